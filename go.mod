@@ -1,0 +1,8 @@
+module github.com/clydebench/clyde
+
+go 1.26.0
+
+require (
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0
+	golang.org/x/sys v0.50.0
+)

@@ -1,0 +1,8 @@
+//go:build !unix && !windows
+
+package cpuclock
+
+import "github.com/clydebench/clyde/internal/platform"
+
+// ProcessCPU is not available here; %CP is reported as unknown.
+func ProcessCPU() (Usage, error) { return Usage{}, platform.ErrNotSupported }

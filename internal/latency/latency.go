@@ -1,0 +1,134 @@
+// Package latency records per-operation latencies in a mergeable HDR histogram.
+//
+// Each worker owns one Recorder and records into it without locks; the runner
+// merges the workers' recorders after they finish and summarises the merged one.
+package latency
+
+import (
+	"math"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+const (
+	// LowestNs is the smallest latency the histogram distinguishes.
+	LowestNs = 1
+	// HighestNs is the largest latency the histogram tracks; longer operations are
+	// clamped into the top bucket (their exact value still reaches MaxNs).
+	HighestNs = int64(time.Hour)
+	// SignificantDigits bounds the relative error of any percentile to 0.1%.
+	SignificantDigits = 3
+)
+
+// Recorder holds one worker's latencies. The exact minimum, maximum and sum are
+// kept beside the histogram, so the bonnie++ Latency row (a maximum) and the
+// mean are exact rather than bucket-rounded.
+type Recorder struct {
+	h     *hdr.Histogram
+	count int64
+	minNs int64
+	maxNs int64
+	sumNs float64
+	sumSq float64
+}
+
+// New returns an empty Recorder.
+func New() *Recorder {
+	return &Recorder{h: hdr.New(LowestNs, HighestNs, SignificantDigits), minNs: math.MaxInt64}
+}
+
+// Record adds one operation's latency. It does not allocate.
+func (r *Recorder) Record(d time.Duration) {
+	ns := int64(d)
+	if ns < LowestNs {
+		ns = LowestNs
+	}
+	r.count++
+	if ns < r.minNs {
+		r.minNs = ns
+	}
+	if ns > r.maxNs {
+		r.maxNs = ns
+	}
+	f := float64(ns)
+	r.sumNs += f
+	r.sumSq += f * f
+	if ns > HighestNs {
+		ns = HighestNs
+	}
+	_ = r.h.RecordValue(ns) // cannot fail: ns is clamped into the trackable range
+}
+
+// Merge adds every latency recorded in other to r.
+func (r *Recorder) Merge(other *Recorder) {
+	if other == nil || other.count == 0 {
+		return
+	}
+	r.h.Merge(other.h)
+	r.count += other.count
+	r.minNs = min(r.minNs, other.minNs)
+	r.maxNs = max(r.maxNs, other.maxNs)
+	r.sumNs += other.sumNs
+	r.sumSq += other.sumSq
+}
+
+// Reset empties r so a worker can reuse it for the next phase without allocating.
+func (r *Recorder) Reset() {
+	r.h.Reset()
+	r.count, r.maxNs, r.sumNs, r.sumSq = 0, 0, 0, 0
+	r.minNs = math.MaxInt64
+}
+
+// Count is the number of recorded operations.
+func (r *Recorder) Count() int64 { return r.count }
+
+// Max is the exact longest latency recorded, 0 when empty.
+func (r *Recorder) Max() time.Duration { return time.Duration(r.maxNs) }
+
+// PercentileNs returns the latency at percentile p (0..100), within 0.1%.
+func (r *Recorder) PercentileNs(p float64) int64 {
+	if r.count == 0 {
+		return 0
+	}
+	v := r.h.ValueAtPercentile(p)
+	// The histogram reports the top of a bucket; never past the exact extremes.
+	return min(max(v, r.minNs), r.maxNs)
+}
+
+// Summary is the JSON form of a latency distribution. All values are nanoseconds.
+type Summary struct {
+	Count    int64   `json:"count"`
+	MinNs    int64   `json:"min_ns"`
+	MeanNs   float64 `json:"mean_ns"`
+	StddevNs float64 `json:"stddev_ns"`
+	P50Ns    int64   `json:"p50_ns"`
+	P90Ns    int64   `json:"p90_ns"`
+	P99Ns    int64   `json:"p99_ns"`
+	P999Ns   int64   `json:"p99_9_ns"`
+	MaxNs    int64   `json:"max_ns"`
+}
+
+// Summary condenses r into the figures clyde reports.
+func (r *Recorder) Summary() Summary {
+	if r.count == 0 {
+		return Summary{}
+	}
+	n := float64(r.count)
+	mean := r.sumNs / n
+	variance := r.sumSq/n - mean*mean
+	if variance < 0 {
+		variance = 0
+	}
+	return Summary{
+		Count:    r.count,
+		MinNs:    r.minNs,
+		MeanNs:   mean,
+		StddevNs: math.Sqrt(variance),
+		P50Ns:    r.PercentileNs(50),
+		P90Ns:    r.PercentileNs(90),
+		P99Ns:    r.PercentileNs(99),
+		P999Ns:   r.PercentileNs(99.9),
+		MaxNs:    r.maxNs,
+	}
+}

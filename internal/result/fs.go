@@ -1,0 +1,164 @@
+package result
+
+import "github.com/clydebench/clyde/internal/latency"
+
+// FSTest numbers the twelve bonnie++ tests in bonnie++'s order, which is also
+// the order of their columns in the text tables and the CSV line.
+type FSTest int
+
+// The bonnie++ tests.
+const (
+	PutChar FSTest = iota
+	PutBlock
+	Rewrite
+	GetChar
+	GetBlock
+	Seeks
+	SeqCreate
+	SeqStat
+	SeqDelete
+	RandCreate
+	RandStat
+	RandDelete
+	FSTestCount
+)
+
+var fsTestNames = [FSTestCount]string{
+	"putc", "put_block", "rewrite", "getc", "get_block", "seeks",
+	"seq_create", "seq_stat", "seq_del", "ran_create", "ran_stat", "ran_del",
+}
+
+// Name is the test's bonnie++ CSV header name.
+func (t FSTest) Name() string {
+	if t < 0 || t >= FSTestCount {
+		return "unknown"
+	}
+	return fsTestNames[t]
+}
+
+// IsIO reports whether t is one of the six tests on the big file.
+func (t FSTest) IsIO() bool { return t < SeqCreate }
+
+// MinTimeNs is bonnie++'s MinTime: a test shorter than this prints +++++.
+const MinTimeNs = 500_000_000
+
+// FSConfig is the resolved configuration a run used, in bonnie++'s terms.
+type FSConfig struct {
+	Dir         string `json:"dir"`
+	MachineName string `json:"machine_name"`
+	// FileSizeMiB is the size of the big file of each copy; 0 skips the IO tests.
+	FileSizeMiB   int64  `json:"file_size_mib"`
+	ChunkBytes    int    `json:"chunk_bytes"`
+	Seeks         int    `json:"seeks"`
+	SeekProcs     int    `json:"seek_procs"`
+	ByteIOMiB     int64  `json:"byte_io_mib"`
+	FilesK        int    `json:"files_k"`
+	MaxFileBytes  int64  `json:"max_file_bytes"`
+	MinFileBytes  int64  `json:"min_file_bytes"`
+	Dirs          int    `json:"dirs"`
+	FileChunk     int    `json:"file_chunk_bytes"`
+	Concurrency   int    `json:"concurrency"`
+	RAMMiB        int64  `json:"ram_mib"`
+	Seed          uint32 `json:"seed"`
+	SeedFile      string `json:"seed_file,omitempty"`
+	SyncWrites    bool   `json:"sync_writes"`
+	Direct        bool   `json:"direct"`
+	RandomData    bool   `json:"random_data"`
+	Iterations    int    `json:"iterations"`
+	SkipEviction  bool   `json:"skip_eviction,omitempty"`
+	LinkMode      string `json:"link_mode,omitempty"` // "", "link" or "symlink"
+	CompatVersion string `json:"compat_version"`      // bonnie++ version printed in tables and CSV
+}
+
+// FSTestResult is one test of one run. Numbers are raw: the rate is
+// computed by reporters from the work and the elapsed time.
+type FSTestResult struct {
+	Test FSTest `json:"-"`
+	Name string `json:"name"`
+	Ran  bool   `json:"ran"`
+	// Ops counts operations: one-byte calls, blocks, seeks or files.
+	Ops int64 `json:"ops"`
+	// Bytes is the data the bonnie++ rate counts (0 for seeks and file tests).
+	Bytes       int64           `json:"bytes"`
+	ElapsedNs   int64           `json:"elapsed_ns"`
+	CPUUserNs   int64           `json:"cpu_user_ns"`
+	CPUSysNs    int64           `json:"cpu_sys_ns"`
+	CPUKnown    bool            `json:"cpu_known"`
+	Latency     latency.Summary `json:"lat_ns"`
+	Cache       *CacheState     `json:"cache,omitempty"`
+	Direct      bool            `json:"direct"`
+	Interrupted bool            `json:"interrupted,omitempty"`
+	RateUnit    string          `json:"rate_unit"`
+	RatePerSec  float64         `json:"rate_per_sec"`
+	CPUPercent  float64         `json:"cpu_percent"`
+	TooShort    bool            `json:"too_short"`
+	Notes       []string        `json:"notes,omitempty"`
+}
+
+// CacheState says how cold the page cache was when a read phase started.
+type CacheState struct {
+	// Evicted is true when clyde asked the kernel to drop the file's pages.
+	Evicted bool `json:"evicted"`
+	// ResidentBytes is how much of the file mincore still found in memory
+	// after eviction; -1 when it could not be checked.
+	ResidentBytes int64 `json:"resident_bytes"`
+	FileBytes     int64 `json:"file_bytes"`
+	// Cold is true when the check ran and found under 1% resident.
+	Cold  bool   `json:"cold"`
+	Error string `json:"error,omitempty"`
+}
+
+// Finish fills the derived figures (rate, %CP, too-short flag) from the raw ones.
+func (r *FSTestResult) Finish() {
+	r.Name = r.Test.Name()
+	switch {
+	case r.Test == Seeks:
+		r.RateUnit = "seeks/s"
+	case r.Test.IsIO():
+		r.RateUnit = "KiB/s"
+	default:
+		r.RateUnit = "files/s"
+	}
+	if !r.Ran || r.ElapsedNs <= 0 {
+		r.RatePerSec, r.CPUPercent, r.TooShort = 0, 0, false
+		return
+	}
+	secs := float64(r.ElapsedNs) / 1e9
+	work := float64(r.Ops)
+	if r.Test.IsIO() && r.Test != Seeks {
+		work = float64(r.Bytes) / 1024
+	}
+	r.RatePerSec = work / secs
+	if r.CPUKnown {
+		r.CPUPercent = float64(r.CPUUserNs+r.CPUSysNs) / float64(r.ElapsedNs) * 100
+	}
+	r.TooShort = r.ElapsedNs < MinTimeNs
+}
+
+// FSRun is one iteration of the suite (bonnie++ -x repeats it).
+type FSRun struct {
+	Iteration int                       `json:"iteration"`
+	Seed      uint32                    `json:"seed"`
+	Tests     [FSTestCount]FSTestResult `json:"tests"`
+}
+
+// FS is the whole result of clyde fs.
+type FS struct {
+	SchemaVersion int        `json:"schema_version"`
+	Kind          string     `json:"kind"` // "fs"
+	Provenance    Provenance `json:"provenance"`
+	Config        FSConfig   `json:"config"`
+	Runs          []FSRun    `json:"runs"`
+	// Interrupted is true when a signal stopped the run early; Runs holds what finished.
+	Interrupted bool   `json:"interrupted,omitempty"`
+	Error       string `json:"error,omitempty"`
+}
+
+// Fixup restores what JSON does not carry (each test's index) after decoding.
+func (f *FS) Fixup() {
+	for i := range f.Runs {
+		for t := range f.Runs[i].Tests {
+			f.Runs[i].Tests[t].Test = FSTest(t)
+		}
+	}
+}

@@ -1,0 +1,41 @@
+// Package result is clyde's result schema: plain data with snake_case JSON
+// names and units in the names. Engines fill it; reporters read it; a saved
+// result can be rendered again later.
+package result
+
+import "time"
+
+// SchemaVersion is bumped whenever a field changes meaning or is removed.
+const SchemaVersion = 1
+
+// Provenance says where, when and how a result was produced.
+type Provenance struct {
+	Tool        string     `json:"tool"`
+	Version     string     `json:"version"`
+	Commit      string     `json:"commit,omitempty"`
+	CommandLine []string   `json:"command_line"`
+	Hostname    string     `json:"hostname"`
+	OS          string     `json:"os"`
+	Arch        string     `json:"arch"`
+	Kernel      string     `json:"kernel,omitempty"`
+	CPUs        int        `json:"cpus"`
+	RAMBytes    uint64     `json:"ram_bytes,omitempty"`
+	Filesystem  Filesystem `json:"filesystem"`
+	StartTime   time.Time  `json:"start_time"`
+	// Client identifies one process among many writing to one shared
+	// filesystem (a Slurm, MPI or Kubernetes rank), so results merge later.
+	Client string `json:"client,omitempty"`
+}
+
+// Filesystem describes the filesystem a test ran on, as the kernel reports it.
+type Filesystem struct {
+	Path         string `json:"path"`
+	Type         string `json:"type,omitempty"`
+	MountPoint   string `json:"mount_point,omitempty"`
+	MountOptions string `json:"mount_options,omitempty"`
+	Source       string `json:"source,omitempty"`
+	DeviceModel  string `json:"device_model,omitempty"`
+	DeviceSerial string `json:"device_serial,omitempty"`
+	// Note explains a type that needs it (ntfs-3g shows up as fuseblk).
+	Note string `json:"note,omitempty"`
+}
