@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/clydebench/clyde/internal/usage"
+)
+
+// Exit codes, decided in one place (exitCode) from the error.
+const (
+	exitOK          = 0
+	exitFailed      = 1
+	exitUsage       = 2
+	exitRegression  = 3
+	exitInterrupted = 130
+)
+
+// version and commit are set with -ldflags at release time; otherwise the
+// module's build info fills them.
+var (
+	version = "0.1.0-dev"
+	commit  = ""
+)
+
+// ErrRegression is returned when --check-regression finds a column that fell.
+var ErrRegression = errors.New("regression found")
+
+// errInterrupted marks a run stopped by SIGINT or SIGTERM.
+var errInterrupted = errors.New("interrupted")
+
+func buildCommit() string {
+	if commit != "" {
+		return commit
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				return s.Value
+			}
+		}
+	}
+	return ""
+}
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:    "clyde",
+		Usage:   "storage benchmark: the bonnie++ suite and a raw block engine",
+		Version: version,
+		Description: "Exit codes: 0 ok, 1 run failed, 2 usage error, 3 regression found, 130 interrupted.\n" +
+			"Run 'clyde COMMAND --help' for a command's flags.",
+		Writer:    stdout,
+		ErrWriter: stderr,
+		Commands:  commands(),
+		// Errors are printed once, by run, as one line.
+		ExitErrHandler:       func(*cli.Context, error) {},
+		HideHelpCommand:      true,
+		EnableBashCompletion: false,
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return &usage.Error{Msg: err.Error()}
+		},
+	}
+}
+
+// commandList is filled by each subcommand's file in its init function, so
+// adding a command touches only its own file.
+var commandList []*cli.Command
+
+func commands() []*cli.Command { return commandList }
+
+// run is the whole program; it returns the exit code.
+func run(args []string) int {
+	ctx, stop := signalContext()
+	defer stop()
+	return runContext(ctx, args, os.Stdout, os.Stderr)
+}
+
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	app := newApp(stdout, stderr)
+	err := app.RunContext(ctx, args)
+	code := exitCode(err)
+	if err != nil && !errors.Is(err, errSilent) {
+		fmt.Fprintf(stderr, "clyde: %v\n", err)
+	}
+	return code
+}
+
+// errSilent wraps errors whose message was already printed.
+var errSilent = errors.New("")
+
+// exitCode maps an error to the documented exit code.
+func exitCode(err error) int {
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errInterrupted), errors.Is(err, context.Canceled):
+		return exitInterrupted
+	case usage.Is(err):
+		return exitUsage
+	case errors.Is(err, ErrRegression):
+		return exitRegression
+	default:
+		return exitFailed
+	}
+}
+
+// signalContext is cancelled by the first SIGINT or SIGTERM; the second one
+// ends the process at once with exit code 130.
+func signalContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+			cancel(errInterrupted)
+		case <-done:
+			return
+		}
+		select {
+		case <-ch:
+			fmt.Fprintln(os.Stderr, "clyde: second interrupt, aborting without cleanup")
+			os.Exit(exitInterrupted)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel(nil)
+	}
+}
