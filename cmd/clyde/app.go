@@ -86,7 +86,7 @@ func run(args []string) int {
 
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.RunContext(ctx, args)
+	err := app.RunContext(ctx, rewriteBonnieArgs(args))
 	code := exitCode(err)
 	if err != nil && !errors.Is(err, errSilent) {
 		fmt.Fprintf(stderr, "clyde: %v\n", err)

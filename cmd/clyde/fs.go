@@ -1,0 +1,257 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/clydebench/clyde/fsbench"
+	"github.com/clydebench/clyde/internal/bonnie"
+	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/internal/sysinfo"
+	"github.com/clydebench/clyde/internal/usage"
+)
+
+func init() { commandList = append(commandList, fsCommand()) }
+
+func fsCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "fs",
+		Usage:     "the bonnie++ suite: sequential and random I/O on one big file, then create/stat/delete of many small files",
+		UsageText: "clyde fs [-d dir] [-s size[:chunk[:seeks[:procs]]]] [-n num[:max[:min[:dirs[:chunk]]]]] [-m name] [-r ram] [-x n] [-f[N]] [-b] [-D] [-z seed] [-q] [-c n] [-u user]",
+		Description: "Takes bonnie++ 2.00a's flags with the same letters and meanings. Sizes without a unit follow\n" +
+			"bonnie++ (-s in MiB, -n in units of 1024 files); units such as 2GiB or 512k work too.\n" +
+			"Prints bonnie++'s text tables and its 1.98 CSV line; --json FILE keeps everything.\n" +
+			"Exit codes: 0 ok, 1 run failed, 2 usage error, 130 interrupted.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "dir", Aliases: []string{"d"}, Value: ".", Usage: "directory to test in (clyde works in a private directory inside it)"},
+			&cli.StringFlag{Name: "size", Aliases: []string{"s"}, Usage: "size[:chunk[:seeks[:procs]]]: big-file size (MiB unless a unit is given; default 2x RAM), chunk, seeks, seek workers; 0 skips the I/O tests"},
+			&cli.StringFlag{Name: "files", Aliases: []string{"n"}, Value: "16", Usage: "num[:max[:min[:dirs[:chunk]]]]: 1024s of small files, their max/min size, directories, I/O chunk; 0 skips the file tests"},
+			&cli.StringFlag{Name: "machine", Aliases: []string{"m"}, Usage: "machine name for the report (default: host name)"},
+			&cli.StringFlag{Name: "ram", Aliases: []string{"r"}, Usage: "RAM in MiB for the 2x-RAM size rule (default: detected, the smaller of physical RAM and the cgroup limit); 0 disables the rule"},
+			&cli.IntFlag{Name: "iterations", Aliases: []string{"x"}, Usage: "run the suite N times and print only CSV (a header first when N > 1)"},
+			&cli.StringFlag{Name: "per-char", Usage: "MiB for the per-char tests (bonnie++ -fN); 0 skips them (bonnie++ -f)"},
+			&cli.BoolFlag{Name: "fast", Usage: "skip the per-char tests (bonnie++ -f)"},
+			&cli.BoolFlag{Name: "sync", Aliases: []string{"b"}, Usage: "no write buffering: fsync after every write, create and delete"},
+			&cli.BoolFlag{Name: "direct", Aliases: []string{"D"}, Usage: "O_DIRECT for the big file's block phases (chunk must be a multiple of 4k)"},
+			&cli.StringFlag{Name: "seed", Aliases: []string{"z"}, Usage: "seed for glibc-compatible rand(): same names, sizes and seek offsets as bonnie++ -z"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress; text tables to stderr, CSV alone on stdout"},
+			&cli.IntFlag{Name: "concurrency", Aliases: []string{"c"}, Value: 1, Usage: "run N copies of every test at once and report the aggregate"},
+			&cli.StringFlag{Name: "user", Aliases: []string{"u"}, Usage: "user[:group] to run as when started as root (not required)"},
+			&cli.StringFlag{Name: "group", Aliases: []string{"g"}, Usage: "group to run as when started as root"},
+			&cli.StringFlag{Name: "json", Usage: "write the full result, with its provenance, to `FILE`"},
+			&cli.BoolFlag{Name: "random-data", Usage: "write incompressible data instead of bonnie++'s near-zero blocks"},
+			&cli.BoolFlag{Name: "no-evict", Usage: "do not drop the big file from the page cache before read phases"},
+			&cli.BoolFlag{Name: "cleanup", Usage: "remove what killed clyde runs left in -d, then exit"},
+			&cli.StringFlag{Name: "p", Hidden: true},
+			&cli.StringFlag{Name: "y", Hidden: true},
+		},
+		Action: fsAction,
+	}
+}
+
+// rewriteBonnieArgs turns bonnie++'s getopt-only spellings into flags the
+// parser knows: -fN (argument attached) and bare -f.
+func rewriteBonnieArgs(args []string) []string {
+	out := make([]string, 0, len(args))
+	for _, a := range args {
+		switch {
+		case a == "-f":
+			out = append(out, "--fast")
+		case strings.HasPrefix(a, "-f") && len(a) > 2 && a[2] >= '0' && a[2] <= '9':
+			out = append(out, "--per-char", a[2:])
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// fsOptions turns the flags into engine options; every malformed value is a
+// usage error naming its flag.
+func fsOptions(c *cli.Context) (fsbench.Options, error) {
+	o := fsbench.DefaultOptions()
+	if c.IsSet("p") || c.IsSet("y") {
+		return o, usage.Errorf("-p/-y", "semaphore-synchronised bonnie++ processes are not needed: use -c N, which runs N copies of every test at once")
+	}
+	o.Dir = c.String("dir")
+	if c.IsSet("size") {
+		spec, err := fsbench.ParseSizeSpec(c.String("size"))
+		if err != nil {
+			return o, err
+		}
+		o.ApplySizeSpec(spec)
+	}
+	spec, err := fsbench.ParseFilesSpec(c.String("files"))
+	if err != nil {
+		return o, err
+	}
+	o.ApplyFilesSpec(spec)
+	o.MachineName = c.String("machine")
+	if o.MachineName == "" {
+		o.MachineName = sysinfo.Hostname()
+	}
+	if c.IsSet("ram") {
+		n, err := parseWhole(c.String("ram"))
+		if err != nil {
+			return o, usage.Errorf("-r", "%v; want RAM in MiB, e.g. -r 1024", err)
+		}
+		o.RAMMiB = n
+	}
+	if c.IsSet("iterations") {
+		o.Iterations = c.Int("iterations")
+		if o.Iterations < 1 {
+			return o, usage.Errorf("-x", "iterations must be 1 or more, got %d", o.Iterations)
+		}
+	}
+	if c.Bool("fast") {
+		o.ByteIOMiB = 0
+	}
+	if c.IsSet("per-char") {
+		n, err := parseWhole(c.String("per-char"))
+		if err != nil {
+			return o, usage.Errorf("-f", "%v; want -f (skip per-char) or -fN with N in MiB, e.g. -f20", err)
+		}
+		o.ByteIOMiB = n
+	}
+	o.SyncWrites = c.Bool("sync")
+	o.Direct = c.Bool("direct")
+	if c.IsSet("seed") {
+		n, err := parseWhole(c.String("seed"))
+		if err != nil || n > 1<<32-1 {
+			return o, usage.Errorf("-z", "seed must be a whole number from 0 to 4294967295, got %q", c.String("seed"))
+		}
+		o.Seed, o.SeedSet = uint32(n), true
+	} else {
+		o.Seed = uint32(os.Getpid()) ^ uint32(time.Now().Unix())
+	}
+	o.Concurrency = c.Int("concurrency")
+	o.RandomData = c.Bool("random-data")
+	o.NoEvict = c.Bool("no-evict")
+	if o.RAMMiB == fsbench.RAMDetect || o.SizeMiB == fsbench.SizeAuto {
+		ram, err := sysinfo.RAM()
+		detected := int64(0)
+		if err == nil {
+			detected = int64(ram.EffectiveMiB())
+		}
+		o.Resolve(detected)
+	} else {
+		o.Resolve(0)
+	}
+	return o, o.Validate()
+}
+
+func parseWhole(s string) (int64, error) {
+	var n int64
+	if s == "" {
+		return 0, errors.New("empty value")
+	}
+	for _, ch := range s {
+		if ch < '0' || ch > '9' {
+			return 0, fmt.Errorf("%q is not a whole number", s)
+		}
+		n = n*10 + int64(ch-'0')
+		if n > 1<<40 {
+			return 0, fmt.Errorf("%q is too large", s)
+		}
+	}
+	return n, nil
+}
+
+func fsAction(c *cli.Context) error {
+	stdout, stderr := c.App.Writer, c.App.ErrWriter
+	if c.Bool("cleanup") {
+		removed, err := fsbench.Cleanup(c.String("dir"))
+		for _, p := range removed {
+			fmt.Fprintf(stdout, "removed %s\n", p)
+		}
+		if err == nil && len(removed) == 0 {
+			fmt.Fprintf(stdout, "nothing to clean up in %s\n", c.String("dir"))
+		}
+		return err
+	}
+	o, err := fsOptions(c)
+	if err != nil {
+		return err
+	}
+	if err := switchUser(c.String("user"), c.String("group")); err != nil {
+		return err
+	}
+	quiet := c.Bool("quiet")
+	if !quiet {
+		o.Progress = stderr
+		o.Live = isTerminal(stderr)
+		fmt.Fprintf(stderr, "Using uid:%d, gid:%d.\n", os.Geteuid(), os.Getegid())
+	}
+	prov := sysinfo.NewProvenance(os.Args, version, buildCommit(), o.Dir)
+	res, runErr := fsbench.Run(c.Context, o)
+	if res == nil {
+		return runErr
+	}
+	res.Provenance = prov
+	if err := printFSReport(stdout, stderr, res, quiet, c.IsSet("iterations")); err != nil && runErr == nil {
+		runErr = err
+	}
+	if path := c.String("json"); path != "" {
+		if err := writeJSONFile(path, res); err != nil {
+			runErr = errors.Join(runErr, err)
+		}
+	}
+	return runErr
+}
+
+// printFSReport prints like bonnie++: without -x the text tables (on stderr
+// with -q) then the CSV line; with -x only CSV lines, a header first when
+// there is more than one.
+func printFSReport(stdout, stderr io.Writer, res *result.FS, quiet, csvOnly bool) error {
+	text := stdout
+	if quiet {
+		text = stderr
+	}
+	if csvOnly && res.Config.Iterations > 1 {
+		fmt.Fprintln(stdout, bonnie.CSVHeader())
+	}
+	for _, run := range res.Runs {
+		if !csvOnly {
+			if err := bonnie.WriteText(text, res.Config, run); err != nil {
+				return err
+			}
+			if advice := bonnie.TooShortAdvice(res.Config, run); advice != "" {
+				fmt.Fprintln(text, advice)
+			}
+		}
+		if _, err := fmt.Fprintln(stdout, bonnie.CSVLine(res.Config, run)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeJSONFile writes the result atomically: a temporary file renamed into
+// place, so a reader never sees half a result.
+func writeJSONFile(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode JSON: %w", err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && sysinfo.IsTerminal(f)
+}

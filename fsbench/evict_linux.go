@@ -1,0 +1,85 @@
+//go:build linux
+
+package fsbench
+
+import (
+	"fmt"
+	"os"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/clydebench/clyde/internal/result"
+)
+
+// evictPageCache writes the file's dirty pages back, asks the kernel to drop
+// its cached pages, and then counts with mincore how many are still resident,
+// so a read phase can say whether it really read from the device. tmpfs and
+// some FUSE filesystems keep their pages: the result says so rather than
+// claiming cold reads.
+func evictPageCache(path string, fileBytes int64) result.CacheState {
+	st := result.CacheState{FileBytes: fileBytes, ResidentBytes: -1}
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		st.Error = (&os.PathError{Op: "open", Path: path, Err: err}).Error()
+		return st
+	}
+	defer unix.Close(fd)
+	if err := unix.Fsync(fd); err != nil {
+		st.Error = "fsync: " + err.Error()
+		return st
+	}
+	if err := unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED); err != nil {
+		st.Error = "posix_fadvise(DONTNEED): " + err.Error()
+		return st
+	}
+	st.Evicted = true
+	resident, err := residentBytes(fd, fileBytes)
+	if err != nil {
+		st.Error = "mincore: " + err.Error()
+		return st
+	}
+	st.ResidentBytes = resident
+	st.Cold = resident*100 < fileBytes
+	return st
+}
+
+// residentBytes maps the file in windows and asks mincore which pages are in memory.
+func residentBytes(fd int, size int64) (int64, error) {
+	const window = 1 << 30
+	page := int64(os.Getpagesize())
+	vec := make([]byte, window/page)
+	var resident int64
+	for off := int64(0); off < size; off += window {
+		n := min(window, size-off)
+		m, err := unix.Mmap(fd, off, int(n), unix.PROT_READ, unix.MAP_SHARED)
+		if err != nil {
+			return 0, fmt.Errorf("mmap at %d: %w", off, err)
+		}
+		pages := (n + page - 1) / page
+		err = mincore(m, vec[:pages])
+		if err == nil {
+			for _, v := range vec[:pages] {
+				if v&1 != 0 {
+					resident += page
+				}
+			}
+		}
+		if uerr := unix.Munmap(m); err == nil {
+			err = uerr
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	return min(resident, size), nil
+}
+
+// mincore is mincore(2); x/sys/unix does not wrap it.
+func mincore(b []byte, vec []byte) error {
+	_, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), uintptr(unsafe.Pointer(&vec[0])))
+	if e != 0 {
+		return e
+	}
+	return nil
+}

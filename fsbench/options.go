@@ -1,0 +1,260 @@
+// Package fsbench is the bonnie++ suite as a library: per-char and block
+// sequential output and input, rewrite, random seeks, and sequential and random
+// create, stat(+read) and delete of many small files.
+//
+// It keeps bonnie++ 2.00a's algorithms, order, syscalls and fsync placement,
+// so its figures stand beside bonnie++'s, and fixes bonnie++'s known bugs:
+// CPU is one process-wide reading per phase, -c runs real concurrent copies,
+// -D and -b apply to every phase, file rates are rates, directories are filled
+// evenly, and read phases start from an evicted page cache where the OS allows.
+package fsbench
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+
+	"github.com/clydebench/clyde/internal/usage"
+)
+
+// Defaults and limits, from bonnie++ 2.00a's bonnie.h.
+const (
+	DefaultChunkBytes   = 8192
+	DefaultSeeks        = 8192
+	DefaultSeekProcs    = 5
+	DefaultFilesK       = 16
+	DefaultDirs         = 1
+	DefaultFileChunk    = 8192
+	DefaultByteIOMiB    = 3
+	DefaultMinSizeMiB   = 300
+	MaxSeekProcs        = 1024
+	MaxDirs             = 99999
+	MaxFilesK           = 1 << 20
+	MaxFileBytes        = 1 << 30
+	MaxConcurrency      = 200
+	DirectAlign         = 4096
+	UpdateSeekEvery     = 10 // one seek ticket in ten writes the block back
+	bytesPerFileInMem   = 37 // bonnie++'s MaxDataPerFile, used for its RAM rule
+	LinkHard            = -1
+	LinkSymbolic        = -2
+	DefaultCompatString = "clyde"
+)
+
+// Options is everything clyde fs can be told. The zero value is not valid;
+// start from DefaultOptions. Field comments name the bonnie++ flag.
+type Options struct {
+	// Dir (-d) is where clyde makes its one private directory.
+	Dir string
+	// SizeMiB (-s) is the big file's size per copy; 0 skips the IO tests and
+	// SizeAuto picks bonnie++'s default from RAM.
+	SizeMiB int64
+	// ChunkBytes (-s :chunk) is the block size of the IO tests.
+	ChunkBytes int
+	// Seeks and SeekProcs (-s ::seeks:procs) shape the random seek test.
+	Seeks     int
+	SeekProcs int
+	// ByteIOMiB (-f N) is how much the per-char tests move; 0 (-f) skips them.
+	ByteIOMiB int64
+	// FilesK (-n) is the number of small files in units of 1024; 0 skips.
+	FilesK int
+	// MaxFileBytes and MinFileBytes bound the small files' sizes; MaxFileBytes
+	// LinkHard or LinkSymbolic makes links to one empty file instead.
+	MaxFileBytes int64
+	MinFileBytes int64
+	// Dirs spreads the small files over this many directories.
+	Dirs int
+	// FileChunk is the write and read size for the small files.
+	FileChunk int
+	// MachineName (-m) labels the results; it may not contain a comma.
+	MachineName string
+	// RAMMiB (-r) is the RAM the 2xRAM rule uses: RAMDetect detects it
+	// (min of physical RAM and the cgroup limit), 0 disables the rule.
+	RAMMiB int64
+	// Iterations (-x) repeats the suite.
+	Iterations int
+	// SyncWrites (-b) fsyncs after every write, create and delete.
+	SyncWrites bool
+	// Direct (-D) opens the big file with O_DIRECT in every block phase.
+	Direct bool
+	// Seed (-z) seeds glibc-compatible rand(); SeedSet says it was given.
+	Seed    uint32
+	SeedSet bool
+	// Concurrency (-c) runs this many copies of every test at once.
+	Concurrency int
+	// RandomData writes incompressible data instead of bonnie++'s near-zero blocks.
+	RandomData bool
+	// NoEvict skips dropping the big file from the page cache before reads.
+	NoEvict bool
+	// Progress receives bonnie++'s progress words; nil is silent.
+	Progress io.Writer
+	// Live shows a live operations line on Progress during long phases
+	// (only sensible when Progress is a terminal).
+	Live bool
+	// CompatVersion is the version string printed in tables and CSV.
+	CompatVersion string
+}
+
+// Special values of Options fields.
+const (
+	SizeAuto  int64 = -1
+	RAMDetect int64 = -1
+)
+
+// DefaultOptions returns bonnie++'s defaults.
+func DefaultOptions() Options {
+	return Options{
+		Dir:           ".",
+		SizeMiB:       SizeAuto,
+		ChunkBytes:    DefaultChunkBytes,
+		Seeks:         DefaultSeeks,
+		SeekProcs:     DefaultSeekProcs,
+		ByteIOMiB:     DefaultByteIOMiB,
+		FilesK:        DefaultFilesK,
+		Dirs:          DefaultDirs,
+		FileChunk:     DefaultFileChunk,
+		RAMMiB:        RAMDetect,
+		Iterations:    1,
+		Concurrency:   1,
+		CompatVersion: DefaultCompatString,
+	}
+}
+
+// ApplySizeSpec sets the fields -s names, keeping defaults for empty ones.
+func (o *Options) ApplySizeSpec(s SizeSpec) {
+	o.SizeMiB = s.SizeMiB
+	if s.ChunkBytes != 0 {
+		o.ChunkBytes = s.ChunkBytes
+	}
+	if s.Seeks != 0 {
+		o.Seeks = s.Seeks
+	}
+	if s.SeekProcs != 0 {
+		o.SeekProcs = s.SeekProcs
+	}
+}
+
+// ApplyFilesSpec sets the fields -n names, keeping defaults for empty ones.
+func (o *Options) ApplyFilesSpec(s FilesSpec) {
+	o.FilesK = s.FilesK
+	o.MaxFileBytes = s.MaxBytes
+	o.MinFileBytes = s.MinBytes
+	if s.Dirs != 0 {
+		o.Dirs = s.Dirs
+	}
+	if s.ChunkSize != 0 {
+		o.FileChunk = s.ChunkSize
+	}
+}
+
+// DefaultSizeMiB is bonnie++'s default file size for ramMiB of RAM: at least
+// 300 MiB and twice RAM, rounded up to a whole GiB when more than half a GiB
+// over one.
+func DefaultSizeMiB(ramMiB int64) int64 {
+	size := max(int64(DefaultMinSizeMiB), 2*ramMiB)
+	if size%1024 > 512 {
+		size += 1024 - size%1024
+	}
+	return size
+}
+
+// Resolve fills SizeMiB and RAMMiB from the detected RAM (effective, in MiB;
+// pass 0 when unknown) as bonnie++ does, and clamps ByteIOMiB to the file.
+// Validate expects resolved options.
+func (o *Options) Resolve(detectedRAMMiB int64) {
+	if o.RAMMiB == RAMDetect {
+		o.RAMMiB = detectedRAMMiB
+	}
+	if o.SizeMiB == SizeAuto {
+		o.SizeMiB = DefaultSizeMiB(o.RAMMiB)
+	}
+	o.ByteIOMiB = min(max(o.ByteIOMiB, 0), max(o.SizeMiB, 0))
+	if o.CompatVersion == "" {
+		o.CompatVersion = DefaultCompatString
+	}
+}
+
+// Validate holds every rule that ties flags together. It never touches the
+// filesystem; Preflight does that.
+func (o *Options) Validate() error {
+	switch {
+	case o.Dir == "":
+		return usage.Errorf("-d", "a directory is required")
+	case o.SizeMiB < 0:
+		return usage.Errorf("-s", "size must be 0 or more MiB (call Resolve for the default)")
+	case o.SizeMiB == 0 && o.FilesK == 0:
+		return usage.Errorf("-s", "-s 0 and -n 0 together leave nothing to test")
+	case o.ChunkBytes < 256 || o.ChunkBytes > 1<<20 || o.ChunkBytes&(o.ChunkBytes-1) != 0:
+		return usage.Errorf("-s", "chunk must be a power of two from 256 to 1m, got %d", o.ChunkBytes)
+	case o.Seeks < 1:
+		return usage.Errorf("-s", "seeks must be 1 or more, got %d", o.Seeks)
+	case o.SeekProcs < 1 || o.SeekProcs > MaxSeekProcs:
+		return usage.Errorf("-s", "seek procs must be 1 to %d, got %d", MaxSeekProcs, o.SeekProcs)
+	case o.FilesK < 0 || o.FilesK > MaxFilesK:
+		return usage.Errorf("-n", "num must be 0 to %d (x1024 files), got %d", MaxFilesK, o.FilesK)
+	case o.MaxFileBytes < LinkSymbolic || o.MaxFileBytes > MaxFileBytes:
+		return usage.Errorf("-n", "max must be -2, -1 or 0 to %d bytes, got %d", int64(MaxFileBytes), o.MaxFileBytes)
+	case o.MinFileBytes < 0 || (o.MaxFileBytes >= 0 && o.MinFileBytes > o.MaxFileBytes):
+		return usage.Errorf("-n", "min must be 0 to max (%d), got %d", o.MaxFileBytes, o.MinFileBytes)
+	case o.MaxFileBytes < 0 && o.MinFileBytes != 0:
+		return usage.Errorf("-n", "min must be 0 with links (max -1 or -2)")
+	case o.Dirs < 1 || o.Dirs > MaxDirs:
+		return usage.Errorf("-n", "dirs must be 1 to %d, got %d", MaxDirs, o.Dirs)
+	case o.FileChunk < 1 || o.FileChunk > 1<<24:
+		return usage.Errorf("-n", "file chunk must be 1 byte to 16m, got %d", o.FileChunk)
+	case o.Iterations < 1:
+		return usage.Errorf("-x", "iterations must be 1 or more, got %d", o.Iterations)
+	case o.Concurrency < 1 || o.Concurrency > MaxConcurrency:
+		return usage.Errorf("-c", "concurrency must be 1 to %d, got %d", MaxConcurrency, o.Concurrency)
+	case o.RAMMiB < 0:
+		return usage.Errorf("-r", "RAM must be 0 (no size check) or more MiB, got %d", o.RAMMiB)
+	case o.ByteIOMiB < 0:
+		return usage.Errorf("-f", "per-char size must be 0 or more MiB, got %d", o.ByteIOMiB)
+	}
+	for _, c := range o.MachineName {
+		if c == ',' || c == '\n' || c == '\r' {
+			return usage.Errorf("-m", "machine name %q must not contain a comma or line break (it would break the CSV columns)", o.MachineName)
+		}
+	}
+	if o.SizeMiB > 0 && o.RAMMiB > 0 && o.SizeMiB*int64(o.Concurrency) < 2*o.RAMMiB {
+		return usage.Errorf("-s", "file size %d MiB x %d copies is under twice the RAM (%d MiB), so reads would come from the page cache; use -s %d or more, or -r to state less RAM",
+			o.SizeMiB, o.Concurrency, o.RAMMiB, (2*o.RAMMiB+int64(o.Concurrency)-1)/int64(o.Concurrency))
+	}
+	if o.SizeMiB > 0 && int64(o.Seeks) > 0 && o.SizeMiB*(1<<20)/int64(o.ChunkBytes) < 1 {
+		return usage.Errorf("-s", "file of %d MiB holds no %d-byte chunk", o.SizeMiB, o.ChunkBytes)
+	}
+	if o.FilesK > 0 && o.RAMMiB > 0 && int64(o.FilesK)*bytesPerFileInMem*2 > o.RAMMiB<<10 {
+		return usage.Errorf("-n", "testing %dK files needs more than the %d MiB of RAM; use a smaller num or -r", o.FilesK, o.RAMMiB)
+	}
+	if o.Direct {
+		if !directSupported {
+			return usage.Errorf("-D", "O_DIRECT is not supported on %s", runtime.GOOS)
+		}
+		if o.ChunkBytes%DirectAlign != 0 {
+			return usage.Errorf("-D", "with O_DIRECT the chunk must be a multiple of %d bytes, got %d; use -s size:%dk or larger", DirectAlign, o.ChunkBytes, DirectAlign/1024)
+		}
+	}
+	return nil
+}
+
+// Files is the number of small files each copy makes.
+func (o *Options) Files() int { return o.FilesK * 1024 }
+
+// chunksInFile is how many chunks the big file holds.
+func (o *Options) chunksInFile() int64 { return o.SizeMiB * (1 << 20) / int64(o.ChunkBytes) }
+
+// linkMode names the -n max link modes.
+func (o *Options) linkMode() string {
+	switch o.MaxFileBytes {
+	case LinkHard:
+		return "link"
+	case LinkSymbolic:
+		return "symlink"
+	}
+	return ""
+}
+
+func (o *Options) String() string {
+	return fmt.Sprintf("-d %s -s %d:%d:%d:%d -n %d:%d:%d:%d:%d -c %d -x %d",
+		o.Dir, o.SizeMiB, o.ChunkBytes, o.Seeks, o.SeekProcs,
+		o.FilesK, o.MaxFileBytes, o.MinFileBytes, o.Dirs, o.FileChunk, o.Concurrency, o.Iterations)
+}

@@ -1,0 +1,342 @@
+package fsbench
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/clydebench/clyde/internal/cpuclock"
+	"github.com/clydebench/clyde/internal/glibcrand"
+	"github.com/clydebench/clyde/internal/latency"
+	"github.com/clydebench/clyde/internal/result"
+)
+
+// MarkerName is the file inside every private run directory that lets
+// Cleanup recognise a directory clyde made; nothing without it is touched.
+const MarkerName = ".clyde-run"
+
+// PrivateDirPrefix starts the name of every private run directory.
+const PrivateDirPrefix = "clyde."
+
+// marker is the content of MarkerName.
+type marker struct {
+	Tool  string    `json:"tool"`
+	PID   int       `json:"pid"`
+	Host  string    `json:"host"`
+	Start time.Time `json:"start"`
+}
+
+// copyState is one concurrent copy of the suite: its own directory, big file,
+// random stream, buffers and latency recorders, touched only by its workers.
+type copyState struct {
+	index   int
+	dir     string // the copy's directory
+	bigPath string
+	testDir string // name of the file-test directory inside dir
+	rng     *glibcrand.Rand
+	buf     []byte // chunk buffer, aligned for O_DIRECT
+	pool    []byte // random data pool (RandomData)
+	lat     []*latency.Recorder
+	done    atomic.Int64 // operations finished in the current phase, for the live line
+
+	file    fileHandle   // the big file, while a phase has it open
+	seekFDs []fileHandle // one per seek worker
+	tickets []int32      // seek tickets; negative writes back
+	names   *nameSet
+	scanner *dirScanner
+}
+
+// runner holds one clyde fs run.
+type runner struct {
+	opts    Options
+	private string
+	copies  []*copyState
+	prog    *progress
+}
+
+// Run runs the bonnie++ suite as opts says. It returns what finished even when
+// it fails or ctx is cancelled (the result is then marked Interrupted), and it
+// always removes everything it created before returning.
+func Run(ctx context.Context, opts Options) (*result.FS, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	if err := Preflight(&opts); err != nil {
+		return nil, err
+	}
+	r := &runner{opts: opts, prog: newProgress(opts.Progress, opts.Live)}
+	res := &result.FS{
+		SchemaVersion: result.SchemaVersion,
+		Kind:          "fs",
+		Config:        opts.config(),
+	}
+	if err := r.makePrivateDir(); err != nil {
+		return res, err
+	}
+	defer os.RemoveAll(r.private)
+
+	err := r.runIterations(ctx, res)
+	if err != nil {
+		res.Error = err.Error()
+		if ctx.Err() != nil {
+			res.Interrupted = true
+			err = fmt.Errorf("%w (stopped during the run; partial results kept)", context.Cause(ctx))
+			if !errors.Is(err, context.Canceled) {
+				err = errors.Join(err, context.Canceled)
+			}
+		}
+	}
+	if rmErr := os.RemoveAll(r.private); rmErr != nil && err == nil {
+		err = fmt.Errorf("cleanup: remove %s: %w", r.private, rmErr)
+	}
+	return res, err
+}
+
+func (o *Options) config() result.FSConfig {
+	return result.FSConfig{
+		Dir: o.Dir, MachineName: o.MachineName, FileSizeMiB: o.SizeMiB, ChunkBytes: o.ChunkBytes,
+		Seeks: o.Seeks, SeekProcs: o.SeekProcs, ByteIOMiB: o.ByteIOMiB, FilesK: o.FilesK,
+		MaxFileBytes: o.MaxFileBytes, MinFileBytes: o.MinFileBytes, Dirs: o.Dirs, FileChunk: o.FileChunk,
+		Concurrency: o.Concurrency, RAMMiB: o.RAMMiB, Seed: o.Seed, SyncWrites: o.SyncWrites,
+		Direct: o.Direct, RandomData: o.RandomData, Iterations: o.Iterations, SkipEviction: o.NoEvict,
+		LinkMode: o.linkMode(), CompatVersion: o.CompatVersion,
+	}
+}
+
+// makePrivateDir creates clyde.<pid>.<random> with mode 0700, exclusively,
+// and the marker that identifies it.
+func (r *runner) makePrivateDir() error {
+	var rnd [4]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return fmt.Errorf("make private directory: %w", err)
+	}
+	name := fmt.Sprintf("%s%d.%s", PrivateDirPrefix, os.Getpid(), hex.EncodeToString(rnd[:]))
+	r.private = filepath.Join(r.opts.Dir, name)
+	if err := os.Mkdir(r.private, 0o700); err != nil {
+		return fmt.Errorf("make private directory: %w", err)
+	}
+	host, _ := os.Hostname()
+	m, _ := json.Marshal(marker{Tool: "clyde", PID: os.Getpid(), Host: host, Start: time.Now().UTC()})
+	mf := filepath.Join(r.private, MarkerName)
+	f, err := os.OpenFile(mf, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err == nil {
+		_, err = f.Write(append(m, '\n'))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		os.RemoveAll(r.private)
+		return fmt.Errorf("write marker %s: %w", mf, err)
+	}
+	for i := range r.opts.Concurrency {
+		dir := r.private
+		if r.opts.Concurrency > 1 {
+			dir = filepath.Join(r.private, fmt.Sprintf("copy.%03d", i))
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				return fmt.Errorf("make copy directory: %w", err)
+			}
+		}
+		base := fmt.Sprintf("Bonnie.%d", os.Getpid())
+		c := &copyState{
+			index:   i,
+			dir:     dir,
+			bigPath: filepath.Join(dir, base),
+			testDir: base,
+			rng:     glibcrand.New(r.opts.Seed),
+			buf:     alignedBuffer(max(r.opts.ChunkBytes, r.opts.FileChunk), DirectAlign),
+			scanner: newDirScanner(),
+		}
+		nrec := max(1, r.opts.SeekProcs)
+		for range nrec {
+			c.lat = append(c.lat, latency.New())
+		}
+		if r.opts.RandomData {
+			c.pool = randomPool(r.opts.Seed, i, r.opts.ChunkBytes)
+		}
+		r.copies = append(r.copies, c)
+	}
+	return nil
+}
+
+func (r *runner) runIterations(ctx context.Context, res *result.FS) error {
+	for it := range r.opts.Iterations {
+		run := result.FSRun{Iteration: it + 1, Seed: r.opts.Seed}
+		for t := range run.Tests {
+			run.Tests[t].Test = result.FSTest(t)
+			run.Tests[t].Finish()
+		}
+		for _, c := range r.copies {
+			c.rng.Seed(r.opts.Seed)
+		}
+		err := r.runSuite(ctx, &run)
+		res.Runs = append(res.Runs, run)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *runner) runSuite(ctx context.Context, run *result.FSRun) error {
+	if r.opts.SizeMiB > 0 {
+		if err := r.runIOTests(ctx, run); err != nil {
+			r.removeBigFiles()
+			return err
+		}
+	}
+	if r.opts.FilesK > 0 {
+		if err := r.runFileTests(ctx, run); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// phaseFuncs are one phase's steps for one copy. prepare runs before the
+// clock starts; work is timed and returns the operations and bytes it did.
+type phaseFuncs struct {
+	test    result.FSTest
+	prepare func(c *copyState) error
+	work    func(ctx context.Context, c *copyState) (ops, bytes int64, err error)
+	// after runs once all copies finished, outside the timing.
+	after func(c *copyState) error
+}
+
+// runPhase prepares every copy, starts all workers together off one closed
+// channel, times them as one measurement and merges their latencies.
+func (r *runner) runPhase(ctx context.Context, run *result.FSRun, p phaseFuncs) error {
+	tr := &run.Tests[p.test]
+	for _, c := range r.copies {
+		for _, l := range c.lat {
+			l.Reset()
+		}
+		c.done.Store(0)
+		if p.prepare != nil {
+			if err := p.prepare(c); err != nil {
+				return fmt.Errorf("%s: prepare: %w", phaseName(p.test), err)
+			}
+		}
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	start := make(chan struct{})
+	ends := make([]time.Time, len(r.copies))
+	errs := make([]error, len(r.copies))
+	ops := make([]int64, len(r.copies))
+	bytes := make([]int64, len(r.copies))
+	var wg sync.WaitGroup
+	for i, c := range r.copies {
+		wg.Go(func() {
+			<-start
+			ops[i], bytes[i], errs[i] = p.work(pctx, c)
+			ends[i] = time.Now()
+			if errs[i] != nil {
+				cancel()
+			}
+		})
+	}
+	r.prog.start(p.test, r.copies)
+	sw := cpuclock.Start()
+	close(start)
+	wg.Wait()
+	last := sw.Began()
+	for _, e := range ends {
+		if e.After(last) {
+			last = e
+		}
+	}
+	sample := sw.StopAt(last)
+	err := errors.Join(errs...)
+	r.prog.stop(err == nil)
+
+	merged := latency.New()
+	for _, c := range r.copies {
+		for _, l := range c.lat {
+			merged.Merge(l)
+		}
+	}
+	tr.Ran = err == nil
+	for i := range r.copies {
+		tr.Ops += ops[i]
+		tr.Bytes += bytes[i]
+	}
+	tr.ElapsedNs = int64(sample.Elapsed)
+	tr.CPUUserNs = int64(sample.CPU.User)
+	tr.CPUSysNs = int64(sample.CPU.Sys)
+	tr.CPUKnown = sample.CPUKnown
+	tr.Latency = merged.Summary()
+	tr.Interrupted = err != nil && ctx.Err() != nil
+	tr.Finish()
+	if err != nil {
+		return fmt.Errorf("%s: %w", phaseName(p.test), firstErr(errs))
+	}
+	if p.after != nil {
+		for _, c := range r.copies {
+			if err := p.after(c); err != nil {
+				return fmt.Errorf("%s: %w", phaseName(p.test), err)
+			}
+		}
+	}
+	return nil
+}
+
+// firstErr prefers a real failure over the cancellations it caused in the
+// other copies.
+func firstErr(errs []error) error {
+	var cancelled error
+	for _, e := range errs {
+		switch {
+		case e == nil:
+		case errors.Is(e, context.Canceled):
+			if cancelled == nil {
+				cancelled = e
+			}
+		default:
+			return e
+		}
+	}
+	return cancelled
+}
+
+// phaseName is the name an error message gives a phase.
+func phaseName(t result.FSTest) string {
+	return [...]string{
+		"per-char write", "block write", "rewrite", "per-char read", "block read", "random seeks",
+		"sequential create", "sequential stat", "sequential delete",
+		"random create", "random stat", "random delete",
+	}[t]
+}
+
+// stopped reports whether the phase was cancelled; loops call it every few
+// hundred operations (a non-blocking channel receive, no lock).
+func stopped(ctx context.Context) bool {
+	select {
+	case <-ctx.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// checkEvery is how many operations a loop does between cancellation checks
+// and live-progress updates.
+const checkEvery = 256
+
+// alignedBuffer returns n bytes starting on an align boundary.
+func alignedBuffer(n, align int) []byte {
+	b := make([]byte, n+align)
+	off := 0
+	if rem := int(uintptrOf(b) % uintptr(align)); rem != 0 {
+		off = align - rem
+	}
+	return b[off : off+n : off+n]
+}

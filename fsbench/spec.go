@@ -1,0 +1,206 @@
+package fsbench
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/clydebench/clyde/internal/usage"
+)
+
+// unit is one suffix a bonnie++ number may carry and what it multiplies by.
+type unit struct {
+	suffix string
+	mult   int64
+}
+
+// Suffix tables. bonnie++'s size_from_str multiplies by 2^10, 2^20, 2^30 by
+// the suffix's position in a per-field list; clyde accepts the same letters
+// plus the spelled-out binary units people type today (512KiB, 2GiB).
+var (
+	// -s size counts MiB: g and t as bonnie++ (m is what atoi ignored there).
+	sizeUnitsMiB = []unit{{"m", 1}, {"mib", 1}, {"mb", 1}, {"g", 1 << 10}, {"gib", 1 << 10}, {"gb", 1 << 10}, {"t", 1 << 20}, {"tib", 1 << 20}, {"tb", 1 << 20}}
+	// Byte counts (chunk sizes, file sizes).
+	byteUnits = []unit{{"b", 1}, {"k", 1 << 10}, {"kib", 1 << 10}, {"kb", 1 << 10}, {"m", 1 << 20}, {"mib", 1 << 20}, {"mb", 1 << 20}, {"g", 1 << 30}, {"gib", 1 << 30}, {"gb", 1 << 30}}
+	// Counts that take k for x1024 (seeks, directories).
+	countK = []unit{{"k", 1 << 10}}
+	// -n num counts units of 1024 files; m means 1024 of those.
+	filesUnits = []unit{{"k", 1}, {"m", 1 << 10}}
+)
+
+// parseNumber reads a non-negative whole number with an optional suffix from
+// units. It is strict where bonnie++'s atoi was not: trailing junk, signs and
+// empty strings are errors.
+func parseNumber(s string, units []unit) (int64, error) {
+	if s == "" {
+		return 0, fmt.Errorf("empty value")
+	}
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, fmt.Errorf("%q is not a number", s)
+	}
+	n, err := strconv.ParseInt(s[:i], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is too large", s)
+	}
+	rest := strings.ToLower(s[i:])
+	if rest == "" {
+		return n, nil
+	}
+	for _, u := range units {
+		if rest == u.suffix {
+			if n > (1<<62)/u.mult {
+				return 0, fmt.Errorf("%q is too large", s)
+			}
+			return n * u.mult, nil
+		}
+	}
+	return 0, fmt.Errorf("%q has an unknown unit %q", s, s[i:])
+}
+
+// SizeSpec is the parsed -s size[:chunk[:seeks[:procs]]] argument.
+type SizeSpec struct {
+	SizeMiB    int64 // 0 skips the IO tests
+	ChunkBytes int   // 0 when not given
+	Seeks      int   // 0 when not given
+	SeekProcs  int   // 0 when not given
+}
+
+const sizeForm = "size[:chunk[:seeks[:procs]]], e.g. 2048, 4g, 2GiB:16k:8192:5 (size in MiB unless a unit is given)"
+
+// ParseSizeSpec parses bonnie++'s -s argument. Empty fields keep defaults
+// ("-s 1g::16k" sets only size and seeks).
+func ParseSizeSpec(s string) (SizeSpec, error) {
+	var spec SizeSpec
+	parts := strings.Split(s, ":")
+	if len(parts) > 4 {
+		return spec, usage.Errorf("-s", "too many fields in %q; want %s", s, sizeForm)
+	}
+	bad := func(what string, err error) error {
+		return usage.Errorf("-s", "%s: %v; want %s", what, err, sizeForm)
+	}
+	if parts[0] == "" {
+		return spec, bad("size", fmt.Errorf("empty value"))
+	}
+	n, err := parseNumber(parts[0], sizeUnitsMiB)
+	if err != nil {
+		return spec, bad("size", err)
+	}
+	spec.SizeMiB = n
+	if len(parts) > 1 && parts[1] != "" {
+		n, err := parseNumber(parts[1], byteUnits)
+		if err != nil {
+			return spec, bad("chunk", err)
+		}
+		if n < 256 || n > 1<<20 || n&(n-1) != 0 {
+			return spec, usage.Errorf("-s", "chunk %s must be a power of two from 256 to 1m; want %s", parts[1], sizeForm)
+		}
+		spec.ChunkBytes = int(n)
+	}
+	if len(parts) > 2 && parts[2] != "" {
+		n, err := parseNumber(parts[2], countK)
+		if err != nil {
+			return spec, bad("seeks", err)
+		}
+		if n < 1 || n > 1<<31-1 {
+			return spec, usage.Errorf("-s", "seeks must be 1 or more; want %s", sizeForm)
+		}
+		spec.Seeks = int(n)
+	}
+	if len(parts) > 3 && parts[3] != "" {
+		n, err := parseNumber(parts[3], nil)
+		if err != nil {
+			return spec, bad("seek procs", err)
+		}
+		if n < 1 || n > MaxSeekProcs {
+			return spec, usage.Errorf("-s", "seek procs must be 1 to %d; want %s", MaxSeekProcs, sizeForm)
+		}
+		spec.SeekProcs = int(n)
+	}
+	return spec, nil
+}
+
+// FilesSpec is the parsed -n num[:max[:min[:dirs[:chunk]]]] argument.
+type FilesSpec struct {
+	FilesK    int   // files in units of 1024; 0 skips the file tests
+	MaxBytes  int64 // 0: empty files; -1 hard links; -2 symlinks
+	MinBytes  int64
+	Dirs      int // 0 when not given
+	ChunkSize int // 0 when not given
+}
+
+const filesForm = "num[:max[:min[:dirs[:chunk]]]], e.g. 16 or 256:4096:512:16 (num counts 1024 files; max -1 makes hard links, -2 symlinks)"
+
+// ParseFilesSpec parses bonnie++'s -n argument.
+func ParseFilesSpec(s string) (FilesSpec, error) {
+	var spec FilesSpec
+	parts := strings.Split(s, ":")
+	if len(parts) > 5 {
+		return spec, usage.Errorf("-n", "too many fields in %q; want %s", s, filesForm)
+	}
+	bad := func(what string, err error) error {
+		return usage.Errorf("-n", "%s: %v; want %s", what, err, filesForm)
+	}
+	n, err := parseNumber(parts[0], filesUnits)
+	if err != nil {
+		return spec, bad("num", err)
+	}
+	if n > MaxFilesK {
+		return spec, usage.Errorf("-n", "num %s is more than %d (x1024 files); want %s", parts[0], MaxFilesK, filesForm)
+	}
+	spec.FilesK = int(n)
+	if len(parts) > 1 && parts[1] != "" {
+		switch parts[1] {
+		case "-1":
+			spec.MaxBytes = LinkHard
+		case "-2":
+			spec.MaxBytes = LinkSymbolic
+		default:
+			n, err := parseNumber(parts[1], byteUnits)
+			if err != nil {
+				return spec, bad("max", err)
+			}
+			if n > MaxFileBytes {
+				return spec, usage.Errorf("-n", "max %s is over %d bytes; want %s", parts[1], int64(MaxFileBytes), filesForm)
+			}
+			spec.MaxBytes = n
+		}
+	}
+	if len(parts) > 2 && parts[2] != "" {
+		n, err := parseNumber(parts[2], byteUnits)
+		if err != nil {
+			return spec, bad("min", err)
+		}
+		spec.MinBytes = n
+	}
+	if spec.MaxBytes >= 0 && spec.MinBytes > spec.MaxBytes {
+		return spec, usage.Errorf("-n", "min %d is larger than max %d; want %s", spec.MinBytes, spec.MaxBytes, filesForm)
+	}
+	if spec.MaxBytes < 0 && spec.MinBytes != 0 {
+		return spec, usage.Errorf("-n", "min must be 0 with links (max -1 or -2); want %s", filesForm)
+	}
+	if len(parts) > 3 && parts[3] != "" {
+		n, err := parseNumber(parts[3], countK)
+		if err != nil {
+			return spec, bad("dirs", err)
+		}
+		if n < 1 || n > MaxDirs {
+			return spec, usage.Errorf("-n", "dirs must be 1 to %d; want %s", MaxDirs, filesForm)
+		}
+		spec.Dirs = int(n)
+	}
+	if len(parts) > 4 && parts[4] != "" {
+		n, err := parseNumber(parts[4], byteUnits)
+		if err != nil {
+			return spec, bad("chunk", err)
+		}
+		if n < 1 || n > 1<<24 {
+			return spec, usage.Errorf("-n", "chunk must be 1 byte to 16m; want %s", filesForm)
+		}
+		spec.ChunkSize = int(n)
+	}
+	return spec, nil
+}
