@@ -1,0 +1,119 @@
+//go:build linux
+
+package sysinfo
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// fakeSysfs builds the parts of /sys/dev/block and /sys/devices that
+// describeBlockDevice reads: a partitioned SATA disk whose serial is only in
+// VPD page 0x80, an NVMe disk, a virtio disk, an LVM volume over a partition
+// of each of the first two, and a loop device.
+func fakeSysfs(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	write := func(rel, content string) {
+		t.Helper()
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := func(target, rel string) {
+		t.Helper()
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const sda = "devices/pci0000:00/0000:00:17.0/ata1/host0/target0:0:0/0:0:0:0/block/sda"
+	write(sda+"/device/model", "Samsung SSD 860 \n")
+	write(sda+"/device/vpd_pg80", "\x00\x80\x00\x0cS3Z9NB0K12  \x00")
+	write(sda+"/sda1/partition", "1\n")
+	write(sda+"/sda2/partition", "2\n")
+	link("../../"+sda+"/sda1", "dev/block/8:1")
+
+	const nvme = "devices/pci0000:00/0000:00:1d.0/0000:3d:00.0/nvme/nvme0/nvme0n1"
+	write(nvme+"/device/model", "WDC PC SN730 SDBQNTY-512G-1001          \n")
+	write(nvme+"/device/serial", "        20122K445407\n")
+	write(nvme+"/nvme0n1p3/partition", "3\n")
+	link("../../"+nvme, "dev/block/259:0")
+
+	const vda = "devices/pci0000:00/0000:00:04.0/virtio2/block/vda"
+	write(vda+"/serial", "overlayblk\n")
+	write(vda+"/device/vendor", "0x1af4\n")
+	link("../../"+vda, "dev/block/254:0")
+
+	const dm = "devices/virtual/block/dm-0"
+	write(dm+"/dm/name", "vg-data\n")
+	link("../../../../../"+sda+"/sda2", dm+"/slaves/sda2")
+	link("../../../../../"+nvme+"/nvme0n1p3", dm+"/slaves/nvme0n1p3")
+	link("../../"+dm, "dev/block/253:0")
+
+	const loop = "devices/virtual/block/loop3"
+	write(loop+"/loop/backing_file", "/var/tmp/img with space.ext4\n")
+	link("../../"+loop, "dev/block/7:3")
+	return root
+}
+
+func TestDescribeBlockDevice(t *testing.T) {
+	root := fakeSysfs(t)
+	tests := []struct {
+		name         string
+		major, minor uint32
+		want         blockDevice
+	}{
+		{"partition of a SATA disk, serial from VPD page 0x80", 8, 1,
+			blockDevice{Model: "Samsung SSD 860", Serial: "S3Z9NB0K12"}},
+		{"whole NVMe disk", 259, 0,
+			blockDevice{Model: "WDC PC SN730 SDBQNTY-512G-1001", Serial: "20122K445407"}},
+		{"virtio disk with serial beside device/", 254, 0, blockDevice{Serial: "overlayblk"}},
+		{"device-mapper over two disks", 253, 0, blockDevice{
+			// slaves are read in name order
+			Model:  "WDC PC SN730 SDBQNTY-512G-1001, Samsung SSD 860",
+			Serial: "20122K445407, S3Z9NB0K12",
+			Notes:  []string{"device-mapper vg-data"},
+		}},
+		{"loop device", 7, 3, blockDevice{Notes: []string{"loop device backed by /var/tmp/img with space.ext4"}}},
+		{"unknown device", 9, 9, blockDevice{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := describeBlockDevice(root, tc.major, tc.minor)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("describeBlockDevice(%d:%d) = %+v, want %+v", tc.major, tc.minor, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestDescribeBlockDeviceCycle(t *testing.T) {
+	root := t.TempDir()
+	dm := filepath.Join(root, "devices", "virtual", "block", "dm-1")
+	if err := os.MkdirAll(filepath.Join(dm, "slaves"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(dm, filepath.Join(dm, "slaves", "dm-1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "dev", "block"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(dm, filepath.Join(root, "dev", "block", "253:1")); err != nil {
+		t.Fatal(err)
+	}
+	got := describeBlockDevice(root, 253, 1) // must return, not recurse forever
+	if got.Model != "" || got.Serial != "" {
+		t.Errorf("cyclic stack = %+v, want no model or serial", got)
+	}
+}

@@ -1,0 +1,122 @@
+//go:build linux
+
+package sysinfo
+
+import (
+	"bufio"
+	"io"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// noLimitFloor is where a cgroup memory value stops being a limit: cgroup v1
+// reports "unlimited" as PAGE_COUNTER_MAX pages (9223372036854771712 on
+// 4 KiB pages), and no machine has 1 EiB of RAM.
+const noLimitFloor = 1 << 60
+
+// procCgroups is this process's place in the cgroup hierarchies, from
+// /proc/self/cgroup.
+type procCgroups struct {
+	// Unified is the cgroup v2 path ("0::/path"), "" when absent.
+	Unified string
+	// MemoryV1 is the path in the v1 hierarchy holding the memory
+	// controller, "" when absent.
+	MemoryV1 string
+}
+
+// parseProcCgroup reads lines of "hierarchy-ID:controller-list:cgroup-path".
+func parseProcCgroup(r io.Reader) procCgroups {
+	var pc procCgroups
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		id, rest, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		controllers, path, ok := strings.Cut(rest, ":")
+		if !ok || !strings.HasPrefix(path, "/") {
+			continue
+		}
+		switch {
+		case id == "0" && controllers == "":
+			pc.Unified = path
+		case slices.Contains(strings.Split(controllers, ","), "memory"):
+			pc.MemoryV1 = path
+		}
+	}
+	return pc
+}
+
+// parseMemoryLimit reads memory.max (v2) or memory.limit_in_bytes (v1);
+// "max", -1 and absurdly large values all mean no limit.
+func parseMemoryLimit(s string) (uint64, bool) {
+	v, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+	if err != nil || v == 0 || v >= noLimitFloor {
+		return 0, false
+	}
+	return v, true
+}
+
+// cgroupMemoryLimit is the tightest memory limit over this process's cgroup
+// and its ancestors in both the v2 and the v1 hierarchy, 0 when there is
+// none. A parent's limit binds its children, so the walk goes up to the
+// mount's root rather than stopping at the first limit; the nearest limit is
+// among those compared. readFile reads the real files; tests give fixtures.
+func cgroupMemoryLimit(pc procCgroups, mounts []mountInfo, readFile func(string) ([]byte, error)) uint64 {
+	var limit uint64
+	consider := func(v uint64) {
+		if limit == 0 || v < limit {
+			limit = v
+		}
+	}
+	for _, m := range mounts {
+		var cgPath, file string
+		switch {
+		case m.FSType == "cgroup2" && pc.Unified != "":
+			cgPath, file = pc.Unified, "memory.max"
+		case m.FSType == "cgroup" && pc.MemoryV1 != "" && hasOption(m.SuperOptions, "memory"):
+			cgPath, file = pc.MemoryV1, "memory.limit_in_bytes"
+		default:
+			continue
+		}
+		for _, dir := range cgroupDirs(m, cgPath) {
+			if b, err := readFile(filepath.Join(dir, file)); err == nil {
+				if v, ok := parseMemoryLimit(string(b)); ok {
+					consider(v)
+				}
+			}
+		}
+	}
+	return limit
+}
+
+// cgroupDirs lists the directories from the process's cgroup up to the
+// mount point of the hierarchy. The mount may show only a subtree (its Root,
+// as in a container without a cgroup namespace), so that prefix is cut from
+// the path first; a path outside the mounted subtree leaves only the mount
+// point itself to read.
+func cgroupDirs(m mountInfo, cgPath string) []string {
+	rel := cgPath
+	if m.Root != "/" {
+		if !pathWithin(cgPath, m.Root) {
+			return []string{m.MountPoint}
+		}
+		rel = strings.TrimPrefix(cgPath, m.Root)
+	}
+	rel = filepath.Clean("/" + rel)
+	var dirs []string
+	for {
+		dirs = append(dirs, filepath.Join(m.MountPoint, rel))
+		if rel == "/" {
+			return dirs
+		}
+		rel = filepath.Dir(rel)
+	}
+}
+
+// hasOption reports whether a comma-separated option list holds opt.
+func hasOption(opts, opt string) bool {
+	return slices.Contains(strings.Split(opts, ","), opt)
+}

@@ -1,0 +1,13 @@
+//go:build !linux && !darwin && !freebsd && !windows
+
+package sysinfo
+
+import (
+	"github.com/clydebench/clyde/internal/platform"
+	"github.com/clydebench/clyde/internal/result"
+)
+
+// FilesystemOf is not implemented here; the result records only the path.
+func FilesystemOf(path string) (result.Filesystem, error) {
+	return result.Filesystem{Path: path}, platform.ErrNotSupported
+}

@@ -1,0 +1,8 @@
+//go:build !linux && !darwin && !freebsd && !windows
+
+package sysinfo
+
+import "github.com/clydebench/clyde/internal/platform"
+
+// RAM is not implemented here; callers must be given a size explicitly.
+func RAM() (RAMInfo, error) { return RAMInfo{}, platform.ErrNotSupported }
