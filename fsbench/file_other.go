@@ -25,13 +25,16 @@ func openPath(path string, create, _ bool) (fileHandle, error) {
 	return fileHandle{f}, err
 }
 
-func (f fileHandle) write(b []byte) (int, error)              { return f.f.Write(b) }
-func (f fileHandle) read(b []byte) (int, error)               { n, err := f.f.Read(b); return n, eofIsNil(err) }
-func (f fileHandle) pread(b []byte, off int64) (int, error)   { n, err := f.f.ReadAt(b, off); return n, eofIsNil(err) }
-func (f fileHandle) pwrite(b []byte, off int64) (int, error)  { return f.f.WriteAt(b, off) }
+func (f fileHandle) write(b []byte) (int, error) { return f.f.Write(b) }
+func (f fileHandle) read(b []byte) (int, error)  { n, err := f.f.Read(b); return n, eofIsNil(err) }
+func (f fileHandle) pread(b []byte, off int64) (int, error) {
+	n, err := f.f.ReadAt(b, off)
+	return n, eofIsNil(err)
+}
+func (f fileHandle) pwrite(b []byte, off int64) (int, error)   { return f.f.WriteAt(b, off) }
 func (f fileHandle) seek(off int64, whence int) (int64, error) { return f.f.Seek(off, whence) }
-func (f fileHandle) sync() error                              { return f.f.Sync() }
-func (f fileHandle) close() error                             { return f.f.Close() }
+func (f fileHandle) sync() error                               { return f.f.Sync() }
+func (f fileHandle) close() error                              { return f.f.Close() }
 
 func eofIsNil(err error) error {
 	if err == io.EOF {

@@ -45,7 +45,7 @@ func TestParseSizeSpec(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ParseSizeSpec(tc.in)
-			checkSpecErr(t, err, tc.err, "-s")
+			checkSpecErr(t, err, tc.err, flagIf(tc.err, "-s"))
 			if tc.err == "" && got != tc.want {
 				t.Fatalf("ParseSizeSpec(%q) = %+v, want %+v", tc.in, got, tc.want)
 			}
@@ -85,7 +85,7 @@ func TestParseFilesSpec(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ParseFilesSpec(tc.in)
-			checkSpecErr(t, err, tc.err, "-n")
+			checkSpecErr(t, err, tc.err, flagIf(tc.err, "-n"))
 			if tc.err == "" && got != tc.want {
 				t.Fatalf("ParseFilesSpec(%q) = %+v, want %+v", tc.in, got, tc.want)
 			}
@@ -95,14 +95,14 @@ func TestParseFilesSpec(t *testing.T) {
 
 func checkSpecErr(t *testing.T, err error, want, flag string) {
 	t.Helper()
-	if want == "" {
+	if want == "" && flag == "" {
 		if err != nil {
 			t.Fatalf("unexpected error: %v", err)
 		}
 		return
 	}
 	if err == nil {
-		t.Fatalf("no error, want one containing %q", want)
+		t.Fatalf("no error, want a %s error containing %q", flag, want)
 	}
 	if !usage.Is(err) {
 		t.Fatalf("error %v is not a usage error", err)
@@ -153,4 +153,12 @@ func FuzzParseFilesSpec(f *testing.F) {
 			t.Fatalf("min > max accepted from %q", s)
 		}
 	})
+}
+
+// flagIf is flag when an error is expected, "" when success is.
+func flagIf(wantErr, flag string) string {
+	if wantErr == "" {
+		return ""
+	}
+	return flag
 }
