@@ -1,0 +1,269 @@
+// Package blockbench is clyde's raw block engine: fio-style jobs (rw mode,
+// block size, queue depth, workers) against a regular file or a block device,
+// plus presets that print tables shaped like CrystalDiskMark, Iometer, ORION
+// and a block-size sweep.
+//
+// A Job is a documented options struct; Validate holds every cross-flag rule
+// and Run executes the job. Writing to a block device is refused unless it is
+// provably unused and the caller set DestroyData (see safety_linux.go).
+package blockbench
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/clydebench/clyde/internal/usage"
+)
+
+// RW is fio's rw mode.
+type RW string
+
+// The rw modes. ReadWrite is fio's "rw" (alias "readwrite").
+const (
+	Read      RW = "read"
+	Write     RW = "write"
+	RandRead  RW = "randread"
+	RandWrite RW = "randwrite"
+	ReadWrite RW = "rw"
+	RandRW    RW = "randrw"
+)
+
+// ParseRW accepts fio's names, including the alias "readwrite".
+func ParseRW(s string) (RW, error) {
+	switch RW(s) {
+	case Read, Write, RandRead, RandWrite, ReadWrite, RandRW:
+		return RW(s), nil
+	case "readwrite":
+		return ReadWrite, nil
+	}
+	return "", usage.Errorf("--rw", "unknown mode %q; accepted: read, write, randread, randwrite, rw (readwrite), randrw", s)
+}
+
+// Random reports whether offsets are drawn at random.
+func (m RW) Random() bool { return m == RandRead || m == RandWrite || m == RandRW }
+
+// Mixed reports whether each I/O picks its direction by --rwmixread.
+func (m RW) Mixed() bool { return m == ReadWrite || m == RandRW }
+
+// Writes reports whether the mode may write.
+func (m RW) Writes() bool { return m != Read && m != RandRead }
+
+// Engine is how I/O is issued.
+type Engine string
+
+// The engines. EngineAuto picks io_uring where the platform has it and the
+// queue depth is above 1, psync otherwise; presets use it so that "Q32" means
+// 32 I/Os in flight.
+const (
+	EnginePsync   Engine = "psync"
+	EngineIOUring Engine = "io_uring"
+	EngineAuto    Engine = "auto"
+)
+
+// ParseEngine accepts psync, io_uring and auto.
+func ParseEngine(s string) (Engine, error) {
+	switch Engine(s) {
+	case EnginePsync, EngineIOUring, EngineAuto:
+		return Engine(s), nil
+	}
+	return "", usage.Errorf("--ioengine", "unknown engine %q; accepted: psync, io_uring, auto", s)
+}
+
+// Profile names a preset that runs several jobs and prints one table.
+type Profile string
+
+// The presets.
+const (
+	ProfileNone       Profile = ""
+	ProfileCDM        Profile = "cdm"
+	ProfileIometerMix Profile = "iometer-mix"
+	ProfileOrion      Profile = "orion"
+	ProfileBSSweep    Profile = "bs-sweep"
+)
+
+// ParseProfile accepts the preset names.
+func ParseProfile(s string) (Profile, error) {
+	switch Profile(s) {
+	case ProfileNone, ProfileCDM, ProfileIometerMix, ProfileOrion, ProfileBSSweep:
+		return Profile(s), nil
+	}
+	return "", usage.Errorf("--profile", "unknown profile %q; accepted: cdm, iometer-mix, orion, bs-sweep", s)
+}
+
+// Defaults. Size and runtime follow CrystalDiskMark (1 GiB, 5 s); the rest
+// follow fio.
+const (
+	DefaultSize      = int64(1 << 30)
+	DefaultBS        = int64(4096)
+	DefaultRWMixRead = 50
+	DefaultIODepth   = 1
+	DefaultNumJobs   = 1
+	DefaultRuntime   = 5 * time.Second
+	DefaultEngine    = EnginePsync
+	DefaultSeed      = uint64(0x5eed)
+	DefaultPasses    = 3
+	// DirectAlign is the alignment --direct demands of bs and offset: the
+	// smallest logical block size a device has. Buffers are aligned to
+	// BufferAlign, which satisfies every device.
+	DirectAlign = int64(512)
+	BufferAlign = 4096
+)
+
+// Job is one clyde block invocation. Field names follow fio's options.
+type Job struct {
+	// Name prefixes job names in the output; "" uses the rw mode.
+	Name string
+	// Filename is a regular file or a block device. An absent file is created,
+	// filled, and removed afterwards; an existing one is kept.
+	Filename string
+	// Size is the region each job works on, from Offset. 0 means the rest of an
+	// existing file or device, or DefaultSize for a file clyde creates.
+	Size int64
+	// Offset is where the region starts, in bytes.
+	Offset int64
+	RW     RW
+	// RWMixRead is the percentage of reads in a mixed mode; each I/O picks its
+	// direction independently with this probability, as Iometer and DiskSpd do.
+	RWMixRead int
+	// BlockSizes runs one job per size, in order.
+	BlockSizes []int64
+	// IODepth is I/Os in flight per worker; psync always has one.
+	IODepth int
+	// NumJobs is workers per job; their figures are summed into one job.
+	NumJobs  int
+	IOEngine Engine
+	// Direct opens with O_DIRECT and uses aligned buffers.
+	Direct bool
+	// Runtime is the measured time of each job; RampTime runs before it and is
+	// not counted. With TimeBased false a job also ends after Size bytes per worker.
+	Runtime   time.Duration
+	RampTime  time.Duration
+	TimeBased bool
+	Buffer    Buffer
+	// Fsync issues an fsync after every Fsync writes of a worker; 0 never.
+	Fsync int
+	Seed  uint64
+	// DestroyData allows writing to a block device that holds no mounted,
+	// swapped or opened data. It never allows writing to one in use.
+	DestroyData bool
+	// Profile runs a preset instead of the single job; Passes is its repeat
+	// count where the preset has one (cdm).
+	Profile Profile
+	Passes  int
+}
+
+// NewJob returns a Job with every default filled in.
+func NewJob(filename string) Job {
+	return Job{
+		Filename:   filename,
+		RW:         Read,
+		RWMixRead:  DefaultRWMixRead,
+		BlockSizes: []int64{DefaultBS},
+		IODepth:    DefaultIODepth,
+		NumJobs:    DefaultNumJobs,
+		IOEngine:   DefaultEngine,
+		Runtime:    DefaultRuntime,
+		TimeBased:  true,
+		Buffer:     Buffer{Kind: BufferRandom},
+		Seed:       DefaultSeed,
+		Passes:     DefaultPasses,
+	}
+}
+
+// Validate checks every rule that needs no look at the target: the first
+// broken one comes back as a usage error naming the flag and the accepted form.
+func (j *Job) Validate() error {
+	if strings.TrimSpace(j.Filename) == "" {
+		return usage.Errorf("--filename", "missing; give a file path or a block device")
+	}
+	if _, err := ParseRW(string(j.RW)); err != nil {
+		return err
+	}
+	if _, err := ParseEngine(string(j.IOEngine)); err != nil {
+		return err
+	}
+	if _, err := ParseProfile(string(j.Profile)); err != nil {
+		return err
+	}
+	if j.RWMixRead < 0 || j.RWMixRead > 100 {
+		return usage.Errorf("--rwmixread", "%d is outside 0..100; give a percentage of reads", j.RWMixRead)
+	}
+	if j.Size < 0 {
+		return usage.Errorf("--size", "%d is negative; give a size such as 64m or 1g", j.Size)
+	}
+	if j.Offset < 0 {
+		return usage.Errorf("--offset", "%d is negative; give a byte offset such as 0 or 1m", j.Offset)
+	}
+	if len(j.BlockSizes) == 0 && j.Profile == ProfileNone {
+		return usage.Errorf("--bs", "missing; give a size such as 4k or a list such as 4k,64k,1m")
+	}
+	for _, bs := range j.BlockSizes {
+		if err := j.checkBS(bs); err != nil {
+			return err
+		}
+	}
+	if j.Direct && j.Offset%DirectAlign != 0 {
+		return usage.Errorf("--offset", "%d is not a multiple of %d, which --direct needs", j.Offset, DirectAlign)
+	}
+	if j.IODepth < 1 {
+		return usage.Errorf("--iodepth", "%d is below 1; give I/Os in flight per job, 1 or more", j.IODepth)
+	}
+	if j.NumJobs < 1 {
+		return usage.Errorf("--numjobs", "%d is below 1; give workers per job, 1 or more", j.NumJobs)
+	}
+	if j.Runtime < 0 {
+		return usage.Errorf("--runtime", "%v is negative; give a duration such as 5s (0: no limit)", j.Runtime)
+	}
+	if j.RampTime < 0 {
+		return usage.Errorf("--ramp_time", "%v is negative; give a duration such as 2s or 0", j.RampTime)
+	}
+	if j.Fsync < 0 {
+		return usage.Errorf("--fsync", "%d is negative; give N to fsync after every N writes, 0 never", j.Fsync)
+	}
+	if err := j.Buffer.validate(); err != nil {
+		return err
+	}
+	if j.Profile == ProfileCDM && j.Passes < 1 {
+		return usage.Errorf("--passes", "%d is below 1; CrystalDiskMark allows 1..9", j.Passes)
+	}
+	return nil
+}
+
+// checkBS holds the rules for one block size that need no look at the target.
+func (j *Job) checkBS(bs int64) error {
+	if bs <= 0 {
+		return usage.Errorf("--bs", "%d is not a block size; give one above 0 such as 4k, or a list such as 4k,1m", bs)
+	}
+	if j.Size > 0 && bs > j.Size {
+		return usage.Errorf("--bs", "%d is larger than --size %d; give a block size no larger than the region", bs, j.Size)
+	}
+	if j.Direct && bs%DirectAlign != 0 {
+		return usage.Errorf("--bs", "%d is not a multiple of %d, which --direct needs", bs, DirectAlign)
+	}
+	return nil
+}
+
+// jobSpec is one job as it runs: a single block size, every default resolved.
+type jobSpec struct {
+	name      string
+	rw        RW
+	rwMixRead int
+	bs        int64
+	size      int64 // region length
+	offset    int64
+	ioDepth   int
+	numJobs   int
+	engine    Engine
+	direct    bool
+	runtime   time.Duration
+	rampTime  time.Duration
+	timeBased bool
+	buffer    Buffer
+	fsync     int
+	seed      uint64
+}
+
+func (s jobSpec) String() string {
+	return fmt.Sprintf("%s bs=%d iodepth=%d numjobs=%d ioengine=%s", s.rw, s.bs, s.ioDepth, s.numJobs, s.engine)
+}

@@ -1,0 +1,137 @@
+package blockbench
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/clydebench/clyde/internal/usage"
+)
+
+// ParseSize reads a size as fio does with its default kb_base=1024: a plain
+// number is bytes; k, m, g, t (also KB, KiB, MB, MiB, ...) are powers of 1024,
+// case-insensitive. flag names the option in the error.
+func ParseSize(flag, s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, usage.Errorf(flag, "%q is not a size; give bytes or a number with k, m, g or t (4k, 1m, 1GiB)", s)
+	}
+	n, err := strconv.ParseInt(t[:i], 10, 64)
+	if err != nil {
+		return 0, usage.Errorf(flag, "%q is too large; give at most an exabyte", s)
+	}
+	var shift uint
+	switch strings.ToLower(t[i:]) {
+	case "", "b":
+	case "k", "kb", "kib":
+		shift = 10
+	case "m", "mb", "mib":
+		shift = 20
+	case "g", "gb", "gib":
+		shift = 30
+	case "t", "tb", "tib":
+		shift = 40
+	default:
+		return 0, usage.Errorf(flag, "%q has an unknown unit; accepted: k, m, g, t (also KiB, MB, ...)", s)
+	}
+	if n > math.MaxInt64>>shift {
+		return 0, usage.Errorf(flag, "%q is too large; give at most an exabyte", s)
+	}
+	return n << shift, nil
+}
+
+// ParseBSList reads --bs: one size or a comma list, each run as its own job.
+func ParseBSList(s string) ([]int64, error) {
+	parts := strings.Split(s, ",")
+	out := make([]int64, 0, len(parts))
+	for _, p := range parts {
+		n, err := ParseSize("--bs", p)
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return nil, usage.Errorf("--bs", "%q is 0; give a block size above 0 such as 4k, or a list such as 4k,1m", p)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// BufferKind is what write buffers hold.
+type BufferKind string
+
+// The buffer kinds: fio's default random data, zero_buffers, and
+// buffer_compress_percentage.
+const (
+	BufferRandom       BufferKind = "random"
+	BufferZero         BufferKind = "zero"
+	BufferCompressible BufferKind = "compressible"
+)
+
+// Buffer is the --buffer spec.
+type Buffer struct {
+	Kind BufferKind
+	// CompressPct is, for BufferCompressible, the share of each 512-byte chunk
+	// that is zeros (fio's buffer_compress_percentage): 70 compresses by ~70%.
+	CompressPct int
+}
+
+func (b Buffer) String() string {
+	if b.Kind == BufferCompressible {
+		return "compressible:" + strconv.Itoa(b.CompressPct)
+	}
+	return string(b.Kind)
+}
+
+// ParseBuffer reads --buffer random|zero|compressible:PCT.
+func ParseBuffer(s string) (Buffer, error) {
+	kind, pct, hasPct := strings.Cut(s, ":")
+	b := Buffer{Kind: BufferKind(kind)}
+	switch {
+	case b.Kind == BufferRandom && !hasPct, b.Kind == BufferZero && !hasPct:
+		return b, nil
+	case b.Kind == BufferCompressible && hasPct:
+		n, err := strconv.Atoi(pct)
+		if err != nil {
+			return Buffer{}, usage.Errorf("--buffer", "%q: the percentage must be a whole number 0..100, as compressible:70", s)
+		}
+		b.CompressPct = n
+		return b, b.validate()
+	}
+	return Buffer{}, usage.Errorf("--buffer", "%q is not a buffer spec; accepted: random, zero, compressible:PCT", s)
+}
+
+func (b Buffer) validate() error {
+	switch b.Kind {
+	case BufferRandom, BufferZero:
+		return nil
+	case BufferCompressible:
+		if b.CompressPct < 0 || b.CompressPct > 100 {
+			return usage.Errorf("--buffer", "compressible:%d is outside 0..100", b.CompressPct)
+		}
+		return nil
+	}
+	return usage.Errorf("--buffer", "%q is not a buffer kind; accepted: random, zero, compressible:PCT", b.Kind)
+}
+
+// ParseDuration reads --runtime and --ramp_time: a plain number is seconds,
+// as fio's; otherwise Go's form (500ms, 2m, 1h30m).
+func ParseDuration(flag, s string) (time.Duration, error) {
+	t := strings.TrimSpace(s)
+	if n, err := strconv.ParseInt(t, 10, 64); err == nil {
+		if n > int64(math.MaxInt64/time.Second) || n < int64(math.MinInt64/time.Second) {
+			return 0, usage.Errorf(flag, "%q is too long; give seconds or a duration such as 30s", s)
+		}
+		return time.Duration(n) * time.Second, nil
+	}
+	d, err := time.ParseDuration(t)
+	if err != nil {
+		return 0, usage.Errorf(flag, "%q is not a duration; give seconds (5) or a duration (500ms, 2m)", s)
+	}
+	return d, nil
+}

@@ -1,0 +1,189 @@
+package blockbench
+
+import (
+	"fmt"
+
+	"github.com/clydebench/clyde/internal/result"
+)
+
+// profileRow is one line of a preset's table.
+type profileRow struct {
+	label   string
+	rw      RW
+	mix     int
+	bs      int64
+	depth   int
+	numJobs int
+	load    int
+}
+
+// profileTable is a preset being run: its rows, and for CDM the passes.
+type profileTable struct {
+	name   Profile
+	passes int
+	rows   []profileRow
+}
+
+// Profile loads, exported so that documentation and tests can show them.
+var (
+	// OrionSmallLoads and OrionLargeLoads are the outstanding-I/O points of
+	// the orion preset (ORION's "simple" run: small, then large, in isolation).
+	OrionSmallLoads = []int{1, 2, 4, 8, 16, 32}
+	OrionLargeLoads = []int{1, 2, 4, 8}
+	// IometerReadPcts are the % Read access specifications of iometer-mix.
+	IometerReadPcts = []int{100, 99, 90, 50, 10, 0}
+	// SweepSizes are bs-sweep's block sizes, 1 KiB to 1 MiB.
+	SweepSizes = []int64{1 << 10, 2 << 10, 4 << 10, 8 << 10, 16 << 10, 32 << 10, 64 << 10, 128 << 10, 256 << 10, 512 << 10, 1 << 20}
+)
+
+// plan turns a job into the steps it runs, and a table for presets.
+func plan(j *Job, reg region) ([]step, *profileTable, error) {
+	if j.Profile == ProfileNone {
+		return plainSteps(j), nil, nil
+	}
+	t := &profileTable{name: j.Profile, rows: profileRows(j)}
+	var steps []step
+	for r, row := range t.rows {
+		spec := specFrom(j, row.rw, row.bs)
+		spec.name = fmt.Sprintf("%s %s", row.label, spec.rw)
+		spec.rwMixRead, spec.ioDepth, spec.numJobs = row.mix, row.depth, row.numJobs
+		if j.Profile != ProfileCDM {
+			steps = append(steps, step{spec: spec, row: r})
+			continue
+		}
+		t.passes = j.Passes
+		warm := spec
+		warm.name += " (warm-up)"
+		steps = append(steps, step{spec: warm, row: r, warmup: true})
+		for p := range j.Passes {
+			pass := spec
+			pass.name = fmt.Sprintf("%s pass %d", spec.name, p+1)
+			steps = append(steps, step{spec: pass, row: r})
+		}
+	}
+	return steps, t, nil
+}
+
+// profileRows lists a preset's rows in the order the original prints them.
+func profileRows(j *Job) []profileRow {
+	var rows []profileRow
+	switch j.Profile {
+	case ProfileCDM:
+		// CrystalDiskMark 8/9 "Default": each test read, then write.
+		tests := []struct {
+			label  string
+			random bool
+			bs     int64
+			q, t   int
+		}{
+			{"SEQ1M Q8T1", false, 1 << 20, 8, 1},
+			{"SEQ1M Q1T1", false, 1 << 20, 1, 1},
+			{"RND4K Q32T1", true, 4 << 10, 32, 1},
+			{"RND4K Q1T1", true, 4 << 10, 1, 1},
+		}
+		for _, tc := range tests {
+			for _, write := range []bool{false, true} {
+				rw := Read
+				switch {
+				case tc.random && write:
+					rw = RandWrite
+				case tc.random:
+					rw = RandRead
+				case write:
+					rw = Write
+				}
+				rows = append(rows, profileRow{label: tc.label, rw: rw, bs: tc.bs, depth: tc.q, numJobs: tc.t})
+			}
+		}
+	case ProfileIometerMix:
+		for _, pct := range IometerReadPcts {
+			rw := RandRW
+			switch pct {
+			case 100:
+				rw = RandRead
+			case 0:
+				rw = RandWrite
+			}
+			label := fmt.Sprintf("4K; %d%% Read; 100%% random", pct)
+			rows = append(rows, profileRow{label: label, rw: rw, mix: pct, bs: 4 << 10, depth: 1, numJobs: 1})
+		}
+	case ProfileOrion:
+		byThreads := j.IOEngine == EnginePsync || (j.IOEngine == EngineAuto && uringAvailable() != nil)
+		point := func(label string, bs int64, load int) profileRow {
+			r := profileRow{label: label, rw: RandRead, bs: bs, depth: load, numJobs: 1, load: load}
+			if byThreads {
+				r.depth, r.numJobs = 1, load
+			}
+			return r
+		}
+		for _, l := range OrionSmallLoads {
+			rows = append(rows, point(fmt.Sprintf("Small=%d Large=0", l), 8<<10, l))
+		}
+		for _, l := range OrionLargeLoads {
+			rows = append(rows, point(fmt.Sprintf("Small=0 Large=%d", l), 1<<20, l))
+		}
+	case ProfileBSSweep:
+		for _, bs := range SweepSizes {
+			rows = append(rows, profileRow{label: sizeLabel(bs), rw: j.RW, mix: j.RWMixRead, bs: bs, depth: j.IODepth, numJobs: j.NumJobs})
+		}
+	}
+	return rows
+}
+
+// finish fills the table from the jobs that ran. CDM keeps each row's best
+// pass (highest IOPS; CrystalDiskMark keeps the best throughput); the other
+// presets have one pass per row.
+func (t *profileTable) finish(steps []step, jobs []result.BlockJob) *result.BlockProfile {
+	out := &result.BlockProfile{Name: string(t.name), Passes: t.passes}
+	for r, row := range t.rows {
+		pr := result.BlockProfileRow{Label: row.label, RW: string(row.rw), RWMixRead: row.mix, BSBytes: row.bs,
+			IODepth: row.depth, NumJobs: row.numJobs, Load: row.load}
+		best := -1
+		for i := range jobs {
+			if i >= len(steps) || steps[i].row != r || steps[i].warmup {
+				continue
+			}
+			pr.Jobs = append(pr.Jobs, i)
+			if best < 0 || totalIOPS(&jobs[i]) > totalIOPS(&jobs[best]) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			fillRow(&pr, &jobs[best])
+			for _, i := range pr.Jobs {
+				// The best latency is the lowest mean over the passes, as CDM shows it.
+				if m := meanLat(&jobs[i]); m > 0 && m < pr.MeanLatNs {
+					pr.MeanLatNs = m
+				}
+			}
+		}
+		out.Rows = append(out.Rows, pr)
+	}
+	return out
+}
+
+func totalIOPS(j *result.BlockJob) float64 { return j.Read.IOPS + j.Write.IOPS }
+
+// meanLat is the mean latency over both directions.
+func meanLat(j *result.BlockJob) float64 {
+	n := j.Read.Lat.N + j.Write.Lat.N
+	if n == 0 {
+		return 0
+	}
+	return (j.Read.Lat.Mean*float64(j.Read.Lat.N) + j.Write.Lat.Mean*float64(j.Write.Lat.N)) / float64(n)
+}
+
+func fillRow(pr *result.BlockProfileRow, j *result.BlockJob) {
+	pr.IOPS = totalIOPS(j)
+	pr.BWBytes = j.Read.BWBytes + j.Write.BWBytes
+	pr.ReadIOPS, pr.WriteIOPS = j.Read.IOPS, j.Write.IOPS
+	pr.MeanLatNs = meanLat(j)
+	pr.ReadMeanNs, pr.ReadMaxNs = j.Read.Lat.Mean, j.Read.Lat.Max
+	pr.WriteMeanNs, pr.WriteMaxNs = j.Write.Lat.Mean, j.Write.Lat.Max
+	pr.P99LatNs = max(p99(j.Read.Lat.Percentile), p99(j.Write.Lat.Percentile))
+}
+
+func p99(ps result.Percentiles) int64 {
+	v, _ := ps.At(99)
+	return v
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/clydebench/clyde/blockbench"
+	"github.com/clydebench/clyde/internal/blockreport"
+	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/internal/sysinfo"
+	"github.com/clydebench/clyde/internal/usage"
+)
+
+func init() { commandList = append(commandList, blockCommand()) }
+
+func blockCommand() *cli.Command {
+	d := blockbench.NewJob("")
+	return &cli.Command{
+		Name:  "block",
+		Usage: "raw block engine: fio-style jobs and CrystalDiskMark, Iometer, ORION presets on a file or block device",
+		Description: "Writes to a block device are refused when it or a partition or holder of it is mounted, swap\n" +
+			"or held open, and otherwise need --destroy-data. An absent file is created, filled and removed.\n\n" +
+			"  clyde block --filename /mnt/ssd/clyde.tmp --profile cdm --size 1g\n" +
+			"  clyde block --filename /dev/sdX --profile iometer-mix --direct --runtime 30 --destroy-data",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "filename", Usage: "file or block device (symlinks and /dev/disk/by-* are resolved)", Required: true},
+			&cli.StringFlag{Name: "name", Usage: "job name prefix (default: the rw mode)"},
+			&cli.StringFlag{Name: "size", Usage: "region per job: 4k, 64m, 1g (default: the whole existing target, 1g for a new file)"},
+			&cli.StringFlag{Name: "offset", Value: "0", Usage: "start of the region"},
+			&cli.StringFlag{Name: "rw", Value: string(d.RW), Usage: "read|write|randread|randwrite|rw (readwrite)|randrw"},
+			&cli.IntFlag{Name: "rwmixread", Value: d.RWMixRead, Usage: "percent reads in rw/randrw; each I/O picks its direction on its own"},
+			&cli.StringFlag{Name: "bs", Value: "4k", Usage: "block size, or a comma list that runs one job per size"},
+			&cli.IntFlag{Name: "iodepth", Value: d.IODepth, Usage: "I/Os in flight per worker (io_uring)"},
+			&cli.IntFlag{Name: "numjobs", Value: d.NumJobs, Usage: "workers per job, summed in the report"},
+			&cli.StringFlag{Name: "ioengine", Value: string(d.IOEngine), Usage: "psync|io_uring|auto (auto: io_uring when iodepth > 1; the presets' default)"},
+			&cli.BoolFlag{Name: "direct", Usage: "O_DIRECT: bypass the page cache (bs and offset must be multiples of 512)"},
+			&cli.StringFlag{Name: "runtime", Value: "5", Usage: "measured time per job: seconds or 500ms, 2m (0: no limit)"},
+			&cli.StringFlag{Name: "ramp_time", Value: "0", Usage: "unmeasured time before each job"},
+			&cli.BoolFlag{Name: "time_based", Value: true, Usage: "run for --runtime; false also ends a job after --size bytes per worker"},
+			&cli.StringFlag{Name: "buffer", Value: "random", Usage: "write data: random|zero|compressible:PCT"},
+			&cli.IntFlag{Name: "fsync", Usage: "fsync after every N writes of a worker (0: never)"},
+			&cli.Uint64Flag{Name: "seed", Value: d.Seed, Usage: "random seed for offsets, directions and data"},
+			&cli.StringFlag{Name: "profile", Usage: "preset: cdm|iometer-mix|orion|bs-sweep"},
+			&cli.IntFlag{Name: "passes", Value: d.Passes, Usage: "cdm: measured passes per test after one warm-up; the best is kept"},
+			&cli.BoolFlag{Name: "destroy-data", Usage: "allow writing to an unused block device, destroying what it holds"},
+			&cli.StringFlag{Name: "output-format", Value: "text", Usage: "text|json|csv"},
+			&cli.StringFlag{Name: "output", Usage: "write the report to this file instead of stdout"},
+		},
+		Action: blockAction,
+	}
+}
+
+// blockJob turns the flags into a Job; every parse error is a usage error.
+func blockJob(c *cli.Context) (blockbench.Job, error) {
+	j := blockbench.NewJob(c.String("filename"))
+	var err error
+	j.Name = c.String("name")
+	if s := c.String("size"); s != "" {
+		if j.Size, err = blockbench.ParseSize("--size", s); err != nil {
+			return j, err
+		}
+	}
+	if j.Offset, err = blockbench.ParseSize("--offset", c.String("offset")); err != nil {
+		return j, err
+	}
+	if j.RW, err = blockbench.ParseRW(c.String("rw")); err != nil {
+		return j, err
+	}
+	if j.BlockSizes, err = blockbench.ParseBSList(c.String("bs")); err != nil {
+		return j, err
+	}
+	if j.IOEngine, err = blockbench.ParseEngine(c.String("ioengine")); err != nil {
+		return j, err
+	}
+	if j.Runtime, err = blockbench.ParseDuration("--runtime", c.String("runtime")); err != nil {
+		return j, err
+	}
+	if j.RampTime, err = blockbench.ParseDuration("--ramp_time", c.String("ramp_time")); err != nil {
+		return j, err
+	}
+	if j.Buffer, err = blockbench.ParseBuffer(c.String("buffer")); err != nil {
+		return j, err
+	}
+	if j.Profile, err = blockbench.ParseProfile(c.String("profile")); err != nil {
+		return j, err
+	}
+	if j.Profile != blockbench.ProfileNone && !c.IsSet("ioengine") {
+		j.IOEngine = blockbench.EngineAuto // a preset's "Q32" means 32 in flight
+	}
+	j.RWMixRead = c.Int("rwmixread")
+	j.IODepth = c.Int("iodepth")
+	j.NumJobs = c.Int("numjobs")
+	j.Direct = c.Bool("direct")
+	j.TimeBased = c.Bool("time_based")
+	j.Fsync = c.Int("fsync")
+	j.Seed = c.Uint64("seed")
+	j.Passes = c.Int("passes")
+	j.DestroyData = c.Bool("destroy-data")
+	return j, j.Validate()
+}
+
+func blockAction(c *cli.Context) error {
+	format := c.String("output-format")
+	if !slices.Contains(blockreport.Formats, format) {
+		return usage.Errorf("--output-format", "unknown format %q; accepted: %s", format, strings.Join(blockreport.Formats, ", "))
+	}
+	job, err := blockJob(c)
+	if err != nil {
+		return err
+	}
+	out := c.App.Writer
+	if path := c.String("output"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return usage.Errorf("--output", "cannot create %s: %v", path, err)
+		}
+		defer f.Close()
+		out = f
+	}
+	prov := blockProvenance(os.Args, job.Filename)
+	res, runErr := blockbench.Run(c.Context, job)
+	if usage.Is(runErr) || (len(res.Jobs) == 0 && runErr != nil) {
+		return runErr
+	}
+	res.Provenance = prov
+	if err := blockreport.Write(out, format, &res); err != nil {
+		return errors.Join(runErr, fmt.Errorf("write report: %w", err))
+	}
+	return runErr
+}
+
+// blockProvenance records where the run happened; path is the target, so the
+// filesystem (or device) under test is described.
+func blockProvenance(args []string, path string) result.Provenance {
+	if _, err := os.Stat(path); err != nil {
+		path = filepath.Dir(path) // not created yet: describe where it will be
+	}
+	return sysinfo.NewProvenance(args, version, buildCommit(), path)
+}

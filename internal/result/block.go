@@ -1,0 +1,254 @@
+package result
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/clydebench/clyde/internal/latency"
+)
+
+// Block is the whole result of clyde block. Its "jobs" array uses fio's JSON
+// field names for every figure fio also reports, so jq paths written for fio
+// (.jobs[0].read.iops, .jobs[0].read.lat_ns.percentile["99.000000"]) work
+// unchanged; clyde's own additions sit beside them.
+type Block struct {
+	SchemaVersion int        `json:"schema_version"`
+	Kind          string     `json:"kind"` // "block"
+	Provenance    Provenance `json:"provenance"`
+	// Timestamp and TimestampMs are fio's names for the start time.
+	Timestamp   int64         `json:"timestamp"`
+	TimestampMs int64         `json:"timestamp_ms"`
+	Target      BlockTarget   `json:"target"`
+	Jobs        []BlockJob    `json:"jobs"`
+	Profile     *BlockProfile `json:"profile,omitempty"`
+	// Interrupted is true when a signal stopped the run; Jobs holds what ran.
+	Interrupted bool     `json:"interrupted,omitempty"`
+	Error       string   `json:"error,omitempty"`
+	Notes       []string `json:"notes,omitempty"`
+}
+
+// BlockTarget is what the jobs ran against, after symlinks were resolved.
+type BlockTarget struct {
+	Path         string `json:"path"`
+	ResolvedPath string `json:"resolved_path"`
+	// Kind is "file" or "block_device".
+	Kind string `json:"kind"`
+	// Created is true when clyde created (and filled, then removed) the file.
+	Created   bool  `json:"created"`
+	SizeBytes int64 `json:"size_bytes"`
+	// FillNs is how long filling a created file took; 0 when none was created.
+	FillNs int64 `json:"fill_ns,omitempty"`
+}
+
+// BlockJob is one job: one block size, all its numjobs workers summed (fio's
+// group_reporting). Runtime is the longest worker's, as fio's.
+type BlockJob struct {
+	JobName string `json:"jobname"`
+	GroupID int    `json:"groupid"`
+	Error   int    `json:"error"`
+	// Options echoes the resolved job as fio's "job options" does: strings.
+	Options map[string]string `json:"job options"`
+	// Config is the same job in typed form.
+	Config BlockJobConfig `json:"config"`
+	Read   BlockDir       `json:"read"`
+	Write  BlockDir       `json:"write"`
+	// JobRuntime is the measured wall time in ms (excluding ramp), as fio's.
+	JobRuntime int64 `json:"job_runtime"`
+	// ElapsedNs is the same at full resolution.
+	ElapsedNs int64 `json:"elapsed_ns"`
+	// UsrCPU and SysCPU are percent of one CPU over the measured time, whole process.
+	UsrCPU   float64 `json:"usr_cpu"`
+	SysCPU   float64 `json:"sys_cpu"`
+	CPUKnown bool    `json:"cpu_known"`
+	// Series is one entry per second of the measured time.
+	Series []BlockSample `json:"series"`
+	Trend  BlockTrend    `json:"trend"`
+	// Syncs counts fsync calls issued for --fsync.
+	Syncs       int64 `json:"syncs"`
+	Interrupted bool  `json:"interrupted,omitempty"`
+}
+
+// BlockJobConfig is a job as it ran, every default resolved.
+type BlockJobConfig struct {
+	RW          string `json:"rw"`
+	RWMixRead   int    `json:"rwmixread"`
+	BSBytes     int64  `json:"bs_bytes"`
+	SizeBytes   int64  `json:"size_bytes"`
+	OffsetBytes int64  `json:"offset_bytes"`
+	IODepth     int    `json:"iodepth"`
+	NumJobs     int    `json:"numjobs"`
+	IOEngine    string `json:"ioengine"`
+	Direct      bool   `json:"direct"`
+	RuntimeNs   int64  `json:"runtime_ns"`
+	RampTimeNs  int64  `json:"ramp_time_ns"`
+	TimeBased   bool   `json:"time_based"`
+	Buffer      string `json:"buffer"`
+	Fsync       int    `json:"fsync"`
+	Seed        uint64 `json:"seed"`
+}
+
+// BlockDir is one direction of one job. Field names are fio's; runtime is in
+// ms and bw in KiB/s as fio's, bw_bytes is the exact figure in B/s.
+type BlockDir struct {
+	IOBytes   int64   `json:"io_bytes"`
+	IOKBytes  int64   `json:"io_kbytes"`
+	BWBytes   int64   `json:"bw_bytes"`
+	BW        int64   `json:"bw"`
+	IOPS      float64 `json:"iops"`
+	Runtime   int64   `json:"runtime"`
+	RuntimeNs int64   `json:"runtime_ns"`
+	TotalIOs  int64   `json:"total_ios"`
+	ShortIOs  int64   `json:"short_ios"`
+	DropIOs   int64   `json:"drop_ios"`
+	Lat       LatNs   `json:"lat_ns"`
+	// Per-second sample statistics, as fio's (fio samples every 500 ms).
+	BWMin       int64   `json:"bw_min"`
+	BWMax       int64   `json:"bw_max"`
+	BWMean      float64 `json:"bw_mean"`
+	BWDev       float64 `json:"bw_dev"`
+	BWSamples   int     `json:"bw_samples"`
+	IOPSMin     int64   `json:"iops_min"`
+	IOPSMax     int64   `json:"iops_max"`
+	IOPSMean    float64 `json:"iops_mean"`
+	IOPSStddev  float64 `json:"iops_stddev"`
+	IOPSSamples int     `json:"iops_samples"`
+}
+
+// LatNs is a latency distribution in nanoseconds, as fio's lat_ns object.
+type LatNs struct {
+	Min        int64       `json:"min"`
+	Max        int64       `json:"max"`
+	Mean       float64     `json:"mean"`
+	Stddev     float64     `json:"stddev"`
+	N          int64       `json:"N"`
+	Percentile Percentiles `json:"percentile"`
+}
+
+// Percentile is one point of a latency distribution.
+type Percentile struct {
+	P     float64
+	Value int64
+}
+
+// Percentiles encodes as fio's object, {"50.000000": 1128, ...}, in
+// ascending order of the percentile (encoding/json would sort the keys as text).
+type Percentiles []Percentile
+
+// MarshalJSON writes the percentiles as fio's "%f"-keyed object.
+func (ps Percentiles) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%q:%d", strconv.FormatFloat(p.P, 'f', 6, 64), p.Value)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads fio's "%f"-keyed object back, so saved results and fio's
+// own output both decode.
+func (ps *Percentiles) UnmarshalJSON(data []byte) error {
+	var m map[string]int64
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	out := make(Percentiles, 0, len(m))
+	for k, v := range m {
+		p, err := strconv.ParseFloat(k, 64)
+		if err != nil {
+			return fmt.Errorf("percentile key %q: %w", k, err)
+		}
+		out = append(out, Percentile{P: p, Value: v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].P < out[j].P })
+	*ps = out
+	return nil
+}
+
+// At returns the value at percentile p and whether it was recorded.
+func (ps Percentiles) At(p float64) (int64, bool) {
+	for _, x := range ps {
+		if x.P == p {
+			return x.Value, true
+		}
+	}
+	return 0, false
+}
+
+// BlockSample is one second of a job: I/Os and bytes per direction. The last
+// sample may be shorter than a second; DurationNs says how long it was.
+type BlockSample struct {
+	StartMs    int64   `json:"start_ms"`
+	DurationNs int64   `json:"duration_ns"`
+	ReadIOs    int64   `json:"read_ios"`
+	ReadBytes  int64   `json:"read_bytes"`
+	WriteIOs   int64   `json:"write_ios"`
+	WriteBytes int64   `json:"write_bytes"`
+	IOPS       float64 `json:"iops"`
+	BWBytes    int64   `json:"bw_bytes"`
+}
+
+// BlockTrend compares the last 10% of a job's samples with the first 10%, to
+// show a drive that slows down during a run (an SLC cache running out).
+type BlockTrend struct {
+	// Known is false when the run had fewer than two whole samples.
+	Known     bool    `json:"known"`
+	Samples   int     `json:"samples"`
+	FirstIOPS float64 `json:"first_iops"`
+	LastIOPS  float64 `json:"last_iops"`
+	// DropPct is how far the last 10% fell below the first 10%, in percent
+	// of the first; negative when it rose.
+	DropPct float64 `json:"drop_pct"`
+}
+
+// BlockProfile is a preset's table: one row per measurement in the order
+// the original tool prints them.
+type BlockProfile struct {
+	Name   string            `json:"name"`
+	Passes int               `json:"passes,omitempty"`
+	Rows   []BlockProfileRow `json:"rows"`
+}
+
+// BlockProfileRow is one line of a profile table. Jobs indexes Block.Jobs
+// for every pass that fed the row; the figures are the kept ones (CDM keeps
+// the best pass).
+type BlockProfileRow struct {
+	Label     string `json:"label"`
+	RW        string `json:"rw"`
+	RWMixRead int    `json:"rwmixread"`
+	BSBytes   int64  `json:"bs_bytes"`
+	IODepth   int    `json:"iodepth"`
+	NumJobs   int    `json:"numjobs"`
+	// Load is the outstanding I/O of the point (ORION's "Small=" / "Large=").
+	Load        int     `json:"load,omitempty"`
+	Jobs        []int   `json:"jobs"`
+	IOPS        float64 `json:"iops"`
+	BWBytes     int64   `json:"bw_bytes"`
+	ReadIOPS    float64 `json:"read_iops"`
+	WriteIOPS   float64 `json:"write_iops"`
+	MeanLatNs   float64 `json:"mean_lat_ns"`
+	ReadMeanNs  float64 `json:"read_mean_lat_ns"`
+	ReadMaxNs   int64   `json:"read_max_lat_ns"`
+	WriteMeanNs float64 `json:"write_mean_lat_ns"`
+	WriteMaxNs  int64   `json:"write_max_lat_ns"`
+	P99LatNs    int64   `json:"p99_lat_ns"`
+}
+
+// LatNsFrom condenses a merged recorder into fio's lat_ns object at the
+// percentiles ps.
+func LatNsFrom(r *latency.Recorder, ps []float64) LatNs {
+	s := r.Summary()
+	out := LatNs{Min: s.MinNs, Max: s.MaxNs, Mean: s.MeanNs, Stddev: s.StddevNs, N: s.Count}
+	vals := r.PercentilesNs(ps, make([]int64, 0, len(ps)))
+	out.Percentile = make(Percentiles, len(ps))
+	for i, p := range ps {
+		out.Percentile[i] = Percentile{P: p, Value: vals[i]}
+	}
+	return out
+}
