@@ -51,7 +51,18 @@ func buildCommit() string {
 	return ""
 }
 
+// asUsageError makes urfave/cli's flag-parsing errors exit with code 2.
+func asUsageError(_ *cli.Context, err error, _ bool) error {
+	return &usage.Error{Msg: err.Error()}
+}
+
 func newApp(stdout, stderr io.Writer) *cli.App {
+	cmds := commands()
+	for _, c := range cmds {
+		if c.OnUsageError == nil {
+			c.OnUsageError = asUsageError
+		}
+	}
 	return &cli.App{
 		Name:    "clyde",
 		Usage:   "storage benchmark: the bonnie++ suite and a raw block engine",
@@ -60,14 +71,12 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			"Run 'clyde COMMAND --help' for a command's flags.",
 		Writer:    stdout,
 		ErrWriter: stderr,
-		Commands:  commands(),
+		Commands:  cmds,
 		// Errors are printed once, by run, as one line.
 		ExitErrHandler:       func(*cli.Context, error) {},
 		HideHelpCommand:      true,
 		EnableBashCompletion: false,
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return &usage.Error{Msg: err.Error()}
-		},
+		OnUsageError:         asUsageError,
 	}
 }
 

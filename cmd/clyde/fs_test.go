@@ -1,0 +1,280 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/clydebench/clyde/internal/result"
+)
+
+// clydeBin is the binary the process-level tests run, built once by TestMain.
+var clydeBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "clyde-bin")
+	if err != nil {
+		panic(err)
+	}
+	clydeBin = filepath.Join(dir, "clyde")
+	if out, err := exec.Command("go", "build", "-o", clydeBin, ".").CombinedOutput(); err != nil {
+		os.RemoveAll(dir)
+		panic("build clyde: " + err.Error() + "\n" + string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// runClyde runs the CLI in-process and returns its exit code and output.
+func runClyde(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := runContext(context.Background(), append([]string{"clyde"}, args...), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func TestFSBadInputIsRefused(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		flag string // the flag the one-line error must name
+	}{
+		{"negative size", []string{"-s", "-5"}, "-s"},
+		{"size not a number", []string{"-s", "big"}, "-s"},
+		{"chunk not power of two", []string{"-s", "64:3000"}, "-s"},
+		{"zero seeks", []string{"-s", "64:8k:0"}, "-s"},
+		{"min over max", []string{"-n", "1:512:4096"}, "-n"},
+		{"zero dirs", []string{"-n", "1:0:0:0"}, "-n"},
+		{"nothing to do", []string{"-s", "0", "-n", "0"}, "-s"},
+		{"file under twice RAM", []string{"-s", "64", "-r", "1024"}, "-s"},
+		{"negative ram", []string{"-r", "-1"}, "-r"},
+		{"zero iterations", []string{"-x", "0"}, "-x"},
+		{"zero concurrency", []string{"-c", "0"}, "-c"},
+		{"bad seed", []string{"-z", "x1"}, "-z"},
+		{"bad per-char", []string{"--per-char", "1q"}, "-f"},
+		{"comma in name", []string{"-m", "a,b"}, "-m"},
+		{"semaphores", []string{"-p", "3"}, "-p/-y"},
+		{"direct with 512 chunk", []string{"-D", "-s", "64:512", "-r", "0"}, "-D"},
+		{"unknown flag", []string{"--bogus"}, "bogus"},
+		{"missing dir", []string{"-d", "/nonexistent/clyde-test"}, "-d"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{"fs", "-d", dir, "-q"}, tc.args...)
+			code, stdout, stderr := runClyde(t, args...)
+			if code != exitUsage {
+				t.Fatalf("exit %d, want %d; stderr %q", code, exitUsage, stderr)
+			}
+			lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n")
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], "clyde: ") || !strings.Contains(lines[0], tc.flag) {
+				t.Fatalf("stderr %q: want one line naming %s", stderr, tc.flag)
+			}
+			if stdout != "" {
+				t.Fatalf("stdout %q, want nothing", stdout)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Fatalf("refused run left %d entries in %s", len(entries), dir)
+			}
+		})
+	}
+}
+
+// csvFields splits the last CSV line of out.
+func lastCSV(t *testing.T, out string) []string {
+	t.Helper()
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last, "1.98,clyde,") {
+		t.Fatalf("last line %q is not a clyde 1.98 CSV line", last)
+	}
+	return strings.Split(last, ",")
+}
+
+func TestFSEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	jsonPath := filepath.Join(t.TempDir(), "r.json")
+	code, stdout, stderr := runClyde(t, "fs", "-d", dir, "-s", "8", "-r", "0", "-f1",
+		"-n", "1:1k:0:2", "-m", "e2e", "-z", "42", "--json", jsonPath)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	for _, want := range []string{
+		"Version clyde       ------Sequential Output------ --Sequential Input- --Random-",
+		"Name:Size etc        /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP",
+		"Version clyde       ------Sequential Create------ --------Random Create--------",
+		"files:max            /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP",
+		"e2e              8M ",
+		"1:1024:0/2",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if n := strings.Count(stdout, "\nLatency "); n != 2 {
+		t.Errorf("%d Latency rows, want 2", n)
+	}
+	f := lastCSV(t, stdout)
+	if len(f) != 50 {
+		t.Fatalf("CSV has %d fields, want 50: %v", len(f), f)
+	}
+	if f[2] != "e2e" || f[4] != "42" || f[5] != "8M" || f[21] != "1" || f[22] != "1024" || f[24] != "2" {
+		t.Errorf("CSV fields name/seed/size/files/max/dirs = %q %q %q %q %q %q", f[2], f[4], f[5], f[21], f[22], f[24])
+	}
+	if !strings.Contains(stderr, "Writing a byte at a time...done") || !strings.Contains(stderr, "Delete files in random order...done.") {
+		t.Errorf("stderr lacks bonnie++'s progress words:\n%s", stderr)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("run left %d entries in %s", len(entries), dir)
+	}
+	b, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res result.FS
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatalf("JSON: %v", err)
+	}
+	if res.Kind != "fs" || res.Provenance.Tool != "clyde" || res.Provenance.Filesystem.Type == "" || len(res.Runs) != 1 {
+		t.Fatalf("JSON lacks kind, provenance or runs: %+v", res.Provenance)
+	}
+	for _, tr := range res.Runs[0].Tests {
+		if !tr.Ran || tr.Ops == 0 || tr.ElapsedNs == 0 || tr.Latency.P50Ns == 0 {
+			t.Errorf("JSON test %s: ran %v ops %d elapsed %d p50 %d", tr.Name, tr.Ran, tr.Ops, tr.ElapsedNs, tr.Latency.P50Ns)
+		}
+	}
+}
+
+func TestFSQuietAndIterations(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := runClyde(t, "fs", "-d", dir, "-s", "0", "-n", "1", "-q", "-x", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimRight(stdout, "\n"), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "format_version,bonnie_version,name,") {
+		t.Fatalf("-x 2 stdout = %q, want a header and two CSV lines", stdout)
+	}
+	if n := len(strings.Split(lines[0], ",")); n != 50 {
+		t.Fatalf("header has %d names, want 50", n)
+	}
+	if stderr != "" {
+		t.Fatalf("-q -x 2 stderr = %q, want nothing", stderr)
+	}
+	// -q without -x: text on stderr, CSV alone on stdout.
+	code, stdout, stderr = runClyde(t, "fs", "-d", dir, "-s", "0", "-n", "1", "-q")
+	if code != 0 || strings.Count(stdout, "\n") != 1 || !strings.Contains(stderr, "Sequential Create") {
+		t.Fatalf("-q: exit %d stdout %q stderr %q", code, stdout, stderr)
+	}
+}
+
+// startClyde runs the built binary and returns once stderr shows word.
+func startClyde(t *testing.T, word string, args ...string) (*exec.Cmd, *bytes.Buffer, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(clydeBin, args...)
+	var stdout bytes.Buffer
+	stderr := &syncBuffer{}
+	cmd.Stdout = &stdout
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(stderr.String(), word) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("clyde never printed %q; stderr %q", word, stderr.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return cmd, &stdout, stderr
+}
+
+func TestFSSignalsCleanUp(t *testing.T) {
+	tests := []struct {
+		name  string
+		sig   syscall.Signal
+		phase string
+		args  []string
+	}{
+		{"SIGINT in per-char write", syscall.SIGINT, "Writing a byte at a time", []string{"-s", "64", "-f64", "-n", "0"}},
+		{"SIGTERM in per-char write", syscall.SIGTERM, "Writing a byte at a time", []string{"-s", "64", "-f64", "-n", "0"}},
+		{"SIGINT in file creation", syscall.SIGINT, "Create files in sequential order", []string{"-s", "0", "-n", "128:0:0:8"}},
+		{"SIGTERM in stat", syscall.SIGTERM, "Stat files in sequential order", []string{"-s", "0", "-n", "64:0:0:8"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{"fs", "-d", dir, "-r", "0"}, tc.args...)
+			cmd, stdout, stderr := startClyde(t, tc.phase, args...)
+			sent := time.Now()
+			if err := cmd.Process.Signal(tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			err := cmd.Wait()
+			took := time.Since(sent)
+			if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+				t.Fatalf("exit %d (%v), want %d; stderr %q", code, err, exitInterrupted, stderr.String())
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Fatalf("interrupted run left %d entries in %s", len(entries), dir)
+			}
+			if !strings.Contains(stdout.String(), "1.98,clyde,") {
+				t.Fatalf("interrupted run printed no report of what finished; stdout %q", stdout.String())
+			}
+			t.Logf("stopped %v after the signal", took)
+		})
+	}
+}
+
+func TestFSCleanupAfterKill(t *testing.T) {
+	dir := t.TempDir()
+	// Someone else's directory that looks like clyde's must survive: it has no marker.
+	lookalike := filepath.Join(dir, "clyde.1.deadbeef")
+	if err := os.Mkdir(lookalike, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cmd, _, _ := startClyde(t, "Writing a byte at a time", "fs", "-d", dir, "-r", "0", "-s", "64", "-f64", "-n", "0")
+	cmd.Process.Kill()
+	cmd.Wait()
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Fatalf("after SIGKILL %d entries, want the lookalike and the run's directory", len(entries))
+	}
+	code, stdout, stderr := runClyde(t, "fs", "--cleanup", "-d", dir)
+	if code != 0 || !strings.Contains(stdout, "removed ") {
+		t.Fatalf("--cleanup: exit %d stdout %q stderr %q", code, stdout, stderr)
+	}
+	entries, _ = os.ReadDir(dir)
+	if len(entries) != 1 || entries[0].Name() != "clyde.1.deadbeef" {
+		t.Fatalf("after --cleanup: %v, want only the lookalike", entries)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
