@@ -223,9 +223,10 @@ func (w *worker) runURing() {
 	bs := int(w.spec.bs)
 	slots := make([]uringSlot, depth)
 	free := make([]int, depth)
+	data := w.dataRand()
 	for i := range slots {
 		slots[i].buf = alignedBuffer(bs)
-		fillBuffer(slots[i].buf, w.spec.buffer, w.rng)
+		fillBuffer(slots[i].buf, w.spec.buffer, data)
 		free[i] = depth - 1 - i
 	}
 	fd := int32(w.h.fd)

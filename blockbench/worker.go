@@ -59,6 +59,8 @@ type worker struct {
 	h    fileHandle
 	rng  *rand.PCG
 	ring *uring // io_uring engine only
+	// index is the worker's number within its job.
+	index uint64
 
 	// Fixed per job.
 	mixed     bool
@@ -82,7 +84,7 @@ type worker struct {
 }
 
 func newWorker(ctx context.Context, spec *jobSpec, index int, h fileHandle) *worker {
-	w := &worker{spec: spec, ctx: ctx, h: h}
+	w := &worker{spec: spec, ctx: ctx, h: h, index: uint64(index)}
 	w.rng = newRand(spec.seed, uint64(index)+1)
 	w.lat = [2]*latency.Recorder{latency.New(), latency.New()}
 	w.mixed = spec.rw.Mixed()
@@ -112,10 +114,15 @@ func newWorker(ctx context.Context, spec *jobSpec, index int, h fileHandle) *wor
 	if spec.engine == EnginePsync {
 		w.rbuf = alignedBuffer(int(spec.bs))
 		w.wbuf = alignedBuffer(int(spec.bs))
-		fillBuffer(w.wbuf, spec.buffer, w.rng)
+		fillBuffer(w.wbuf, spec.buffer, w.dataRand())
 	}
 	return w
 }
+
+// dataRand is the stream for buffer contents, apart from the one that draws
+// offsets and directions, so every engine issues the same I/O sequence for
+// the same seed however many buffers it fills.
+func (w *worker) dataRand() *rand.PCG { return newRand(w.spec.seed^0xda7a, w.index+1) }
 
 func (w *worker) now() int64 { return int64(time.Since(w.base)) }
 

@@ -1,0 +1,285 @@
+package blockbench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/internal/usage"
+)
+
+// countJob is a job that ends after a fixed number of I/Os, so counts are exact.
+func countJob(path string, rw RW, size, bs int64) Job {
+	j := NewJob(path)
+	j.RW, j.Size, j.BlockSizes = rw, size, []int64{bs}
+	j.TimeBased, j.Runtime = false, 0
+	return j
+}
+
+func TestRunAccountsEveryMode(t *testing.T) {
+	const size, bs, numJobs = 1 << 20, 4096, 2
+	const perWorker = size / bs
+	for _, rw := range []RW{Read, Write, RandRead, RandWrite, ReadWrite, RandRW} {
+		t.Run(string(rw), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "target")
+			j := countJob(path, rw, size, bs)
+			j.NumJobs = numJobs
+			res, err := Run(context.Background(), j)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Jobs) != 1 {
+				t.Fatalf("got %d jobs, want 1", len(res.Jobs))
+			}
+			job := res.Jobs[0]
+			r, w := job.Read, job.Write
+			if got := r.TotalIOs + w.TotalIOs; got != numJobs*perWorker {
+				t.Errorf("total_ios read+write = %d, want %d", got, numJobs*perWorker)
+			}
+			for name, d := range map[string]result.BlockDir{"read": r, "write": w} {
+				if d.IOBytes != d.TotalIOs*bs {
+					t.Errorf("%s io_bytes = %d, want total_ios*bs = %d", name, d.IOBytes, d.TotalIOs*bs)
+				}
+				if d.Lat.N != d.TotalIOs {
+					t.Errorf("%s lat_ns.N = %d, want total_ios %d", name, d.Lat.N, d.TotalIOs)
+				}
+				if d.TotalIOs > 0 {
+					wantBW := float64(d.IOBytes) * 1e9 / float64(d.RuntimeNs)
+					if math.Abs(float64(d.BWBytes)-wantBW) > 1 {
+						t.Errorf("%s bw_bytes = %d, want io_bytes/runtime = %.0f", name, d.BWBytes, wantBW)
+					}
+					if d.Lat.Min > d.Lat.Max || d.Lat.Mean < float64(d.Lat.Min) || d.Lat.Mean > float64(d.Lat.Max) {
+						t.Errorf("%s latency min/mean/max out of order: %+v", name, d.Lat)
+					}
+				}
+			}
+			switch {
+			case !rw.Writes() && w.TotalIOs != 0:
+				t.Errorf("%s wrote %d I/Os", rw, w.TotalIOs)
+			case !rw.Mixed() && rw.Writes() && r.TotalIOs != 0:
+				t.Errorf("%s read %d I/Os", rw, r.TotalIOs)
+			case rw.Mixed() && (r.TotalIOs == 0 || w.TotalIOs == 0):
+				t.Errorf("%s did not mix: %d reads, %d writes", rw, r.TotalIOs, w.TotalIOs)
+			}
+			if !res.Target.Created {
+				t.Error("target not marked created")
+			}
+			if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("created file left behind: %v", err)
+			}
+		})
+	}
+}
+
+func TestRandRWReadShare(t *testing.T) {
+	for _, mix := range []int{0, 10, 50, 70, 99, 100} {
+		t.Run("rwmixread="+strconv.Itoa(mix), func(t *testing.T) {
+			j := countJob(filepath.Join(t.TempDir(), "f"), RandRW, 10_000*512, 512)
+			j.RWMixRead = mix
+			res, err := Run(context.Background(), j)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, w := res.Jobs[0].Read.TotalIOs, res.Jobs[0].Write.TotalIOs
+			if r+w != 10_000 {
+				t.Fatalf("%d I/Os, want 10000", r+w)
+			}
+			share := float64(r) / float64(r+w) * 100
+			if math.Abs(share-float64(mix)) > 2 {
+				t.Errorf("read share %.2f%%, want %d%% within 2 points", share, mix)
+			}
+		})
+	}
+}
+
+
+func TestEnginesGiveSameCounts(t *testing.T) {
+	if err := uringAvailable(); err != nil {
+		t.Skipf("io_uring not available here: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, make([]byte, 2<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, rw := range []RW{RandRead, Write, RandRW, ReadWrite} {
+		t.Run(string(rw), func(t *testing.T) {
+			var got [2][2]int64
+			for e, engine := range []Engine{EnginePsync, EngineIOUring} {
+				j := countJob(path, rw, 2<<20, 4096)
+				j.IOEngine, j.IODepth, j.NumJobs, j.RWMixRead = engine, 16, 2, 60
+				res, err := Run(context.Background(), j)
+				if err != nil {
+					t.Fatalf("%s: %v", engine, err)
+				}
+				got[e] = [2]int64{res.Jobs[0].Read.TotalIOs, res.Jobs[0].Write.TotalIOs}
+				if res.Jobs[0].Read.IOBytes != got[e][0]*4096 || res.Jobs[0].Write.IOBytes != got[e][1]*4096 {
+					t.Errorf("%s: bytes do not match counts", engine)
+				}
+			}
+			if got[0] != got[1] {
+				t.Errorf("psync read/write %v, io_uring %v", got[0], got[1])
+			}
+		})
+	}
+}
+
+func TestWritesStayInRegion(t *testing.T) {
+	for _, engine := range []Engine{EnginePsync, EngineIOUring} {
+		t.Run(string(engine), func(t *testing.T) {
+			if engine == EngineIOUring && uringAvailable() != nil {
+				t.Skip("io_uring not available here")
+			}
+			path := filepath.Join(t.TempDir(), "f")
+			if err := os.WriteFile(path, make([]byte, 3<<20), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			j := countJob(path, Write, 1<<20, 64<<10)
+			j.Offset, j.IOEngine, j.IODepth = 1<<20, engine, 4
+			res, err := Run(context.Background(), j)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Target.Created {
+				t.Error("an existing file was marked created")
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("existing file not kept: %v", err)
+			}
+			zero := make([]byte, 1<<20)
+			if !bytes.Equal(data[:1<<20], zero) || !bytes.Equal(data[2<<20:], zero) {
+				t.Error("a write landed outside [offset, offset+size)")
+			}
+			if bytes.Equal(data[1<<20:2<<20], zero) {
+				t.Error("the region was not written")
+			}
+		})
+	}
+}
+
+func TestCreatedFileIsFilled(t *testing.T) {
+	// A read of a created file must hit real blocks: after filling, the file
+	// is not sparse. Checked by reading it from inside the job's region.
+	path := filepath.Join(t.TempDir(), "f")
+	j := countJob(path, Read, 1<<20, 1<<20)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tg, reg, err := resolveTarget(&j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tg.prepare(ctx, false, false, Buffer{Kind: BufferRandom}, 1); err != nil {
+		t.Fatal(err)
+	}
+	defer tg.cleanup()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(data)) != reg.offset+reg.size {
+		t.Fatalf("file is %d bytes, want %d", len(data), reg.size)
+	}
+	if bytes.Count(data, []byte{0}) > len(data)/100 {
+		t.Error("random fill left the file mostly zeros")
+	}
+}
+
+func TestRefusedBeforeCreating(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name string
+		job  func(j *Job)
+		flag string
+	}{
+		{"bs larger than default size", func(j *Job) { j.BlockSizes = []int64{2 << 30} }, "--bs"},
+		{"uncreatable path", func(j *Job) { j.Filename = filepath.Join(dir, "missing-dir", "f") }, "--filename"},
+		{"bs not aligned for direct", func(j *Job) { j.Direct, j.BlockSizes = true, []int64{1000} }, "--bs"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			j := NewJob(filepath.Join(dir, "f"))
+			tc.job(&j)
+			_, err := Run(context.Background(), j)
+			var ue *usage.Error
+			if !errors.As(err, &ue) || ue.Flag != tc.flag {
+				t.Fatalf("err = %v, want a usage error for %s", err, tc.flag)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("something was created: %v", entries)
+			}
+		})
+	}
+}
+
+func TestInterruptKeepsFinishedJobs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	j := NewJob(path)
+	j.Size, j.Runtime, j.BlockSizes = 1<<20, 0, []int64{4096, 8192} // no limit: runs until cancelled
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(300 * time.Millisecond); cancel() }()
+	res, err := Run(ctx, j)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if !res.Interrupted || len(res.Jobs) != 1 || res.Jobs[0].Read.TotalIOs == 0 {
+		t.Errorf("interrupted=%v jobs=%d; want the first job with its I/Os", res.Interrupted, len(res.Jobs))
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Error("created file left behind after interruption")
+	}
+}
+
+func TestRampIsNotCounted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	j := NewJob(path)
+	j.Size, j.RampTime, j.Runtime = 1<<20, 200*time.Millisecond, 300*time.Millisecond
+	res, err := Run(context.Background(), j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := time.Duration(res.Jobs[0].ElapsedNs)
+	// The measured span is the runtime, not ramp+runtime; the loop overshoots
+	// its deadline by at most one I/O.
+	if got < j.Runtime || got >= j.Runtime+j.RampTime {
+		t.Errorf("measured %v, want %v without the %v ramp", got, j.Runtime, j.RampTime)
+	}
+}
+
+func TestPsyncLoopDoesNotAllocate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, make([]byte, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h, err := openHandle(path, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.close()
+	spec := jobSpec{rw: RandRW, rwMixRead: 50, bs: 4096, size: 1 << 20, ioDepth: 1, numJobs: 1, engine: EnginePsync,
+		buffer: Buffer{Kind: BufferRandom}, seed: 1}
+	w := newWorker(context.Background(), &spec, 0, h)
+	w.ioLimit, w.remaining = 20_000, 20_000
+	w.base = time.Now()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	w.runPsync()
+	runtime.ReadMemStats(&after)
+	if w.err != nil {
+		t.Fatal(w.err)
+	}
+	if n := w.ios[0] + w.ios[1]; n != 20_000 {
+		t.Fatalf("%d I/Os, want 20000", n)
+	}
+	// A handful of allocations (a per-second mark) is allowed; one per I/O is not.
+	if allocs := after.Mallocs - before.Mallocs; allocs > 100 {
+		t.Errorf("%d allocations for 20000 I/Os", allocs)
+	}
+}
