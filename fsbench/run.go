@@ -94,6 +94,7 @@ func Run(ctx context.Context, opts Options) (*result.FS, error) {
 			}
 		}
 	}
+	res.MaxRSSBytes, _ = cpuclock.MaxRSS()
 	if rmErr := os.RemoveAll(r.private); rmErr != nil && err == nil {
 		err = fmt.Errorf("cleanup: remove %s: %w", r.private, rmErr)
 	}

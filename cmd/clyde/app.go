@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
@@ -95,7 +96,10 @@ func run(args []string) int {
 
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.RunContext(ctx, rewriteBonnieArgs(args))
+	err := checkCommand(app, args)
+	if err == nil {
+		err = app.RunContext(ctx, rewriteBonnieArgs(args))
+	}
 	code := exitCode(err)
 	if err != nil && !errors.Is(err, errSilent) {
 		fmt.Fprintf(stderr, "clyde: %v\n", err)
@@ -148,4 +152,20 @@ func signalContext() (context.Context, func()) {
 		close(done)
 		cancel(nil)
 	}
+}
+
+// checkCommand refuses an unknown subcommand as a usage error; urfave/cli
+// would print a help hint and exit 1.
+func checkCommand(app *cli.App, args []string) error {
+	if len(args) < 2 || strings.HasPrefix(args[1], "-") || args[1] == "help" {
+		return nil
+	}
+	var names []string
+	for _, c := range app.Commands {
+		if c.HasName(args[1]) {
+			return nil
+		}
+		names = append(names, c.Name)
+	}
+	return &usage.Error{Msg: fmt.Sprintf("unknown command %q; commands: %s", args[1], strings.Join(names, ", "))}
 }

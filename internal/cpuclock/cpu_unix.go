@@ -3,6 +3,7 @@
 package cpuclock
 
 import (
+	"runtime"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -18,4 +19,16 @@ func ProcessCPU() (Usage, error) {
 		User: time.Duration(ru.Utime.Nano()),
 		Sys:  time.Duration(ru.Stime.Nano()),
 	}, nil
+}
+
+// MaxRSS is the peak resident set size of the process in bytes.
+func MaxRSS() (int64, error) {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		return 0, err
+	}
+	if runtime.GOOS == "darwin" || runtime.GOOS == "ios" {
+		return int64(ru.Maxrss), nil // bytes there, KiB elsewhere
+	}
+	return int64(ru.Maxrss) * 1024, nil
 }

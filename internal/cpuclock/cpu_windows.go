@@ -5,6 +5,8 @@ package cpuclock
 import (
 	"time"
 
+	"github.com/clydebench/clyde/internal/platform"
+
 	"golang.org/x/sys/windows"
 )
 
@@ -21,3 +23,6 @@ func ProcessCPU() (Usage, error) {
 	}
 	return Usage{User: toDur(user), Sys: toDur(kernel)}, nil
 }
+
+// MaxRSS is not read on Windows yet; results leave it out.
+func MaxRSS() (int64, error) { return 0, platform.ErrNotSupported }

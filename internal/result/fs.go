@@ -152,6 +152,8 @@ type FS struct {
 	// Interrupted is true when a signal stopped the run early; Runs holds what finished.
 	Interrupted bool   `json:"interrupted,omitempty"`
 	Error       string `json:"error,omitempty"`
+	// MaxRSSBytes is the peak memory of the clyde process over the run.
+	MaxRSSBytes int64 `json:"max_rss_bytes,omitempty"`
 }
 
 // Fixup restores what JSON does not carry (each test's index) after decoding.

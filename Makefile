@@ -1,0 +1,46 @@
+# clyde's build, test and benchmark entry points. `make test` is what CI runs.
+GO        ?= go
+BIN       ?= bin/clyde
+STATICCHECK_VERSION ?= v0.8.2
+PLATFORMS := linux/amd64 linux/arm64 windows/amd64 windows/arm64 darwin/amd64 darwin/arm64 freebsd/amd64 freebsd/arm64
+FUZZTIME  ?= 30s
+
+.PHONY: build test lint cross bench fuzz clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/clyde
+
+# Tests that need root, loop devices or bonnie++'s tools run for real where
+# the machine has them and skip with a stated reason elsewhere.
+test:
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 9m ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+	$(GO) mod tidy -diff
+
+cross:
+	@set -e; for p in $(PLATFORMS); do \
+		echo "build $$p"; \
+		GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) build -o /dev/null ./...; \
+	done
+
+# Side-by-side comparisons with bonnie++ and fio, run on this machine.
+bench: build
+	BIN=$(BIN) scripts/bench-fs.sh
+	@if [ -x scripts/bench-block.sh ]; then BIN=$(BIN) scripts/bench-block.sh; fi
+
+# A short run of every fuzz target.
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+			echo "fuzz $$pkg $$f"; \
+			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+		done; \
+	done
+
+clean:
+	rm -rf bin
