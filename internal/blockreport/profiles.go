@@ -1,6 +1,7 @@
 package blockreport
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/dustin/go-humanize"
@@ -35,12 +36,11 @@ func cdmTable(ew *errWriter, res *result.Block) {
 			if isWrite(r.RW) != (dir == "Write") {
 				continue
 			}
-			kind, size := "SEQ", humanize.IBytes(uint64(r.BSBytes))
+			kind, size := "SEQ", iecSize(r.BSBytes)
 			if strings.HasPrefix(r.RW, "rand") {
 				kind = "RND"
 			}
-			size = strings.ReplaceAll(size, " ", "")
-			ew.printf("  %s %6s (Q=%3d, T=%2d): %9.3f MB/s [%9.1f IOPS] <%9.2f us>\n",
+			ew.printf("  %s %7s (Q=%3d, T=%2d): %9.3f MB/s [%9.1f IOPS] <%9.2f us>\n",
 				kind, size, r.IODepth, r.NumJobs, mbps(r.BWBytes), r.IOPS, r.MeanLatNs/1e3)
 		}
 		ew.printf("\n")
@@ -115,4 +115,15 @@ func sweepTable(ew *errWriter, p *result.BlockProfile) {
 	for _, r := range p.Rows {
 		ew.printf("%8s %12.0f %10.2f %14.2f %14.2f\n", r.Label, r.IOPS, mbps(r.BWBytes), r.MeanLatNs/1e3, float64(r.P99LatNs)/1e3)
 	}
+}
+
+// iecSize prints a block size as CrystalDiskMark does: 1MiB, 4KiB, 512B.
+func iecSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + "MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.FormatInt(n>>10, 10) + "KiB"
+	}
+	return strconv.FormatInt(n, 10) + "B"
 }

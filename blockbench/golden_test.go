@@ -1,0 +1,175 @@
+package blockbench
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/clydebench/clyde/internal/cpuclock"
+	"github.com/clydebench/clyde/internal/latency"
+	"github.com/clydebench/clyde/internal/result"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/block")
+
+const goldenDir = "../testdata/block"
+
+// syntheticStats is what numJobs workers would have measured over seconds
+// seconds on a clock that ticks exactly: IOPS per worker from iops(second),
+// latencies drawn from a seeded lognormal around meanNs.
+func syntheticStats(spec *jobSpec, seconds int, iops func(sec int) int64, meanNs float64, seed uint64) []*workerStats {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	var out []*workerStats
+	for range spec.numJobs {
+		s := &workerStats{lat: [2]*latency.Recorder{latency.New(), latency.New()}}
+		s.marks = append(s.marks, mark{})
+		for sec := range seconds {
+			for range iops(sec) {
+				dir := dirRead
+				switch {
+				case spec.rw.Mixed() && rng.IntN(100) >= spec.rwMixRead:
+					dir = dirWrite
+				case !spec.rw.Mixed() && spec.rw.Writes():
+					dir = dirWrite
+				}
+				s.lat[dir].Record(time.Duration(max(1, int64(meanNs*(0.5+rng.ExpFloat64()*0.5)))))
+				s.ios[dir]++
+				s.bytes[dir] += spec.bs
+			}
+			s.marks = append(s.marks, mark{atNs: int64(sec+1) * int64(time.Second), ios: s.ios, bytes: s.bytes})
+		}
+		s.endNs = int64(seconds) * int64(time.Second)
+		s.syncs = 0
+		out = append(out, s)
+	}
+	return out
+}
+
+var fixedCPU = cpuclock.Sample{Elapsed: 5 * time.Second, CPU: cpuclock.Usage{User: 400 * time.Millisecond, Sys: 1900 * time.Millisecond}, CPUKnown: true}
+
+func fixtureBlock() result.Block {
+	return result.Block{
+		SchemaVersion: result.SchemaVersion, Kind: "block",
+		Provenance: result.Provenance{Tool: "clyde", Version: "test", CommandLine: []string{"clyde", "block"}, Hostname: "host",
+			OS: "linux", Arch: "amd64", CPUs: 2, StartTime: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
+		Timestamp: 1767323045, TimestampMs: 1767323045000,
+		Target: result.BlockTarget{Path: "/dev/shm/clyde.tmp", ResolvedPath: "/dev/shm/clyde.tmp", Kind: "file", Created: true, SizeBytes: 1 << 30},
+	}
+}
+
+// goldenJob is a randrw job whose rate falls by a fifth over the run.
+func goldenJob() result.Block {
+	spec := jobSpec{name: "randrw", rw: RandRW, rwMixRead: 70, bs: 4096, size: 1 << 30, ioDepth: 32, numJobs: 2,
+		engine: EngineIOUring, runtime: 5 * time.Second, timeBased: true, buffer: Buffer{Kind: BufferRandom}, seed: 42}
+	stats := syntheticStats(&spec, 5, func(sec int) int64 { return 2000 - int64(sec)*100 }, 90_000, 42)
+	b := fixtureBlock()
+	b.Jobs = []result.BlockJob{summarize(&spec, stats, fixedCPU)}
+	return b
+}
+
+// goldenProfile runs a preset's plan on synthetic workers: throughput grows
+// with block size and queue depth until it saturates.
+func goldenProfile(p Profile) result.Block {
+	j := NewJob("/dev/shm/clyde.tmp")
+	j.Profile, j.IOEngine, j.Passes, j.Size = p, EngineIOUring, 2, 1<<30
+	steps, table, _ := plan(&j, region{size: 1 << 30})
+	b := fixtureBlock()
+	for i := range steps {
+		s := &steps[i].spec
+		s.offset, s.size = 0, 1<<30
+		load := int64(s.ioDepth * s.numJobs)
+		perIO := 20_000 + float64(s.bs)/2 // ns
+		iops := min(int64(float64(load)*1e9/perIO), 3_000_000_000/s.bs) / int64(s.numJobs) / 20
+		stats := syntheticStats(s, 2, func(int) int64 { return iops + int64(i%3) }, perIO*float64(min(load, 4)), uint64(i))
+		b.Jobs = append(b.Jobs, summarize(s, stats, fixedCPU))
+	}
+	b.Profile = table.finish(steps, b.Jobs)
+	return b
+}
+
+func checkGolden(t *testing.T, name string, v any) {
+	t.Helper()
+	got, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	path := filepath.Join(goldenDir, name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./blockbench -run Golden -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file; rerun with -update if the change is intended\n%s", name, got)
+	}
+}
+
+func TestSummarizeGolden(t *testing.T) {
+	b := goldenJob()
+	checkGolden(t, "result.json", b)
+	job := b.Jobs[0]
+	if !job.Trend.Known || job.Trend.DropPct < 15 || job.Trend.DropPct > 25 {
+		t.Errorf("trend %+v, want a drop near 20%%", job.Trend)
+	}
+	if job.JobRuntime != 5000 || job.Read.Runtime != 5000 {
+		t.Errorf("runtime %d ms, want 5000", job.JobRuntime)
+	}
+	if want := float64(job.Read.TotalIOs) / 5; job.Read.IOPS != want {
+		t.Errorf("iops %.3f, want total_ios/5s = %.3f", job.Read.IOPS, want)
+	}
+	if job.Read.BW != job.Read.BWBytes/1024 {
+		t.Errorf("bw %d, want bw_bytes/1024", job.Read.BW)
+	}
+	if len(job.Series) != 5 || job.Read.IOPSSamples != 5 {
+		t.Errorf("%d samples, want 5", len(job.Series))
+	}
+}
+
+func TestProfileGoldens(t *testing.T) {
+	for _, p := range []Profile{ProfileCDM, ProfileIometerMix, ProfileOrion, ProfileBSSweep} {
+		t.Run(string(p), func(t *testing.T) {
+			b := goldenProfile(p)
+			checkGolden(t, "profile-"+string(p)+".json", b)
+			for _, r := range b.Profile.Rows {
+				if len(r.Jobs) == 0 || r.IOPS <= 0 {
+					t.Errorf("row %q has no figures: %+v", r.Label, r)
+				}
+			}
+		})
+	}
+}
+
+func TestPercentileKeysMatchFio(t *testing.T) {
+	raw, err := os.ReadFile("../testdata/block/result.json")
+	if err != nil {
+		t.Skip("golden not written yet")
+	}
+	var doc struct {
+		Jobs []struct {
+			Read struct {
+				LatNs struct {
+					Percentile map[string]int64 `json:"percentile"`
+				} `json:"lat_ns"`
+			} `json:"read"`
+		} `json:"jobs"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	// fio's jq paths must work on clyde's JSON.
+	for _, k := range []string{"1.000000", "50.000000", "99.000000", "99.990000"} {
+		if _, ok := doc.Jobs[0].Read.LatNs.Percentile[k]; !ok {
+			t.Errorf("percentile key %q missing", k)
+		}
+	}
+}

@@ -1,0 +1,113 @@
+package blockreport
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/block")
+
+const dir = "../../testdata/block"
+
+// The inputs are saved results written by blockbench's golden tests from
+// seeded workers on a fixed clock; rendering them again is what
+// `clyde report FILE` does.
+func TestGoldens(t *testing.T) {
+	cases := []struct{ in, format, golden string }{
+		{"result.json", "text", "result.txt"},
+		{"result.json", "csv", "result.csv"},
+		{"result.json", "json", "result.json"},
+		{"profile-cdm.json", "text", "profile-cdm.txt"},
+		{"profile-iometer-mix.json", "text", "profile-iometer-mix.txt"},
+		{"profile-orion.json", "text", "profile-orion.txt"},
+		{"profile-bs-sweep.json", "text", "profile-bs-sweep.txt"},
+		{"profile-iometer-mix.json", "csv", "profile-iometer-mix.csv"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.golden+"/"+tc.format, func(t *testing.T) {
+			f, err := os.Open(filepath.Join(dir, tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			res, err := Decode(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			if err := Write(&got, tc.format, res); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, tc.golden)
+			if *update && tc.format != "json" {
+				if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Bytes(), want) {
+				t.Errorf("%s differs (rerun with -update if intended):\n%s", tc.golden, got.String())
+			}
+		})
+	}
+}
+
+func TestTablesHaveTheirShape(t *testing.T) {
+	cases := map[string][]string{
+		"profile-cdm.json":         {"[Read]", "[Write]", "SEQ    1MiB (Q=  8, T= 1)", "RND    4KiB (Q= 32, T= 1)", "RND    4KiB (Q=  1, T= 1)", "x2"},
+		"profile-iometer-mix.json": {"Access Specification", "4K; 99% Read; 100% random", "4K; 0% Read; 100% random", "Wr Max"},
+		"profile-orion.json":       {"Maximum Small IOPS=", "Minimum Small Latency=", "Maximum Large MBPS=", "@ Small=0 and Large="},
+		"profile-bs-sweep.json":    {"1k", "1m", "p99 lat (us)"},
+	}
+	for in, wants := range cases {
+		t.Run(in, func(t *testing.T) {
+			f, err := os.Open(filepath.Join(dir, in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			res, err := Decode(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			if err := Text(&out, res); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range wants {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("table lacks %q:\n%s", w, out.String())
+				}
+			}
+		})
+	}
+}
+
+func TestUnknownFormat(t *testing.T) {
+	if err := Write(&bytes.Buffer{}, "xml", nil); err == nil {
+		t.Error("xml accepted")
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	if b, err := os.ReadFile(filepath.Join(dir, "result.json")); err == nil {
+		f.Add(b)
+	}
+	f.Add([]byte(`{"jobs":[{"read":{"lat_ns":{"percentile":{"x":1}}}}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		res, err := Decode(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		for _, format := range Formats {
+			_ = Write(&bytes.Buffer{}, format, res) // must not panic
+		}
+	})
+}
