@@ -204,3 +204,7 @@ func ParseFilesSpec(s string) (FilesSpec, error) {
 	}
 	return spec, nil
 }
+
+// ParseMiB reads a size in MiB, with bonnie++'s g/t suffixes or a unit such
+// as 1GiB (for -r).
+func ParseMiB(s string) (int64, error) { return parseNumber(s, sizeUnitsMiB) }

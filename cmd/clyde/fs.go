@@ -98,9 +98,9 @@ func fsOptions(c *cli.Context) (fsbench.Options, error) {
 		o.MachineName = sysinfo.Hostname()
 	}
 	if c.IsSet("ram") {
-		n, err := parseWhole(c.String("ram"))
+		n, err := fsbench.ParseMiB(c.String("ram"))
 		if err != nil {
-			return o, usage.Errorf("-r", "%v; want RAM in MiB, e.g. -r 1024", err)
+			return o, usage.Errorf("-r", "%v; want RAM in MiB (or with a unit), e.g. -r 1024 or -r 1g", err)
 		}
 		o.RAMMiB = n
 	}

@@ -86,7 +86,7 @@ func TooShortAdvice(cfg result.FSConfig, run result.FSRun) string {
 		opts = append(opts, "-s "+strconv.FormatInt(sizeMiB, 10))
 	}
 	if byteIOMiB > 0 && byteIOMiB != cfg.ByteIOMiB {
-		opts = append(opts, "-f "+strconv.FormatInt(byteIOMiB, 10))
+		opts = append(opts, "-f"+strconv.FormatInt(byteIOMiB, 10))
 	}
 	if needFilesK > 0 {
 		if k := roundPow2(needFilesK); k > int64(cfg.FilesK) {

@@ -56,7 +56,7 @@ func TestTooShortAdvice(t *testing.T) {
 			c.FileSizeMiB = 64
 			// 3 MiB in 0.01 s: 300 MiB/s → 512, beyond the 64 MiB file.
 			r.Tests[result.PutChar] = finished(result.PutChar, 3*mib, 10_000_000, 1, 1)
-		}, "too short to measure (+++++): putc; try -s 512 -f 512"},
+		}, "too short to measure (+++++): putc; try -s 512 -f512"},
 		{"everything", func(c *result.FSConfig, r *result.FSRun) {
 			c.FileSizeMiB = 256
 			r.Tests[result.Rewrite] = finished(result.Rewrite, 256*mib, 300_000_000, 1, 1)

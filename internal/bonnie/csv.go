@@ -9,12 +9,11 @@ import (
 
 // csvNames98 are the 50 column names of format 1.98: bonnie++ 2.00a's 48
 // header names with seeks and seek_proc_count inserted after io_chunk_size,
-// where 2.00a's data has them. The seek-count column keeps the name 2.00a's
-// data layout implies, "seeks", so it shares its name with the seek-rate
-// column 19; readers must address columns by position.
+// where 2.00a's data has them. The seek count is named num_seeks so that no
+// two columns share a name (the seek rate, column 19, is "seeks").
 var csvNames98 = [...]string{
 	"format_version", "bonnie_version", "name", "concurrency", "seed", "file_size", "io_chunk_size",
-	"seeks", "seek_proc_count",
+	"num_seeks", "seek_proc_count",
 	"putc", "putc_cpu", "put_block", "put_block_cpu", "rewrite", "rewrite_cpu",
 	"getc", "getc_cpu", "get_block", "get_block_cpu", "seeks", "seeks_cpu",
 	"num_files", "max_size", "min_size", "num_dirs", "file_chunk_size",

@@ -61,6 +61,6 @@ func ExampleCSVLine() {
 	fmt.Println(bonnie.CSVHeader())
 	fmt.Println(bonnie.CSVLine(cfg, run))
 	// Output:
-	// format_version,bonnie_version,name,concurrency,seed,file_size,io_chunk_size,seeks,seek_proc_count,putc,putc_cpu,put_block,put_block_cpu,rewrite,rewrite_cpu,getc,getc_cpu,get_block,get_block_cpu,seeks,seeks_cpu,num_files,max_size,min_size,num_dirs,file_chunk_size,seq_create,seq_create_cpu,seq_stat,seq_stat_cpu,seq_del,seq_del_cpu,ran_create,ran_create_cpu,ran_stat,ran_stat_cpu,ran_del,ran_del_cpu,putc_latency,put_block_latency,rewrite_latency,getc_latency,get_block_latency,seeks_latency,seq_create_latency,seq_stat_latency,seq_del_latency,ran_create_latency,ran_stat_latency,ran_del_latency
+	// format_version,bonnie_version,name,concurrency,seed,file_size,io_chunk_size,num_seeks,seek_proc_count,putc,putc_cpu,put_block,put_block_cpu,rewrite,rewrite_cpu,getc,getc_cpu,get_block,get_block_cpu,seeks,seeks_cpu,num_files,max_size,min_size,num_dirs,file_chunk_size,seq_create,seq_create_cpu,seq_stat,seq_stat_cpu,seq_del,seq_del_cpu,ran_create,ran_create_cpu,ran_stat,ran_stat_cpu,ran_del,ran_del_cpu,putc_latency,put_block_latency,rewrite_latency,getc_latency,get_block_latency,seeks_latency,seq_create_latency,seq_stat_latency,seq_del_latency,ran_create_latency,ran_stat_latency,ran_del_latency
 	// 1.98,clyde,testbox,1,42,256M,,8192,5,2145,72,162923,59,+++++,+++,1824,58,+++++,+++,+++++,+++,16,,,,,7801,33,+++++,+++,7123,30,6826,29,6553,28,6301,26,11334us,6587us,1477us,13581us,4064us,11710us,10000us,4240us,12000us,13000us,14000us,15000us
 }
