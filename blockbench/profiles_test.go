@@ -1,0 +1,50 @@
+package blockbench
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// Each preset, run for real on a small file with short passes, fills every
+// row of its table.
+func TestProfilesProduceTables(t *testing.T) {
+	wantRows := map[Profile]int{ProfileCDM: 8, ProfileIometerMix: 6, ProfileOrion: len(OrionSmallLoads) + len(OrionLargeLoads), ProfileBSSweep: len(SweepSizes)}
+	for p, rows := range wantRows {
+		t.Run(string(p), func(t *testing.T) {
+			j := NewJob(filepath.Join(t.TempDir(), "f"))
+			j.Profile, j.IOEngine, j.Size, j.Passes = p, EngineAuto, 4<<20, 1
+			j.Runtime = 30 * time.Millisecond
+			res, err := Run(context.Background(), j)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Profile == nil || len(res.Profile.Rows) != rows {
+				t.Fatalf("profile %+v, want %d rows", res.Profile, rows)
+			}
+			for _, r := range res.Profile.Rows {
+				if r.IOPS <= 0 || r.BWBytes <= 0 || r.MeanLatNs <= 0 || len(r.Jobs) == 0 {
+					t.Errorf("row %q is empty: %+v", r.Label, r)
+				}
+			}
+			if p == ProfileCDM && len(res.Jobs) != 8*2 {
+				t.Errorf("cdm ran %d jobs, want 8 rows x (1 warm-up + 1 pass)", len(res.Jobs))
+			}
+		})
+	}
+}
+
+func ExampleRun() {
+	j := NewJob(filepath.Join(dirForExample(), "clyde-example.tmp"))
+	j.RW, j.Size, j.TimeBased, j.Runtime = RandRead, 1<<20, false, 0 // one pass over 1 MiB
+	res, err := Run(context.Background(), j)
+	if err != nil {
+		panic(err)
+	}
+	r := res.Jobs[0].Read
+	// fio's shape: total_ios, io_bytes, lat_ns percentiles.
+	_ = r.Lat.Percentile
+	fmtPrintln(r.TotalIOs, r.IOBytes)
+	// Output: 256 1048576
+}
