@@ -1,11 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -233,19 +233,26 @@ func printFSReport(stdout, stderr io.Writer, res *result.FS, quiet, csvOnly bool
 	return nil
 }
 
-// writeJSONFile writes the result atomically: a temporary file renamed into
-// place, so a reader never sees half a result.
+// writeJSONFile writes the result atomically: a temporary file in the same
+// directory renamed into place, so a reader never sees half a result.
 func writeJSONFile(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode JSON: %w", err)
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+	tmp, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	err = result.EncodeJSON(tmp, v)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

@@ -1,0 +1,81 @@
+package cpuclock
+
+import (
+	"runtime"
+	"testing"
+	"time"
+)
+
+func TestStopwatchCountsBusyCPU(t *testing.T) {
+	if runtime.GOOS == "js" || runtime.GOOS == "wasip1" {
+		t.Skip("no process CPU time on this platform")
+	}
+	sw := Start()
+	deadline := time.Now().Add(200 * time.Millisecond)
+	x := 0
+	for time.Now().Before(deadline) {
+		x++
+	}
+	s := sw.Stop()
+	if !s.CPUKnown {
+		t.Fatal("CPU time unknown on a platform that has it")
+	}
+	if s.Elapsed < 200*time.Millisecond {
+		t.Fatalf("elapsed %v, want at least the 200ms spun", s.Elapsed)
+	}
+	if s.CPU.Total() <= 0 || s.CPUPercent() <= 0 {
+		t.Fatalf("busy loop used CPU %v (%.1f%%), want more than nothing", s.CPU.Total(), s.CPUPercent())
+	}
+	_ = x
+}
+
+func TestSleepUsesLittleCPU(t *testing.T) {
+	sw := Start()
+	time.Sleep(300 * time.Millisecond)
+	s := sw.Stop()
+	// A sleeping process cannot have used more CPU than wall time on every core.
+	if limit := time.Duration(runtime.NumCPU()) * s.Elapsed; s.CPU.Total() > limit {
+		t.Fatalf("sleep used %v CPU over %v elapsed", s.CPU.Total(), s.Elapsed)
+	}
+}
+
+func TestCPUPercent(t *testing.T) {
+	tests := []struct {
+		name string
+		s    Sample
+		want float64
+	}{
+		{"half a core", Sample{Elapsed: time.Second, CPU: Usage{User: 300 * time.Millisecond, Sys: 200 * time.Millisecond}, CPUKnown: true}, 50},
+		{"two cores", Sample{Elapsed: time.Second, CPU: Usage{User: 2 * time.Second}, CPUKnown: true}, 200},
+		{"unknown", Sample{Elapsed: time.Second, CPU: Usage{User: time.Second}}, 0},
+		{"no time", Sample{CPU: Usage{User: time.Second}, CPUKnown: true}, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.s.CPUPercent(); got != tc.want {
+				t.Fatalf("CPUPercent = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestNanotimeIsMonotonic(t *testing.T) {
+	prev := Nanotime()
+	for range 10000 {
+		now := Nanotime()
+		if now < prev {
+			t.Fatalf("Nanotime went back from %d to %d", prev, now)
+		}
+		prev = now
+	}
+}
+
+func TestMaxRSS(t *testing.T) {
+	n, err := MaxRSS()
+	if err != nil {
+		t.Skipf("MaxRSS not available here: %v", err)
+	}
+	if n < 1<<20 {
+		t.Fatalf("peak RSS %d bytes: a Go test binary is larger than 1 MiB", n)
+	}
+}
