@@ -121,7 +121,7 @@ func TestValidate(t *testing.T) {
 		{"negative fsync", func(j *Job) { j.Fsync = -1 }, "--fsync"},
 		{"bad buffer", func(j *Job) { j.Buffer = Buffer{Kind: BufferCompressible, CompressPct: 120} }, "--buffer"},
 		{"cdm with 0 passes", func(j *Job) { j.Profile, j.Passes = ProfileCDM, 0 }, "--passes"},
-		{"direct aligned", func(j *Job) { j.Direct, j.Offset, j.BlockSizes = true, 1 << 20, []int64{512, 4096} }, ""},
+		{"direct aligned", func(j *Job) { j.Direct, j.Offset, j.BlockSizes = true, 1<<20, []int64{512, 4096} }, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -100,7 +100,6 @@ func TestRandRWReadShare(t *testing.T) {
 	}
 }
 
-
 func TestEnginesGiveSameCounts(t *testing.T) {
 	if err := uringAvailable(); err != nil {
 		t.Skipf("io_uring not available here: %v", err)

@@ -15,16 +15,17 @@ import (
 
 // io_uring ABI constants (include/uapi/linux/io_uring.h).
 const (
-	uringOffSQRing      = 0
-	uringOffCQRing      = 0x8000000
-	uringOffSQEs        = 0x10000000
-	uringEnterGetEvents = 1 << 0
-	uringFeatSingleMmap = 1 << 0
-	uringOpRead         = 22
-	uringOpWrite        = 23
-	uringSQESize        = 64
-	uringCQESize        = 16
-	uringParamsSize     = 120
+	uringOffSQRing        = 0
+	uringOffCQRing        = 0x8000000
+	uringOffSQEs          = 0x10000000
+	uringEnterGetEvents   = 1 << 0
+	uringFeatSingleMmap   = 1 << 0
+	uringSetupCoopTaskrun = 1 << 8
+	uringOpRead           = 22
+	uringOpWrite          = 23
+	uringSQESize          = 64
+	uringCQESize          = 16
+	uringParamsSize       = 120
 )
 
 type uringSQOffsets struct {
@@ -95,8 +96,16 @@ type uring struct {
 }
 
 func setupRing(entries uint32) (*uring, error) {
-	var p uringParams
+	// COOP_TASKRUN (5.19+): completions that io-wq workers post do not
+	// interrupt the submitting thread; it runs them when it next enters the
+	// kernel, which it does at once to wait. Older kernels refuse the flag
+	// with EINVAL and get a plain ring.
+	p := uringParams{flags: uringSetupCoopTaskrun}
 	fd, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(entries), uintptr(unsafe.Pointer(&p)), 0)
+	if errno == unix.EINVAL {
+		p = uringParams{}
+		fd, _, errno = unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(entries), uintptr(unsafe.Pointer(&p)), 0)
+	}
 	if errno != 0 {
 		return nil, fmt.Errorf("io_uring_setup(%d): %w", entries, errno)
 	}
