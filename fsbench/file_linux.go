@@ -12,7 +12,16 @@ import (
 // On Linux the I/O loops call the kernel directly with NUL-terminated byte
 // names relative to a directory descriptor, so no operation allocates and the
 // syscalls are the ones bonnie++ makes (openat, write, read, lseek, fsync,
-// statx for stat, unlinkat, getdents64).
+// newfstatat, unlinkat, getdents64).
+//
+// The small-file operations and the one-byte calls use RawSyscall, which skips
+// the Go scheduler's syscall bookkeeping. That bookkeeping costs a large part
+// of a call that takes one to three microseconds, and when calls come this
+// fast it keeps the runtime's monitor thread waking every 20 us to hand the
+// processor over, so the figures would measure Go rather than the filesystem.
+// The cost: while such a call blocks (a slow disk), its goroutine keeps its
+// processor, which delays the garbage collector and signal handling by at
+// most that one call. Block I/O on the big file keeps the ordinary path.
 
 const directSupported = true
 
@@ -77,7 +86,7 @@ func errnoErr(e unix.Errno) error {
 func namePtr(name []byte) uintptr { return uintptr(unsafe.Pointer(&name[0])) }
 
 func (d dirHandle) openAt(name []byte, flags int, mode uint32) (int, error) {
-	fd, _, e := unix.Syscall6(unix.SYS_OPENAT, uintptr(d.fd), namePtr(name), uintptr(flags), uintptr(mode), 0, 0)
+	fd, _, e := unix.RawSyscall6(unix.SYS_OPENAT, uintptr(d.fd), namePtr(name), uintptr(flags), uintptr(mode), 0, 0)
 	if e != 0 {
 		return -1, errnoErr(e)
 	}
@@ -100,21 +109,12 @@ func (d dirHandle) openSubdir(name []byte) (dirHandle, error) {
 }
 
 func (d dirHandle) mkdir(name []byte) error {
-	_, _, e := unix.Syscall(unix.SYS_MKDIRAT, uintptr(d.fd), namePtr(name), 0o700)
+	_, _, e := unix.RawSyscall(unix.SYS_MKDIRAT, uintptr(d.fd), namePtr(name), 0o700)
 	return errnoErr(e)
 }
 
-// stat follows symlinks, as bonnie++'s stat() does.
-func (d dirHandle) stat(name []byte, st *unix.Statx_t) (int64, error) {
-	_, _, e := unix.Syscall6(unix.SYS_STATX, uintptr(d.fd), namePtr(name), 0, unix.STATX_BASIC_STATS, uintptr(unsafe.Pointer(st)), 0)
-	if e != 0 {
-		return 0, errnoErr(e)
-	}
-	return int64(st.Size), nil
-}
-
 func (d dirHandle) unlink(name []byte) error {
-	_, _, e := unix.Syscall(unix.SYS_UNLINKAT, uintptr(d.fd), namePtr(name), 0)
+	_, _, e := unix.RawSyscall(unix.SYS_UNLINKAT, uintptr(d.fd), namePtr(name), 0)
 	return errnoErr(e)
 }
 
@@ -124,12 +124,12 @@ func (d dirHandle) rmdir(name []byte) error {
 }
 
 func (d dirHandle) link(oldName, newName []byte) error {
-	_, _, e := unix.Syscall6(unix.SYS_LINKAT, uintptr(d.fd), namePtr(oldName), uintptr(d.fd), namePtr(newName), 0, 0)
+	_, _, e := unix.RawSyscall6(unix.SYS_LINKAT, uintptr(d.fd), namePtr(oldName), uintptr(d.fd), namePtr(newName), 0, 0)
 	return errnoErr(e)
 }
 
 func (d dirHandle) symlink(target, newName []byte) error {
-	_, _, e := unix.Syscall(unix.SYS_SYMLINKAT, namePtr(target), uintptr(d.fd), namePtr(newName))
+	_, _, e := unix.RawSyscall(unix.SYS_SYMLINKAT, namePtr(target), uintptr(d.fd), namePtr(newName))
 	return errnoErr(e)
 }
 
@@ -194,14 +194,8 @@ func indexZero(b []byte) int {
 	return -1
 }
 
-// statBuf is the per-worker stat buffer type.
-type statBuf = unix.Statx_t
-
 // writeByteRaw and readByteRaw are the per-char tests' one-byte write(2) and
-// read(2). They skip the Go scheduler's syscall bookkeeping (RawSyscall),
-// which otherwise costs about a third of a one-byte call and would make the
-// per-char figures measure Go rather than the kernel. A one-byte call to a
-// regular file does not block for long, so holding the P is harmless.
+// read(2), as raw calls (see the top of this file).
 func (f fileHandle) writeByteRaw(b *byte) (int, error) {
 	n, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(f.fd), uintptr(unsafe.Pointer(b)), 1)
 	if e != 0 {
@@ -216,4 +210,27 @@ func (f fileHandle) readByteRaw(b *byte) (int, error) {
 		return 0, e
 	}
 	return int(n), nil
+}
+
+// writeSmall, readSmall and closeSmall are the small-file tests' calls, raw
+// (see the top of this file).
+func (f fileHandle) writeSmall(b []byte) (int, error) {
+	n, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(f.fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), nil
+}
+
+func (f fileHandle) readSmall(b []byte) (int, error) {
+	n, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(f.fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), nil
+}
+
+func (f fileHandle) closeSmall() error {
+	_, _, e := unix.RawSyscall(unix.SYS_CLOSE, uintptr(f.fd), 0, 0)
+	return errnoErr(e)
 }

@@ -138,3 +138,10 @@ func (f fileHandle) readByteRaw(b *byte) (int, error) {
 	n, err := f.f.Read(unsafe.Slice(b, 1))
 	return n, eofIsNil(err)
 }
+
+func (f fileHandle) writeSmall(b []byte) (int, error) { return f.f.Write(b) }
+func (f fileHandle) readSmall(b []byte) (int, error) {
+	n, err := f.f.Read(b)
+	return n, eofIsNil(err)
+}
+func (f fileHandle) closeSmall() error { return f.f.Close() }

@@ -3,6 +3,7 @@ package fsbench
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"time"
 
@@ -160,23 +161,27 @@ func (r *runner) createOne(root dirHandle, path []byte, size int64, chunk []byte
 	var written int64
 	for written < size {
 		n := min(int64(len(chunk)), size-written)
-		if err := writeFull(f, chunk[:n]); err != nil {
-			_ = f.close()
-			return written, err
+		w, err := f.writeSmall(chunk[:n])
+		if err == nil && w <= 0 {
+			err = io.ErrShortWrite
 		}
-		written += n
+		if err != nil {
+			_ = f.closeSmall()
+			return written, fmt.Errorf("write: %w", err)
+		}
+		written += int64(w)
 	}
 	if r.opts.SyncWrites {
 		if err := f.sync(); err != nil {
-			_ = f.close()
+			_ = f.closeSmall()
 			return written, fmt.Errorf("fsync: %w", err)
 		}
 		if err := r.syncParent(root, path); err != nil {
-			_ = f.close()
+			_ = f.closeSmall()
 			return written, err
 		}
 	}
-	return written, f.close()
+	return written, f.closeSmall()
 }
 
 // syncParent fsyncs the directory holding path (bonnie++ -b).
@@ -242,7 +247,8 @@ func (r *runner) deleteFiles(random bool) func(ctx context.Context, c *copyState
 	}
 }
 
-// statOne is one file of the stat test: stat, then read the content if any.
+// statOne is one file of the stat test: stat, then read the size stat gave
+// in FileChunk pieces, as bonnie++ does (no extra read to find the end).
 func (r *runner) statOne(d dirHandle, name []byte, st *statBuf, buf []byte) (int64, error) {
 	size, err := d.stat(name, st)
 	if err != nil {
@@ -256,18 +262,18 @@ func (r *runner) statOne(d dirHandle, name []byte, st *statBuf, buf []byte) (int
 		return 0, fmt.Errorf("open: %w", err)
 	}
 	var read int64
-	for {
-		n, err := f.read(buf)
-		if err != nil {
-			_ = f.close()
-			return read, fmt.Errorf("read: %w", err)
+	for read < size {
+		n, err := f.readSmall(buf[:min(int64(len(buf)), size-read)])
+		if err == nil && n == 0 {
+			err = errShortFile
 		}
-		if n == 0 {
-			break
+		if err != nil {
+			_ = f.closeSmall()
+			return read, fmt.Errorf("read: %w", err)
 		}
 		read += int64(n)
 	}
-	return read, f.close()
+	return read, f.closeSmall()
 }
 
 // deleteOne unlinks a file; with -b it fsyncs the directory after it.

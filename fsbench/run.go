@@ -161,7 +161,7 @@ func (r *runner) makePrivateDir() error {
 			c.lat = append(c.lat, latency.New())
 		}
 		if r.opts.RandomData {
-			c.pool = randomPool(r.opts.Seed, i, r.opts.ChunkBytes)
+			c.pool = randomPool(r.opts.Seed, i, max(r.opts.ChunkBytes, r.opts.FileChunk))
 		}
 		r.copies = append(r.copies, c)
 	}
