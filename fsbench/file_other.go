@@ -133,9 +133,11 @@ func (s *dirScanner) scan(d dirHandle, fn func(name []byte) error) error {
 
 type statBuf struct{}
 
-func (f fileHandle) writeByteRaw(b *byte) (int, error) { return f.f.Write(unsafe.Slice(b, 1)) }
-func (f fileHandle) readByteRaw(b *byte) (int, error) {
-	n, err := f.f.Read(unsafe.Slice(b, 1))
+func (f fileHandle) pwriteByteRaw(b *byte, off int64) (int, error) {
+	return f.f.WriteAt(unsafe.Slice(b, 1), off)
+}
+func (f fileHandle) preadByteRaw(b *byte, off int64) (int, error) {
+	n, err := f.f.ReadAt(unsafe.Slice(b, 1), off)
 	return n, eofIsNil(err)
 }
 
