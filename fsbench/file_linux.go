@@ -50,12 +50,6 @@ func openPath(path string, create, direct bool) (fileHandle, error) {
 
 func (f fileHandle) write(b []byte) (int, error) { return unix.Write(f.fd, b) }
 func (f fileHandle) read(b []byte) (int, error)  { return unix.Read(f.fd, b) }
-func (f fileHandle) pread(b []byte, off int64) (int, error) {
-	return unix.Pread(f.fd, b, off)
-}
-func (f fileHandle) pwrite(b []byte, off int64) (int, error) {
-	return unix.Pwrite(f.fd, b, off)
-}
 func (f fileHandle) seek(off int64, whence int) (int64, error) {
 	return unix.Seek(f.fd, off, whence)
 }
@@ -194,22 +188,18 @@ func indexZero(b []byte) int {
 	return -1
 }
 
-// pwriteByteRaw and preadByteRaw are the per-char tests' one-byte calls, raw
-// (see the top of this file). They pass the offset (pwrite/pread) instead of
-// using the file position as bonnie++'s write/read do: in a multi-threaded
-// process, and every Go process is one, the kernel locks the file position
-// for each read(2) and write(2), which costs a one-byte call about 5% more
-// than in single-threaded bonnie++. The bytes and their order are the same.
-func (f fileHandle) pwriteByteRaw(b *byte, off int64) (int, error) {
-	n, _, e := unix.RawSyscall6(unix.SYS_PWRITE64, uintptr(f.fd), uintptr(unsafe.Pointer(b)), 1, uintptr(off), 0, 0)
+// writeByteRaw and readByteRaw are the per-char tests' one-byte write(2) and
+// read(2), raw (see the top of this file).
+func (f fileHandle) writeByteRaw(b *byte) (int, error) {
+	n, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(f.fd), uintptr(unsafe.Pointer(b)), 1)
 	if e != 0 {
 		return 0, e
 	}
 	return int(n), nil
 }
 
-func (f fileHandle) preadByteRaw(b *byte, off int64) (int, error) {
-	n, _, e := unix.RawSyscall6(unix.SYS_PREAD64, uintptr(f.fd), uintptr(unsafe.Pointer(b)), 1, uintptr(off), 0, 0)
+func (f fileHandle) readByteRaw(b *byte) (int, error) {
+	n, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(f.fd), uintptr(unsafe.Pointer(b)), 1)
 	if e != 0 {
 		return 0, e
 	}

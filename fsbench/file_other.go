@@ -25,13 +25,8 @@ func openPath(path string, create, _ bool) (fileHandle, error) {
 	return fileHandle{f}, err
 }
 
-func (f fileHandle) write(b []byte) (int, error) { return f.f.Write(b) }
-func (f fileHandle) read(b []byte) (int, error)  { n, err := f.f.Read(b); return n, eofIsNil(err) }
-func (f fileHandle) pread(b []byte, off int64) (int, error) {
-	n, err := f.f.ReadAt(b, off)
-	return n, eofIsNil(err)
-}
-func (f fileHandle) pwrite(b []byte, off int64) (int, error)   { return f.f.WriteAt(b, off) }
+func (f fileHandle) write(b []byte) (int, error)               { return f.f.Write(b) }
+func (f fileHandle) read(b []byte) (int, error)                { n, err := f.f.Read(b); return n, eofIsNil(err) }
 func (f fileHandle) seek(off int64, whence int) (int64, error) { return f.f.Seek(off, whence) }
 func (f fileHandle) sync() error                               { return f.f.Sync() }
 func (f fileHandle) close() error                              { return f.f.Close() }
@@ -133,11 +128,9 @@ func (s *dirScanner) scan(d dirHandle, fn func(name []byte) error) error {
 
 type statBuf struct{}
 
-func (f fileHandle) pwriteByteRaw(b *byte, off int64) (int, error) {
-	return f.f.WriteAt(unsafe.Slice(b, 1), off)
-}
-func (f fileHandle) preadByteRaw(b *byte, off int64) (int, error) {
-	n, err := f.f.ReadAt(unsafe.Slice(b, 1), off)
+func (f fileHandle) writeByteRaw(b *byte) (int, error) { return f.f.Write(unsafe.Slice(b, 1)) }
+func (f fileHandle) readByteRaw(b *byte) (int, error) {
+	n, err := f.f.Read(unsafe.Slice(b, 1))
 	return n, eofIsNil(err)
 }
 

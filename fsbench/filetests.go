@@ -23,9 +23,9 @@ func (r *runner) runFileTests(ctx context.Context, run *result.FSRun) error {
 			c.names = newNameSet(c.rng, r.opts.Files(), random, &r.opts)
 		}
 		phases := []phaseFuncs{
-			{test: create, prepare: r.makeTestDirs, work: r.createFiles},
-			{test: stat, prepare: r.prepareStat(random), work: r.statFiles(random)},
-			{test: del, prepare: r.prepareStat(random), work: r.deleteFiles(random)},
+			{test: create, setup: r.makeTestDirs, work: r.createFiles},
+			{test: stat, setup: r.prepareStat(random), work: r.statFiles(random)},
+			{test: del, setup: r.prepareStat(random), work: r.deleteFiles(random)},
 		}
 		for _, p := range phases {
 			if err := r.runPhase(ctx, run, p); err != nil {
@@ -90,7 +90,7 @@ func (r *runner) fileErr(c *copyState, op string, path []byte, i int, err error)
 // createFiles makes every file in index order: open(O_CREAT|O_EXCL), write its
 // size in FileChunk pieces, with -b fsync the file and its directory, close;
 // then flush the filesystem, all inside the timing.
-func (r *runner) createFiles(ctx context.Context, c *copyState) (int64, int64, error) {
+func (r *runner) createFiles(ctx context.Context, c *copyState, _ int) (int64, int64, error) {
 	root, err := r.testRoot(c)
 	if err != nil {
 		return 0, 0, err
@@ -219,8 +219,8 @@ func (r *runner) prepareStat(random bool) func(c *copyState) error {
 // statFiles stats every file and, when it has data, reads all of it. The
 // sequential test walks each directory in readdir order (the readdir calls
 // are inside the timing); the random test goes by the shuffled order.
-func (r *runner) statFiles(random bool) func(ctx context.Context, c *copyState) (int64, int64, error) {
-	return func(ctx context.Context, c *copyState) (int64, int64, error) {
+func (r *runner) statFiles(random bool) func(ctx context.Context, c *copyState, lane int) (int64, int64, error) {
+	return func(ctx context.Context, c *copyState, _ int) (int64, int64, error) {
 		if random {
 			return r.visitRandom(ctx, c, false)
 		}
@@ -228,8 +228,8 @@ func (r *runner) statFiles(random bool) func(ctx context.Context, c *copyState) 
 	}
 }
 
-func (r *runner) deleteFiles(random bool) func(ctx context.Context, c *copyState) (int64, int64, error) {
-	return func(ctx context.Context, c *copyState) (int64, int64, error) {
+func (r *runner) deleteFiles(random bool) func(ctx context.Context, c *copyState, lane int) (int64, int64, error) {
+	return func(ctx context.Context, c *copyState, _ int) (int64, int64, error) {
 		var n, bytes int64
 		var err error
 		if random {

@@ -24,50 +24,53 @@ func (r *runner) runIOTests(ctx context.Context, run *result.FSRun) error {
 	if byteIO > 0 {
 		phases = append(phases, phaseFuncs{
 			test:    result.PutChar,
-			prepare: func(c *copyState) error { return r.openBig(c, true, false) },
-			work: func(ctx context.Context, c *copyState) (int64, int64, error) {
+			prepare: func(c *copyState, _ int) error { return r.openBig(c, true, false) },
+			work: func(ctx context.Context, c *copyState, _ int) (int64, int64, error) {
 				return r.putChar(ctx, c, byteIO)
 			},
 		})
 	}
 	phases = append(phases, phaseFuncs{
 		test: result.PutBlock,
-		prepare: func(c *copyState) error {
-			if err := os.Remove(c.bigPath); err != nil && !os.IsNotExist(err) {
-				return err
-			}
+		setup: func(c *copyState) error {
 			clear(c.buf)
-			return r.openBig(c, true, o.Direct)
+			return removeIfExists(c.bigPath)
 		},
-		work: func(ctx context.Context, c *copyState) (int64, int64, error) {
+		prepare: func(c *copyState, _ int) error { return r.openBig(c, true, o.Direct) },
+		work: func(ctx context.Context, c *copyState, _ int) (int64, int64, error) {
 			return r.putBlock(ctx, c, chunks)
 		},
 	}, phaseFuncs{
 		test:    result.Rewrite,
-		prepare: func(c *copyState) error { return r.evictAndOpen(c, run, result.Rewrite, o.Direct) },
-		work: func(ctx context.Context, c *copyState) (int64, int64, error) {
+		setup:   func(c *copyState) error { r.evict(c, run, result.Rewrite); return nil },
+		prepare: func(c *copyState, _ int) error { return r.openAtStart(c, o.Direct) },
+		work: func(ctx context.Context, c *copyState, _ int) (int64, int64, error) {
 			return r.rewrite(ctx, c, chunks)
 		},
 	})
 	if byteIO > 0 {
 		phases = append(phases, phaseFuncs{
 			test:    result.GetChar,
-			prepare: func(c *copyState) error { return r.evictAndOpen(c, run, result.GetChar, false) },
-			work: func(ctx context.Context, c *copyState) (int64, int64, error) {
+			setup:   func(c *copyState) error { r.evict(c, run, result.GetChar); return nil },
+			prepare: func(c *copyState, _ int) error { return r.openAtStart(c, false) },
+			work: func(ctx context.Context, c *copyState, _ int) (int64, int64, error) {
 				return r.getChar(ctx, c, byteIO)
 			},
 		})
 	}
 	phases = append(phases, phaseFuncs{
 		test:    result.GetBlock,
-		prepare: func(c *copyState) error { return r.evictAndOpen(c, run, result.GetBlock, o.Direct) },
-		work: func(ctx context.Context, c *copyState) (int64, int64, error) {
+		setup:   func(c *copyState) error { r.evict(c, run, result.GetBlock); return nil },
+		prepare: func(c *copyState, _ int) error { return r.openAtStart(c, o.Direct) },
+		work: func(ctx context.Context, c *copyState, _ int) (int64, int64, error) {
 			return r.getBlock(ctx, c, chunks)
 		},
 	}, phaseFuncs{
 		test:    result.Seeks,
-		prepare: func(c *copyState) error { return r.prepareSeeks(c, run, chunks) },
-		work:    r.seeks,
+		lanes:   func(*copyState) int { return o.SeekProcs },
+		setup:   func(c *copyState) error { r.setupSeeks(c, run); return nil },
+		prepare: r.openSeekLane,
+		work:    r.seekLane,
 		after: func(c *copyState) error {
 			return removeIfExists(c.bigPath)
 		},
@@ -99,14 +102,21 @@ func (r *runner) removeBigFiles() {
 	}
 }
 
+// closeBig forgets descriptors a failed phase left: each lane opened them in
+// its own descriptor table, which the kernel closed when the lane's thread
+// ended (see isolateThread); where lanes share one table, close them here.
 func (r *runner) closeBig() {
 	for _, c := range r.copies {
-		if c.file != (fileHandle{}) {
+		if !threadsIsolated && c.file != (fileHandle{}) {
 			_ = c.file.close()
-			c.file = fileHandle{}
 		}
-		for _, f := range c.seekFDs {
-			_ = f.close()
+		c.file = fileHandle{}
+		if !threadsIsolated {
+			for _, f := range c.seekFDs {
+				if f != (fileHandle{}) {
+					_ = f.close()
+				}
+			}
 		}
 		c.seekFDs = nil
 	}
@@ -121,10 +131,8 @@ func (r *runner) openBig(c *copyState, create, direct bool) error {
 	return nil
 }
 
-// evictAndOpen drops the big file from the page cache (outside the timing)
-// and records how cold the cache is, then opens the file for the phase.
-func (r *runner) evictAndOpen(c *copyState, run *result.FSRun, t result.FSTest, direct bool) error {
-	r.evict(c, run, t)
+// openAtStart opens the existing big file for a read or rewrite phase.
+func (r *runner) openAtStart(c *copyState, direct bool) error {
 	if err := r.openBig(c, false, direct); err != nil {
 		return err
 	}
@@ -132,6 +140,8 @@ func (r *runner) evictAndOpen(c *copyState, run *result.FSRun, t result.FSTest, 
 	return err
 }
 
+// evict drops the big file from the page cache (outside the timing) and
+// records how cold the cache is.
 func (r *runner) evict(c *copyState, run *result.FSRun, t result.FSTest) {
 	if r.opts.NoEvict {
 		return
@@ -178,7 +188,7 @@ func (r *runner) putChar(ctx context.Context, c *copyState, n int64) (int64, int
 		end := min(done+chunk, n)
 		for i := done; i < end; i++ {
 			*b = byte(i & 0x7f)
-			if w, err := c.file.pwriteByteRaw(b, i); w != 1 {
+			if w, err := c.file.writeByteRaw(b); w != 1 {
 				return done, done, writeErr(c.bigPath, err)
 			}
 		}
@@ -221,7 +231,7 @@ func (r *runner) putBlock(ctx context.Context, c *copyState, chunks int64) (int6
 			buf[idx]++
 			idx = (idx + 1) % chunk
 		}
-		if err := pwriteFull(c.file, data, k*int64(chunk)); err != nil {
+		if err := writeFull(c.file, data); err != nil {
 			return k, k * int64(chunk), writeErr(c.bigPath, err)
 		}
 		if r.opts.SyncWrites {
@@ -252,40 +262,6 @@ func writeFull(f fileHandle, b []byte) error {
 			return io.ErrShortWrite
 		}
 		b = b[n:]
-	}
-	return nil
-}
-
-// pwriteFull and preadFull move one chunk at an explicit offset. The block
-// phases use them rather than the file position for the reason given at
-// pwriteByteRaw: the same bytes in the same order, without the position lock
-// a multi-threaded process pays for.
-func pwriteFull(f fileHandle, b []byte, off int64) error {
-	for len(b) > 0 {
-		n, err := f.pwrite(b, off)
-		if err != nil {
-			return err
-		}
-		if n <= 0 {
-			return io.ErrShortWrite
-		}
-		b = b[n:]
-		off += int64(n)
-	}
-	return nil
-}
-
-func preadFull(f fileHandle, b []byte, off int64) error {
-	for len(b) > 0 {
-		n, err := f.pread(b, off)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return errShortFile
-		}
-		b = b[n:]
-		off += int64(n)
 	}
 	return nil
 }
@@ -350,7 +326,7 @@ func (r *runner) getChar(ctx context.Context, c *copyState, n int64) (int64, int
 		t0 := cpuclock.Nanotime()
 		end := min(done+chunk, n)
 		for i := done; i < end; i++ {
-			if got, err := c.file.preadByteRaw(b, i); got != 1 {
+			if got, err := c.file.readByteRaw(b); got != 1 {
 				if err == nil {
 					err = errShortFile
 				}
@@ -374,7 +350,7 @@ func (r *runner) getBlock(ctx context.Context, c *copyState, chunks int64) (int6
 	lat := c.lat[0]
 	prev := cpuclock.Nanotime()
 	for k := range chunks {
-		if err := preadFull(c.file, buf, k*int64(chunk)); err != nil {
+		if err := readFull(c.file, buf); err != nil {
 			return k, k * int64(chunk), fmt.Errorf("read %s: %w", c.bigPath, err)
 		}
 		now := cpuclock.Nanotime()
@@ -404,59 +380,39 @@ func seekTickets(c *copyState, n int) []int32 {
 	return t
 }
 
-func (r *runner) prepareSeeks(c *copyState, run *result.FSRun, chunks int64) error {
+// setupSeeks draws the copy's tickets and evicts its file before any lane
+// opens it.
+func (r *runner) setupSeeks(c *copyState, run *result.FSRun) {
 	c.tickets = seekTickets(c, r.opts.Seeks)
 	r.evict(c, run, result.Seeks)
-	c.seekFDs = c.seekFDs[:0]
-	for range r.opts.SeekProcs {
-		f, err := openPath(c.bigPath, false, r.opts.Direct)
-		if err != nil {
-			for _, g := range c.seekFDs {
-				_ = g.close()
-			}
-			c.seekFDs = nil
-			return err
-		}
-		c.seekFDs = append(c.seekFDs, f)
+	c.seekFDs = make([]fileHandle, r.opts.SeekProcs)
+}
+
+// openSeekLane opens the lane's own descriptor, as each bonnie++ seek thread
+// reopens the file.
+func (r *runner) openSeekLane(c *copyState, lane int) error {
+	f, err := openPath(c.bigPath, false, r.opts.Direct)
+	if err != nil {
+		return err
 	}
-	_ = chunks
+	c.seekFDs[lane] = f
 	return nil
 }
 
-// seeks runs SeekProcs workers over the copy's tickets. Worker w takes tickets
-// w, w+procs, w+2*procs...: the same work as bonnie++'s shared pipe, but the
-// split no longer depends on thread scheduling.
-func (r *runner) seeks(ctx context.Context, c *copyState) (int64, int64, error) {
+// seekLane is one of SeekProcs workers over the copy's tickets. Lane w takes
+// tickets w, w+procs, w+2*procs...: the same work as bonnie++'s shared pipe,
+// but the split no longer depends on thread scheduling.
+func (r *runner) seekLane(ctx context.Context, c *copyState, w int) (int64, int64, error) {
 	procs := len(c.seekFDs)
+	f := c.seekFDs[w]
+	buf := alignedBuffer(r.opts.ChunkBytes, DirectAlign)
 	chunks := r.opts.chunksInFile()
-	errs := make([]error, procs)
-	counts := make([]int64, procs)
-	done := make(chan struct{})
-	for w := range procs {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			buf := alignedBuffer(r.opts.ChunkBytes, DirectAlign)
-			counts[w], errs[w] = r.seekWorker(ctx, c, w, procs, c.seekFDs[w], buf, chunks)
-		}()
-	}
-	for range procs {
-		<-done
-	}
-	c.seekFDs = nil
-	var n int64
-	for _, k := range counts {
-		n += k
-	}
-	return n, 0, errors.Join(errs...)
-}
-
-func (r *runner) seekWorker(ctx context.Context, c *copyState, w, procs int, f fileHandle, buf []byte, chunks int64) (int64, error) {
 	chunk := int64(len(buf))
 	lat := c.lat[w]
 	var n int64
-	fail := func(err error) (int64, error) {
+	fail := func(err error) (int64, int64, error) {
 		_ = f.close()
-		return n, err
+		return n, 0, err
 	}
 	for j := w; j < len(c.tickets); j += procs {
 		t0 := cpuclock.Nanotime()
@@ -465,16 +421,21 @@ func (r *runner) seekWorker(ctx context.Context, c *copyState, w, procs int, f f
 		if update {
 			t = -t
 		}
+		// bonnie++'s doseek: lseek and read a chunk; to update, change a
+		// byte, lseek back and write it.
 		off := (int64(t) % chunks) * chunk
-		if got, err := f.pread(buf, off); got != len(buf) {
-			if err == nil {
-				err = errShortFile
-			}
+		if _, err := f.seek(off, io.SeekStart); err != nil {
+			return fail(fmt.Errorf("lseek %s to %d: %w", c.bigPath, off, err))
+		}
+		if err := readFull(f, buf); err != nil {
 			return fail(fmt.Errorf("read %s at %d: %w", c.bigPath, off, err))
 		}
 		if update {
 			buf[int64(t)%chunk]--
-			if _, err := f.pwrite(buf, off); err != nil {
+			if _, err := f.seek(off, io.SeekStart); err != nil {
+				return fail(fmt.Errorf("lseek %s to %d: %w", c.bigPath, off, err))
+			}
+			if err := writeFull(f, buf); err != nil {
 				return fail(fmt.Errorf("write %s at %d: %w", c.bigPath, off, err))
 			}
 			if r.opts.SyncWrites {
@@ -498,9 +459,9 @@ func (r *runner) seekWorker(ctx context.Context, c *copyState, w, procs int, f f
 		return fail(fmt.Errorf("fsync %s: %w", c.bigPath, err))
 	}
 	if err := f.close(); err != nil {
-		return n, fmt.Errorf("close %s: %w", c.bigPath, err)
+		return n, 0, fmt.Errorf("close %s: %w", c.bigPath, err)
 	}
-	return n, nil
+	return n, 0, nil
 }
 
 // randomPoolBytes is the size of the incompressible data pattern; chunks cycle

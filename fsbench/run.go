@@ -47,8 +47,8 @@ type copyState struct {
 	lat     []*latency.Recorder
 	done    atomic.Int64 // operations finished in the current phase, for the live line
 
-	file    fileHandle   // the big file, while a phase has it open
-	seekFDs []fileHandle // one per seek worker
+	file    fileHandle   // the big file, while lane 0 of a phase has it open
+	seekFDs []fileHandle // one per seek lane, each opened on its lane's thread
 	tickets []int32      // seek tickets; negative writes back
 	names   *nameSet
 	scanner *dirScanner
@@ -202,58 +202,99 @@ func (r *runner) runSuite(ctx context.Context, run *result.FSRun) error {
 	return nil
 }
 
-// phaseFuncs are one phase's steps for one copy. prepare runs before the
-// clock starts; work is timed and returns the operations and bytes it did.
+// phaseFuncs are one phase's steps. setup runs per copy in the calling
+// goroutine (random draws, page-cache eviction); then each copy's lanes (one,
+// or one per seek worker) each run prepare on their own OS thread, wait for
+// the common start, and run work, which is timed and returns the operations
+// and bytes it did. after runs per copy once every lane finished, untimed.
 type phaseFuncs struct {
 	test    result.FSTest
-	prepare func(c *copyState) error
-	work    func(ctx context.Context, c *copyState) (ops, bytes int64, err error)
-	// after runs once all copies finished, outside the timing.
-	after func(c *copyState) error
+	lanes   func(c *copyState) int // nil: one lane per copy
+	setup   func(c *copyState) error
+	prepare func(c *copyState, lane int) error
+	work    func(ctx context.Context, c *copyState, lane int) (ops, bytes int64, err error)
+	after   func(c *copyState) error
 }
 
-// runPhase prepares every copy, starts all workers together off one closed
+// laneResult is what one lane reports back.
+type laneResult struct {
+	ops, bytes int64
+	end        time.Time
+	err        error
+}
+
+// runPhase prepares every lane, starts all of them together off one closed
 // channel, times them as one measurement and merges their latencies.
 func (r *runner) runPhase(ctx context.Context, run *result.FSRun, p phaseFuncs) error {
 	tr := &run.Tests[p.test]
+	var lanes []laneRef
 	for _, c := range r.copies {
 		for _, l := range c.lat {
 			l.Reset()
 		}
 		c.done.Store(0)
-		if p.prepare != nil {
-			if err := p.prepare(c); err != nil {
+		if p.setup != nil {
+			if err := p.setup(c); err != nil {
 				return fmt.Errorf("%s: prepare: %w", phaseName(p.test), err)
 			}
+		}
+		n := 1
+		if p.lanes != nil {
+			n = p.lanes(c)
+		}
+		for i := range n {
+			lanes = append(lanes, laneRef{c, i})
 		}
 	}
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	start := make(chan struct{})
-	ends := make([]time.Time, len(r.copies))
-	errs := make([]error, len(r.copies))
-	ops := make([]int64, len(r.copies))
-	bytes := make([]int64, len(r.copies))
-	var wg sync.WaitGroup
-	for i, c := range r.copies {
-		wg.Go(func() {
-			<-start
-			ops[i], bytes[i], errs[i] = p.work(pctx, c)
-			ends[i] = time.Now()
-			if errs[i] != nil {
+	start, abort := make(chan struct{}), make(chan struct{})
+	results := make([]laneResult, len(lanes))
+	prepErrs := make([]error, len(lanes))
+	var ready, done sync.WaitGroup
+	ready.Add(len(lanes))
+	for i, ln := range lanes {
+		done.Go(func() {
+			isolateThread()
+			if p.prepare != nil {
+				prepErrs[i] = p.prepare(ln.c, ln.lane)
+			}
+			ready.Done()
+			select {
+			case <-start:
+			case <-abort:
+				return
+			}
+			if prepErrs[i] != nil {
+				return
+			}
+			res := &results[i]
+			res.ops, res.bytes, res.err = p.work(pctx, ln.c, ln.lane)
+			res.end = time.Now()
+			if res.err != nil {
 				cancel()
 			}
 		})
 	}
+	ready.Wait()
+	if err := errors.Join(prepErrs...); err != nil {
+		close(abort)
+		done.Wait()
+		return fmt.Errorf("%s: prepare: %w", phaseName(p.test), firstErr(prepErrs))
+	}
 	r.prog.start(p.test, r.copies)
 	sw := cpuclock.Start()
 	close(start)
-	wg.Wait()
+	done.Wait()
 	last := sw.Began()
-	for _, e := range ends {
-		if e.After(last) {
-			last = e
+	errs := make([]error, len(results))
+	for i, res := range results {
+		if res.end.After(last) {
+			last = res.end
 		}
+		errs[i] = res.err
+		tr.Ops += res.ops
+		tr.Bytes += res.bytes
 	}
 	sample := sw.StopAt(last)
 	err := errors.Join(errs...)
@@ -266,10 +307,6 @@ func (r *runner) runPhase(ctx context.Context, run *result.FSRun, p phaseFuncs) 
 		}
 	}
 	tr.Ran = err == nil
-	for i := range r.copies {
-		tr.Ops += ops[i]
-		tr.Bytes += bytes[i]
-	}
 	tr.ElapsedNs = int64(sample.Elapsed)
 	tr.CPUUserNs = int64(sample.CPU.User)
 	tr.CPUSysNs = int64(sample.CPU.Sys)
@@ -288,6 +325,12 @@ func (r *runner) runPhase(ctx context.Context, run *result.FSRun, p phaseFuncs) 
 		}
 	}
 	return nil
+}
+
+// laneRef names one lane of one copy.
+type laneRef struct {
+	c    *copyState
+	lane int
 }
 
 // firstErr prefers a real failure over the cancellations it caused in the
