@@ -1,0 +1,105 @@
+package integration
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clydebench/clyde/internal/result"
+)
+
+// imageMiB is each filesystem's size: xfs refuses less than 300 MiB, and
+// the others have room for a 64 MiB file and its metadata.
+var imageMiB = map[fsKind]int{btrfs: 320, ext4: 256, xfs: 320, ntfs: 256, tmpfs: 256}
+
+// TestFSOnRealFilesystems runs clyde fs and clyde block at small sizes on
+// each filesystem and checks the results are sane, the filesystem is named
+// as the kernel names it, and nothing is left behind or touched.
+func TestFSOnRealFilesystems(t *testing.T) {
+	for _, kind := range []fsKind{btrfs, ext4, xfs, ntfs, tmpfs} {
+		t.Run(string(kind), func(t *testing.T) {
+			fs := makeFS(t, kind, imageMiB[kind])
+			populate(t, fs.dir)
+			before := listing(t, fs.dir)
+			out := t.TempDir()
+
+			jsonPath := filepath.Join(out, "fs.json")
+			// -f1: per-char over 1 MiB, one FUSE request per byte on ntfs-3g.
+			r := runClyde(t, "fs", "-d", fs.dir, "-s", "64", "-r", "0", "-f1", "-n", "2:4k:0:4",
+				"-q", "-z", "7", "-m", "it", "--json", jsonPath)
+			if r.code != exitOK {
+				t.Fatalf("clyde fs exit %d; stderr:\n%s", r.code, r.stderr)
+			}
+			assertBonnieShaped(t, r.stderr, r.stdout, true, true)
+			res := readFSResult(t, jsonPath)
+			assertFilesystemNamed(t, res.Provenance.Filesystem, fs)
+			for _, tr := range res.Runs[0].Tests {
+				if !tr.Ran || tr.Ops <= 0 || tr.ElapsedNs <= 0 || tr.RatePerSec <= 0 {
+					t.Errorf("%s: ran %v ops %d elapsed %d rate %v %s, want a measured rate",
+						tr.Name, tr.Ran, tr.Ops, tr.ElapsedNs, tr.RatePerSec, tr.RateUnit)
+				}
+			}
+			assertSameListing(t, fs.dir, before)
+
+			blockJSON := filepath.Join(out, "block.json")
+			r = runClyde(t, "block", "--filename", filepath.Join(fs.dir, "clyde-block.tmp"),
+				"--size", "16m", "--rw", "randrw", "--bs", "4k", "--runtime", "1",
+				"--output-format", "json", "--output", blockJSON)
+			if r.code != exitOK {
+				t.Fatalf("clyde block exit %d; stderr:\n%s", r.code, r.stderr)
+			}
+			assertBlockSane(t, blockJSON, fs)
+			assertSameListing(t, fs.dir, before)
+		})
+	}
+}
+
+// assertFilesystemNamed checks the provenance names the filesystem as the
+// kernel does, and explains fuseblk.
+func assertFilesystemNamed(t *testing.T, got result.Filesystem, fs *testFS) {
+	t.Helper()
+	if got.Type != fs.kind.kernelType() || got.MountPoint != fs.dir {
+		t.Errorf("filesystem type %q at %q, want %q at %q", got.Type, got.MountPoint, fs.kind.kernelType(), fs.dir)
+	}
+	if fs.kind == ntfs && !strings.Contains(got.Note, "ntfs-3g") {
+		t.Errorf("fuseblk note %q does not say it is ntfs-3g", got.Note)
+	}
+	if fs.dev != "" && got.Source != fs.dev {
+		t.Errorf("filesystem source %q, want %s", got.Source, fs.dev)
+	}
+}
+
+// assertBlockSane checks a clyde block randrw result on a file: both
+// directions moved data, and the file it created is recorded as created.
+func assertBlockSane(t *testing.T, path string, fs *testFS) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res result.Block
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatalf("decode %s: %v", path, err)
+	}
+	if len(res.Jobs) != 1 {
+		t.Fatalf("%d jobs, want 1", len(res.Jobs))
+	}
+	j := res.Jobs[0]
+	for _, d := range []struct {
+		name string
+		dir  result.BlockDir
+	}{{"read", j.Read}, {"write", j.Write}} {
+		if d.dir.IOPS <= 0 || d.dir.BWBytes <= 0 || d.dir.TotalIOs <= 0 || d.dir.Lat.N <= 0 {
+			t.Errorf("%s: iops %v bw %d ios %d lat N %d, want all above zero",
+				d.name, d.dir.IOPS, d.dir.BWBytes, d.dir.TotalIOs, d.dir.Lat.N)
+		}
+	}
+	if !res.Target.Created || res.Target.Kind != "file" {
+		t.Errorf("target kind %q created %v, want a file clyde created", res.Target.Kind, res.Target.Created)
+	}
+	if got := res.Provenance.Filesystem.Type; got != fs.kind.kernelType() {
+		t.Errorf("block result filesystem %q, want %q", got, fs.kind.kernelType())
+	}
+}
