@@ -33,14 +33,16 @@ bench: build
 	BIN=$(BIN) scripts/bench-fs.sh
 	@if [ -x scripts/bench-block.sh ]; then BIN=$(BIN) scripts/bench-block.sh; fi
 
-# A short run of every fuzz target.
+# A short run of every fuzz target, FUZZJOBS targets at a time, each with
+# FUZZJOBS-th of the CPUs (-parallel), so CI fuzzes every target for FUZZTIME
+# in about FUZZTIME x targets / FUZZJOBS.
+FUZZJOBS  ?= 1
+FUZZPAR   ?= $(shell n=$$(( $$(nproc 2>/dev/null || echo 1) / $(FUZZJOBS) )); [ $$n -ge 1 ] && echo $$n || echo 1)
 fuzz:
 	@set -e; for pkg in $$($(GO) list ./...); do \
-		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
-			echo "fuzz $$pkg $$f"; \
-			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
-		done; \
-	done
+		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do echo "$$pkg $$f"; done; \
+	done | xargs -P $(FUZZJOBS) -L 1 sh -c \
+		'echo "fuzz $$0 $$1"; $(GO) test -run "^$$" -fuzz "^$$1\$$" -fuzztime $(FUZZTIME) -parallel $(FUZZPAR) "$$0" >"$${TMPDIR:-/tmp}/fuzz.$$1.log" 2>&1 || { cat "$${TMPDIR:-/tmp}/fuzz.$$1.log"; exit 1; }; tail -1 "$${TMPDIR:-/tmp}/fuzz.$$1.log"'
 
 clean:
 	rm -rf bin
