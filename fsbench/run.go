@@ -88,15 +88,24 @@ func Run(ctx context.Context, opts Options) (*result.FS, error) {
 		res.Error = err.Error()
 		if ctx.Err() != nil {
 			res.Interrupted = true
-			err = fmt.Errorf("%w (stopped during the run; partial results kept)", context.Cause(ctx))
+			// One line that keeps the phase err names; errors.Join
+			// would print a second line.
+			err = fmt.Errorf("%w: %w (partial results kept)", context.Cause(ctx), err)
 			if !errors.Is(err, context.Canceled) {
-				err = errors.Join(err, context.Canceled)
+				err = fmt.Errorf("%w (%w)", err, context.Canceled)
 			}
 		}
 	}
 	res.MaxRSSBytes, _ = cpuclock.MaxRSS()
-	if rmErr := os.RemoveAll(r.private); rmErr != nil && err == nil {
-		err = fmt.Errorf("cleanup: remove %s: %w", r.private, rmErr)
+	if rmErr := os.RemoveAll(r.private); rmErr != nil {
+		// A read-only or failing filesystem keeps the files: say so even
+		// when the run already failed, and how to remove them later.
+		left := fmt.Errorf("cleanup: %w; remove what is left with clyde fs --cleanup -d %s", rmErr, r.opts.Dir)
+		if err == nil {
+			err = left
+		} else {
+			err = fmt.Errorf("%w; %v", err, left)
+		}
 	}
 	return res, err
 }
@@ -130,6 +139,12 @@ func (r *runner) makePrivateDir() error {
 	f, err := os.OpenFile(mf, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err == nil {
 		_, err = f.Write(append(m, '\n'))
+		if err == nil {
+			// Flushed, so the marker survives a crash or a filesystem
+			// shutdown that leaves the directory behind: Cleanup trusts
+			// only a readable marker.
+			err = f.Sync()
+		}
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
