@@ -1,0 +1,316 @@
+package compare
+
+import (
+	"bytes"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clydebench/clyde/internal/bonnie"
+	"github.com/clydebench/clyde/internal/result"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/compare")
+
+const dir = "../../testdata/compare/"
+
+func load(t *testing.T, names ...string) []*Run {
+	t.Helper()
+	var runs []*Run
+	for _, n := range names {
+		rs, err := Load(dir+n, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, rs...)
+	}
+	return runs
+}
+
+func TestCompareGolden(t *testing.T) {
+	tests := []struct {
+		name  string
+		files []string
+	}{
+		{"ssd-840pro-vs-m4", []string{"bonnie-1.96-ssd-840pro-vs-m4.txt"}},
+		{"2.00a-filesystems", []string{"bonnie-2.00a-ext4.txt", "bonnie-2.00a-btrfs.txt", "bonnie-2.00a-tmpfs.txt", "bonnie-2.00a-ntfs3g.txt"}},
+		{"2.00a-lines", []string{"bonnie-2.00a-lines.csv"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tb, err := Compare(load(t, tc.files...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := tb.WriteText(&buf); err != nil {
+				t.Fatal(err)
+			}
+			golden := dir + tc.name + ".golden"
+			if *update {
+				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(buf.Bytes(), want) {
+				t.Fatalf("output differs from %s (run with -update if meant):\n%s", golden, buf.String())
+			}
+		})
+	}
+}
+
+// The 1.96 report's figures, read from the text, are the ones printed.
+func TestText196Figures(t *testing.T) {
+	runs := load(t, "bonnie-1.96-ssd-840pro-vs-m4.txt")
+	if len(runs) != 2 {
+		t.Fatalf("%d runs, want the two reports", len(runs))
+	}
+	m4 := runs[1].FS
+	if m4.Config.MachineName != "geek.sc" || m4.Config.FileSizeMiB != 2048 || m4.Config.FilesK != 256 ||
+		m4.Config.MaxFileBytes != 4096 || m4.Config.MinFileBytes != 512 || m4.Config.Dirs != 16 {
+		t.Fatalf("config %+v", m4.Config)
+	}
+	tr := m4.Runs[0].Tests
+	checks := []struct {
+		t    result.FSTest
+		rate float64
+		cpu  float64
+	}{
+		{result.PutChar, 2689, 97}, {result.PutBlock, 233683, 8}, {result.SeqCreate, 14095, 25},
+		{result.SeqDelete, 714, 1}, {result.RandDelete, 611, 1},
+	}
+	for _, c := range checks {
+		if tr[c.t].RatePerSec != c.rate || tr[c.t].CPUPercent != c.cpu {
+			t.Errorf("%s: rate %v cpu %v, want %v %v", c.t.Name(), tr[c.t].RatePerSec, tr[c.t].CPUPercent, c.rate, c.cpu)
+		}
+	}
+	if !tr[result.GetBlock].TooShort || tr[result.SeqDelete].Latency.MaxNs != 142e9 {
+		t.Errorf("get_block too short %v, seq_del latency %d", tr[result.GetBlock].TooShort, tr[result.SeqDelete].Latency.MaxNs)
+	}
+}
+
+// Without its CSV line a 2.00a text report gives the IO rates (to the text's
+// rounding) and marks the file rates unknown; with it, the CSV's figures.
+func TestText200aWithAndWithoutCSV(t *testing.T) {
+	for _, name := range []string{"ext4", "btrfs", "tmpfs", "ntfs3g"} {
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(dir + "bonnie-2.00a-" + name + ".txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+			csvLine := lines[len(lines)-1]
+			l, err := bonnie.ParseCSVLine(csvLine)
+			if err != nil {
+				t.Fatal(err)
+			}
+			textOnly, err := LoadBytes("t", []byte(strings.Join(lines[:len(lines)-1], "\n")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			both, err := LoadBytes("t", data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(textOnly) != 1 || len(both) != 1 {
+				t.Fatalf("runs: %d text-only, %d with CSV; want 1 each", len(textOnly), len(both))
+			}
+			for tst := result.FSTest(0); tst < result.FSTestCount; tst++ {
+				want := l.Tests[tst]
+				got := textOnly[0].FS.Runs[0].Tests[tst]
+				if !tst.IsIO() {
+					if !textOnly[0].UnknownRate[tst] || both[0].UnknownRate[tst] {
+						t.Errorf("%s: unknown %v without CSV, %v with; want true, false", tst.Name(), textOnly[0].UnknownRate[tst], both[0].UnknownRate[tst])
+					}
+					if g := both[0].FS.Runs[0].Tests[tst].RatePerSec; want.RateState == bonnie.CellKnown && g != want.Rate {
+						t.Errorf("%s with CSV: %v, want %v", tst.Name(), g, want.Rate)
+					}
+					continue
+				}
+				if want.RateState != bonnie.CellKnown {
+					continue
+				}
+				// Text rounds to 0.1m/0.1g: at most 0.05 GiB/s on 1.4g.
+				if rel := math.Abs(got.RatePerSec-want.Rate) / want.Rate; rel > 0.04 {
+					t.Errorf("%s: text %v vs CSV %v (%.1f%% apart)", tst.Name(), got.RatePerSec, want.Rate, rel*100)
+				}
+			}
+			tb, err := Compare([]*Run{textOnly[0], both[0]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			tb.WriteText(&buf)
+			if !strings.Contains(buf.String(), "unknown") {
+				t.Errorf("compare does not show the unknown file rates:\n%s", buf.String())
+			}
+		})
+	}
+}
+
+func TestRepeatsMarkNotSignificant(t *testing.T) {
+	mk := func(rates ...float64) *Run {
+		f := &result.FS{Kind: "fs", SchemaVersion: 1}
+		for _, r := range rates {
+			var run result.FSRun
+			run.Tests[result.PutBlock] = result.FSTestResult{Test: result.PutBlock, Ran: true, RatePerSec: r, RateUnit: "KiB/s"}
+			f.Runs = append(f.Runs, run)
+		}
+		return &Run{FS: f, Label: "x"}
+	}
+	tests := []struct {
+		name   string
+		a, b   []float64
+		notSig bool
+	}{
+		{"inside the spread", []float64{100, 120}, []float64{105, 125}, true},
+		{"outside the spread", []float64{100, 102}, []float64{150, 151}, false},
+		{"no repeats", []float64{100}, []float64{101}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tb, err := Compare([]*Run{mk(tc.a...), mk(tc.b...)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := tb.Rows[0].Cells[1]
+			if c.NotSignificant != tc.notSig || !c.HasChange {
+				t.Fatalf("cell %+v, want not significant = %v", c, tc.notSig)
+			}
+		})
+	}
+}
+
+func TestRegressions(t *testing.T) {
+	mk := func(rate float64) *Run {
+		f := &result.FS{Kind: "fs", SchemaVersion: 1, Runs: []result.FSRun{{}}}
+		f.Runs[0].Tests[result.PutBlock] = result.FSTestResult{Test: result.PutBlock, Ran: true, RatePerSec: rate, RateUnit: "KiB/s"}
+		return &Run{FS: f}
+	}
+	prev := []*Run{mk(100), mk(90), mk(1000), mk(110), mk(95)} // median 100
+	if r := Regressions(mk(85), prev, 10); len(r) != 1 || r[0].Median != 100 || math.Abs(r[0].DropPct-15) > 1e-9 {
+		t.Fatalf("85 vs median 100 at 10%%: %+v", r)
+	}
+	if r := Regressions(mk(91), prev, 10); len(r) != 0 {
+		t.Fatalf("91 vs median 100 at 10%%: %+v", r)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	tmp := t.TempDir()
+	write := func(name, data string) string {
+		p := filepath.Join(tmp, name)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	full, _ := os.ReadFile(dir + "bonnie-2.00a-lines.csv")
+	first := strings.SplitN(string(full), "\n", 2)[0]
+	tests := []struct {
+		name, arg, want string
+	}{
+		{"unknown id without history", "12345", "no history"},
+		{"neither", write("notes.txt", "hello\nworld\n"), "neither a clyde JSON result nor bonnie++ output"},
+		{"empty file", write("empty", ""), "neither"},
+		{"truncated JSON", write("t.json", `{"kind": "fs", "schema_version": 1, "runs": [`), "truncated JSON"},
+		{"missing fields", write("short.csv", first[:strings.LastIndex(first, ",")]+"\n"), "49 fields"},
+		{"missing fields inline", first[:200], "fields"},
+		{"no such thing", "nosuchfile.json", "no such file"},
+		{"directory", tmp, "directory"},
+		{"bad latency", write("lat.csv", strings.Replace(first, "15818us", "15818xx", 1)), "latency"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(tc.arg, nil)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("err = %v, want one line containing %q", err, tc.want)
+			}
+		})
+	}
+	fsRun := load(t, "bonnie-2.00a-ext4.txt")[0]
+	blk := &Run{Block: &result.Block{Kind: "block"}, Label: "b.json"}
+	if _, err := Compare([]*Run{fsRun, blk}); err == nil || !strings.Contains(err.Error(), "cannot compare an fs run") {
+		t.Fatalf("fs vs block: %v", err)
+	}
+}
+
+func FuzzParseText(f *testing.F) {
+	for _, n := range []string{"bonnie-1.96-ssd-840pro-vs-m4.txt", "bonnie-2.00a-ext4.txt", "bonnie-2.00a-ntfs3g.txt"} {
+		b, err := os.ReadFile(dir + n)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		reps, err := ParseText(strings.Split(s, "\n"))
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("multi-line error %q", err)
+			}
+			return
+		}
+		for _, r := range reps {
+			var buf bytes.Buffer
+			if err := bonnie.WriteText(&buf, r.Config, r.Run); err != nil {
+				t.Fatalf("a parsed report does not render: %v", err)
+			}
+		}
+	})
+}
+
+// FuzzLoadBytes covers argument resolution's content sniffing: any bytes
+// give runs or a one-line error, never a panic.
+func FuzzLoadBytes(f *testing.F) {
+	for _, n := range []string{"bonnie-2.00a-lines.csv", "bonnie-2.00a-btrfs.txt", "bonnie-1.96-ssd-840pro-vs-m4.txt"} {
+		b, err := os.ReadFile(dir + n)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"kind":"fs","schema_version":1,"runs":[{}]}`))
+	f.Add([]byte(`{"kind":"block","schema_version":1,"jobs":[{"read":{"total_ios":1}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		runs, err := LoadBytes("fuzz", data)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("multi-line error %q", err)
+			}
+			return
+		}
+		for _, r := range runs {
+			_ = r.Figures()
+			_ = r.Summary()
+			_ = r.Params()
+		}
+		if len(runs) >= 2 {
+			if tb, err := Compare(runs); err == nil {
+				tb.WriteText(&bytes.Buffer{})
+			}
+		}
+	})
+}
+
+func FuzzLoadArg(f *testing.F) {
+	for _, s := range []string{"12", "#3", "1.98,2.00a,x,1,1,,,,,,,,,,,,,,,,,1,,,,,+++++,+++,+++++,+++,+++++,+++,1976,72,+++++,+++,+++++,+++,,,,,,,1377us,59us,286us,4528us,95us,1687us", "", "#", "0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, arg string) {
+		if strings.ContainsAny(arg, "/\\") || strings.HasPrefix(arg, ".") {
+			return // do not read files from the machine
+		}
+		lookup := func(id int64) ([]byte, error) { return nil, os.ErrNotExist }
+		if _, err := Load(arg, lookup); err != nil && strings.Contains(err.Error(), "\n") {
+			t.Fatalf("multi-line error %q", err)
+		}
+	})
+}

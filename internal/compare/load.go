@@ -1,0 +1,271 @@
+package compare
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/clydebench/clyde/internal/bonnie"
+	"github.com/clydebench/clyde/internal/result"
+)
+
+// Lookup returns the saved JSON of history entry id, or an error naming
+// why it cannot (an unknown id, no database).
+type Lookup func(id int64) ([]byte, error)
+
+// ErrNotResult is returned for input that is neither a clyde result nor
+// bonnie++ output.
+var ErrNotResult = errors.New("neither a clyde JSON result nor bonnie++ output (text report or CSV line)")
+
+// Load turns one command-line argument into runs: an existing file (clyde
+// JSON, bonnie++ CSV, bonnie++ text), a history id ("12" or "#12"), or a
+// bonnie++ CSV line given inline. A file may hold several runs (a CSV file,
+// or two text reports pasted together). lookup may be nil when there is no
+// history. Every error is one line and names the argument.
+func Load(arg string, lookup Lookup) ([]*Run, error) {
+	if arg == "" {
+		return nil, errors.New("empty argument: want a history id, a result file or a bonnie++ CSV line")
+	}
+	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
+		data, err := os.ReadFile(arg)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", arg, err)
+		}
+		runs, err := loadData(filepath.Base(arg), data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", arg, err)
+		}
+		return runs, nil
+	} else if err == nil {
+		return nil, fmt.Errorf("%s is a directory, not a result file", arg)
+	}
+	if id, ok := historyID(arg); ok {
+		if lookup == nil {
+			return nil, fmt.Errorf("%s: no such file, and there is no history to look the id up in", arg)
+		}
+		data, err := lookup(id)
+		if err != nil {
+			return nil, err
+		}
+		runs, err := LoadBytes("#"+strconv.FormatInt(id, 10), data)
+		if err != nil {
+			return nil, fmt.Errorf("history entry %d: %w", id, err)
+		}
+		for _, r := range runs {
+			r.Source = "history"
+		}
+		return runs, nil
+	}
+	if strings.Count(arg, ",") >= 10 && !strings.ContainsAny(arg, "\n") {
+		runs, err := LoadBytes("line", []byte(arg))
+		if err != nil {
+			return nil, fmt.Errorf("CSV line argument: %w", err)
+		}
+		return runs, nil
+	}
+	return nil, fmt.Errorf("%s: no such file, history id or bonnie++ CSV line", oneLine(arg))
+}
+
+// historyID reads "12" or "#12".
+func historyID(s string) (int64, bool) {
+	s = strings.TrimPrefix(s, "#")
+	if s == "" || len(s) > 18 {
+		return 0, false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil && n > 0
+}
+
+func oneLine(s string) string {
+	if len(s) > 60 {
+		s = s[:60] + "..."
+	}
+	return strconv.Quote(s)
+}
+
+// LoadBytes reads data named name: a clyde JSON result, or bonnie++ output
+// (CSV lines, text reports, or text reports each followed by their CSV line
+// as bonnie++ prints them).
+func LoadBytes(name string, data []byte) ([]*Run, error) {
+	runs, err := loadData(name, data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return runs, nil
+}
+
+func loadData(name string, data []byte) ([]*Run, error) {
+	trimmed := strings.TrimSpace(string(data))
+	if strings.HasPrefix(trimmed, "{") {
+		r, err := decodeClyde(data)
+		if err != nil {
+			return nil, err
+		}
+		r.Label = name
+		return []*Run{r}, nil
+	}
+	return loadBonnie(name, strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n"))
+}
+
+// DecodeResult reads a saved clyde result of either kind.
+func decodeClyde(data []byte) (*Run, error) {
+	kind, err := result.Kind(data)
+	if err != nil {
+		return nil, err
+	}
+	switch kind {
+	case "fs":
+		f, err := result.DecodeFS(data)
+		if err != nil {
+			return nil, err
+		}
+		return &Run{Source: "clyde JSON", FS: f}, nil
+	case "block":
+		var b result.Block
+		if err := json.Unmarshal(data, &b); err != nil {
+			return nil, fmt.Errorf("block result: %v", err)
+		}
+		if b.SchemaVersion > result.SchemaVersion {
+			return nil, fmt.Errorf("result schema %d is newer than this clyde reads (%d)", b.SchemaVersion, result.SchemaVersion)
+		}
+		return &Run{Source: "clyde JSON", Block: &b}, nil
+	}
+	return nil, fmt.Errorf("unknown result kind %q", kind)
+}
+
+// csvRecord is one parsed CSV data line and where it was.
+type csvRecord struct {
+	line  int
+	l     bonnie.Line
+	taken bool
+}
+
+// loadBonnie reads bonnie++ output: text reports and CSV lines. A text
+// report followed by its CSV line (bonnie++'s normal output) is taken from
+// the CSV line, whose figures are exact and whose file rates are right
+// even where 2.00a's text prints the file count. Consecutive CSV lines of
+// one machine and configuration (bonnie++ -x) become one run with repeats.
+func loadBonnie(name string, lines []string) ([]*Run, error) {
+	var recs []*csvRecord
+	for i, ln := range lines {
+		ln = strings.TrimSpace(ln)
+		if ln == "" || strings.HasPrefix(ln, "#") || bonnie.IsHeader(ln) || !looksLikeCSV(ln) {
+			continue
+		}
+		l, err := bonnie.ParseCSVLine(ln)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %v", i+1, err)
+		}
+		recs = append(recs, &csvRecord{line: i + 1, l: l})
+	}
+	reports, err := ParseText(lines)
+	if err != nil {
+		return nil, err
+	}
+	if len(recs) == 0 && len(reports) == 0 {
+		return nil, ErrNotResult
+	}
+	var runs []*Run
+	for _, rep := range reports {
+		if rec := csvFor(rep, recs); rec != nil {
+			rec.taken = true
+			r := csvRun(name, []*csvRecord{rec})
+			r.Source = "bonnie++ " + rep.Version + " text (figures from its CSV line)"
+			runs = append(runs, r)
+			continue
+		}
+		r := &Run{Source: "bonnie++ " + rep.Version + " text", FS: importedFS(rep.Config, []result.FSRun{rep.Run})}
+		r.Label = fmt.Sprintf("%s:%d", name, rep.Line)
+		if rep.FileRatesUnknown {
+			for t := result.SeqCreate; t <= result.RandDelete; t++ {
+				if r.FS.Runs[0].Tests[t].Ran {
+					r.UnknownRate[t] = true
+				}
+			}
+		}
+		runs = append(runs, r)
+	}
+	var group []*csvRecord
+	flush := func() {
+		if len(group) > 0 {
+			runs = append(runs, csvRun(name, group))
+			group = nil
+		}
+	}
+	for _, rec := range recs {
+		if rec.taken {
+			flush()
+			continue
+		}
+		if len(group) > 0 && !sameConfig(group[0].l, rec.l) {
+			flush()
+		}
+		group = append(group, rec)
+	}
+	flush()
+	if len(runs) == 1 {
+		runs[0].Label = name
+	}
+	return runs, nil
+}
+
+// looksLikeCSV is true for lines that claim to be bonnie++ CSV data, so that
+// a damaged one is reported rather than skipped.
+func looksLikeCSV(s string) bool {
+	return strings.HasPrefix(s, "1.9") && strings.Count(s, ",") >= 3 || strings.Count(s, ",") >= 10
+}
+
+// csvFor finds the CSV line bonnie++ printed after a text report: the first
+// unused one of the same machine and file size after the report.
+func csvFor(rep TextReport, recs []*csvRecord) *csvRecord {
+	for _, rec := range recs {
+		if rec.taken || rec.line < rep.Line {
+			continue
+		}
+		if rec.l.Name == rep.Config.MachineName && rec.l.SizeMiB == rep.Config.FileSizeMiB && rec.l.FilesK == rep.Config.FilesK {
+			return rec
+		}
+	}
+	return nil
+}
+
+func sameConfig(a, b bonnie.Line) bool {
+	return a.Name == b.Name && a.Version == b.Version && a.Size == b.Size && a.FilesK == b.FilesK &&
+		a.MaxFileBytes == b.MaxFileBytes && a.MinFileBytes == b.MinFileBytes && a.Dirs == b.Dirs &&
+		a.Concurrency == b.Concurrency && a.Seeks == b.Seeks
+}
+
+func csvRun(name string, group []*csvRecord) *Run {
+	cfg, _ := group[0].l.Result()
+	var fsRuns []result.FSRun
+	for i, rec := range group {
+		_, run := rec.l.Result()
+		run.Iteration = i + 1
+		fsRuns = append(fsRuns, run)
+	}
+	r := &Run{Source: "bonnie++ " + group[0].l.Format + " CSV", FS: importedFS(cfg, fsRuns)}
+	r.Label = fmt.Sprintf("%s:%d", name, group[0].line)
+	return r
+}
+
+// importedFS wraps a bonnie++ import in clyde's fs result, so it renders
+// and compares like a clyde run.
+func importedFS(cfg result.FSConfig, runs []result.FSRun) *result.FS {
+	cfg.Iterations = len(runs)
+	return &result.FS{
+		SchemaVersion: result.SchemaVersion,
+		Kind:          "fs",
+		Provenance:    result.Provenance{Tool: "bonnie++", Version: cfg.CompatVersion},
+		Config:        cfg,
+		Runs:          runs,
+	}
+}

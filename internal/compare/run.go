@@ -1,0 +1,331 @@
+// Package compare puts clyde results and bonnie++ outputs side by side: it
+// reads every form a run can take (a clyde JSON result, a history entry, a
+// bonnie++ CSV line or text report), turns each into comparable figures, and
+// renders the table with each column's change against the first run.
+package compare
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/clydebench/clyde/internal/result"
+)
+
+// Run is one thing being compared: a clyde fs or block result, or a bonnie++
+// import turned into an fs result.
+type Run struct {
+	// Label names the run in tables: "#12", "ssd.json", "m4.txt:2".
+	Label string
+	// Source says what the input was: "history", "clyde JSON",
+	// "bonnie++ 1.98 CSV", "bonnie++ 2.00a text".
+	Source string
+	FS     *result.FS
+	Block  *result.Block
+	// UnknownRate marks fs tests whose rate the input could not give:
+	// bonnie++ 2.00a text reports print the file count in place of the file
+	// rates, and without the CSV line there is no way back to the rate.
+	UnknownRate [result.FSTestCount]bool
+}
+
+// Kind is "fs" or "block".
+func (r *Run) Kind() string {
+	if r.Block != nil {
+		return "block"
+	}
+	return "fs"
+}
+
+// Provenance is the run's provenance; imports have only what their input said.
+func (r *Run) Provenance() result.Provenance {
+	if r.Block != nil {
+		return r.Block.Provenance
+	}
+	return r.FS.Provenance
+}
+
+// Host is the machine the run was made on: the recorded host name, or
+// bonnie++'s machine name for imports.
+func (r *Run) Host() string {
+	if h := r.Provenance().Hostname; h != "" {
+		return h
+	}
+	if r.FS != nil {
+		return r.FS.Config.MachineName
+	}
+	return ""
+}
+
+// Target is the directory (fs) or file/device (block) the run measured.
+func (r *Run) Target() string {
+	if r.Block != nil {
+		if r.Block.Target.ResolvedPath != "" {
+			return r.Block.Target.ResolvedPath
+		}
+		return r.Block.Target.Path
+	}
+	return r.FS.Config.Dir
+}
+
+// fsParams is what makes two fs runs comparable: everything that changes
+// the work done, but not the seed, the name or where it ran.
+type fsParams struct {
+	FileSizeMiB  int64  `json:"file_size_mib"`
+	ChunkBytes   int    `json:"chunk_bytes"`
+	Seeks        int    `json:"seeks"`
+	SeekProcs    int    `json:"seek_procs"`
+	ByteIOMiB    int64  `json:"byte_io_mib"`
+	FilesK       int    `json:"files_k"`
+	MaxFileBytes int64  `json:"max_file_bytes"`
+	MinFileBytes int64  `json:"min_file_bytes"`
+	Dirs         int    `json:"dirs"`
+	FileChunk    int    `json:"file_chunk_bytes"`
+	Concurrency  int    `json:"concurrency"`
+	SyncWrites   bool   `json:"sync_writes"`
+	Direct       bool   `json:"direct"`
+	RandomData   bool   `json:"random_data"`
+	LinkMode     string `json:"link_mode"`
+}
+
+// blockParams is the same for block runs: each job's configuration without
+// its seed, and the preset.
+type blockParams struct {
+	Profile string                  `json:"profile"`
+	Jobs    []result.BlockJobConfig `json:"jobs"`
+}
+
+// Params is a canonical JSON text of the parameters that must match for two
+// runs to be comparable (--check-regression's "same parameters").
+func (r *Run) Params() string {
+	var v any
+	if r.Block != nil {
+		p := blockParams{}
+		if r.Block.Profile != nil {
+			p.Profile = r.Block.Profile.Name
+		}
+		for _, j := range r.Block.Jobs {
+			c := j.Config
+			c.Seed = 0
+			p.Jobs = append(p.Jobs, c)
+		}
+		v = p
+	} else {
+		c := r.FS.Config
+		v = fsParams{c.FileSizeMiB, c.ChunkBytes, c.Seeks, c.SeekProcs, c.ByteIOMiB, c.FilesK, c.MaxFileBytes,
+			c.MinFileBytes, c.Dirs, c.FileChunk, c.Concurrency, c.SyncWrites, c.Direct, c.RandomData, c.LinkMode}
+	}
+	b, _ := json.Marshal(v) // plain structs: cannot fail
+	return string(b)
+}
+
+// State says what a figure holds.
+type State uint8
+
+// The states of a figure.
+const (
+	// Known: Values hold one number per repeat.
+	Known State = iota
+	// NotRun: the test was skipped (-f, -s 0, -n 0) or the direction had no I/O.
+	NotRun
+	// TooFast: bonnie++'s "+++++": the test took under 0.5 s.
+	TooFast
+	// Unknown: the input did not carry the figure (2.00a text file rates).
+	Unknown
+)
+
+// Figure is one column of one run: a test's rate, a latency, a job's IOPS.
+type Figure struct {
+	// Key identifies the column across runs.
+	Key string
+	// Unit is the unit of Values: "KiB/s", "files/s", "seeks/s", "ns",
+	// "IOPS", "B/s".
+	Unit string
+	// HigherIsBetter is true for rates, false for latencies.
+	HigherIsBetter bool
+	State          State
+	// Values has one entry per repeat (-x iterations, CDM passes).
+	Values []float64
+}
+
+// Figures lists the run's columns in report order.
+func (r *Run) Figures() []Figure {
+	if r.Block != nil {
+		return blockFigures(r.Block)
+	}
+	return fsFigures(r)
+}
+
+func fsFigures(r *Run) []Figure {
+	var rates, lats []Figure
+	for t := result.FSTest(0); t < result.FSTestCount; t++ {
+		rate := Figure{Key: t.Name(), HigherIsBetter: true, State: NotRun}
+		lat := Figure{Key: t.Name() + " max latency", Unit: "ns", State: NotRun}
+		for _, run := range r.FS.Runs {
+			tr := run.Tests[t]
+			if rate.Unit == "" && tr.RateUnit != "" {
+				rate.Unit = tr.RateUnit
+			}
+			switch {
+			case r.UnknownRate[t]:
+				rate.State = Unknown
+			case !tr.Ran:
+			case tr.TooShort:
+				if rate.State == NotRun {
+					rate.State = TooFast
+				}
+			default:
+				rate.State = Known
+				rate.Values = append(rate.Values, tr.RatePerSec)
+			}
+			if tr.Ran && tr.Latency.MaxNs > 0 {
+				lat.State = Known
+				lat.Values = append(lat.Values, float64(tr.Latency.MaxNs))
+			}
+		}
+		if rate.Unit == "" {
+			rate.Unit = fsUnit(t)
+		}
+		if rate.State == Unknown {
+			rate.Values = nil
+		}
+		rates = append(rates, rate)
+		lats = append(lats, lat)
+	}
+	return append(rates, lats...)
+}
+
+func fsUnit(t result.FSTest) string {
+	switch {
+	case t == result.Seeks:
+		return "seeks/s"
+	case t.IsIO():
+		return "KiB/s"
+	}
+	return "files/s"
+}
+
+// JobKey names a block job by what it did, so the same job of two runs
+// lines up even when their names differ.
+func JobKey(c result.BlockJobConfig) string {
+	rw := c.RW
+	if c.RW == "rw" || c.RW == "randrw" {
+		rw += " " + strconv.Itoa(c.RWMixRead) + "%r"
+	}
+	return fmt.Sprintf("%s %s qd%d j%d", rw, sizeLabel(c.BSBytes), c.IODepth, c.NumJobs)
+}
+
+func sizeLabel(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + "m"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.FormatInt(n>>10, 10) + "k"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func blockFigures(b *result.Block) []Figure {
+	byKey := map[string]*Figure{}
+	var order []string
+	add := func(key, unit string, higher bool, v float64) {
+		f, ok := byKey[key]
+		if !ok {
+			f = &Figure{Key: key, Unit: unit, HigherIsBetter: higher}
+			byKey[key] = f
+			order = append(order, key)
+		}
+		f.Values = append(f.Values, v)
+	}
+	for _, j := range b.Jobs {
+		if strings.HasSuffix(j.JobName, "(warm-up)") {
+			continue
+		}
+		k := JobKey(j.Config)
+		for _, d := range []struct {
+			name string
+			dir  result.BlockDir
+		}{{"read", j.Read}, {"write", j.Write}} {
+			if d.dir.TotalIOs == 0 {
+				continue
+			}
+			add(k+" "+d.name+" iops", "IOPS", true, d.dir.IOPS)
+			add(k+" "+d.name+" bw", "B/s", true, float64(d.dir.BWBytes))
+			if p99, ok := d.dir.Lat.Percentile.At(99); ok {
+				add(k+" "+d.name+" p99 latency", "ns", false, float64(p99))
+			}
+		}
+	}
+	out := make([]Figure, 0, len(order))
+	for _, k := range order {
+		out = append(out, *byKey[k])
+	}
+	return out
+}
+
+// median is the middle of vs (the mean of the two middle values for an even
+// count); vs is not modified.
+func median(vs []float64) float64 {
+	if len(vs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), vs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func mean(vs []float64) float64 {
+	var sum float64
+	for _, v := range vs {
+		sum += v
+	}
+	return sum / float64(len(vs))
+}
+
+// spread is the run-to-run range of the repeats: max - min.
+func spread(vs []float64) float64 {
+	if len(vs) < 2 {
+		return 0
+	}
+	lo, hi := vs[0], vs[0]
+	for _, v := range vs[1:] {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return hi - lo
+}
+
+// Summary is a short line of a run's key figures for history listings:
+// the block rates and the sequential create rate of an fs run, the first
+// job's figures of a block run.
+func (r *Run) Summary() string {
+	var keys []string
+	if r.FS != nil {
+		keys = []string{"put_block", "get_block", "seeks", "seq_create"}
+	}
+	var parts []string
+	for _, f := range r.Figures() {
+		if keys != nil && !contains(keys, f.Key) || f.State != Known || len(f.Values) == 0 {
+			continue
+		}
+		if keys == nil && len(parts) >= 2 {
+			break
+		}
+		row := Row{Unit: f.Unit, Cells: []Cell{{State: Known, Value: mean(f.Values)}}}
+		unit, scale := displayUnit(row)
+		parts = append(parts, f.Key+" "+strings.TrimSpace(cellText(row.Cells[0], scale))+" "+unit)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

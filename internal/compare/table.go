@@ -1,0 +1,278 @@
+package compare
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/clydebench/clyde/internal/bonnie"
+)
+
+// Cell is one run's figure in a comparison row.
+type Cell struct {
+	State State
+	// Value is the mean of the repeats; Spread their range (max - min),
+	// 0 with a single value.
+	Value  float64
+	Spread float64
+	N      int
+	// ChangePct is the change against the first run in percent; valid when
+	// HasChange.
+	ChangePct float64
+	HasChange bool
+	// NotSignificant is set when both runs have repeats and the difference
+	// is smaller than the larger of their run-to-run spreads.
+	NotSignificant bool
+}
+
+// Row is one column of the runs (a test, a latency, a job's IOPS).
+type Row struct {
+	Key            string
+	Unit           string
+	HigherIsBetter bool
+	Cells          []Cell
+}
+
+// Table is runs side by side.
+type Table struct {
+	Runs []*Run
+	Rows []Row
+}
+
+// Compare lines the runs' figures up by column. Runs must all be of one kind.
+func Compare(runs []*Run) (*Table, error) {
+	if len(runs) < 2 {
+		return nil, fmt.Errorf("compare needs at least two runs, got %d", len(runs))
+	}
+	for _, r := range runs[1:] {
+		if r.Kind() != runs[0].Kind() {
+			return nil, fmt.Errorf("cannot compare an %s run (%s) with a %s run (%s): their columns differ",
+				runs[0].Kind(), runs[0].Label, r.Kind(), r.Label)
+		}
+	}
+	t := &Table{Runs: runs}
+	index := map[string]int{}
+	for ri, r := range runs {
+		for _, f := range r.Figures() {
+			i, ok := index[f.Key]
+			if !ok {
+				i = len(t.Rows)
+				index[f.Key] = i
+				t.Rows = append(t.Rows, Row{Key: f.Key, Unit: f.Unit, HigherIsBetter: f.HigherIsBetter,
+					Cells: make([]Cell, len(runs))})
+				for k := range t.Rows[i].Cells {
+					t.Rows[i].Cells[k].State = NotRun
+				}
+			}
+			c := Cell{State: f.State, N: len(f.Values)}
+			if f.State == Known && len(f.Values) > 0 {
+				c.Value, c.Spread = mean(f.Values), spread(f.Values)
+			} else if f.State == Known {
+				c.State = NotRun
+			}
+			t.Rows[i].Cells[ri] = c
+		}
+	}
+	for i := range t.Rows {
+		cells := t.Rows[i].Cells
+		base := cells[0]
+		for k := 1; k < len(cells); k++ {
+			c := &cells[k]
+			if base.State != Known || c.State != Known || base.Value == 0 {
+				continue
+			}
+			c.ChangePct, c.HasChange = (c.Value-base.Value)/base.Value*100, true
+			if base.N > 1 && c.N > 1 && math.Abs(c.Value-base.Value) < max(base.Spread, c.Spread) {
+				c.NotSignificant = true
+			}
+		}
+	}
+	// Drop rows no run has: they only say "not run" everywhere.
+	kept := t.Rows[:0]
+	for _, r := range t.Rows {
+		for _, c := range r.Cells {
+			if c.State != NotRun {
+				kept = append(kept, r)
+				break
+			}
+		}
+	}
+	t.Rows = kept
+	return t, nil
+}
+
+// WriteText prints the table: a legend of the runs, then one line per column
+// with each run's figure and its change against the first run.
+func (t *Table) WriteText(w io.Writer) error {
+	var b strings.Builder
+	for i, r := range t.Runs {
+		fmt.Fprintf(&b, "%s  %s  %s", runLetter(i), r.Label, r.Source)
+		if h := r.Host(); h != "" {
+			fmt.Fprintf(&b, ", host %s", h)
+		}
+		if tg := r.Target(); tg != "" {
+			fmt.Fprintf(&b, ", %s", tg)
+		}
+		if !r.Provenance().StartTime.IsZero() {
+			fmt.Fprintf(&b, ", %s", r.Provenance().StartTime.Format("2006-01-02 15:04"))
+		}
+		if n := repeats(r); n > 1 {
+			fmt.Fprintf(&b, ", %d repeats", n)
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	width := len("column")
+	for _, r := range t.Rows {
+		width = max(width, len(r.Key))
+	}
+	fmt.Fprintf(tw, "%-*s\tunit\t", width, "column")
+	for i := range t.Runs {
+		fmt.Fprintf(tw, "%s\t", runLetter(i))
+		if i > 0 {
+			fmt.Fprintf(tw, "vs A\t")
+		}
+	}
+	fmt.Fprintln(tw)
+	for _, r := range t.Rows {
+		unit, scale := displayUnit(r)
+		fmt.Fprintf(tw, "%-*s\t%s\t", width, r.Key, unit)
+		for i, c := range r.Cells {
+			fmt.Fprintf(tw, "%s\t", cellText(c, scale))
+			if i > 0 {
+				fmt.Fprintf(tw, "%s\t", changeText(c))
+			}
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+	notes := []string{}
+	if t.anyNotSignificant() {
+		notes = append(notes, "~ marks a difference smaller than the run-to-run spread of the repeats: not significant.")
+	}
+	if t.anyState(Unknown) {
+		notes = append(notes, "unknown: bonnie++ 1.98+/2.00a text reports print the file count where the file rates belong; give the CSV line to see them.")
+	}
+	if t.anyState(TooFast) {
+		notes = append(notes, "+++++: the test took under 0.5 s, so bonnie++ gave no figure.")
+	}
+	for _, n := range notes {
+		b.WriteString(n + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func repeats(r *Run) int {
+	if r.FS != nil {
+		return len(r.FS.Runs)
+	}
+	return 1
+}
+
+func (t *Table) anyNotSignificant() bool {
+	for _, r := range t.Rows {
+		for _, c := range r.Cells {
+			if c.NotSignificant {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (t *Table) anyState(s State) bool {
+	for _, r := range t.Rows {
+		for _, c := range r.Cells {
+			if c.State == s {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// RunLetter names run i in tables: A, B, ..., Z, AA, ...
+func RunLetter(i int) string { return runLetter(i) }
+
+func runLetter(i int) string {
+	s := ""
+	for {
+		s = string(rune('A'+i%26)) + s
+		i = i/26 - 1
+		if i < 0 {
+			return s
+		}
+	}
+}
+
+// displayUnit picks a unit a row's numbers read well in: MiB/s for IO
+// rates over 10 MiB/s, µs/ms/s for latencies, MB/s for block bandwidth.
+func displayUnit(r Row) (string, float64) {
+	var top float64
+	for _, c := range r.Cells {
+		if c.State == Known {
+			top = max(top, c.Value)
+		}
+	}
+	switch r.Unit {
+	case "KiB/s":
+		if top >= 10*1024 {
+			return "MiB/s", 1.0 / 1024
+		}
+	case "B/s":
+		return "MiB/s", 1.0 / (1 << 20)
+	case "ns":
+		return "time", 0 // each cell in bonnie++'s own us/ms/s form
+	}
+	return r.Unit, 1
+}
+
+func cellText(c Cell, scale float64) string {
+	switch c.State {
+	case NotRun:
+		return "-"
+	case TooFast:
+		return "+++++"
+	case Unknown:
+		return "unknown"
+	}
+	if scale == 0 {
+		s := bonnie.FormatLatency(int64(c.Value))
+		if c.N > 1 {
+			s += " ±" + bonnie.FormatLatency(int64(c.Spread/2))
+		}
+		return s
+	}
+	v := c.Value * scale
+	s := formatNumber(v)
+	if c.N > 1 {
+		s += " ±" + formatNumber(c.Spread*scale/2)
+	}
+	return s
+}
+
+func formatNumber(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 100 || a == 0:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.2f", v)
+	}
+}
+
+func changeText(c Cell) string {
+	if !c.HasChange {
+		return ""
+	}
+	s := fmt.Sprintf("%+.1f%%", c.ChangePct)
+	if c.NotSignificant {
+		s = "~" + s
+	}
+	return s
+}

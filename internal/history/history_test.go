@@ -1,0 +1,268 @@
+package history
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func entry(i int) Entry {
+	return Entry{Kind: "fs", Host: "box" + strconv.Itoa(i%2), Target: "/mnt/ssd", Params: `{"p":1}`,
+		StartTime: time.Date(2026, 1, 1+i, 0, 0, 0, 0, time.UTC), Summary: fmt.Sprintf("run %d", i),
+		JSON: []byte(fmt.Sprintf(`{"kind":"fs","schema_version":1,"n":%d}`, i))}
+}
+
+func TestSaveAndQuery(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "sub", "h.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	var ids []int64
+	for i := range 6 {
+		id, err := s.Save(ctx, entry(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	tests := []struct {
+		name string
+		f    Filter
+		want []int64
+	}{
+		{"all newest first", Filter{}, []int64{ids[5], ids[4], ids[3], ids[2], ids[1], ids[0]}},
+		{"host", Filter{Host: "box1"}, []int64{ids[5], ids[3], ids[1]}},
+		{"limit", Filter{Limit: 2}, []int64{ids[5], ids[4]}},
+		{"since", Filter{Since: time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)}, []int64{ids[5], ids[4]}},
+		{"before id", Filter{BeforeID: ids[2]}, []int64{ids[1], ids[0]}},
+		{"other target", Filter{Target: "/elsewhere"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := s.Query(ctx, tc.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var gotIDs []int64
+			for _, e := range got {
+				gotIDs = append(gotIDs, e.ID)
+			}
+			if fmt.Sprint(gotIDs) != fmt.Sprint(tc.want) {
+				t.Fatalf("ids %v, want %v", gotIDs, tc.want)
+			}
+		})
+	}
+	e, err := s.Get(ctx, ids[3])
+	if err != nil || string(e.JSON) != string(entry(3).JSON) || !e.StartTime.Equal(entry(3).StartTime) || e.Summary != "run 3" {
+		t.Fatalf("Get: %+v, %v", e, err)
+	}
+	if _, err := s.Get(ctx, 999); err == nil {
+		t.Fatal("Get of an unknown id succeeded")
+	}
+}
+
+func TestTwoWritersAtOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.db")
+	const each = 25
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*each)
+	start := make(chan struct{})
+	for w := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := Open(path)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer s.Close()
+			<-start
+			for i := range each {
+				if _, err := s.Save(context.Background(), entry(w*each+i)); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	all, err := s.Query(context.Background(), Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 2*each {
+		t.Fatalf("%d runs saved, want %d", len(all), 2*each)
+	}
+}
+
+// TestKilledDuringSave kills a helper process while its save transaction is
+// open; the database must still open and hold every earlier run.
+func TestKilledDuringSave(t *testing.T) {
+	if os.Getenv("CLYDE_HISTORY_HELPER") != "" {
+		return
+	}
+	path := filepath.Join(t.TempDir(), "h.db")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSaveHelper$", "-test.v")
+	cmd.Env = append(os.Environ(), "CLYDE_HISTORY_HELPER="+path)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	inSave := false
+	for sc.Scan() {
+		if sc.Text() == "in-transaction" {
+			inSave = true
+			break
+		}
+	}
+	if !inSave {
+		cmd.Wait()
+		t.Fatal("helper never reached the middle of its save")
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	s, err := Open(path)
+	if err != nil {
+		t.Fatalf("database after the kill: %v", err)
+	}
+	defer s.Close()
+	all, err := s.Query(context.Background(), Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != helperSaves {
+		t.Fatalf("%d runs after the kill, want the %d saved before it", len(all), helperSaves)
+	}
+	for i, e := range all {
+		if want := fmt.Sprintf("run %d", helperSaves-1-i); e.Summary != want {
+			t.Fatalf("entry %d is %q, want %q", i, e.Summary, want)
+		}
+	}
+	if _, err := s.Save(context.Background(), entry(99)); err != nil {
+		t.Fatalf("save after the kill: %v", err)
+	}
+}
+
+const helperSaves = 5
+
+// TestSaveHelper is the process TestKilledDuringSave kills: it saves
+// helperSaves runs, then stops inside the next save's transaction.
+func TestSaveHelper(t *testing.T) {
+	path := os.Getenv("CLYDE_HISTORY_HELPER")
+	if path == "" {
+		t.Skip("helper process for TestKilledDuringSave")
+	}
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range helperSaves {
+		if _, err := s.Save(context.Background(), entry(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	saveHook = func() {
+		fmt.Println("in-transaction")
+		os.Stdout.Sync()
+		time.Sleep(time.Minute)
+	}
+	s.Save(context.Background(), entry(helperSaves))
+	t.Fatal("the helper was not killed")
+}
+
+func TestCorruptDatabaseIsOneLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.db")
+	if err := os.WriteFile(path, []byte("this is not sqlite, just text that is long enough to look like a header......"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(path)
+	if err == nil {
+		t.Fatal("a text file opened as a history")
+	}
+	if s := err.Error(); !containsAll(s, path, "not a database") || containsAll(s, "\n") {
+		t.Fatalf("error %q: want one line naming the file and the problem", s)
+	}
+}
+
+func containsAll(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestParseSince(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		in   string
+		want time.Time
+		ok   bool
+	}{
+		{"30d", now.Add(-30 * 24 * time.Hour), true},
+		{"12h", now.Add(-12 * time.Hour), true},
+		{"2w", now.Add(-14 * 24 * time.Hour), true},
+		{"90m", now.Add(-90 * time.Minute), true},
+		{"2026-01-31", time.Date(2026, 1, 31, 0, 0, 0, 0, time.UTC), true},
+		{"", time.Time{}, false},
+		{"d", time.Time{}, false},
+		{"30x", time.Time{}, false},
+		{"-3d", time.Time{}, false},
+		{"yesterday", time.Time{}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := ParseSince(tc.in, now)
+			if (err == nil) != tc.ok || tc.ok && !got.Equal(tc.want) {
+				t.Fatalf("ParseSince(%q) = %v, %v", tc.in, got, err)
+			}
+		})
+	}
+}
+
+func FuzzParseSince(f *testing.F) {
+	for _, s := range []string{"30d", "12h", "2026-01-31", "", "1y", "99999w", "2026-01-31T10:00:00Z"} {
+		f.Add(s)
+	}
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := ParseSince(s, now)
+		if err != nil {
+			if containsAll(err.Error(), "\n") {
+				t.Fatalf("multi-line error %q", err)
+			}
+			return
+		}
+		if got.IsZero() {
+			t.Fatalf("ParseSince(%q) accepted but gave the zero time", s)
+		}
+	})
+}
