@@ -1,0 +1,122 @@
+// Package prom writes a run's figures for node_exporter's textfile
+// collector, so a cron job's results land in Prometheus next to the
+// machine's other metrics. The file is replaced atomically
+// (client_golang's WriteToTextfile), so the collector never reads half.
+package prom
+
+import (
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/clydebench/clyde/internal/result"
+)
+
+// Metric names. Every metric carries host and test labels, plus dir (fs) or
+// device (block), and unit where the figure has one.
+const (
+	FSRate        = "clyde_fs_rate"
+	FSCPU         = "clyde_fs_cpu_percent"
+	FSMaxLatency  = "clyde_fs_max_latency_seconds"
+	BlockIOPS     = "clyde_block_iops"
+	BlockBW       = "clyde_block_bandwidth_bytes_per_second"
+	BlockP99      = "clyde_block_p99_latency_seconds"
+	LastRun       = "clyde_last_run_timestamp_seconds"
+	fsTargetLabel = "dir"
+	blkTargetLbl  = "device"
+)
+
+// FSRegistry holds an fs result's figures: the mean over -x iterations of
+// every test that produced a number (too-short and skipped tests are left
+// out rather than reported as 0).
+func FSRegistry(host string, res *result.FS) *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	labels := []string{"host", fsTargetLabel, "test", "unit"}
+	rate := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: FSRate, Help: "bonnie++-style rate of one clyde fs test, in the unit label's unit."}, labels)
+	cpu := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: FSCPU, Help: "CPU used during one clyde fs test, percent of one CPU."}, labels)
+	lat := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: FSMaxLatency, Help: "Longest single operation of one clyde fs test."}, labels)
+	last := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: LastRun, Help: "Start time of the last clyde run."}, []string{"host", fsTargetLabel, "test", "unit"})
+	reg.MustRegister(rate, cpu, lat, last)
+	dir := res.Config.Dir
+	for t := result.FSTest(0); t < result.FSTestCount; t++ {
+		var rs, cs, ls []float64
+		unit := ""
+		for _, run := range res.Runs {
+			tr := run.Tests[t]
+			unit = tr.RateUnit
+			if !tr.Ran || tr.Interrupted {
+				continue
+			}
+			if !tr.TooShort && tr.RatePerSec > 0 {
+				rs = append(rs, tr.RatePerSec)
+			}
+			if tr.CPUKnown && !tr.TooShort {
+				cs = append(cs, tr.CPUPercent)
+			}
+			if tr.Latency.MaxNs > 0 {
+				ls = append(ls, float64(tr.Latency.MaxNs)/1e9)
+			}
+		}
+		if len(rs) > 0 {
+			rate.WithLabelValues(host, dir, t.Name(), unit).Set(mean(rs))
+		}
+		if len(cs) > 0 {
+			cpu.WithLabelValues(host, dir, t.Name(), "percent").Set(mean(cs))
+		}
+		if len(ls) > 0 {
+			lat.WithLabelValues(host, dir, t.Name(), "seconds").Set(mean(ls))
+		}
+	}
+	last.WithLabelValues(host, dir, "fs", "seconds").Set(float64(res.Provenance.StartTime.UnixNano()) / 1e9)
+	return reg
+}
+
+// BlockRegistry holds a block result's figures, one series per job and
+// direction; test is "<job name> <read|write>".
+func BlockRegistry(host string, res *result.Block) *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	labels := []string{"host", blkTargetLbl, "test", "unit"}
+	iops := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: BlockIOPS, Help: "I/O operations per second of one clyde block job and direction."}, labels)
+	bw := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: BlockBW, Help: "Bandwidth of one clyde block job and direction."}, labels)
+	p99 := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: BlockP99, Help: "99th percentile completion latency of one clyde block job and direction."}, labels)
+	last := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: LastRun, Help: "Start time of the last clyde run."}, labels)
+	reg.MustRegister(iops, bw, p99, last)
+	dev := res.Target.ResolvedPath
+	if dev == "" {
+		dev = res.Target.Path
+	}
+	for _, j := range res.Jobs {
+		if strings.HasSuffix(j.JobName, "(warm-up)") {
+			continue
+		}
+		for _, d := range []struct {
+			name string
+			dir  result.BlockDir
+		}{{"read", j.Read}, {"write", j.Write}} {
+			if d.dir.TotalIOs == 0 {
+				continue
+			}
+			test := j.JobName + " " + d.name
+			iops.WithLabelValues(host, dev, test, "ops/s").Set(d.dir.IOPS)
+			bw.WithLabelValues(host, dev, test, "bytes/s").Set(float64(d.dir.BWBytes))
+			if v, ok := d.dir.Lat.Percentile.At(99); ok {
+				p99.WithLabelValues(host, dev, test, "seconds").Set(float64(v) / 1e9)
+			}
+		}
+	}
+	last.WithLabelValues(host, dev, "block", "seconds").Set(float64(res.Provenance.StartTime.UnixNano()) / 1e9)
+	return reg
+}
+
+// Write writes reg to path atomically.
+func Write(path string, reg *prometheus.Registry) error {
+	return prometheus.WriteToTextfile(path, reg)
+}
+
+func mean(vs []float64) float64 {
+	var s float64
+	for _, v := range vs {
+		s += v
+	}
+	return s / float64(len(vs))
+}
