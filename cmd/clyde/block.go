@@ -28,7 +28,7 @@ func blockCommand() *cli.Command {
 			"or held open, and otherwise need --destroy-data. An absent file is created, filled and removed.\n\n" +
 			"  clyde block --filename /mnt/ssd/clyde.tmp --profile cdm --size 1g\n" +
 			"  clyde block --filename /dev/sdX --profile iometer-mix --direct --runtime 30 --destroy-data",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "filename", Usage: "file or block device (symlinks and /dev/disk/by-* are resolved)", Required: true},
 			&cli.StringFlag{Name: "name", Usage: "job name prefix (default: the rw mode)"},
 			&cli.StringFlag{Name: "size", Usage: "region per job: 4k, 64m, 1g (default: the whole existing target, 1g for a new file)"},
@@ -51,7 +51,7 @@ func blockCommand() *cli.Command {
 			&cli.BoolFlag{Name: "destroy-data", Usage: "allow writing to an unused block device, destroying what it holds"},
 			&cli.StringFlag{Name: "output-format", Value: "text", Usage: "text|json|csv"},
 			&cli.StringFlag{Name: "output", Usage: "write the report to this file instead of stdout"},
-		},
+		}, keepFlags()...),
 		Action: blockAction,
 	}
 }
@@ -123,6 +123,11 @@ func blockAction(c *cli.Context) error {
 		defer f.Close()
 		out = f
 	}
+	keep, err := beginKeep(c, job.Filename)
+	if err != nil {
+		return err
+	}
+	defer keep.release()
 	prov := blockProvenance(os.Args, job.Filename)
 	res, runErr := blockbench.Run(c.Context, job)
 	if usage.Is(runErr) || (len(res.Jobs) == 0 && runErr != nil) {
@@ -132,7 +137,7 @@ func blockAction(c *cli.Context) error {
 	if err := blockreport.Write(out, format, &res); err != nil {
 		return errors.Join(runErr, fmt.Errorf("write report: %w", err))
 	}
-	return runErr
+	return keep.after(c.Context, &res, runErr)
 }
 
 // blockProvenance records where the run happened; path is the target, so the

@@ -29,7 +29,7 @@ func fsCommand() *cli.Command {
 			"bonnie++ (-s in MiB, -n in units of 1024 files); units such as 2GiB or 512k work too.\n" +
 			"Prints bonnie++'s text tables and its 1.98 CSV line; --json FILE keeps everything.\n" +
 			"Exit codes: 0 ok, 1 run failed, 2 usage error, 130 interrupted.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "dir", Aliases: []string{"d"}, Value: ".", Usage: "directory to test in (clyde works in a private directory inside it)"},
 			&cli.StringFlag{Name: "size", Aliases: []string{"s"}, Usage: "size[:chunk[:seeks[:procs]]]: big-file size (MiB unless a unit is given; default 2x RAM), chunk, seeks, seek workers; 0 skips the I/O tests"},
 			&cli.StringFlag{Name: "files", Aliases: []string{"n"}, Value: "16", Usage: "num[:max[:min[:dirs[:chunk]]]]: 1024s of small files, their max/min size, directories, I/O chunk; 0 skips the file tests"},
@@ -51,7 +51,7 @@ func fsCommand() *cli.Command {
 			&cli.BoolFlag{Name: "cleanup", Usage: "remove what killed clyde runs left in -d, then exit"},
 			&cli.StringFlag{Name: "p", Hidden: true},
 			&cli.StringFlag{Name: "y", Hidden: true},
-		},
+		}, keepFlags()...),
 		Action: fsAction,
 	}
 }
@@ -183,8 +183,15 @@ func fsAction(c *cli.Context) error {
 	if err := switchUser(c.String("user"), c.String("group")); err != nil {
 		return err
 	}
+	keep, err := beginKeep(c, o.Dir)
+	if err != nil {
+		return err
+	}
+	defer keep.release()
 	quiet := c.Bool("quiet")
-	if !quiet {
+	// Progress is for a person watching: cron and pipes get none unless
+	// CLYDE_PROGRESS=1 asks for it.
+	if !quiet && (isTerminal(stderr) || os.Getenv("CLYDE_PROGRESS") == "1") {
 		o.Progress = stderr
 		o.Live = isTerminal(stderr)
 		fmt.Fprintf(stderr, "Using uid:%d, gid:%d.\n", os.Geteuid(), os.Getegid())
@@ -203,7 +210,7 @@ func fsAction(c *cli.Context) error {
 			runErr = errors.Join(runErr, err)
 		}
 	}
-	return runErr
+	return keep.after(c.Context, res, runErr)
 }
 
 // printFSReport prints like bonnie++: without -x the text tables (on stderr

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/clydebench/clyde/internal/history"
+	"github.com/clydebench/clyde/internal/usage"
+)
+
+func init() { commandList = append(commandList, historyCommand()) }
+
+func historyCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "history",
+		Usage:     "list past runs from the history database, newest first",
+		UsageText: "clyde history [--host H] [--dir D] [--since 30d] [--limit N]",
+		Flags: []cli.Flag{
+			dbFlag(),
+			&cli.StringFlag{Name: "host", Usage: "only runs made on host `H`"},
+			&cli.StringFlag{Name: "dir", Aliases: []string{"d"}, Usage: "only runs on directory or device `D`"},
+			&cli.StringFlag{Name: "since", Usage: "only runs newer than an age (30d, 12h, 2w) or a date (2026-01-31)"},
+			&cli.IntFlag{Name: "limit", Value: 20, Usage: "at most `N` runs (0: all)"},
+		},
+		Action: historyAction,
+	}
+}
+
+func historyAction(c *cli.Context) error {
+	f := history.Filter{Host: c.String("host"), Limit: c.Int("limit")}
+	if f.Limit < 0 {
+		return usage.Errorf("--limit", "want 0 (all) or more, got %d", f.Limit)
+	}
+	if d := c.String("dir"); d != "" {
+		if abs, err := filepath.Abs(d); err == nil {
+			d = abs
+		}
+		f.Target = d
+	}
+	if s := c.String("since"); s != "" || c.IsSet("since") {
+		t, err := history.ParseSince(s, time.Now())
+		if err != nil {
+			return &usage.Error{Msg: err.Error()}
+		}
+		f.Since = t
+	}
+	store, err := openHistory(c)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	entries, err := store.Query(c.Context, f)
+	if err != nil {
+		return err
+	}
+	out := c.App.Writer
+	if len(entries) == 0 {
+		fmt.Fprintf(out, "no runs in %s match\n", store.Path())
+		return nil
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTARTED\tKIND\tHOST\tTARGET\tKEY FIGURES")
+	for _, e := range entries {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.StartTime.Local().Format("2006-01-02 15:04"),
+			e.Kind, e.Host, e.Target, e.Summary)
+	}
+	return tw.Flush()
+}
