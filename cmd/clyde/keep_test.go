@@ -1,0 +1,326 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/clydebench/clyde/internal/history"
+	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/internal/runlock"
+	"github.com/clydebench/clyde/internal/sysinfo"
+)
+
+// init keeps every in-process run's history out of the user's home.
+func init() {
+	dir, err := os.MkdirTemp("", "clyde-test-data")
+	if err == nil {
+		os.Setenv("XDG_DATA_HOME", dir)
+		os.Unsetenv("CLYDE_DB")
+	}
+}
+
+const refDir = "../../testdata/compare/"
+
+// smallFS is a quick fs run's arguments: the file tests only; -q sends
+// the text tables to stderr, so only "clyde: " lines there are messages.
+func smallFS(dir string, extra ...string) []string {
+	return append([]string{"fs", "-d", dir, "-s", "0", "-n", "2", "-m", "keep", "-z", "7", "-q"}, extra...)
+}
+
+func oneLine(t *testing.T, stderr string) string {
+	t.Helper()
+	var lines []string
+	for _, l := range strings.Split(strings.TrimRight(stderr, "\n"), "\n") {
+		if strings.HasPrefix(l, "clyde: ") || !strings.HasPrefix(stderr, "Version") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "clyde: ") {
+		t.Fatalf("stderr %q: want one clyde: line", stderr)
+	}
+	return lines[0]
+}
+
+// TestRegressionExitCode saves a run, plants five earlier comparable runs
+// 10x faster (then 10x slower) and checks the exit code of the next run.
+func TestRegressionExitCode(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(t.TempDir(), "h.db")
+	if code, _, stderr := runClyde(t, smallFS(dir, "--db", db)...); code != 0 {
+		t.Fatalf("first run: exit %d, %s", code, stderr)
+	}
+	store, err := history.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := store.Query(context.Background(), history.Filter{WithJSON: true})
+	if err != nil || len(base) != 1 {
+		t.Fatalf("history after one run: %d entries, %v", len(base), err)
+	}
+	plant := func(factor float64) {
+		f, err := result.DecodeFS(base[0].JSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range f.Runs {
+			for j := range f.Runs[i].Tests {
+				f.Runs[i].Tests[j].RatePerSec *= factor
+			}
+		}
+		data, _ := json.Marshal(f)
+		for range 5 {
+			e := base[0]
+			e.JSON = data
+			if _, err := store.Save(context.Background(), e); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	plant(10)
+	code, _, stderr := runClyde(t, smallFS(dir, "--db", db, "--check-regression", "20")...)
+	if code != exitRegression {
+		t.Fatalf("after 10x faster runs: exit %d, want %d; stderr %s", code, exitRegression, stderr)
+	}
+	if line := oneLine(t, stderr); !strings.Contains(line, "regression found") || !strings.Contains(line, "below the median") {
+		t.Fatalf("summary %q", line)
+	}
+	plant(0.1)
+	// The last five now include the 0.1x runs: the median is far below.
+	code, _, stderr = runClyde(t, smallFS(dir, "--db", db, "--check-regression", "20")...)
+	if code != 0 {
+		t.Fatalf("after 10x slower runs: exit %d; stderr %s", code, stderr)
+	}
+	store.Close()
+	if code, _, stderr := runClyde(t, smallFS(dir, "--check-regression", "abc")...); code != exitUsage {
+		t.Fatalf("bad PCT: exit %d, %s", code, stderr)
+	}
+}
+
+func TestHistoryDamagedDBKeepsResult(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(t.TempDir(), "h.db")
+	os.WriteFile(db, []byte(strings.Repeat("not a database ", 20)), 0o644)
+	js := filepath.Join(t.TempDir(), "r.json")
+	code, stdout, stderr := runClyde(t, smallFS(dir, "--db", db, "--json", js)...)
+	if code != 0 {
+		t.Fatalf("exit %d with a damaged history; stderr %s", code, stderr)
+	}
+	if line := oneLine(t, stderr); !strings.Contains(line, "warning") || !strings.Contains(line, "not a database") {
+		t.Fatalf("warning %q", line)
+	}
+	if !strings.Contains(stdout, "1.98,clyde,keep,") {
+		t.Fatalf("result not printed: %q", stdout)
+	}
+	if _, err := os.Stat(js); err != nil {
+		t.Fatalf("JSON not written: %v", err)
+	}
+}
+
+func TestPromTextfileParses(t *testing.T) {
+	dir := t.TempDir()
+	prom := filepath.Join(t.TempDir(), "clyde.prom")
+	js := filepath.Join(t.TempDir(), "r.json")
+	if code, _, stderr := runClyde(t, smallFS(dir, "--no-history", "--prom-textfile", prom, "--json", js)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	f, err := os.Open(prom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(f)
+	if err != nil {
+		t.Fatalf("Prometheus' parser rejects the textfile: %v", err)
+	}
+	data, _ := os.ReadFile(js)
+	res, err := result.DecodeFS(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rates of too-short tests are left out, so on a fast machine there
+	// may be none; the longest-operation latency is always there.
+	if lat := families["clyde_fs_max_latency_seconds"]; lat == nil || len(lat.Metric) == 0 {
+		t.Fatalf("no clyde_fs_max_latency_seconds in %v", families)
+	}
+	rates := families["clyde_fs_rate"]
+	if rates == nil {
+		t.Skip("every test was too short to give a rate on this machine")
+	}
+	for name := range families {
+		if !strings.HasPrefix(name, "clyde_") {
+			t.Errorf("metric %s lacks the clyde_ prefix", name)
+		}
+	}
+	found := 0
+	for _, m := range rates.Metric {
+		labels := map[string]string{}
+		for _, l := range m.Label {
+			labels[l.GetName()] = l.GetValue()
+		}
+		for _, want := range []string{"host", "dir", "test", "unit"} {
+			if labels[want] == "" {
+				t.Errorf("metric %v lacks label %s", labels, want)
+			}
+		}
+		for _, tr := range res.Runs[0].Tests {
+			if tr.Name == labels["test"] {
+				found++
+				if got := m.GetGauge().GetValue(); got != tr.RatePerSec || labels["unit"] != tr.RateUnit {
+					t.Errorf("%s: %v %s in the textfile, %v %s in the JSON", tr.Name, got, labels["unit"], tr.RatePerSec, tr.RateUnit)
+				}
+			}
+		}
+	}
+	if found != len(rates.Metric) {
+		t.Fatalf("%d of %d textfile rates matched a test of the result", found, len(rates.Metric))
+	}
+}
+
+func TestLockNamesHolder(t *testing.T) {
+	dir := t.TempDir()
+	started := time.Date(2026, 5, 4, 3, 2, 1, 0, time.Local)
+	l, err := runlock.Acquire(runlock.Dir(), dir, runlock.Holder{PID: 424242, Host: "otherbox", Started: started})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runClyde(t, smallFS(dir, "--no-history")...)
+	l.Release()
+	if code != exitFailed {
+		t.Fatalf("exit %d while locked, want %d; %s", code, exitFailed, stderr)
+	}
+	line := oneLine(t, stderr)
+	for _, want := range []string{"pid 424242", "otherbox", "2026-05-04 03:02:01"} {
+		if !strings.Contains(line, want) {
+			t.Fatalf("%q does not say %s", line, want)
+		}
+	}
+	if code, _, stderr := runClyde(t, smallFS(dir, "--no-history")...); code != 0 {
+		t.Fatalf("after release: exit %d, %s", code, stderr)
+	}
+}
+
+func TestHistoryCompareReportCLI(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(t.TempDir(), "h.db")
+	for range 2 {
+		if code, _, stderr := runClyde(t, smallFS(dir, "--db", db)...); code != 0 {
+			t.Fatalf("run: exit %d, %s", code, stderr)
+		}
+	}
+	code, stdout, stderr := runClyde(t, "history", "--db", db, "--dir", dir, "--since", "1d")
+	if code != 0 || strings.Count(stdout, "\n") != 3 || !strings.Contains(stdout, sysinfo.Hostname()) {
+		t.Fatalf("history: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, stdout, stderr = runClyde(t, "compare", "--db", db, "1", "#2", refDir+"bonnie-2.00a-ext4.txt")
+	if code != 0 || !strings.Contains(stdout, "vs A") || !strings.Contains(stdout, "put_block") {
+		t.Fatalf("compare: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, stdout, _ = runClyde(t, "report", "--db", db, "2", "--format", "csv")
+	if code != 0 || !strings.HasPrefix(stdout, "1.98,clyde,keep,") {
+		t.Fatalf("report csv: exit %d, %q", code, stdout)
+	}
+	code, stdout, _ = runClyde(t, "report", refDir+"bonnie-2.00a-lines.csv", "--format", "json")
+	var arr []map[string]any
+	if code != 0 || json.Unmarshal([]byte(stdout), &arr) != nil || len(arr) != 10 {
+		t.Fatalf("report json: exit %d, %d results", code, len(arr))
+	}
+
+	tmp := t.TempDir()
+	trunc := filepath.Join(tmp, "t.json")
+	os.WriteFile(trunc, []byte(`{"kind":"fs","schema_version":1,"runs":[{"iter`), 0o644)
+	blockJSON := filepath.Join(tmp, "b.json")
+	os.WriteFile(blockJSON, []byte(`{"kind":"block","schema_version":1,"jobs":[]}`), 0o644)
+	neither := filepath.Join(tmp, "n.txt")
+	os.WriteFile(neither, []byte("just some words\n"), 0o644)
+	bad := []struct {
+		name string
+		args []string
+		want string
+		code int
+	}{
+		{"unknown id", []string{"compare", "--db", db, "1", "999"}, "999 is not in", exitFailed},
+		{"neither", []string{"compare", neither, "1", "--db", db}, "neither a clyde JSON", exitFailed},
+		{"truncated", []string{"compare", "--db", db, "1", trunc}, "truncated JSON", exitFailed},
+		{"short CSV line", []string{"compare", refDir + "bonnie-2.00a-ext4.txt", "1.98,2.00a,x,1,1,2G,,8192,5,730,99,142246"}, "fields", exitFailed},
+		{"fs vs block", []string{"compare", refDir + "bonnie-2.00a-ext4.txt", blockJSON}, "cannot compare an fs run", exitFailed},
+		{"bad since", []string{"history", "--db", db, "--since", "lately"}, "--since", exitUsage},
+		{"one run", []string{"compare", refDir + "bonnie-2.00a-ext4.txt"}, "at least two", exitUsage},
+		{"bad format", []string{"report", refDir + "bonnie-2.00a-ext4.txt", "--format", "pdf"}, "--format", exitUsage},
+	}
+	for _, tc := range bad {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runClyde(t, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; %s", code, tc.code, stderr)
+			}
+			if line := oneLine(t, stderr); !strings.Contains(line, tc.want) {
+				t.Fatalf("%q lacks %q", line, tc.want)
+			}
+		})
+	}
+}
+
+// TestHTMLInChromium renders bonnie++ imports as HTML, opens the page in
+// headless Chromium and checks the rendered DOM shows every run and chart.
+func TestHTMLInChromium(t *testing.T) {
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		if _, err2 := os.Stat("/usr/bin/chromium"); err2 != nil {
+			t.Skip("chromium is not installed (Debian package chromium); CI installs it")
+		}
+		chromium = "/usr/bin/chromium"
+	}
+	page := filepath.Join(t.TempDir(), "report.html")
+	code, _, stderr := runClyde(t, "report", "--format", "html", "-o", page,
+		refDir+"bonnie-2.00a-lines.csv", refDir+"bonnie-1.96-ssd-840pro-vs-m4.txt")
+	if code != 0 {
+		t.Fatalf("report: exit %d, %s", code, stderr)
+	}
+	html, _ := os.ReadFile(page)
+	for _, bad := range []string{"<script", "<link", "src=\"http", "url(http", "@import"} {
+		if strings.Contains(string(html), bad) {
+			t.Fatalf("the page holds %q: it must load nothing", bad)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir="+t.TempDir(), "--dump-dom", "file://"+page)
+	dom, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	d := string(dom)
+	if !strings.Contains(d, "<table id=\"figures\"") {
+		t.Fatalf("no figures table in the rendered DOM (%d bytes)", len(d))
+	}
+	// 10 CSV lines and 2 text reports: every one has a row in both tables.
+	if n := strings.Count(d, `<tr class="figures">`); n != 12 {
+		t.Errorf("%d rows in the figures table, want 12", n)
+	}
+	for i := 1; i <= 10; i++ {
+		if !strings.Contains(d, "bonnie-2.00a-lines.csv:"+strconv.Itoa(i)) {
+			t.Errorf("run from CSV line %d not shown", i)
+		}
+	}
+	for _, host := range []string{"lab-btrfs", "lab-ntfs", "geek.sc", "seekcpu"} {
+		if !strings.Contains(d, host) {
+			t.Errorf("host %s not shown", host)
+		}
+	}
+	if n := strings.Count(d, "<svg"); n < 6 {
+		t.Errorf("%d charts rendered, want at least the six IO columns'", n)
+	}
+}
