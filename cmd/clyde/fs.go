@@ -46,6 +46,7 @@ func fsCommand() *cli.Command {
 			&cli.StringFlag{Name: "user", Aliases: []string{"u"}, Usage: "user[:group] to run as when started as root (not required)"},
 			&cli.StringFlag{Name: "group", Aliases: []string{"g"}, Usage: "group to run as when started as root"},
 			&cli.StringFlag{Name: "json", Usage: "write the full result, with its provenance, to `FILE`"},
+			&cli.BoolFlag{Name: "percentiles", Usage: "after the tables, print each test's latency distribution (min, mean, p50, p90, p99, p99.9, max)"},
 			&cli.BoolFlag{Name: "random-data", Usage: "write incompressible data instead of bonnie++'s near-zero blocks"},
 			&cli.BoolFlag{Name: "no-evict", Usage: "do not drop the big file from the page cache before read phases"},
 			&cli.BoolFlag{Name: "cleanup", Usage: "remove what killed clyde runs left in -d, then exit"},
@@ -202,12 +203,12 @@ func fsAction(c *cli.Context) error {
 		return runErr
 	}
 	res.Provenance = prov
-	if err := printFSReport(stdout, stderr, res, quiet, c.IsSet("iterations")); err != nil && runErr == nil {
+	if err := printFSReport(stdout, stderr, res, quiet, c.IsSet("iterations"), c.Bool("percentiles")); err != nil && runErr == nil {
 		runErr = err
 	}
 	if path := c.String("json"); path != "" {
 		if err := writeJSONFile(path, res); err != nil {
-			runErr = errors.Join(runErr, err)
+			runErr = joinLine(runErr, err)
 		}
 	}
 	return keep.after(c.Context, res, runErr)
@@ -216,7 +217,7 @@ func fsAction(c *cli.Context) error {
 // printFSReport prints like bonnie++: without -x the text tables (on stderr
 // with -q) then the CSV line; with -x only CSV lines, a header first when
 // there is more than one.
-func printFSReport(stdout, stderr io.Writer, res *result.FS, quiet, csvOnly bool) error {
+func printFSReport(stdout, stderr io.Writer, res *result.FS, quiet, csvOnly, percentiles bool) error {
 	text := stdout
 	if quiet {
 		text = stderr
@@ -231,6 +232,11 @@ func printFSReport(stdout, stderr io.Writer, res *result.FS, quiet, csvOnly bool
 			}
 			if advice := bonnie.TooShortAdvice(res.Config, run); advice != "" {
 				fmt.Fprintln(text, advice)
+			}
+		}
+		if percentiles {
+			if err := bonnie.WritePercentiles(text, run); err != nil {
+				return err
 			}
 		}
 		if _, err := fmt.Fprintln(stdout, bonnie.CSVLine(res.Config, run)); err != nil {
@@ -268,4 +274,12 @@ func writeJSONFile(path string, v any) error {
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && sysinfo.IsTerminal(f)
+}
+
+// joinLine adds err to prev on the same line: errors.Join would print two.
+func joinLine(prev, err error) error {
+	if prev == nil {
+		return err
+	}
+	return fmt.Errorf("%w; %w", prev, err)
 }

@@ -24,6 +24,9 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
+	// Keep every run's history out of the user's home, and remove it after.
+	os.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
+	os.Unsetenv("CLYDE_DB")
 	clydeBin = filepath.Join(dir, "clyde")
 	if out, err := exec.Command("go", "build", "-o", clydeBin, ".").CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
@@ -172,10 +175,14 @@ func TestFSQuietAndIterations(t *testing.T) {
 	if stderr != "" {
 		t.Fatalf("-q -x 2 stderr = %q, want nothing", stderr)
 	}
-	// -q without -x: text on stderr, CSV alone on stdout.
-	code, stdout, stderr = runClyde(t, "fs", "-d", dir, "-s", "0", "-n", "1", "-q")
+	// -q without -x: text on stderr, CSV alone on stdout; --percentiles
+	// adds one latency line per test that ran after the tables.
+	code, stdout, stderr = runClyde(t, "fs", "-d", dir, "-s", "0", "-n", "1", "-q", "--percentiles")
 	if code != 0 || strings.Count(stdout, "\n") != 1 || !strings.Contains(stderr, "Sequential Create") {
 		t.Fatalf("-q: exit %d stdout %q stderr %q", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "\nLatency            ops       min") || !strings.Contains(stderr, "\nran_del ") {
+		t.Fatalf("--percentiles table missing from stderr:\n%s", stderr)
 	}
 }
 

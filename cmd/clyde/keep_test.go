@@ -20,15 +20,6 @@ import (
 	"github.com/clydebench/clyde/internal/sysinfo"
 )
 
-// init keeps every in-process run's history out of the user's home.
-func init() {
-	dir, err := os.MkdirTemp("", "clyde-test-data")
-	if err == nil {
-		os.Setenv("XDG_DATA_HOME", dir)
-		os.Unsetenv("CLYDE_DB")
-	}
-}
-
 const refDir = "../../testdata/compare/"
 
 // smallFS is a quick fs run's arguments: the file tests only; -q sends
