@@ -158,6 +158,7 @@ func (r *runner) makePrivateDir() error {
 		if r.opts.Concurrency > 1 {
 			dir = filepath.Join(r.private, fmt.Sprintf("copy.%03d", i))
 			if err := os.Mkdir(dir, 0o700); err != nil {
+				os.RemoveAll(r.private)
 				return fmt.Errorf("make copy directory: %w", err)
 			}
 		}
