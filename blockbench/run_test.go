@@ -252,33 +252,57 @@ func TestRampIsNotCounted(t *testing.T) {
 	}
 }
 
-func TestPsyncLoopDoesNotAllocate(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "f")
-	if err := os.WriteFile(path, make([]byte, 1<<20), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	h, err := openHandle(path, true, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.close()
-	spec := jobSpec{rw: RandRW, rwMixRead: 50, bs: 4096, size: 1 << 20, ioDepth: 1, numJobs: 1, engine: EnginePsync,
-		buffer: Buffer{Kind: BufferRandom}, seed: 1}
-	w := newWorker(context.Background(), &spec, 0, h)
-	w.ioLimit, w.remaining = 20_000, 20_000
-	w.base = time.Now()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	w.runPsync()
-	runtime.ReadMemStats(&after)
-	if w.err != nil {
-		t.Fatal(w.err)
-	}
-	if n := w.ios[0] + w.ios[1]; n != 20_000 {
-		t.Fatalf("%d I/Os, want 20000", n)
-	}
-	// A handful of allocations (a per-second mark) is allowed; one per I/O is not.
-	if allocs := after.Mallocs - before.Mallocs; allocs > 100 {
-		t.Errorf("%d allocations for 20000 I/Os", allocs)
+func TestLoopsDoNotAllocate(t *testing.T) {
+	for _, engine := range []Engine{EnginePsync, EngineIOUring} {
+		t.Run(string(engine), func(t *testing.T) {
+			if engine == EngineIOUring && uringAvailable() != nil {
+				t.Skip("io_uring not available here")
+			}
+			path := filepath.Join(t.TempDir(), "f")
+			if err := os.WriteFile(path, make([]byte, 1<<20), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			h, err := openHandle(path, true, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec := jobSpec{rw: RandRW, rwMixRead: 50, bs: 4096, size: 1 << 20, ioDepth: 16, numJobs: 1, engine: engine,
+				buffer: Buffer{Kind: BufferRandom}, seed: 1}
+			w := newWorker(context.Background(), &spec, 0, h)
+			defer w.close()
+			if engine == EngineIOUring {
+				if err := w.setupURing(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w.ioLimit, w.remaining = 20_000, 20_000
+			w.base = time.Now()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			// The io_uring loop locks its goroutine to its thread for good,
+			// so it runs on one of its own.
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				if engine == EngineIOUring {
+					w.runURing()
+				} else {
+					w.runPsync()
+				}
+			}()
+			<-done
+			runtime.ReadMemStats(&after)
+			if w.err != nil {
+				t.Fatal(w.err)
+			}
+			if n := w.ios[0] + w.ios[1]; n != 20_000 {
+				t.Fatalf("%d I/Os, want 20000", n)
+			}
+			// Setup (a buffer per slot, a goroutine) and a per-second mark
+			// may allocate; one allocation per I/O may not.
+			if allocs := after.Mallocs - before.Mallocs; allocs > 100 {
+				t.Errorf("%d allocations for 20000 I/Os", allocs)
+			}
+		})
 	}
 }

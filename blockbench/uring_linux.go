@@ -5,6 +5,7 @@ package blockbench
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,17 +16,21 @@ import (
 
 // io_uring ABI constants (include/uapi/linux/io_uring.h).
 const (
-	uringOffSQRing        = 0
-	uringOffCQRing        = 0x8000000
-	uringOffSQEs          = 0x10000000
-	uringEnterGetEvents   = 1 << 0
-	uringFeatSingleMmap   = 1 << 0
-	uringSetupCoopTaskrun = 1 << 8
-	uringOpRead           = 22
-	uringOpWrite          = 23
-	uringSQESize          = 64
-	uringCQESize          = 16
-	uringParamsSize       = 120
+	uringOffSQRing          = 0
+	uringOffCQRing          = 0x8000000
+	uringOffSQEs            = 0x10000000
+	uringEnterGetEvents     = 1 << 0
+	uringFeatSingleMmap     = 1 << 0
+	uringSetupRDisabled     = 1 << 6
+	uringSetupCoopTaskrun   = 1 << 8
+	uringSetupSingleIssuer  = 1 << 12
+	uringSetupDeferTaskrun  = 1 << 13
+	uringRegisterEnableRing = 12
+	uringOpRead             = 22
+	uringOpWrite            = 23
+	uringSQESize            = 64
+	uringCQESize            = 16
+	uringParamsSize         = 120
 )
 
 type uringSQOffsets struct {
@@ -93,28 +98,77 @@ type uring struct {
 	cqMask  uint32
 	cqes    []uringCQE
 	entries uint32
+	// flags is what the kernel accepted of uringSetupFlags.
+	flags uint32
+	// slots are the I/Os the worker keeps in flight, one buffer each. They
+	// live as long as the ring, so no buffer goes away while the kernel may
+	// still write into it.
+	slots []uringSlot
 }
 
+// uringSetupFlags are the flags fio 3.33+ sets on its own rings by default,
+// so the two tools are compared on the same kind of ring, plus R_DISABLED:
+//
+//   - COOP_TASKRUN (5.19): a completion posted from io-wq or an interrupt does
+//     not interrupt the submitting thread with an IPI; the thread runs it the
+//     next time it enters the kernel, which the loop does at once.
+//   - SINGLE_ISSUER (6.0): only one thread submits, so the kernel can skip
+//     locking on the submission path.
+//   - DEFER_TASKRUN (6.1, needs SINGLE_ISSUER): completions are queued on the
+//     ring and posted only when the submitter asks for events, and a waiter
+//     is woken once enough of them are queued for its min_complete, not once
+//     per completion.
+//   - R_DISABLED (5.10): the ring is created in runJob, where a failure is
+//     reported before any worker starts, but SINGLE_ISSUER binds it to the
+//     thread that enables it; the worker enables it from its locked thread.
+//
+// IORING_SETUP_SQPOLL, IOPOLL, registered files and registered buffers are
+// left out: fio does not use them unless asked.
+const uringSetupFlags = uringSetupCoopTaskrun | uringSetupSingleIssuer | uringSetupDeferTaskrun | uringSetupRDisabled
+
 func setupRing(entries uint32) (*uring, error) {
-	// COOP_TASKRUN (5.19+): completions that io-wq workers post do not
-	// interrupt the submitting thread; it runs them when it next enters the
-	// kernel, which it does at once to wait. Older kernels refuse the flag
-	// with EINVAL and get a plain ring.
-	p := uringParams{flags: uringSetupCoopTaskrun}
-	fd, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(entries), uintptr(unsafe.Pointer(&p)), 0)
-	if errno == unix.EINVAL {
-		p = uringParams{}
+	// A kernel that predates a flag refuses it with EINVAL; drop flags in
+	// the order fio drops them (DEFER_TASKRUN with SINGLE_ISSUER, then
+	// COOP_TASKRUN), then R_DISABLED, down to a plain ring.
+	fallbacks := [...]uint32{
+		uringSetupFlags,
+		uringSetupCoopTaskrun | uringSetupRDisabled,
+		uringSetupRDisabled,
+		0,
+	}
+	var p uringParams
+	var fd uintptr
+	var errno unix.Errno
+	for _, flags := range fallbacks {
+		p = uringParams{flags: flags}
 		fd, _, errno = unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(entries), uintptr(unsafe.Pointer(&p)), 0)
+		if errno != unix.EINVAL {
+			break
+		}
 	}
 	if errno != 0 {
 		return nil, fmt.Errorf("io_uring_setup(%d): %w", entries, errno)
 	}
-	r := &uring{fd: int(fd), entries: p.sqEntries}
+	r := &uring{fd: int(fd), entries: p.sqEntries, flags: p.flags}
 	if err := r.mapRings(&p); err != nil {
 		r.close()
 		return nil, err
 	}
 	return r, nil
+}
+
+// enable starts a ring set up with R_DISABLED; with SINGLE_ISSUER the calling
+// thread becomes the only one allowed to submit, so the caller must be locked
+// to its OS thread.
+func (r *uring) enable() error {
+	if r.flags&uringSetupRDisabled == 0 {
+		return nil
+	}
+	_, _, errno := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), uringRegisterEnableRing, 0, 0, 0, 0)
+	if errno != 0 {
+		return fmt.Errorf("io_uring_register(ENABLE_RINGS): %w", errno)
+	}
+	return nil
 }
 
 func (r *uring) mapRings(p *uringParams) error {
@@ -158,7 +212,7 @@ func (r *uring) close() {
 	if r.sqeMem != nil {
 		_ = unix.Munmap(r.sqeMem)
 	}
-	if r.cqMem != nil && len(r.cqMem) > 0 && &r.cqMem[0] != &r.sqMem[0] {
+	if len(r.cqMem) > 0 && &r.cqMem[0] != &r.sqMem[0] {
 		_ = unix.Munmap(r.cqMem)
 	}
 	if r.sqMem != nil {
@@ -171,23 +225,39 @@ func (r *uring) close() {
 	}
 }
 
-// enter submits toSubmit SQEs and waits for at least minComplete completions.
-// It returns how many SQEs the kernel took.
+// enter submits toSubmit SQEs and asks for events: with DEFER_TASKRUN that
+// posts the completions queued for this ring, and it returns once at least
+// minComplete are in the CQ ring. It returns how many SQEs the kernel took.
+//
+// A call that does not wait goes in through RawSyscall: it returns within
+// microseconds, and Syscall's scheduler bookkeeping (entersyscall and
+// exitsyscall, and sysmon watching the P) costs more than the call itself at
+// a few hundred thousand calls a second. A call that may sleep goes through
+// Syscall, so a slow device cannot hold the worker's P and stall the
+// runtime (GC stop-the-world, the signal handler goroutine) meanwhile.
 func (r *uring) enter(toSubmit, minComplete uint32) (int, error) {
-	flags := uintptr(0)
-	if minComplete > 0 {
-		flags = uringEnterGetEvents
-	}
 	for {
-		n, _, errno := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(toSubmit), uintptr(minComplete), flags, 0, 0)
-		if errno == unix.EINTR {
+		var n uintptr
+		var errno unix.Errno
+		if minComplete == 0 {
+			n, _, errno = unix.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(toSubmit), uintptr(minComplete), uringEnterGetEvents, 0, 0)
+		} else {
+			n, _, errno = unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(toSubmit), uintptr(minComplete), uringEnterGetEvents, 0, 0)
+		}
+		switch errno {
+		case 0:
+			return int(n), nil
+		case unix.EINTR:
 			continue
 		}
-		if errno != 0 {
-			return int(n), errno
-		}
-		return int(n), nil
+		return 0, errno
 	}
+}
+
+// cqReady says whether completions wait in the CQ ring. The load of the tail
+// is an acquire: the CQEs before it are visible once it is.
+func (r *uring) cqReady() bool {
+	return atomic.LoadUint32(r.cqTail) != *r.cqHead
 }
 
 var uringProbe = sync.OnceValue(func() error {
@@ -213,101 +283,170 @@ type uringSlot struct {
 	dir      int
 }
 
+// setupURing creates the worker's ring and fills its buffers before the
+// workers start, so neither counts in the measured time.
 func (w *worker) setupURing() error {
 	r, err := setupRing(uint32(w.spec.ioDepth))
 	if err != nil {
 		return err
 	}
 	w.ring = r
+	r.slots = make([]uringSlot, w.spec.ioDepth)
+	data := w.dataRand()
+	for i := range r.slots {
+		r.slots[i].buf = alignedBuffer(int(w.spec.bs))
+		fillBuffer(r.slots[i].buf, w.spec.buffer, data)
+	}
 	return nil
 }
 
-// runURing keeps iodepth I/Os in flight: fill every free slot, submit them
-// and wait for at least one completion in one io_uring_enter, reap every
-// completion. Two clock reads per batch time every I/O in it; nothing in the
-// loop allocates.
+// uringLoop is runURing's state: the slots and the stack of free ones.
+type uringLoop struct {
+	slots    []uringSlot
+	free     []int32 // stack of free slot indexes, free[:nFree]
+	nFree    int
+	inflight int
+	pending  uint32 // SQEs published in the tail but not yet taken by the kernel
+	tail     uint32 // SQ tail, owned by this thread
+	fd       int32
+	bs       uint32
+}
+
+// runURing keeps iodepth I/Os in flight. Each turn fills every free slot,
+// submits them and asks for completions in one io_uring_enter, and reaps
+// every completion the CQ ring holds. One clock read per turn times every I/O
+// reaped in it and stamps every I/O submitted after it; nothing in the loop
+// allocates.
+//
+// The goroutine stays on one OS thread: SINGLE_ISSUER refuses submissions
+// from any other thread, io_uring runs completion work and keeps its io-wq
+// workers per submitting thread (a goroutine that wanders between threads
+// gets a pool of io-wq workers on each), and the thread's CPU time is the
+// worker's own. It is never unlocked, so the thread, and its io-wq workers,
+// end with the goroutine.
 func (w *worker) runURing() {
+	runtime.LockOSThread()
 	r := w.ring
-	depth := w.spec.ioDepth
-	bs := int(w.spec.bs)
-	slots := make([]uringSlot, depth)
-	free := make([]int, depth)
-	data := w.dataRand()
-	for i := range slots {
-		slots[i].buf = alignedBuffer(bs)
-		fillBuffer(slots[i].buf, w.spec.buffer, data)
-		free[i] = depth - 1 - i
+	defer w.closeRing()
+	if err := r.enable(); err != nil {
+		w.err = err
+		return
 	}
-	fd := int32(w.h.fd)
-	inflight, pending := 0, uint32(0)
+	depth := len(r.slots)
+	l := uringLoop{slots: r.slots, free: make([]int32, depth), nFree: depth,
+		fd: int32(w.h.fd), bs: uint32(w.spec.bs), tail: *r.sqTail}
+	for i := range l.free {
+		l.free[i] = int32(depth - 1 - i)
+	}
 	stopping := false
 	now := w.now()
 	if now >= w.nextEvent {
 		stopping = w.tick(now)
 	}
-	tail := atomic.LoadUint32(r.sqTail)
 	for {
 		if !stopping {
-			now = w.now()
-			for len(free) > 0 && w.remaining > 0 {
-				i := free[len(free)-1]
-				free = free[:len(free)-1]
-				s := &slots[i]
-				s.dir = w.pickDir()
-				s.off = w.nextOffset(s.dir)
-				s.submitNs = now
-				op := uint8(uringOpRead)
-				if s.dir == dirWrite {
-					op = uringOpWrite
-				}
-				r.sqes[tail&r.sqMask] = uringSQE{opcode: op, fd: fd, off: uint64(s.off),
-					addr: uint64(uintptr(unsafe.Pointer(&s.buf[0]))), len: uint32(bs), userData: uint64(i)}
-				tail++
-				pending++
-				inflight++
-				w.remaining--
+			w.fillSQEs(&l, now)
+		}
+		if l.inflight == 0 {
+			return
+		}
+		// Submit what was filled and post the completions the kernel holds
+		// (DEFER_TASKRUN keeps them until asked), without sleeping. Only
+		// when that brings back none, sleep until one arrives: fio's
+		// default iodepth_batch_complete_min=1. Sleeping at once instead
+		// (one io_uring_enter that submits and waits) measured slower: the
+		// thread sleeps and is woken far more often.
+		if l.pending > 0 || !r.cqReady() {
+			if !w.enter(&l, 0) {
+				return
 			}
-			atomic.StoreUint32(r.sqTail, tail)
 		}
-		if inflight == 0 {
+		if !r.cqReady() && !w.enter(&l, 1) {
 			return
 		}
-		n, err := r.enter(pending, 1)
-		if err != nil && !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EBUSY) {
-			w.err = fmt.Errorf("io_uring_enter: %w", err)
-			return
+		now = w.now()
+		if !w.reap(&l, now) {
+			// Stop issuing, but reap what is in flight before returning:
+			// the kernel would otherwise still write into buffers the
+			// loop no longer holds.
+			stopping = true
 		}
-		pending -= uint32(max(n, 0))
-		t1 := w.now()
-		if !w.reap(slots, &free, &inflight, t1) {
-			return
-		}
-		if !stopping && (t1 >= w.nextEvent || w.remaining <= 0) {
-			stopping = w.tick(t1) || w.remaining <= 0
+		if !stopping && (now >= w.nextEvent || w.remaining <= 0) {
+			stopping = w.tick(now) || w.remaining <= 0
 		}
 	}
 }
 
-// reap takes every completion off the CQ ring; false means an I/O failed.
-func (w *worker) reap(slots []uringSlot, free *[]int, inflight *int, t1 int64) bool {
+// enter submits the pending SQEs and asks for completions; false means the
+// ring failed and w.err says how. EAGAIN and EBUSY (the kernel is short of
+// request memory or the CQ ring is full) are not failures: the next turn reaps
+// and tries again.
+func (w *worker) enter(l *uringLoop, minComplete uint32) bool {
+	n, err := w.ring.enter(l.pending, minComplete)
+	if err != nil && err != unix.EAGAIN && err != unix.EBUSY {
+		w.err = fmt.Errorf("io_uring_enter: %w", err)
+		return false
+	}
+	l.pending -= uint32(n)
+	return true
+}
+
+// fillSQEs writes an SQE for every free slot and publishes them with one
+// release store of the SQ tail. Every field of each SQE is written, so
+// nothing a previous I/O left (ioprio, rw_flags, buf_index, personality,
+// splice_fd_in) reaches the kernel.
+func (w *worker) fillSQEs(l *uringLoop, now int64) {
+	r := w.ring
+	if l.nFree == 0 || w.remaining <= 0 {
+		return
+	}
+	for l.nFree > 0 && w.remaining > 0 {
+		l.nFree--
+		i := l.free[l.nFree]
+		s := &l.slots[i]
+		s.dir = w.pickDir()
+		s.off = w.nextOffset(s.dir)
+		s.submitNs = now
+		op := uint8(uringOpRead)
+		if s.dir == dirWrite {
+			op = uringOpWrite
+		}
+		r.sqes[l.tail&r.sqMask] = uringSQE{opcode: op, fd: l.fd, off: uint64(s.off),
+			addr: uint64(uintptr(unsafe.Pointer(unsafe.SliceData(s.buf)))), len: l.bs, userData: uint64(i)}
+		l.tail++
+		l.pending++
+		l.inflight++
+		w.remaining--
+	}
+	atomic.StoreUint32(r.sqTail, l.tail)
+}
+
+// reap takes every completion off the CQ ring, timing each with t1; false
+// means an I/O failed.
+func (w *worker) reap(l *uringLoop, t1 int64) bool {
 	r := w.ring
 	head := *r.cqHead
 	tail := atomic.LoadUint32(r.cqTail)
+	if head == tail {
+		return true
+	}
 	ok := true
 	for ; head != tail; head++ {
 		c := &r.cqes[head&r.cqMask]
-		i := int(c.userData)
-		s := &slots[i]
-		*free = append(*free, i)
-		*inflight--
-		if c.res < 0 {
-			if ok {
-				w.err = fmt.Errorf("%s %d bytes at offset %d: %w", dirNames[s.dir], len(s.buf), s.off, unix.Errno(-c.res))
+		i := int32(c.userData)
+		res := c.res
+		s := &l.slots[i]
+		l.free[l.nFree] = i
+		l.nFree++
+		l.inflight--
+		if res < 0 {
+			if w.err == nil {
+				w.err = fmt.Errorf("%s %d bytes at offset %d: %w", dirNames[s.dir], len(s.buf), s.off, unix.Errno(-res))
 			}
 			ok = false
 			continue
 		}
-		n := int64(c.res)
+		n := int64(res)
 		if n != int64(len(s.buf)) {
 			w.short[s.dir]++
 		}
@@ -316,8 +455,11 @@ func (w *worker) reap(slots []uringSlot, free *[]int, inflight *int, t1 int64) b
 		w.bytes[s.dir] += n
 		if s.dir == dirWrite && w.spec.fsync > 0 {
 			if w.sinceSync++; w.sinceSync >= w.spec.fsync {
-				if err := w.h.sync(); err != nil && ok {
-					w.err, ok = fmt.Errorf("fsync: %w", err), false
+				if err := w.h.sync(); err != nil {
+					if w.err == nil {
+						w.err = fmt.Errorf("fsync: %w", err)
+					}
+					ok = false
 				}
 				w.syncs++
 				w.sinceSync = 0
@@ -325,6 +467,15 @@ func (w *worker) reap(slots []uringSlot, free *[]int, inflight *int, t1 int64) b
 		}
 	}
 	w.endNs = t1
+	// The release store hands the CQEs read above back to the kernel.
 	atomic.StoreUint32(r.cqHead, head)
 	return ok
+}
+
+// closeRing tears the ring down from the thread that submitted on it.
+func (w *worker) closeRing() {
+	if w.ring != nil {
+		w.ring.close()
+		w.ring = nil
+	}
 }
