@@ -4,11 +4,23 @@
 #
 #   psync 4 KiB random read, one job:  IOPS ratio  >= 0.95
 #   io_uring QD32 4 KiB random read:   IOPS ratio  >= 1.0
-#   user CPU per I/O (psync):          clyde/fio   <= 1.0
+#   user CPU per I/O:                  clyde/fio   <= 1.0
 #
-# Each pair runs ROUNDS times, alternating tools, and the best run of each
-# tool counts, so a noisy neighbour hurts both alike. Env: RUNTIME (s, default
-# 5), ROUNDS (default 3), SIZE (default 512m), DIR (default /dev/shm).
+# Each pair runs ROUNDS times, alternating tools, so a noisy neighbour hurts
+# both alike. The table gives each tool's best run, and the clyde/fio ratio of
+# every round as median [min..max], which shows how noisy the machine was.
+#
+# CPU is measured the same way for both tools: the user and system time of
+# the whole process (every thread, io_uring's io-wq kernel workers included,
+# since they belong to the process), as the shell's `time` reports it for the
+# child, over the process's life, divided by the I/Os the tool reports. fio's
+# own usr_cpu/sys_cpu cover only its job thread, and clyde's usr_cpu/sys_cpu
+# the whole process over the measured time, so neither tool's JSON figure is
+# compared with the other's. Start-up and teardown are a few milliseconds of a
+# RUNTIME-second run for both.
+#
+# Env: RUNTIME (s, default 5), ROUNDS (default 3), SIZE (default 512m), DIR
+# (default /dev/shm).
 set -euo pipefail
 
 RUNTIME=${RUNTIME:-5}
@@ -34,30 +46,63 @@ trap 'rm -rf "$work" "$file"' EXIT
 # fio lays the file out once; both tools then read the same blocks.
 fio --name=layout --filename="$file" --size="$SIZE" --rw=write --bs=1m --output=/dev/null
 
-# run_pair NAME ENGINE IODEPTH: prints "best_fio_iops best_clyde_iops fio_usr_ns_per_io clyde_usr_ns_per_io"
-run_pair() {
-	local engine=$1 depth=$2
-	local best_f=0 best_c=0 cpu_f=0 cpu_c=0
-	for _ in $(seq "$ROUNDS"); do
-		fio --name=bench --filename="$file" --size="$SIZE" --bs=4k --rw=randread --ioengine="$engine" \
-			--iodepth="$depth" --runtime="$RUNTIME" --time_based --output-format=json >"$work/fio.json"
-		"$work/clyde" block --filename "$file" --size "$SIZE" --bs 4k --rw randread --ioengine "$engine" \
-			--iodepth "$depth" --runtime "$RUNTIME" --output-format json >"$work/clyde.json"
-		read -r f fc < <(jq -r '.jobs[0] | "\(.read.iops) \(.usr_cpu * .read.runtime * 1e4 / .read.total_ios)"' "$work/fio.json")
-		read -r c cc < <(jq -r '.jobs[0] | "\(.read.iops) \(.usr_cpu * .read.runtime * 1e4 / .read.total_ios)"' "$work/clyde.json")
-		if awk -v a="$f" -v b="$best_f" 'BEGIN{exit !(a>b)}'; then best_f=$f cpu_f=$fc; fi
-		if awk -v a="$c" -v b="$best_c" 'BEGIN{exit !(a>b)}'; then best_c=$c cpu_c=$cc; fi
-	done
-	echo "$best_f $best_c $cpu_f $cpu_c"
+# timed OUT CMD...: runs CMD with stdout to OUT and prints "user_s sys_s" of
+# the whole process.
+timed() {
+	local out=$1
+	shift
+	local TIMEFORMAT='%3U %3S'
+	{ time "$@" >"$out"; } 2>&1
 }
 
-echo "clyde block vs $(fio --version) on $DIR, 4 KiB random read, ${RUNTIME}s x ${ROUNDS} rounds, best of each"
-read -r pf pc pcf pcc < <(run_pair psync 1)
-read -r uf uc _ _ < <(run_pair io_uring 32)
-awk -v pf="$pf" -v pc="$pc" -v uf="$uf" -v uc="$uc" -v pcf="$pcf" -v pcc="$pcc" 'BEGIN {
-	printf "%-28s %14s %14s %8s %8s\n", "target", "fio", "clyde", "ratio", "goal"
-	printf "%-28s %14.0f %14.0f %8.3f %8s\n", "psync QD1 IOPS", pf, pc, pc/pf, ">=0.95"
-	printf "%-28s %14.0f %14.0f %8.3f %8s\n", "io_uring QD32 IOPS", uf, uc, uc/uf, ">=1.0"
-	printf "%-28s %14.1f %14.1f %8.3f %8s\n", "psync user CPU ns per I/O", pcf, pcc, (pcf > 0 ? pcc/pcf : 0), "<=1.0"
-	print "(fio counts its job thread'"'"'s CPU; clyde counts the whole process, runtime and GC included)"
-}'
+# per_io JSON USER SYS: prints "iops usr_ns_per_io sys_ns_per_io".
+per_io() {
+	jq -r --arg u "$2" --arg s "$3" '.jobs[0].read |
+		"\(.iops) \(($u|tonumber) * 1e9 / .total_ios) \(($s|tonumber) * 1e9 / .total_ios)"' "$1"
+}
+
+# run_pair ENGINE IODEPTH: one line per round, "fio_iops fio_usr fio_sys clyde_iops clyde_usr clyde_sys".
+run_pair() {
+	local engine=$1 depth=$2 u s
+	for _ in $(seq "$ROUNDS"); do
+		read -r u s < <(timed "$work/fio.json" fio --name=bench --filename="$file" --size="$SIZE" --bs=4k \
+			--rw=randread --ioengine="$engine" --iodepth="$depth" --runtime="$RUNTIME" --time_based \
+			--output-format=json)
+		local f
+		f=$(per_io "$work/fio.json" "$u" "$s")
+		read -r u s < <(timed "$work/clyde.json" "$work/clyde" block --filename "$file" --size "$SIZE" \
+			--bs 4k --rw randread --ioengine "$engine" --iodepth "$depth" --runtime "$RUNTIME" \
+			--output-format json)
+		echo "$f $(per_io "$work/clyde.json" "$u" "$s")"
+	done
+}
+
+# summarize LABEL: reads run_pair's lines; prints IOPS and CPU rows.
+summarize() {
+	awk -v label="$1" '
+	function med(a, n,   i, j, t) {
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+		return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
+	}
+	function lo(a, n,   i, m) { m = a[1]; for (i = 2; i <= n; i++) if (a[i] < m) m = a[i]; return m }
+	function hi(a, n,   i, m) { m = a[1]; for (i = 2; i <= n; i++) if (a[i] > m) m = a[i]; return m }
+	{
+		n++
+		if ($1 > bf) bf = $1
+		if ($4 > bc) bc = $4
+		r[n] = $4 / $1; uf[n] = $2; uc[n] = $5; ru[n] = $5 / $2; tf[n] = $2 + $3; tc[n] = $5 + $6; rt[n] = ($5 + $6) / ($2 + $3)
+	}
+	END {
+		printf "%-34s %12.0f %12.0f %8.3f  %.3f [%.3f..%.3f]\n", label " IOPS", bf, bc, bc / bf, med(r, n), lo(r, n), hi(r, n)
+		printf "%-34s %12.0f %12.0f %8s  %.3f [%.3f..%.3f]\n", label " user CPU ns/I/O", med(uf, n), med(uc, n), "", med(ru, n), lo(ru, n), hi(ru, n)
+		printf "%-34s %12.0f %12.0f %8s  %.3f [%.3f..%.3f]\n", label " user+sys CPU ns/I/O", med(tf, n), med(tc, n), "", med(rt, n), lo(rt, n), hi(rt, n)
+	}'
+}
+
+echo "clyde block vs $(fio --version) on $DIR, 4 KiB random read, ${RUNTIME}s x ${ROUNDS} rounds, tools alternating"
+echo "goals: psync IOPS >= 0.95, io_uring QD32 IOPS >= 1.0, user CPU per I/O <= 1.0 (clyde/fio)"
+printf "%-34s %12s %12s %8s  %s\n" "figure" "fio" "clyde" "best" "clyde/fio per round: median [min..max]"
+run_pair psync 1 | summarize "psync QD1"
+run_pair io_uring 32 | summarize "io_uring QD32"
+echo "(IOPS columns: each tool's best round. CPU columns: medians of whole-process CPU, io-wq workers included,"
+echo " over the process's life, per I/O; fio's JSON usr_cpu counts only its job thread, so it is not used.)"
