@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -59,6 +60,9 @@ func checkDeviceWrite(given, resolved string, destroy bool) (io.Closer, error) {
 		if n.holder {
 			return nil, refuse(fmt.Sprintf("/dev/%s (device-mapper, LVM or RAID) is stacked on it", n.name))
 		}
+	}
+	if who, ok := openedByOthers(nodes); ok {
+		return nil, refuse(who)
 	}
 	f, err := os.OpenFile(resolved, os.O_RDONLY|unix.O_EXCL, 0)
 	if errors.Is(err, unix.EBUSY) {
@@ -235,4 +239,43 @@ func unescapeMount(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// openedByOthers looks through every process's open descriptors for the
+// device, its partitions or holders. O_EXCL only catches programs that opened
+// the device exclusively; a virtual machine or a dd writing to it does not,
+// and writing under it would destroy what it is writing. Processes this user
+// may not inspect are passed over (as root, none are).
+func openedByOthers(nodes []devNode) (string, bool) {
+	devs := make(map[uint64]string, len(nodes))
+	for _, n := range nodes {
+		devs[n.dev] = n.name
+	}
+	procs, err := os.ReadDir(procRoot)
+	if err != nil {
+		return "", false
+	}
+	self := os.Getpid()
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		fdDir := filepath.Join(procRoot, p.Name(), "fd")
+		fds, err := os.ReadDir(fdDir)
+		if err != nil {
+			continue
+		}
+		for _, fd := range fds {
+			var st unix.Stat_t
+			if unix.Stat(filepath.Join(fdDir, fd.Name()), &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFBLK {
+				continue
+			}
+			if name, ok := devs[st.Rdev]; ok {
+				comm, _ := os.ReadFile(filepath.Join(procRoot, p.Name(), "comm"))
+				return fmt.Sprintf("/dev/%s is held open by process %d (%s)", name, pid, strings.TrimSpace(string(comm))), true
+			}
+		}
+	}
+	return "", false
 }
