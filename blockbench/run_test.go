@@ -239,7 +239,9 @@ func TestInterruptKeepsFinishedJobs(t *testing.T) {
 func TestRampIsNotCounted(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "f")
 	j := NewJob(path)
-	j.Size, j.RampTime, j.Runtime = 1<<20, 200*time.Millisecond, 300*time.Millisecond
+	// A ramp ten times the runtime: only a stall of a whole second after the
+	// deadline could make the measured span reach ramp+runtime.
+	j.Size, j.RampTime, j.Runtime = 1<<20, time.Second, 100*time.Millisecond
 	res, err := Run(context.Background(), j)
 	if err != nil {
 		t.Fatal(err)
