@@ -18,7 +18,7 @@ trap 'rm -rf "$work"' EXIT
 uflag=()
 [ "$(id -u)" = 0 ] && uflag=(-u root)
 fstype=$(stat -f -c %T "$DIR")
-echo "bench-fs: $ROUNDS interleaved rounds in $DIR ($fstype), $(nproc) CPUs, $(bonnie++ 2>&1 | grep -o 'Version [^ ]*' | head -1 || true)"
+echo "bench-fs: $ROUNDS interleaved rounds in $DIR ($fstype), $(nproc) CPUs, bonnie++ $(dpkg-query -W -f '${Version}' bonnie++ 2>/dev/null || echo "?")"
 
 pair() { # label, then the shared flags
   local label=$1; shift
