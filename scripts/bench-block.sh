@@ -19,14 +19,21 @@
 # compared with the other's. Start-up and teardown are a few milliseconds of a
 # RUNTIME-second run for both.
 #
+# tmpfs cannot complete a read without blocking, so io_uring hands every read
+# to an io-wq kernel thread there, for both tools: the QD32 row on tmpfs
+# measures how the submitter and that thread share two cores. A second QD32
+# row reads with O_DIRECT from a file on a real disk (DISKDIR), where
+# completions come from the device as io_uring is meant to be used.
+#
 # Env: RUNTIME (s, default 5), ROUNDS (default 3), SIZE (default 512m), DIR
-# (default /dev/shm).
+# (default /dev/shm), DISKDIR (default /var/tmp; empty skips the disk row).
 set -euo pipefail
 
 RUNTIME=${RUNTIME:-5}
 ROUNDS=${ROUNDS:-3}
 SIZE=${SIZE:-512m}
 DIR=${DIR:-/dev/shm}
+DISKDIR=${DISKDIR-/var/tmp}
 
 if ! command -v fio >/dev/null 2>&1; then
 	echo "bench-block: fio is not installed; nothing to compare against (apt-get install fio)"
@@ -40,7 +47,9 @@ fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 file="$DIR/clyde-bench-$$.dat"
-trap 'rm -rf "$work" "$file"' EXIT
+diskfile=""
+[ -n "$DISKDIR" ] && diskfile="$DISKDIR/clyde-bench-$$.dat"
+trap 'rm -rf "$work" "$file" ${diskfile:+"$diskfile"}' EXIT
 (cd "$root" && go build -o "$work/clyde" ./cmd/clyde)
 
 # fio lays the file out once; both tools then read the same blocks.
@@ -61,18 +70,21 @@ per_io() {
 		"\(.iops) \(($u|tonumber) * 1e9 / .total_ios) \(($s|tonumber) * 1e9 / .total_ios)"' "$1"
 }
 
-# run_pair ENGINE IODEPTH: one line per round, "fio_iops fio_usr fio_sys clyde_iops clyde_usr clyde_sys".
+# run_pair ENGINE IODEPTH [FILE DIRECT]: one line per round, "fio_iops fio_usr
+# fio_sys clyde_iops clyde_usr clyde_sys". DIRECT 1 reads with O_DIRECT.
 run_pair() {
-	local engine=$1 depth=$2 u s
+	local engine=$1 depth=$2 target=${3:-$file} direct=${4:-0} u s
+	local cdirect=()
+	[ "$direct" = 1 ] && cdirect=(--direct)
 	for _ in $(seq "$ROUNDS"); do
-		read -r u s < <(timed "$work/fio.json" fio --name=bench --filename="$file" --size="$SIZE" --bs=4k \
+		read -r u s < <(timed "$work/fio.json" fio --name=bench --filename="$target" --size="$SIZE" --bs=4k \
 			--rw=randread --ioengine="$engine" --iodepth="$depth" --runtime="$RUNTIME" --time_based \
-			--output-format=json)
+			--direct="$direct" --output-format=json)
 		local f
 		f=$(per_io "$work/fio.json" "$u" "$s")
-		read -r u s < <(timed "$work/clyde.json" "$work/clyde" block --filename "$file" --size "$SIZE" \
+		read -r u s < <(timed "$work/clyde.json" "$work/clyde" block --filename "$target" --size "$SIZE" \
 			--bs 4k --rw randread --ioengine "$engine" --iodepth "$depth" --runtime "$RUNTIME" \
-			--output-format json)
+			"${cdirect[@]}" --output-format json)
 		echo "$f $(per_io "$work/clyde.json" "$u" "$s")"
 	done
 }
@@ -104,5 +116,9 @@ echo "goals: psync IOPS >= 0.95, io_uring QD32 IOPS >= 1.0, user CPU per I/O <= 
 printf "%-34s %12s %12s %8s  %s\n" "figure" "fio" "clyde" "best" "clyde/fio per round: median [min..max]"
 run_pair psync 1 | summarize "psync QD1"
 run_pair io_uring 32 | summarize "io_uring QD32"
+if [ -n "$diskfile" ]; then
+	fio --name=layout --filename="$diskfile" --size="$SIZE" --rw=write --bs=1m --output=/dev/null
+	run_pair io_uring 32 "$diskfile" 1 | summarize "io_uring QD32 direct $(stat -f -c %T "$DISKDIR")"
+fi
 echo "(IOPS columns: each tool's best round. CPU columns: medians of whole-process CPU, io-wq workers included,"
 echo " over the process's life, per I/O; fio's JSON usr_cpu counts only its job thread, so it is not used.)"
