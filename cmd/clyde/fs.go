@@ -258,6 +258,9 @@ func writeJSONFile(path string, v any) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	err = result.EncodeJSON(tmp, v)
+	if err == nil {
+		err = tmp.Chmod(0o644) // CreateTemp makes 0600; a result is for sharing
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
