@@ -220,10 +220,8 @@ func writeErr(path string, err error) error {
 func (r *runner) putBlock(ctx context.Context, c *copyState, chunks int64) (int64, int64, error) {
 	chunk := r.opts.ChunkBytes
 	buf := c.buf[:chunk]
-	lat := c.lat[0]
 	idx := 0
-	prev := cpuclock.Nanotime()
-	for k := range chunks {
+	return r.chunkLoop(ctx, c, chunks, func(k int64) error {
 		data := buf
 		if c.pool != nil {
 			data = poolChunk(c.pool, k, chunk)
@@ -232,12 +230,22 @@ func (r *runner) putBlock(ctx context.Context, c *copyState, chunks int64) (int6
 			idx = (idx + 1) % chunk
 		}
 		if err := writeFull(c.file, data); err != nil {
-			return k, k * int64(chunk), writeErr(c.bigPath, err)
+			return writeErr(c.bigPath, err)
 		}
-		if r.opts.SyncWrites {
-			if err := c.file.sync(); err != nil {
-				return k, k * int64(chunk), fmt.Errorf("fsync %s: %w", c.bigPath, err)
-			}
+		return r.syncIfAsked(c)
+	})
+}
+
+// chunkLoop runs op once per chunk of the big file and times each call;
+// every checkEvery chunks it publishes progress and stops if cancelled. At
+// the end it fsyncs and closes the file inside the timing, as bonnie++ does.
+func (r *runner) chunkLoop(ctx context.Context, c *copyState, chunks int64, op func(k int64) error) (int64, int64, error) {
+	chunk := int64(r.opts.ChunkBytes)
+	lat := c.lat[0]
+	prev := cpuclock.Nanotime()
+	for k := range chunks {
+		if err := op(k); err != nil {
+			return k, k * chunk, err
 		}
 		now := cpuclock.Nanotime()
 		lat.Record(time.Duration(now - prev))
@@ -245,11 +253,22 @@ func (r *runner) putBlock(ctx context.Context, c *copyState, chunks int64) (int6
 		if k%checkEvery == 0 {
 			c.done.Store(k)
 			if stopped(ctx) {
-				return k, k * int64(chunk), ctx.Err()
+				return k, k * chunk, ctx.Err()
 			}
 		}
 	}
-	return chunks, chunks * int64(chunk), finishFile(c, c.bigPath)
+	return chunks, chunks * chunk, finishFile(c, c.bigPath)
+}
+
+// syncIfAsked is -b: fsync after every write.
+func (r *runner) syncIfAsked(c *copyState) error {
+	if !r.opts.SyncWrites {
+		return nil
+	}
+	if err := c.file.sync(); err != nil {
+		return fmt.Errorf("fsync %s: %w", c.bigPath, err)
+	}
+	return nil
 }
 
 func writeFull(f fileHandle, b []byte) error {
@@ -285,35 +304,19 @@ func readFull(f fileHandle, b []byte) error {
 func (r *runner) rewrite(ctx context.Context, c *copyState, chunks int64) (int64, int64, error) {
 	chunk := r.opts.ChunkBytes
 	buf := c.buf[:chunk]
-	lat := c.lat[0]
-	prev := cpuclock.Nanotime()
-	for k := range chunks {
+	return r.chunkLoop(ctx, c, chunks, func(k int64) error {
 		if err := readFull(c.file, buf); err != nil {
-			return k, k * int64(chunk), fmt.Errorf("read %s: %w", c.bigPath, err)
+			return fmt.Errorf("read %s: %w", c.bigPath, err)
 		}
 		buf[int(k)%chunk]++
 		if _, err := c.file.seek(-int64(chunk), io.SeekCurrent); err != nil {
-			return k, k * int64(chunk), fmt.Errorf("lseek %s: %w", c.bigPath, err)
+			return fmt.Errorf("lseek %s: %w", c.bigPath, err)
 		}
 		if err := writeFull(c.file, buf); err != nil {
-			return k, k * int64(chunk), writeErr(c.bigPath, err)
+			return writeErr(c.bigPath, err)
 		}
-		if r.opts.SyncWrites {
-			if err := c.file.sync(); err != nil {
-				return k, k * int64(chunk), fmt.Errorf("fsync %s: %w", c.bigPath, err)
-			}
-		}
-		now := cpuclock.Nanotime()
-		lat.Record(time.Duration(now - prev))
-		prev = now
-		if k%checkEvery == 0 {
-			c.done.Store(k)
-			if stopped(ctx) {
-				return k, k * int64(chunk), ctx.Err()
-			}
-		}
-	}
-	return chunks, chunks * int64(chunk), finishFile(c, c.bigPath)
+		return r.syncIfAsked(c)
+	})
 }
 
 // getChar reads the first n bytes with one read(2) call per byte.
@@ -345,25 +348,13 @@ func (r *runner) getChar(ctx context.Context, c *copyState, n int64) (int64, int
 
 // getBlock reads the whole file a chunk at a time.
 func (r *runner) getBlock(ctx context.Context, c *copyState, chunks int64) (int64, int64, error) {
-	chunk := r.opts.ChunkBytes
-	buf := c.buf[:chunk]
-	lat := c.lat[0]
-	prev := cpuclock.Nanotime()
-	for k := range chunks {
+	buf := c.buf[:r.opts.ChunkBytes]
+	return r.chunkLoop(ctx, c, chunks, func(int64) error {
 		if err := readFull(c.file, buf); err != nil {
-			return k, k * int64(chunk), fmt.Errorf("read %s: %w", c.bigPath, err)
+			return fmt.Errorf("read %s: %w", c.bigPath, err)
 		}
-		now := cpuclock.Nanotime()
-		lat.Record(time.Duration(now - prev))
-		prev = now
-		if k%checkEvery == 0 {
-			c.done.Store(k)
-			if stopped(ctx) {
-				return k, k * int64(chunk), ctx.Err()
-			}
-		}
-	}
-	return chunks, chunks * int64(chunk), finishFile(c, c.bigPath)
+		return nil
+	})
 }
 
 // seekTickets draws bonnie++'s seek tickets from the copy's random stream:
