@@ -28,14 +28,14 @@ func fsCommand() *cli.Command {
 		Description: "Takes bonnie++ 2.00a's flags with the same letters and meanings. Sizes without a unit follow\n" +
 			"bonnie++ (-s in MiB, -n in units of 1024 files); units such as 2GiB or 512k work too.\n" +
 			"Prints bonnie++'s text tables and its 1.98 CSV line; --json FILE keeps everything.\n" +
-			"Exit codes: 0 ok, 1 run failed, 2 usage error, 130 interrupted.",
+			"Exit codes: 0 ok, 1 run failed, 2 usage error, 3 regression found (--check-regression), 130 interrupted.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "dir", Aliases: []string{"d"}, Value: ".", Usage: "directory to test in (clyde works in a private directory inside it)"},
 			&cli.StringFlag{Name: "size", Aliases: []string{"s"}, Usage: "size[:chunk[:seeks[:procs]]]: big-file size (MiB unless a unit is given; default 2x RAM), chunk, seeks, seek workers; 0 skips the I/O tests"},
 			&cli.StringFlag{Name: "files", Aliases: []string{"n"}, Value: "16", Usage: "num[:max[:min[:dirs[:chunk]]]]: 1024s of small files, their max/min size, directories, I/O chunk; 0 skips the file tests"},
 			&cli.StringFlag{Name: "machine", Aliases: []string{"m"}, Usage: "machine name for the report (default: host name)"},
 			&cli.StringFlag{Name: "ram", Aliases: []string{"r"}, Usage: "RAM in MiB for the 2x-RAM size rule (default: detected, the smaller of physical RAM and the cgroup limit); 0 disables the rule"},
-			&cli.IntFlag{Name: "iterations", Aliases: []string{"x"}, Usage: "run the suite N times and print only CSV (a header first when N > 1)"},
+			&cli.IntFlag{Name: "iterations", Aliases: []string{"x"}, DefaultText: "not set: text tables, then one CSV line", Usage: "run the suite N times and print only CSV (a header first when N > 1)"},
 			&cli.StringFlag{Name: "per-char", Usage: "MiB for the per-char tests (bonnie++ -fN); 0 skips them (bonnie++ -f)"},
 			&cli.BoolFlag{Name: "fast", Usage: "skip the per-char tests (bonnie++ -f)"},
 			&cli.BoolFlag{Name: "sync", Aliases: []string{"b"}, Usage: "no write buffering: fsync after every write, create and delete"},
