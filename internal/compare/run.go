@@ -171,9 +171,7 @@ func fsFigures(r *Run) []Figure {
 			case r.UnknownRate[t]:
 				rate.State = Unknown
 			case !tr.Ran:
-			case tr.TooShort && tr.RatePerSec <= 0:
-				// bonnie++'s +++++: no figure was kept. clyde's own
-				// results keep the measured rate even under 0.5 s.
+			case tr.TooShort:
 				if rate.State == NotRun {
 					rate.State = TooFast
 				}
