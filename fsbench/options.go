@@ -32,6 +32,7 @@ const (
 	MaxFilesK           = 1 << 20
 	MaxFileBytes        = 1 << 30
 	MaxConcurrency      = 200
+	MaxSeekLanes        = 1024 // copies x seek workers: each is an OS thread and a 264 KiB histogram
 	DirectAlign         = 4096
 	UpdateSeekEvery     = 10 // one seek ticket in ten writes the block back
 	bytesPerFileInMem   = 37 // bonnie++'s MaxDataPerFile, used for its RAM rule
@@ -209,6 +210,10 @@ func (o *Options) Validate() error {
 		return usage.Errorf("-r", "RAM must be 0 (no size check) or more MiB, got %d", o.RAMMiB)
 	case o.ByteIOMiB < 0:
 		return usage.Errorf("-f", "per-char size must be 0 or more MiB, got %d", o.ByteIOMiB)
+	}
+	if o.SizeMiB > 0 && o.Concurrency*o.SeekProcs > MaxSeekLanes {
+		return usage.Errorf("-c", "%d copies x %d seek workers is %d threads, more than %d; lower -c or the procs field of -s",
+			o.Concurrency, o.SeekProcs, o.Concurrency*o.SeekProcs, MaxSeekLanes)
 	}
 	for _, c := range o.MachineName {
 		if c == ',' || c == '\n' || c == '\r' {

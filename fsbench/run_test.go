@@ -214,6 +214,7 @@ func TestValidate(t *testing.T) {
 		{"zero iterations", func(o *Options) { o.Iterations = 0 }, "-x"},
 		{"zero concurrency", func(o *Options) { o.Concurrency = 0 }, "-c"},
 		{"too much concurrency", func(o *Options) { o.Concurrency = 201 }, "-c"},
+		{"too many seek threads", func(o *Options) { o.Concurrency, o.SeekProcs = 200, 6 }, "-c"},
 		{"negative RAM", func(o *Options) { o.RAMMiB = -5 }, "-r"},
 		{"file under twice RAM", func(o *Options) { o.RAMMiB = 100 }, "-s"},
 		{"too many files for RAM", func(o *Options) { o.SizeMiB = 0; o.RAMMiB = 1; o.FilesK = 1000 }, "-n"},
