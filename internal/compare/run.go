@@ -69,28 +69,8 @@ func (r *Run) Target() string {
 	return r.FS.Config.Dir
 }
 
-// fsParams is what makes two fs runs comparable: everything that changes
-// the work done, but not the seed, the name or where it ran.
-type fsParams struct {
-	FileSizeMiB  int64  `json:"file_size_mib"`
-	ChunkBytes   int    `json:"chunk_bytes"`
-	Seeks        int    `json:"seeks"`
-	SeekProcs    int    `json:"seek_procs"`
-	ByteIOMiB    int64  `json:"byte_io_mib"`
-	FilesK       int    `json:"files_k"`
-	MaxFileBytes int64  `json:"max_file_bytes"`
-	MinFileBytes int64  `json:"min_file_bytes"`
-	Dirs         int    `json:"dirs"`
-	FileChunk    int    `json:"file_chunk_bytes"`
-	Concurrency  int    `json:"concurrency"`
-	SyncWrites   bool   `json:"sync_writes"`
-	Direct       bool   `json:"direct"`
-	RandomData   bool   `json:"random_data"`
-	LinkMode     string `json:"link_mode"`
-}
-
-// blockParams is the same for block runs: each job's configuration without
-// its seed, and the preset.
+// blockParams is what makes two block runs comparable: each job's
+// configuration without its seed, and the preset.
 type blockParams struct {
 	Profile string                  `json:"profile"`
 	Jobs    []result.BlockJobConfig `json:"jobs"`
@@ -112,9 +92,13 @@ func (r *Run) Params() string {
 		}
 		v = p
 	} else {
+		// Everything that changes the work done, as for block jobs: the
+		// configuration without where it ran, its name, seed, repeat count,
+		// the RAM figure (it only picks defaults) and the version label.
 		c := r.FS.Config
-		v = fsParams{c.FileSizeMiB, c.ChunkBytes, c.Seeks, c.SeekProcs, c.ByteIOMiB, c.FilesK, c.MaxFileBytes,
-			c.MinFileBytes, c.Dirs, c.FileChunk, c.Concurrency, c.SyncWrites, c.Direct, c.RandomData, c.LinkMode}
+		c.Dir, c.MachineName, c.Seed, c.SeedFile = "", "", 0, ""
+		c.RAMMiB, c.Iterations, c.SkipEviction, c.CompatVersion = 0, 0, false, ""
+		v = c
 	}
 	b, _ := json.Marshal(v) // plain structs: cannot fail
 	return string(b)
