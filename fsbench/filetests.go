@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"time"
 
-	"github.com/clydebench/clyde/internal/cpuclock"
 	"github.com/clydebench/clyde/internal/result"
 )
 
@@ -97,7 +95,6 @@ func (r *runner) createFiles(ctx context.Context, c *copyState, _ int) (int64, i
 	}
 	defer root.close()
 	s := c.names
-	lat := c.lat[0]
 	path := make([]byte, 0, 64)
 	var first, target []byte
 	chunk := c.buf[:r.opts.FileChunk]
@@ -105,7 +102,7 @@ func (r *runner) createFiles(ctx context.Context, c *copyState, _ int) (int64, i
 		chunk = poolChunk(c.pool, int64(c.index), r.opts.FileChunk)
 	}
 	var written int64
-	prev := cpuclock.Nanotime()
+	clock := startOps(ctx, c)
 	for i := range s.n {
 		path = s.path(path, i)
 		switch {
@@ -128,14 +125,8 @@ func (r *runner) createFiles(ctx context.Context, c *copyState, _ int) (int64, i
 				target = symlinkTarget(s, first)
 			}
 		}
-		now := cpuclock.Nanotime()
-		lat.Record(time.Duration(now - prev))
-		prev = now
-		if i%checkEvery == 0 {
-			c.done.Store(int64(i))
-			if stopped(ctx) {
-				return int64(i), written, ctx.Err()
-			}
+		if err := clock.done(int64(i)); err != nil {
+			return int64(i), written, err
 		}
 	}
 	if err := root.syncFS(); err != nil && !isNotSupported(err) {
@@ -295,7 +286,6 @@ func (r *runner) visitSequential(ctx context.Context, c *copyState, del bool) (i
 		return 0, 0, err
 	}
 	defer root.close()
-	lat := c.lat[0]
 	buf := c.buf[:r.opts.FileChunk]
 	var st statBuf
 	var count, bytes int64
@@ -304,7 +294,7 @@ func (r *runner) visitSequential(ctx context.Context, c *copyState, del bool) (i
 	if del {
 		op = "delete"
 	}
-	prev := cpuclock.Nanotime()
+	clock := startOps(ctx, c)
 	visit := func(d dirHandle) error {
 		return c.scanner.scan(d, func(name []byte) error {
 			if del {
@@ -319,16 +309,7 @@ func (r *runner) visitSequential(ctx context.Context, c *copyState, del bool) (i
 				}
 			}
 			count++
-			now := cpuclock.Nanotime()
-			lat.Record(time.Duration(now - prev))
-			prev = now
-			if count%checkEvery == 0 {
-				c.done.Store(count)
-				if stopped(ctx) {
-					return ctx.Err()
-				}
-			}
-			return nil
+			return clock.done(count)
 		})
 	}
 	if r.opts.Dirs <= 1 {
@@ -363,12 +344,11 @@ func (r *runner) visitRandom(ctx context.Context, c *copyState, del bool) (int64
 	}
 	defer root.close()
 	s := c.names
-	lat := c.lat[0]
 	buf := c.buf[:r.opts.FileChunk]
 	path := make([]byte, 0, 64)
 	var st statBuf
 	var bytes int64
-	prev := cpuclock.Nanotime()
+	clock := startOps(ctx, c)
 	for k, idx := range s.perm {
 		path = s.path(path, int(idx))
 		if del {
@@ -382,14 +362,8 @@ func (r *runner) visitRandom(ctx context.Context, c *copyState, del bool) (int64
 				return int64(k), bytes, r.fileErr(c, "stat", path, int(idx), err)
 			}
 		}
-		now := cpuclock.Nanotime()
-		lat.Record(time.Duration(now - prev))
-		prev = now
-		if k%checkEvery == 0 {
-			c.done.Store(int64(k))
-			if stopped(ctx) {
-				return int64(k), bytes, ctx.Err()
-			}
+		if err := clock.done(int64(k)); err != nil {
+			return int64(k), bytes, err
 		}
 	}
 	return int64(s.n), bytes, nil

@@ -241,20 +241,13 @@ func (r *runner) putBlock(ctx context.Context, c *copyState, chunks int64) (int6
 // the end it fsyncs and closes the file inside the timing, as bonnie++ does.
 func (r *runner) chunkLoop(ctx context.Context, c *copyState, chunks int64, op func(k int64) error) (int64, int64, error) {
 	chunk := int64(r.opts.ChunkBytes)
-	lat := c.lat[0]
-	prev := cpuclock.Nanotime()
+	clock := startOps(ctx, c)
 	for k := range chunks {
 		if err := op(k); err != nil {
 			return k, k * chunk, err
 		}
-		now := cpuclock.Nanotime()
-		lat.Record(time.Duration(now - prev))
-		prev = now
-		if k%checkEvery == 0 {
-			c.done.Store(k)
-			if stopped(ctx) {
-				return k, k * chunk, ctx.Err()
-			}
+		if err := clock.done(k); err != nil {
+			return k, k * chunk, err
 		}
 	}
 	return chunks, chunks * chunk, finishFile(c, c.bigPath)

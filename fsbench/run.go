@@ -391,6 +391,37 @@ func stopped(ctx context.Context) bool {
 // and live-progress updates.
 const checkEvery = 256
 
+// opClock ends each operation of a sequential loop: it records the time since
+// the previous operation ended (one clock read per operation), and every
+// checkEvery operations publishes the count for the live line and reports
+// cancellation.
+type opClock struct {
+	ctx  context.Context
+	c    *copyState
+	lat  *latency.Recorder
+	prev int64
+}
+
+// startOps begins timing lane 0 of copy c.
+func startOps(ctx context.Context, c *copyState) opClock {
+	return opClock{ctx: ctx, c: c, lat: c.lat[0], prev: cpuclock.Nanotime()}
+}
+
+// done ends operation number n (counting from 0); it returns ctx's error
+// once the phase is cancelled.
+func (k *opClock) done(n int64) error {
+	now := cpuclock.Nanotime()
+	k.lat.Record(time.Duration(now - k.prev))
+	k.prev = now
+	if n%checkEvery == 0 {
+		k.c.done.Store(n)
+		if stopped(k.ctx) {
+			return k.ctx.Err()
+		}
+	}
+	return nil
+}
+
 // alignedBuffer returns n bytes starting on an align boundary.
 func alignedBuffer(n, align int) []byte {
 	b := make([]byte, n+align)
