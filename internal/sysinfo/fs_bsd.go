@@ -5,7 +5,6 @@ package sysinfo
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -39,22 +38,10 @@ func FilesystemOf(path string) (result.Filesystem, error) {
 // mountFlags spells the statfs flags that change benchmark results the way
 // mount(8) does.
 func mountFlags(flags uint64) string {
-	opts := []string{"rw"}
-	if flags&unix.MNT_RDONLY != 0 {
-		opts[0] = "ro"
-	}
-	for _, f := range []struct {
-		bit  uint64
-		name string
-	}{
+	return spellFlags(flags, unix.MNT_RDONLY, []flagName{
 		{unix.MNT_SYNCHRONOUS, "sync"},
 		{unix.MNT_NOATIME, "noatime"},
 		{unix.MNT_NOSUID, "nosuid"},
 		{unix.MNT_NOEXEC, "noexec"},
-	} {
-		if flags&f.bit != 0 {
-			opts = append(opts, f.name)
-		}
-	}
-	return strings.Join(opts, ",")
+	})
 }

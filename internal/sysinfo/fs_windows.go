@@ -5,7 +5,6 @@ package sysinfo
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"golang.org/x/sys/windows"
 
@@ -52,21 +51,9 @@ func FilesystemOf(path string) (result.Filesystem, error) {
 
 // volumeFlags spells the volume flags that change benchmark results.
 func volumeFlags(flags uint32) string {
-	opts := []string{"rw"}
-	if flags&windows.FILE_READ_ONLY_VOLUME != 0 {
-		opts[0] = "ro"
-	}
-	for _, f := range []struct {
-		bit  uint32
-		name string
-	}{
+	return spellFlags(uint64(flags), windows.FILE_READ_ONLY_VOLUME, []flagName{
 		{windows.FILE_VOLUME_IS_COMPRESSED, "compressed"},
 		{windows.FILE_SUPPORTS_ENCRYPTION, "encryption"},
 		{windows.FILE_SUPPORTS_SPARSE_FILES, "sparse"},
-	} {
-		if flags&f.bit != 0 {
-			opts = append(opts, f.name)
-		}
-	}
-	return strings.Join(opts, ",")
+	})
 }

@@ -122,3 +122,24 @@ func clientFrom(getenv func(string) string) string {
 	}
 	return ""
 }
+
+// flagName is one platform mount or volume flag and how options lists spell it.
+type flagName struct {
+	bit  uint64
+	name string
+}
+
+// spellFlags renders flags as a mount(8)-style option list: "rw" or "ro"
+// first, then the name of every flag in names that is set.
+func spellFlags(flags, readOnly uint64, names []flagName) string {
+	opts := []string{"rw"}
+	if flags&readOnly != 0 {
+		opts[0] = "ro"
+	}
+	for _, f := range names {
+		if flags&f.bit != 0 {
+			opts = append(opts, f.name)
+		}
+	}
+	return strings.Join(opts, ",")
+}
