@@ -176,28 +176,36 @@ func finishFile(c *copyState, path string) error {
 }
 
 // putChar writes n bytes with one write(2) call per byte, as bonnie++ 1.92+
-// does. Latency is per chunk of one-byte calls (bonnie++'s unit), so reading
-// the clock does not weigh on a sub-microsecond call.
+// does.
 func (r *runner) putChar(ctx context.Context, c *copyState, n int64) (int64, int64, error) {
+	b := &c.buf[0]
+	return r.perCharLoop(ctx, c, n, func(from, to int64) error {
+		for i := from; i < to; i++ {
+			*b = byte(i & 0x7f)
+			if w, err := c.file.writeByteRaw(b); w != 1 {
+				return writeErr(c.bigPath, err)
+			}
+		}
+		return r.syncIfAsked(c)
+	})
+}
+
+// perCharLoop runs the one-byte calls for bytes [0, n) a chunk at a time
+// (run does bytes from..to). Latency is per chunk of calls, bonnie++'s unit,
+// so reading the clock does not weigh on a sub-microsecond call; progress
+// and cancellation are checked per chunk too. The file is fsynced and
+// closed inside the timing.
+func (r *runner) perCharLoop(ctx context.Context, c *copyState, n int64, run func(from, to int64) error) (int64, int64, error) {
 	chunk := int64(r.opts.ChunkBytes)
 	lat := c.lat[0]
-	b := &c.buf[0]
 	var done int64
 	for done < n {
 		t0 := cpuclock.Nanotime()
 		end := min(done+chunk, n)
-		for i := done; i < end; i++ {
-			*b = byte(i & 0x7f)
-			if w, err := c.file.writeByteRaw(b); w != 1 {
-				return done, done, writeErr(c.bigPath, err)
-			}
+		if err := run(done, end); err != nil {
+			return done, done, err
 		}
 		done = end
-		if r.opts.SyncWrites {
-			if err := c.file.sync(); err != nil {
-				return done, done, fmt.Errorf("fsync %s: %w", c.bigPath, err)
-			}
-		}
 		lat.Record(time.Duration(cpuclock.Nanotime() - t0))
 		c.done.Store(done)
 		if stopped(ctx) {
@@ -314,29 +322,18 @@ func (r *runner) rewrite(ctx context.Context, c *copyState, chunks int64) (int64
 
 // getChar reads the first n bytes with one read(2) call per byte.
 func (r *runner) getChar(ctx context.Context, c *copyState, n int64) (int64, int64, error) {
-	chunk := int64(r.opts.ChunkBytes)
-	lat := c.lat[0]
 	b := &c.buf[0]
-	var done int64
-	for done < n {
-		t0 := cpuclock.Nanotime()
-		end := min(done+chunk, n)
-		for i := done; i < end; i++ {
+	return r.perCharLoop(ctx, c, n, func(from, to int64) error {
+		for i := from; i < to; i++ {
 			if got, err := c.file.readByteRaw(b); got != 1 {
 				if err == nil {
 					err = errShortFile
 				}
-				return done, done, fmt.Errorf("read %s: %w", c.bigPath, err)
+				return fmt.Errorf("read %s: %w", c.bigPath, err)
 			}
 		}
-		done = end
-		lat.Record(time.Duration(cpuclock.Nanotime() - t0))
-		c.done.Store(done)
-		if stopped(ctx) {
-			return done, done, ctx.Err()
-		}
-	}
-	return n, n, finishFile(c, c.bigPath)
+		return nil
+	})
 }
 
 // getBlock reads the whole file a chunk at a time.
