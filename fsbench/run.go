@@ -81,8 +81,8 @@ func Run(ctx context.Context, opts Options) (*result.FS, error) {
 	if err := r.makePrivateDir(); err != nil {
 		return res, err
 	}
-	defer os.RemoveAll(r.private)
-
+	// Every path below ends at the one RemoveAll that reports its error; a
+	// panic would end the whole process, so no deferred copy of it.
 	err := r.runIterations(ctx, res)
 	if err != nil {
 		res.Error = err.Error()
