@@ -11,6 +11,7 @@ import (
 
 	"github.com/clydebench/clyde/internal/cpuclock"
 	"github.com/clydebench/clyde/internal/latency"
+	"github.com/clydebench/clyde/internal/procs"
 	"github.com/clydebench/clyde/internal/result"
 	"github.com/clydebench/clyde/internal/usage"
 )
@@ -177,6 +178,9 @@ func runJob(ctx context.Context, t *target, spec *jobSpec) (result.BlockJob, err
 			}
 		}
 	}
+	// Each worker blocks in its I/O; each gets a processor of its own, as
+	// each fio job has its own process (see internal/procs).
+	defer procs.Reserve(len(workers))()
 	start := make(chan struct{})
 	var wg sync.WaitGroup
 	for _, w := range workers {
