@@ -29,13 +29,32 @@ func readLines(t *testing.T, path string) []string {
 // see testdata/bonnie-z42/extract.py): the same seek offsets and write-backs,
 // file names, file sizes and random stat and delete orders.
 func TestSeedMatchesBonnie(t *testing.T) {
-	const dir = "../testdata/bonnie-z42/"
+	matchBonnieDraws(t, "../testdata/bonnie-z42/", glibcrand.New(42))
+}
+
+// TestSeedFileMatchesBonnie does the same for -Z: an strace of bonnie++
+// 2.00a -Z seeds.bin (testdata/bonnie-Z, made by make-seeds.py; the run
+// cycles through its 1000 numbers several times, and every tenth is
+// negative).
+func TestSeedFileMatchesBonnie(t *testing.T) {
+	nums, err := ReadSeedFile("../testdata/bonnie-Z/seeds.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	matchBonnieDraws(t, "../testdata/bonnie-Z/", glibcrand.NewSequence(nums))
+}
+
+// matchBonnieDraws checks the seek offsets, file names and sizes and random
+// visit orders rng gives for -s 16:8k:64:1 -n 1:4096:512:2 against the lists
+// extract.py took from an strace of bonnie++ in dir.
+func matchBonnieDraws(t *testing.T, dir string, rng *glibcrand.Rand) {
+	t.Helper()
 	o := DefaultOptions()
 	sizeSpec, _ := ParseSizeSpec("16:8k:64:1")
 	filesSpec, _ := ParseFilesSpec("1:4096:512:2")
 	o.ApplySizeSpec(sizeSpec)
 	o.ApplyFilesSpec(filesSpec)
-	c := &copyState{rng: glibcrand.New(42)}
+	c := &copyState{rng: rng}
 
 	t.Run("seeks", func(t *testing.T) {
 		want := readLines(t, dir+"seeks.txt")

@@ -80,6 +80,11 @@ type Options struct {
 	// Seed (-z) seeds glibc-compatible rand(); SeedSet says it was given.
 	Seed    uint32
 	SeedSet bool
+	// SeedNumbers (-Z) replace rand() with a list of numbers, cycled, as
+	// bonnie++ -Z FILE does (ReadSeedFile reads one); SeedFile names the
+	// file for the reports, where bonnie++ puts it in place of the seed.
+	SeedNumbers []int32
+	SeedFile    string
 	// Concurrency (-c) runs this many copies of every test at once.
 	Concurrency int
 	// RandomData writes incompressible data instead of bonnie++'s near-zero blocks.
@@ -214,6 +219,14 @@ func (o *Options) Validate() error {
 	if o.SizeMiB > 0 && o.Concurrency*o.SeekProcs > MaxSeekLanes {
 		return usage.Errorf("-c", "%d copies x %d seek workers is %d threads, more than %d; lower -c or the procs field of -s",
 			o.Concurrency, o.SeekProcs, o.Concurrency*o.SeekProcs, MaxSeekLanes)
+	}
+	if o.SeedFile != "" && len(o.SeedNumbers) == 0 {
+		return usage.Errorf("-Z", "%s gave no numbers (read it with ReadSeedFile)", o.SeedFile)
+	}
+	for _, v := range o.SeedNumbers {
+		if v < 0 {
+			return usage.Errorf("-Z", "numbers must be 0 to 2147483647, as rand() returns; got %d", v)
+		}
 	}
 	for _, c := range o.MachineName {
 		if c == ',' || c == '\n' || c == '\r' {

@@ -116,10 +116,19 @@ func (o *Options) config() result.FSConfig {
 		Dir: o.Dir, MachineName: o.MachineName, FileSizeMiB: o.SizeMiB, ChunkBytes: o.ChunkBytes,
 		Seeks: o.Seeks, SeekProcs: o.SeekProcs, ByteIOMiB: o.ByteIOMiB, FilesK: o.FilesK,
 		MaxFileBytes: o.MaxFileBytes, MinFileBytes: o.MinFileBytes, Dirs: o.Dirs, FileChunk: o.FileChunk,
-		Concurrency: o.Concurrency, RAMMiB: o.RAMMiB, Seed: o.Seed, SyncWrites: o.SyncWrites,
+		Concurrency: o.Concurrency, RAMMiB: o.RAMMiB, Seed: o.Seed, SeedFile: o.SeedFile, SyncWrites: o.SyncWrites,
 		Direct: o.Direct, RandomData: o.RandomData, Iterations: o.Iterations, SkipEviction: o.NoEvict,
 		LinkMode: o.linkMode(), CompatVersion: o.CompatVersion,
 	}
+}
+
+// newRand is bonnie++'s random stream for one copy: the -Z numbers when
+// given, else glibc's rand() seeded with -z.
+func (o *Options) newRand() *glibcrand.Rand {
+	if len(o.SeedNumbers) > 0 {
+		return glibcrand.NewSequence(o.SeedNumbers)
+	}
+	return glibcrand.New(o.Seed)
 }
 
 // makePrivateDir creates clyde.<pid>.<random> with mode 0700, exclusively,
@@ -169,7 +178,7 @@ func (r *runner) makePrivateDir() error {
 			dir:     dir,
 			bigPath: filepath.Join(dir, base),
 			testDir: base,
-			rng:     glibcrand.New(r.opts.Seed),
+			rng:     r.opts.newRand(),
 			buf:     alignedBuffer(max(r.opts.ChunkBytes, r.opts.FileChunk), DirectAlign),
 			scanner: newDirScanner(),
 		}
@@ -193,7 +202,7 @@ func (r *runner) runIterations(ctx context.Context, res *result.FS) error {
 			run.Tests[t].Finish()
 		}
 		for _, c := range r.copies {
-			c.rng.Seed(r.opts.Seed)
+			c.rng.Reset()
 		}
 		err := r.runSuite(ctx, &run)
 		res.Runs = append(res.Runs, run)

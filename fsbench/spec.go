@@ -1,7 +1,10 @@
 package fsbench
 
 import (
+	"encoding/binary"
 	"fmt"
+	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -208,3 +211,53 @@ func ParseFilesSpec(s string) (FilesSpec, error) {
 // ParseMiB reads a size in MiB, with bonnie++'s g/t suffixes or a unit such
 // as 1GiB (for -r).
 func ParseMiB(s string) (int64, error) { return parseNumber(s, sizeUnitsMiB) }
+
+// MaxSeedFileBytes is the most of a -Z file clyde reads: 16M numbers, far
+// more than a run draws (a -n 1024 run with random names draws about 15M).
+const MaxSeedFileBytes = 64 << 20
+
+// ParseSeedNumbers reads the numbers of a bonnie++ -Z file as its Rand class
+// does: 4-byte big-endian integers, each made non-negative with abs; bytes
+// after the last whole number are ignored. The one value abs cannot make
+// non-negative, -2147483648 (C's abs leaves it negative, and bonnie++ then
+// indexes out of bounds), counts as 0. A file without one whole number is an
+// error: bonnie++ would read past its empty array.
+func ParseSeedNumbers(data []byte) ([]int32, error) {
+	n := len(data) / 4
+	if n == 0 {
+		return nil, usage.Errorf("-Z", "the file holds %d bytes, not one 4-byte number; want a file of big-endian 32-bit numbers, e.g. head -c 4096 /dev/urandom > seeds", len(data))
+	}
+	if len(data) > MaxSeedFileBytes {
+		return nil, usage.Errorf("-Z", "the file holds %d bytes; at most %d (16M numbers) are read", len(data), MaxSeedFileBytes)
+	}
+	nums := make([]int32, n)
+	for i := range nums {
+		v := int32(binary.BigEndian.Uint32(data[4*i:]))
+		if v < 0 {
+			v = -v // -2147483648 stays itself...
+		}
+		nums[i] = v & 0x7fffffff // ...and becomes 0 here
+	}
+	return nums, nil
+}
+
+// ReadSeedFile reads a -Z file: a regular file of at most MaxSeedFileBytes.
+func ReadSeedFile(path string) ([]int32, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usage.Errorf("-Z", "%v", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, usage.Errorf("-Z", "%v", err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, usage.Errorf("-Z", "%s is not a regular file; want a file of big-endian 32-bit numbers", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxSeedFileBytes+1))
+	if err != nil {
+		return nil, usage.Errorf("-Z", "read %s: %v", path, err)
+	}
+	return ParseSeedNumbers(data)
+}

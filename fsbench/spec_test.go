@@ -1,6 +1,9 @@
 package fsbench
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -161,4 +164,86 @@ func flagIf(wantErr, flag string) string {
 		return ""
 	}
 	return flag
+}
+
+func TestParseSeedNumbers(t *testing.T) {
+	cases := []struct {
+		name string
+		data []byte
+		want []int32
+		err  string
+	}{
+		{"one number", []byte{0, 0, 1, 0}, []int32{256}, ""},
+		{"big-endian", []byte{0x12, 0x34, 0x56, 0x78, 0x7f, 0xff, 0xff, 0xff}, []int32{0x12345678, 0x7fffffff}, ""},
+		{"negative made positive by abs", []byte{0xff, 0xff, 0xff, 0xff, 0x80, 0, 0, 1}, []int32{1, 0x7fffffff}, ""},
+		{"INT_MIN counts as 0", []byte{0x80, 0, 0, 0}, []int32{0}, ""},
+		{"trailing bytes ignored, as bonnie++ does", []byte{0, 0, 0, 9, 1, 2, 3}, []int32{9}, ""},
+		{"empty", nil, nil, "not one 4-byte number"},
+		{"three bytes", []byte{1, 2, 3}, nil, "not one 4-byte number"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := ParseSeedNumbers(c.data)
+			checkSpecErr(t, err, c.err, flagIf(c.err, "-Z"))
+			if c.err == "" && !slices.Equal(got, c.want) {
+				t.Fatalf("got %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestReadSeedFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "seeds")
+	if err := os.WriteFile(good, []byte{0, 0, 0, 5, 0, 0, 0, 6}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, MaxSeedFileBytes+4); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		path string
+		err  string
+	}{
+		{good, ""},
+		{filepath.Join(dir, "absent"), "no such file"},
+		{dir, "not a regular file"},
+		{big, "at most"},
+	}
+	for _, c := range cases {
+		t.Run(filepath.Base(c.path), func(t *testing.T) {
+			nums, err := ReadSeedFile(c.path)
+			checkSpecErr(t, err, c.err, flagIf(c.err, "-Z"))
+			if c.err == "" && !slices.Equal(nums, []int32{5, 6}) {
+				t.Fatalf("got %v, want [5 6]", nums)
+			}
+		})
+	}
+}
+
+func FuzzParseSeedNumbers(f *testing.F) {
+	for _, b := range [][]byte{nil, {1, 2, 3}, {0x80, 0, 0, 0}, {0xff, 0xff, 0xff, 0xff, 7}} {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		nums, err := ParseSeedNumbers(data)
+		if err != nil {
+			if !usage.Is(err) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %q must be a one-line usage error", err)
+			}
+			return
+		}
+		if len(nums) != len(data)/4 {
+			t.Fatalf("%d numbers from %d bytes", len(nums), len(data))
+		}
+		for i, v := range nums {
+			if v < 0 {
+				t.Fatalf("number %d is %d; rand() never returns a negative", i, v)
+			}
+		}
+	})
 }

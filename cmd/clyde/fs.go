@@ -24,7 +24,7 @@ func fsCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "fs",
 		Usage:     "the bonnie++ suite: sequential and random I/O on one big file, then create/stat/delete of many small files",
-		UsageText: "clyde fs [-d dir] [-s size[:chunk[:seeks[:procs]]]] [-n num[:max[:min[:dirs[:chunk]]]]] [-m name] [-r ram] [-x n] [-f[N]] [-b] [-D] [-z seed] [-q] [-c n] [-u user]",
+		UsageText: "clyde fs [-d dir] [-s size[:chunk[:seeks[:procs]]]] [-n num[:max[:min[:dirs[:chunk]]]]] [-m name] [-r ram] [-x n] [-f[N]] [-b] [-D] [-z seed | -Z file] [-q] [-c n] [-u user]",
 		Description: "Takes bonnie++ 2.00a's flags with the same letters and meanings. Sizes without a unit follow\n" +
 			"bonnie++ (-s in MiB, -n in units of 1024 files); units such as 2GiB or 512k work too.\n" +
 			"Prints bonnie++'s text tables and its 1.98 CSV line; --json FILE keeps everything.\n" +
@@ -41,6 +41,7 @@ func fsCommand() *cli.Command {
 			&cli.BoolFlag{Name: "sync", Aliases: []string{"b"}, Usage: "no write buffering: fsync after every write, create and delete"},
 			&cli.BoolFlag{Name: "direct", Aliases: []string{"D"}, Usage: "O_DIRECT for the big file's block phases (chunk must be a multiple of 4k)"},
 			&cli.StringFlag{Name: "seed", Aliases: []string{"z"}, Usage: "seed for glibc-compatible rand(): same names, sizes and seek offsets as bonnie++ -z"},
+			&cli.StringFlag{Name: "seed-file", Aliases: []string{"Z"}, Usage: "draw the random numbers from `FILE` (big-endian 32-bit numbers, cycled), as bonnie++ -Z"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress; text tables to stderr, CSV alone on stdout"},
 			&cli.IntFlag{Name: "concurrency", Aliases: []string{"c"}, Value: 1, Usage: "run N copies of every test at once and report the aggregate"},
 			&cli.StringFlag{Name: "user", Aliases: []string{"u"}, Usage: "user[:group] to run as when started as root (not required)"},
@@ -123,13 +124,22 @@ func fsOptions(c *cli.Context) (fsbench.Options, error) {
 	}
 	o.SyncWrites = c.Bool("sync")
 	o.Direct = c.Bool("direct")
-	if c.IsSet("seed") {
+	switch {
+	case c.IsSet("seed") && c.IsSet("seed-file"):
+		return o, usage.Errorf("-Z", "-z and -Z both choose the random numbers; give one")
+	case c.IsSet("seed-file"):
+		nums, err := fsbench.ReadSeedFile(c.String("seed-file"))
+		if err != nil {
+			return o, err
+		}
+		o.SeedNumbers, o.SeedFile, o.SeedSet = nums, c.String("seed-file"), true
+	case c.IsSet("seed"):
 		n, err := parseWhole(c.String("seed"))
 		if err != nil || n > 1<<32-1 {
 			return o, usage.Errorf("-z", "seed must be a whole number from 0 to 4294967295, got %q", c.String("seed"))
 		}
 		o.Seed, o.SeedSet = uint32(n), true
-	} else {
+	default:
 		o.Seed = uint32(os.Getpid()) ^ uint32(time.Now().Unix())
 	}
 	o.Concurrency = c.Int("concurrency")

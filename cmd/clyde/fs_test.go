@@ -63,6 +63,9 @@ func TestFSBadInputIsRefused(t *testing.T) {
 		{"zero iterations", []string{"-x", "0"}, "-x"},
 		{"zero concurrency", []string{"-c", "0"}, "-c"},
 		{"bad seed", []string{"-z", "x1"}, "-z"},
+		{"absent seed file", []string{"-Z", "/nonexistent/seeds"}, "-Z"},
+		{"seed file not a file", []string{"-Z", "/dev/null"}, "-Z"},
+		{"seed and seed file", []string{"-z", "1", "-Z", "../../testdata/bonnie-Z/seeds.bin"}, "-Z"},
 		{"bad per-char", []string{"--per-char", "1q"}, "-f"},
 		{"comma in name", []string{"-m", "a,b"}, "-m"},
 		{"semaphores", []string{"-p", "3"}, "-p/-y"},
@@ -183,6 +186,36 @@ func TestFSQuietAndIterations(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "\nLatency            ops       min") || !strings.Contains(stderr, "\nran_del ") {
 		t.Fatalf("--percentiles table missing from stderr:\n%s", stderr)
+	}
+}
+
+// TestFSSeedFile runs -Z: bonnie++ puts the file name where the seed goes in
+// the CSV line, and every run of -x draws the same names from the start of
+// the file (fsbench's tests check the draws against bonnie++ itself).
+func TestFSSeedFile(t *testing.T) {
+	dir := t.TempDir()
+	seeds, err := filepath.Abs("../../testdata/bonnie-Z/seeds.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jsonPath := filepath.Join(t.TempDir(), "r.json")
+	code, stdout, stderr := runClyde(t, "fs", "-d", dir, "-s", "0", "-n", "1:0:0:1", "-q", "-Z", seeds, "--json", jsonPath)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if f := lastCSV(t, stdout); f[4] != seeds {
+		t.Fatalf("CSV seed field %q, want the -Z file name %q", f[4], seeds)
+	}
+	data, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := result.DecodeFS(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Config.SeedFile != seeds {
+		t.Fatalf("JSON seed_file %q, want %q", res.Config.SeedFile, seeds)
 	}
 }
 

@@ -1,12 +1,20 @@
 // Package glibcrand reproduces glibc's rand() (the TYPE_3 additive feedback
 // generator that srand/rand use by default), so that clyde fs -z SEED draws the
 // same file names, file sizes and seek offsets as bonnie++ built on glibc.
+// It also replays a list of numbers as bonnie++ -Z FILE does.
 package glibcrand
 
-// Rand is one glibc random stream. The zero value is not ready; use New.
+// Rand is one stream of bonnie++'s random numbers: glibc's generator, or a
+// list of numbers cycled. The zero value is not ready; use New or
+// NewSequence.
 type Rand struct {
-	r [34]uint32
-	i int // index of the next value to produce, modulo 34
+	r    [34]uint32
+	i    int // index of the next value to produce, modulo 34
+	seed uint32
+	// seq is the -Z list, nil for the generator; pos is the index of the
+	// value Int returned last, -1 before the first.
+	seq []int32
+	pos int
 }
 
 // New returns the stream srand(seed) starts.
@@ -16,8 +24,30 @@ func New(seed uint32) *Rand {
 	return g
 }
 
-// Seed restarts the stream as srand(seed) does.
+// NewSequence returns the stream bonnie++'s Rand class gives after
+// seedFile: nums in order, starting over after the last. nums must not be
+// empty, and each must be 0..2147483647, as rand() returns.
+func NewSequence(nums []int32) *Rand {
+	if len(nums) == 0 {
+		panic("glibcrand: empty sequence")
+	}
+	return &Rand{seq: nums, pos: -1}
+}
+
+// Reset starts the stream over: srand with the same seed, or the list from
+// its first number. bonnie++ does this before every run of -x.
+func (g *Rand) Reset() {
+	if g.seq != nil {
+		g.pos = -1
+		return
+	}
+	g.Seed(g.seed)
+}
+
+// Seed restarts the stream as srand(seed) does; a sequence becomes the
+// generator.
 func (g *Rand) Seed(seed uint32) {
+	g.seq, g.seed = nil, seed
 	s := int32(seed)
 	if s == 0 {
 		s = 1
@@ -57,5 +87,11 @@ func (g *Rand) next() uint32 {
 
 // Int returns the next value of rand(): 0..2147483647.
 func (g *Rand) Int() int32 {
+	if g.seq != nil {
+		if g.pos++; g.pos >= len(g.seq) {
+			g.pos = 0
+		}
+		return g.seq[g.pos]
+	}
 	return int32(g.next() >> 1)
 }

@@ -3,6 +3,7 @@ package glibcrand
 import (
 	"bufio"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -58,5 +59,32 @@ func TestReseedRestarts(t *testing.T) {
 	g.Seed(7)
 	if got := g.Int(); got != first {
 		t.Fatalf("after Seed(7) got %d, want %d", got, first)
+	}
+}
+
+func TestSequenceCyclesAndResets(t *testing.T) {
+	g := NewSequence([]int32{7, 0, 2147483647})
+	var got []int32
+	for range 7 {
+		got = append(got, g.Int())
+	}
+	want := []int32{7, 0, 2147483647, 7, 0, 2147483647, 7}
+	if !slices.Equal(got, want) {
+		t.Fatalf("sequence gave %v, want %v", got, want)
+	}
+	g.Reset()
+	if v := g.Int(); v != 7 {
+		t.Fatalf("after Reset the first value is %d, want 7", v)
+	}
+}
+
+func TestResetReseeds(t *testing.T) {
+	g := New(42)
+	first := []int32{g.Int(), g.Int(), g.Int()}
+	g.Int()
+	g.Reset()
+	again := []int32{g.Int(), g.Int(), g.Int()}
+	if !slices.Equal(first, again) {
+		t.Fatalf("after Reset %v, want %v as srand(42) gives", again, first)
 	}
 }
