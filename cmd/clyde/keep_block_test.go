@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/clydebench/clyde/internal/history"
+	"github.com/clydebench/clyde/internal/result"
+)
+
+// smallBlock is a one-second clyde block job on a file of its own: a
+// random read/write mix, so both directions have figures.
+func smallBlock(file string, extra ...string) []string {
+	return append([]string{"block", "--filename", file, "--size", "8m", "--bs", "4k", "--rw", "randrw",
+		"--runtime", "1", "--output-format", "json"}, extra...)
+}
+
+// TestBlockKeep runs clyde block's after-run step for real: the history
+// lists the run, the Prometheus textfile parses and carries the JSON's
+// figures, compare puts two runs side by side, and --check-regression exits
+// 3 once five comparable runs ten times faster are in the history.
+func TestBlockKeep(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "target")
+	db := filepath.Join(t.TempDir(), "h.db")
+	prom := filepath.Join(t.TempDir(), "clyde.prom")
+	code, first, stderr := runClyde(t, smallBlock(file, "--db", db, "--prom-textfile", prom)...)
+	if code != 0 {
+		t.Fatalf("first run: exit %d, %s", code, stderr)
+	}
+	var res result.Block
+	if err := json.Unmarshal([]byte(first), &res); err != nil || len(res.Jobs) != 1 {
+		t.Fatalf("first run's JSON: %v, %d jobs", err, len(res.Jobs))
+	}
+
+	t.Run("prometheus", func(t *testing.T) {
+		f, err := os.Open(prom)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		parser := expfmt.NewTextParser(model.UTF8Validation)
+		families, err := parser.TextToMetricFamilies(f)
+		if err != nil {
+			t.Fatalf("Prometheus' parser rejects the textfile: %v", err)
+		}
+		iops := families["clyde_block_iops"]
+		if iops == nil {
+			t.Fatalf("no clyde_block_iops in %v", families)
+		}
+		want := map[string]float64{"randrw read": res.Jobs[0].Read.IOPS, "randrw write": res.Jobs[0].Write.IOPS}
+		for _, m := range iops.Metric {
+			labels := map[string]string{}
+			for _, l := range m.Label {
+				labels[l.GetName()] = l.GetValue()
+			}
+			w, ok := want[labels["test"]]
+			if !ok || labels["host"] == "" || labels["device"] != file {
+				t.Errorf("unexpected labels %v", labels)
+				continue
+			}
+			if got := m.GetGauge().GetValue(); got != w || got <= 0 {
+				t.Errorf("%s: textfile says %v IOPS, JSON %v", labels["test"], got, w)
+			}
+			delete(want, labels["test"])
+		}
+		if len(want) != 0 {
+			t.Errorf("no clyde_block_iops for %v", want)
+		}
+	})
+
+	t.Run("history and compare", func(t *testing.T) {
+		code, second, stderr := runClyde(t, smallBlock(file, "--db", db)...)
+		if code != 0 {
+			t.Fatalf("second run: exit %d, %s", code, stderr)
+		}
+		code, out, stderr := runClyde(t, "history", "--db", db)
+		if code != 0 || strings.Count(out, " block ") != 2 {
+			t.Fatalf("history: exit %d, want two block runs listed:\n%s%s", code, out, stderr)
+		}
+		dir := t.TempDir()
+		a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+		os.WriteFile(a, []byte(first), 0o644)
+		os.WriteFile(b, []byte(second), 0o644)
+		code, out, stderr = runClyde(t, "compare", a, b)
+		if code != 0 {
+			t.Fatalf("compare: exit %d, %s", code, stderr)
+		}
+		for _, row := range []string{"read iops", "write iops", "read p99 latency"} {
+			if !strings.Contains(out, row) {
+				t.Errorf("compare output lacks %q:\n%s", row, out)
+			}
+		}
+	})
+
+	t.Run("regression", func(t *testing.T) {
+		store, err := history.Open(db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer store.Close()
+		base, err := store.Query(context.Background(), history.Filter{WithJSON: true})
+		if err != nil || len(base) == 0 {
+			t.Fatalf("history: %d entries, %v", len(base), err)
+		}
+		var fast result.Block
+		if err := json.Unmarshal(base[0].JSON, &fast); err != nil {
+			t.Fatal(err)
+		}
+		for i := range fast.Jobs {
+			for _, d := range []*result.BlockDir{&fast.Jobs[i].Read, &fast.Jobs[i].Write} {
+				d.IOPS *= 10
+				d.BWBytes *= 10
+				d.BW *= 10
+			}
+		}
+		data, _ := json.Marshal(fast)
+		for range 5 {
+			e := base[0]
+			e.JSON = data
+			if _, err := store.Save(context.Background(), e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		code, _, stderr := runClyde(t, smallBlock(file, "--db", db, "--check-regression", "20")...)
+		if code != exitRegression {
+			t.Fatalf("after five 10x faster runs: exit %d, want %d; stderr %s", code, exitRegression, stderr)
+		}
+		if line := oneLine(t, stderr); !strings.Contains(line, "regression found") {
+			t.Fatalf("summary %q", line)
+		}
+	})
+}
