@@ -239,8 +239,27 @@ func buildCharts(runs []*compare.Run) ([]chart, error) {
 	return out, nil
 }
 
-// barChart is one column's figure for every run that has it.
-func barChart(runs []*compare.Run, grid [][]compare.Figure, k int, f compare.Figure) (*plot.Plot, error) {
+// line is one named line of a chart.
+type line struct {
+	Name string
+	XY   plotter.XYs
+}
+
+// addLines adds lines to p, with point marks when points is set.
+func addLines(p *plot.Plot, lines []line, points bool) error {
+	var args []any
+	for _, l := range lines {
+		args = append(args, l.Name, l.XY)
+	}
+	if points {
+		return plotutil.AddLinePoints(p, args...)
+	}
+	return plotutil.AddLines(p, args...)
+}
+
+// barValues is one column's figure for every run that has it (the mean when
+// a run repeated), named by run letter.
+func barValues(runs []*compare.Run, grid [][]compare.Figure, k int) ([]string, plotter.Values) {
 	var vals plotter.Values
 	var names []string
 	for i := range runs {
@@ -251,6 +270,12 @@ func barChart(runs []*compare.Run, grid [][]compare.Figure, k int, f compare.Fig
 		vals = append(vals, avg(g.Values))
 		names = append(names, compare.RunLetter(i))
 	}
+	return names, vals
+}
+
+// barChart is one column's figure for every run that has it.
+func barChart(runs []*compare.Run, grid [][]compare.Figure, k int, f compare.Figure) (*plot.Plot, error) {
+	names, vals := barValues(runs, grid, k)
 	if len(vals) == 0 {
 		return nil, nil
 	}
@@ -268,28 +293,25 @@ func barChart(runs []*compare.Run, grid [][]compare.Figure, k int, f compare.Fig
 	return p, nil
 }
 
-// latencyChart draws each test's (fs) or job direction's (block) latency at
-// its percentiles, in microseconds on a log axis.
-func latencyChart(r *compare.Run) (*plot.Plot, error) {
-	p := plot.New()
-	p.Y.Label.Text = "latency (us)"
-	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-	var lines []any
+// fsPercentiles are the x positions of an fs run's latency chart.
+var fsPercentiles = []string{"p50", "p90", "p99", "p99.9", "max"}
+
+// latencyLines is each test's (fs) or job direction's (block) latency in
+// microseconds: at fsPercentiles' positions for fs, at the percentile itself
+// for block. Points a log axis cannot show (0) are left out.
+func latencyLines(r *compare.Run) []line {
+	var lines []line
 	if r.FS != nil && len(r.FS.Runs) > 0 {
-		p.X.Label.Text = "percentile (4 = max)"
-		p.NominalX("p50", "p90", "p99", "p99.9", "max")
 		for t, tr := range r.FS.Runs[0].Tests {
 			l := tr.Latency
 			if l.Count == 0 || l.P50Ns <= 0 {
 				continue
 			}
-			lines = append(lines, result.FSTest(t).Name(), positive(plotter.XYs{{X: 0, Y: us(l.P50Ns)}, {X: 1, Y: us(l.P90Ns)},
-				{X: 2, Y: us(l.P99Ns)}, {X: 3, Y: us(l.P999Ns)}, {X: 4, Y: us(l.MaxNs)}}))
+			lines = append(lines, line{result.FSTest(t).Name(), positive(plotter.XYs{{X: 0, Y: us(l.P50Ns)}, {X: 1, Y: us(l.P90Ns)},
+				{X: 2, Y: us(l.P99Ns)}, {X: 3, Y: us(l.P999Ns)}, {X: 4, Y: us(l.MaxNs)}})})
 		}
 	}
 	if r.Block != nil {
-		p.X.Label.Text = "percentile"
 		for _, j := range r.Block.Jobs {
 			for _, d := range []struct {
 				name string
@@ -302,22 +324,36 @@ func latencyChart(r *compare.Run) (*plot.Plot, error) {
 				for _, pc := range d.dir.Lat.Percentile {
 					xy = append(xy, plotter.XY{X: pc.P, Y: us(pc.Value)})
 				}
-				lines = append(lines, j.JobName+" "+d.name, positive(xy))
+				lines = append(lines, line{j.JobName + " " + d.name, positive(xy)})
 			}
 		}
 	}
+	return lines
+}
+
+// latencyChart draws latencyLines on a log axis.
+func latencyChart(r *compare.Run) (*plot.Plot, error) {
+	lines := latencyLines(r)
 	if len(lines) == 0 {
 		return nil, nil
 	}
-	return p, plotutil.AddLinePoints(p, lines...)
+	p := plot.New()
+	p.Y.Label.Text = "latency (us)"
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	if r.FS != nil {
+		p.X.Label.Text = "percentile (4 = max)"
+		p.NominalX(fsPercentiles...)
+	} else {
+		p.X.Label.Text = "percentile"
+	}
+	return p, addLines(p, lines, true)
 }
 
-// seriesChart draws each job's IOPS second by second.
-func seriesChart(b *result.Block) (*plot.Plot, error) {
-	p := plot.New()
-	p.X.Label.Text = "second"
-	p.Y.Label.Text = "IOPS"
-	var lines []any
+// seriesLines is each job's IOPS second by second, x in seconds from the
+// start of the measurement; a job with fewer than two seconds has no line.
+func seriesLines(b *result.Block) []line {
+	var lines []line
 	for _, j := range b.Jobs {
 		if len(j.Series) < 2 {
 			continue
@@ -326,21 +362,28 @@ func seriesChart(b *result.Block) (*plot.Plot, error) {
 		for i, s := range j.Series {
 			xy[i] = plotter.XY{X: float64(s.StartMs) / 1000, Y: s.IOPS}
 		}
-		lines = append(lines, j.JobName, xy)
+		lines = append(lines, line{j.JobName, xy})
 	}
+	return lines
+}
+
+// seriesChart draws seriesLines.
+func seriesChart(b *result.Block) (*plot.Plot, error) {
+	lines := seriesLines(b)
 	if len(lines) == 0 {
 		return nil, nil
 	}
+	p := plot.New()
+	p.X.Label.Text = "second"
+	p.Y.Label.Text = "IOPS"
 	p.Y.Min = 0
-	return p, plotutil.AddLines(p, lines...)
+	return p, addLines(p, lines, false)
 }
 
-// sweepChart draws bandwidth against block size for every bs-sweep run.
-func sweepChart(runs []*compare.Run) (*plot.Plot, error) {
-	p := plot.New()
-	p.X.Label.Text = "block size (log2 bytes)"
-	p.Y.Label.Text = "MiB/s"
-	var lines []any
+// sweepLines is bandwidth in MiB/s against log2 of the block size, for every
+// bs-sweep run.
+func sweepLines(runs []*compare.Run) []line {
+	var lines []line
 	for i, r := range runs {
 		if r.Block == nil || r.Block.Profile == nil || r.Block.Profile.Name != "bs-sweep" {
 			continue
@@ -352,14 +395,23 @@ func sweepChart(runs []*compare.Run) (*plot.Plot, error) {
 			}
 		}
 		if len(xy) > 0 {
-			lines = append(lines, compare.RunLetter(i)+" "+r.Label, xy)
+			lines = append(lines, line{compare.RunLetter(i) + " " + r.Label, xy})
 		}
 	}
+	return lines
+}
+
+// sweepChart draws sweepLines.
+func sweepChart(runs []*compare.Run) (*plot.Plot, error) {
+	lines := sweepLines(runs)
 	if len(lines) == 0 {
 		return nil, nil
 	}
+	p := plot.New()
+	p.X.Label.Text = "block size (log2 bytes)"
+	p.Y.Label.Text = "MiB/s"
 	p.Y.Min = 0
-	return p, plotutil.AddLinePoints(p, lines...)
+	return p, addLines(p, lines, true)
 }
 
 func us(ns int64) float64 { return float64(ns) / 1e3 }
