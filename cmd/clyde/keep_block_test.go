@@ -8,9 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
-
 	"github.com/clydebench/clyde/internal/history"
 	"github.com/clydebench/clyde/internal/result"
 )
@@ -40,16 +37,7 @@ func TestBlockKeep(t *testing.T) {
 	}
 
 	t.Run("prometheus", func(t *testing.T) {
-		f, err := os.Open(prom)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		parser := expfmt.NewTextParser(model.UTF8Validation)
-		families, err := parser.TextToMetricFamilies(f)
-		if err != nil {
-			t.Fatalf("Prometheus' parser rejects the textfile: %v", err)
-		}
+		families := parseTextfile(t, prom)
 		iops := families["clyde_block_iops"]
 		if iops == nil {
 			t.Fatalf("no clyde_block_iops in %v", families)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
@@ -124,14 +125,10 @@ func TestHistoryDamagedDBKeepsResult(t *testing.T) {
 	}
 }
 
-func TestPromTextfileParses(t *testing.T) {
-	dir := t.TempDir()
-	prom := filepath.Join(t.TempDir(), "clyde.prom")
-	js := filepath.Join(t.TempDir(), "r.json")
-	if code, _, stderr := runClyde(t, smallFS(dir, "--no-history", "--prom-textfile", prom, "--json", js)...); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	f, err := os.Open(prom)
+// parseTextfile reads a Prometheus textfile with Prometheus' own parser.
+func parseTextfile(t *testing.T, path string) map[string]*dto.MetricFamily {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,6 +138,17 @@ func TestPromTextfileParses(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Prometheus' parser rejects the textfile: %v", err)
 	}
+	return families
+}
+
+func TestPromTextfileParses(t *testing.T) {
+	dir := t.TempDir()
+	prom := filepath.Join(t.TempDir(), "clyde.prom")
+	js := filepath.Join(t.TempDir(), "r.json")
+	if code, _, stderr := runClyde(t, smallFS(dir, "--no-history", "--prom-textfile", prom, "--json", js)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	families := parseTextfile(t, prom)
 	data, _ := os.ReadFile(js)
 	res, err := result.DecodeFS(data)
 	if err != nil {
