@@ -9,11 +9,11 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/result"
 )
 
@@ -85,15 +85,15 @@ func runClydeAs(t *testing.T, prefix []string, args ...string) outcome {
 // running is a clyde process the test watches and signals.
 type running struct {
 	cmd    *exec.Cmd
-	stdout *syncBuffer
-	stderr *syncBuffer
+	stdout *clydetest.SyncBuffer
+	stderr *clydetest.SyncBuffer
 	done   chan struct{}
 }
 
 // startClyde starts clyde; the process is killed if the test ends first.
 func startClyde(t *testing.T, args ...string) *running {
 	t.Helper()
-	r := &running{cmd: clydeCmd(nil, args...), stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
+	r := &running{cmd: clydeCmd(nil, args...), stdout: &clydetest.SyncBuffer{}, stderr: &clydetest.SyncBuffer{}, done: make(chan struct{})}
 	r.cmd.Stdout, r.cmd.Stderr = r.stdout, r.stderr
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -250,22 +250,4 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-// syncBuffer is a bytes.Buffer safe for one writer and one reader.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -5,9 +5,9 @@ package integration
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // clydeBin is the binary every test runs as a subprocess, built once.
@@ -17,23 +17,13 @@ func TestMain(m *testing.M) {
 	if dev := os.Getenv(holdDeviceEnv); dev != "" {
 		os.Exit(holdDevice(dev))
 	}
-	dir, err := os.MkdirTemp("", "clyde-integration-bin")
+	bin, remove, err := clydetest.Build("../cmd/clyde")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	// The non-root tests run the binary as another user: it must reach it.
-	if err := os.Chmod(dir, 0o755); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	clydeBin = filepath.Join(dir, "clyde")
-	if out, err := exec.Command("go", "build", "-o", clydeBin, "../cmd/clyde").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build clyde: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
+	clydeBin = bin
 	code := m.Run()
-	os.RemoveAll(dir)
+	remove()
 	os.Exit(code)
 }

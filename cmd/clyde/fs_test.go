@@ -8,11 +8,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/result"
 )
 
@@ -20,20 +20,16 @@ import (
 var clydeBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "clyde-bin")
+	bin, remove, err := clydetest.Build(".")
 	if err != nil {
 		panic(err)
 	}
+	clydeBin = bin
 	// Keep every run's history out of the user's home, and remove it after.
-	os.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
+	os.Setenv("XDG_DATA_HOME", filepath.Join(filepath.Dir(bin), "data"))
 	os.Unsetenv("CLYDE_DB")
-	clydeBin = filepath.Join(dir, "clyde")
-	if out, err := exec.Command("go", "build", "-o", clydeBin, ".").CombinedOutput(); err != nil {
-		os.RemoveAll(dir)
-		panic("build clyde: " + err.Error() + "\n" + string(out))
-	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	remove()
 	os.Exit(code)
 }
 
@@ -220,14 +216,14 @@ func TestFSSeedFile(t *testing.T) {
 }
 
 // startClyde runs the built binary and returns once stderr shows word.
-func startClyde(t *testing.T, word string, args ...string) (*exec.Cmd, *bytes.Buffer, *syncBuffer) {
+func startClyde(t *testing.T, word string, args ...string) (*exec.Cmd, *bytes.Buffer, *clydetest.SyncBuffer) {
 	t.Helper()
 	cmd := exec.Command(clydeBin, args...)
 	// The phase words are progress, which goes only to a terminal unless
 	// asked for; the history goes to a private database.
 	cmd.Env = append(os.Environ(), "CLYDE_PROGRESS=1", "CLYDE_DB="+filepath.Join(t.TempDir(), "h.db"))
 	var stdout bytes.Buffer
-	stderr := &syncBuffer{}
+	stderr := &clydetest.SyncBuffer{}
 	cmd.Stdout = &stdout
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
@@ -304,22 +300,4 @@ func TestFSCleanupAfterKill(t *testing.T) {
 	if len(entries) != 1 || entries[0].Name() != "clyde.1.deadbeef" {
 		t.Fatalf("after --cleanup: %v, want only the lookalike", entries)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for one writer and one reader.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
