@@ -84,7 +84,7 @@ run_pair() {
 		f=$(per_io "$work/fio.json" "$u" "$s")
 		read -r u s < <(timed "$work/clyde.json" "$work/clyde" block --filename "$target" --size "$SIZE" \
 			--bs 4k --rw randread --ioengine "$engine" --iodepth "$depth" --runtime "$RUNTIME" \
-			"${cdirect[@]}" --output-format json)
+			"${cdirect[@]}" --no-history --output-format json)
 		echo "$f $(per_io "$work/clyde.json" "$u" "$s")"
 	done
 }

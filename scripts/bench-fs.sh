@@ -3,10 +3,13 @@
 # two tools' runs so that machine noise hits both alike, and prints ratios.
 # Targets (issue 2): file churn geomean >= 0.95x bonnie++ with every column in
 # 0.6-1.6x; per-char, block and rewrite within 0.8-1.25x; RSS under 64 MiB for
-# -n 1024. Usage: BIN=bin/clyde ROUNDS=3 BENCH_DIR=/dev/shm scripts/bench-fs.sh
+# -n 1024. Usage: BIN=bin/clyde ROUNDS=3 CHURN_ROUNDS=7 BENCH_DIR=/dev/shm scripts/bench-fs.sh
+# The churn runs last about 4 s each and their phases under a second, so one
+# round swings +-15%: they get more rounds (CHURN_ROUNDS) than the I/O runs.
 set -euo pipefail
 BIN=${BIN:-bin/clyde}
 ROUNDS=${ROUNDS:-3}
+CHURN_ROUNDS=${CHURN_ROUNDS:-7}
 DIR=${BENCH_DIR:-/dev/shm}
 if ! command -v bonnie++ >/dev/null; then
   echo "bench-fs: bonnie++ is not installed (apt-get install bonnie++); nothing to compare against"
@@ -18,28 +21,28 @@ trap 'rm -rf "$work"' EXIT
 uflag=()
 [ "$(id -u)" = 0 ] && uflag=(-u root)
 fstype=$(stat -f -c %T "$DIR")
-echo "bench-fs: $ROUNDS interleaved rounds in $DIR ($fstype), $(nproc) CPUs, bonnie++ $(dpkg-query -W -f '${Version}' bonnie++ 2>/dev/null || echo "?")"
+echo "bench-fs: $CHURN_ROUNDS (file churn) and $ROUNDS (I/O) interleaved rounds in $DIR ($fstype), $(nproc) CPUs, bonnie++ $(dpkg-query -W -f '${Version}' bonnie++ 2>/dev/null || echo "?")"
 
-pair() { # label, then the shared flags
-  local label=$1; shift
+pair() { # label, rounds, then the shared flags
+  local label=$1 rounds=$2; shift 2
   : > "$work/$label.bonnie"; : > "$work/$label.clyde"
-  for r in $(seq "$ROUNDS"); do
+  for r in $(seq "$rounds"); do
     bonnie++ -d "$work" -q "${uflag[@]}" "$@" 2>/dev/null | tail -1 >> "$work/$label.bonnie"
-    "$BIN" fs -d "$work" -q "$@" 2>/dev/null | tail -1 >> "$work/$label.clyde"
+    "$BIN" fs -d "$work" -q --no-history "$@" 2>/dev/null | tail -1 >> "$work/$label.clyde"
   done
 }
 
-pair churn -s 0 -n 256:4096:512:16
+pair churn "$CHURN_ROUNDS" -s 0 -n 256:4096:512:16
 go run ./scripts/benchcompare -title "file churn: -s 0 -n 256:4096:512:16" \
   -bonnie "$work/churn.bonnie" -clyde "$work/churn.clyde" -tests 6,7,8,9,10,11 -geomean 0.95 -range 0.6,1.6
 
 # Big enough that tmpfs block phases take over 0.5 s; -r keeps bonnie++'s 2xRAM rule quiet.
-pair io -s 4096 -r 2048 -n 0 -f16
+pair io "$ROUNDS" -s 4096 -r 2048 -n 0 -f16
 go run ./scripts/benchcompare -title "sequential I/O: -s 4096 -r 2048 -n 0 -f16" \
   -bonnie "$work/io.bonnie" -clyde "$work/io.clyde" -tests 0,1,2,3 -range 0.8,1.25
 
 echo
 echo "memory: clyde fs -s 0 -n 1024 (1,048,576 files)"
-"$BIN" fs -d "$work" -q -s 0 -n 1024 --json "$work/rss.json" >/dev/null 2>&1
+"$BIN" fs -d "$work" -q --no-history -s 0 -n 1024 --json "$work/rss.json" >/dev/null 2>&1
 rss=$(grep -o '"max_rss_bytes": [0-9]*' "$work/rss.json" | grep -o '[0-9]*$')
 echo "max RSS $((rss / 1048576)) MiB (target < 64 MiB)"
