@@ -5,6 +5,8 @@
 package latency
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"time"
 
@@ -107,6 +109,12 @@ type Summary struct {
 	P99Ns    int64   `json:"p99_ns"`
 	P999Ns   int64   `json:"p99_9_ns"`
 	MaxNs    int64   `json:"max_ns"`
+	// HDR is the whole histogram in HdrHistogram's V2 compressed encoding
+	// (the base64 "HISTF..." text the Java, C and Go HdrHistogram libraries
+	// and their log tools read), so that results of many workers, runs or
+	// hosts merge into true percentiles; percentiles themselves cannot be
+	// averaged. FromSummary reads it back.
+	HDR string `json:"hdr,omitempty"`
 }
 
 // Summary condenses r into the figures clyde reports.
@@ -130,5 +138,66 @@ func (r *Recorder) Summary() Summary {
 		P99Ns:    r.PercentileNs(99),
 		P999Ns:   r.PercentileNs(99.9),
 		MaxNs:    r.maxNs,
+		HDR:      r.EncodeHDR(),
 	}
+}
+
+// EncodeHDR is r's histogram in HdrHistogram's V2 compressed encoding, ""
+// when r is empty.
+func (r *Recorder) EncodeHDR() string {
+	if r.count == 0 {
+		return ""
+	}
+	b, err := r.h.Encode(hdr.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return "" // only a failing zlib writer on a bytes.Buffer could do this
+	}
+	return string(b)
+}
+
+// MaxHDRBytes bounds the encoded histogram FromSummary accepts: a clyde
+// histogram with every one of its buckets populated encodes to well under it.
+const MaxHDRBytes = 1 << 20
+
+// FromSummary rebuilds a Recorder from a Summary clyde wrote, to be merged
+// with others: the histogram from HDR, and the exact count, minimum,
+// maximum, mean and standard deviation from their fields. It refuses a
+// histogram of another geometry than clyde's, one whose count differs from
+// Count, and a Summary without HDR (written before clyde kept histograms).
+func FromSummary(s Summary) (*Recorder, error) {
+	r := New()
+	if s.Count == 0 {
+		return r, nil
+	}
+	switch {
+	case s.Count < 0 || s.MinNs < LowestNs || s.MaxNs < s.MinNs || s.StddevNs < 0 ||
+		math.IsNaN(s.MeanNs) || math.IsInf(s.MeanNs, 0) || math.IsNaN(s.StddevNs) || math.IsInf(s.StddevNs, 0):
+		return nil, fmt.Errorf("latency summary out of range: count %d, min %d, max %d, mean %g, stddev %g",
+			s.Count, s.MinNs, s.MaxNs, s.MeanNs, s.StddevNs)
+	case s.HDR == "":
+		return nil, errors.New("latency summary has no histogram (hdr): written by a clyde that did not keep one")
+	case len(s.HDR) > MaxHDRBytes:
+		return nil, fmt.Errorf("latency histogram of %d bytes, more than %d", len(s.HDR), MaxHDRBytes)
+	}
+	// The sparse decoder allocates by what the input holds, not by the
+	// geometry it claims, so a hostile header cannot ask for gigabytes.
+	p, err := hdr.DecodePacked([]byte(s.HDR))
+	if err != nil {
+		return nil, fmt.Errorf("latency histogram: %w", err)
+	}
+	if p.LowestTrackableValue() != LowestNs || p.HighestTrackableValue() != HighestNs || p.SignificantFigures() != SignificantDigits {
+		return nil, fmt.Errorf("latency histogram covers %d..%d ns at %d digits, not clyde's %d..%d at %d",
+			p.LowestTrackableValue(), p.HighestTrackableValue(), p.SignificantFigures(), LowestNs, HighestNs, SignificantDigits)
+	}
+	if p.TotalCount() != s.Count {
+		return nil, fmt.Errorf("latency histogram holds %d values, the summary says %d", p.TotalCount(), s.Count)
+	}
+	if dropped := p.MergeInto(r.h); dropped != 0 {
+		return nil, fmt.Errorf("latency histogram: %d values outside clyde's range", dropped)
+	}
+	n := float64(s.Count)
+	r.count, r.minNs, r.maxNs = s.Count, s.MinNs, s.MaxNs
+	r.sumNs = s.MeanNs * n
+	r.sumSq = n * (s.StddevNs*s.StddevNs + s.MeanNs*s.MeanNs)
+	return r, nil
 }

@@ -125,6 +125,10 @@ type LatNs struct {
 	Stddev     float64     `json:"stddev"`
 	N          int64       `json:"N"`
 	Percentile Percentiles `json:"percentile"`
+	// HDR is the whole histogram (clyde's addition to fio's object; see
+	// latency.Summary.HDR), so jobs of many hosts merge into true
+	// percentiles.
+	HDR string `json:"hdr,omitempty"`
 }
 
 // Percentile is one point of a latency distribution.
@@ -240,11 +244,17 @@ type BlockProfileRow struct {
 	P99LatNs    int64   `json:"p99_lat_ns"`
 }
 
+// Recorder rebuilds the recorder l was made from, to merge it with others
+// (see latency.FromSummary).
+func (l LatNs) Recorder() (*latency.Recorder, error) {
+	return latency.FromSummary(latency.Summary{Count: l.N, MinNs: l.Min, MaxNs: l.Max, MeanNs: l.Mean, StddevNs: l.Stddev, HDR: l.HDR})
+}
+
 // LatNsFrom condenses a merged recorder into fio's lat_ns object at the
 // percentiles ps.
 func LatNsFrom(r *latency.Recorder, ps []float64) LatNs {
 	s := r.Summary()
-	out := LatNs{Min: s.MinNs, Max: s.MaxNs, Mean: s.MeanNs, Stddev: s.StddevNs, N: s.Count}
+	out := LatNs{Min: s.MinNs, Max: s.MaxNs, Mean: s.MeanNs, Stddev: s.StddevNs, N: s.Count, HDR: s.HDR}
 	vals := r.PercentilesNs(ps, make([]int64, 0, len(ps)))
 	out.Percentile = make(Percentiles, len(ps))
 	for i, p := range ps {

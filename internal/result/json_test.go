@@ -2,6 +2,7 @@ package result
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"strings"
@@ -138,4 +139,42 @@ func FuzzDecodeFS(f *testing.F) {
 			t.Fatalf("a decoded result does not decode again: %v", err)
 		}
 	})
+}
+
+// TestLatNsRecorder checks fio's lat_ns object carries what merging needs:
+// two jobs' objects, through JSON, merge to the percentiles of the two
+// recorders merged directly.
+func TestLatNsRecorder(t *testing.T) {
+	a, b, direct, merged := latency.New(), latency.New(), latency.New(), latency.New()
+	for i := range 5000 {
+		a.Record(time.Duration(1000 + i*i%70000))
+		b.Record(time.Duration(50_000 + i*7))
+	}
+	direct.Merge(a)
+	direct.Merge(b)
+	ps := []float64{50, 99, 99.9}
+	for _, r := range []*latency.Recorder{a, b} {
+		data, err := json.Marshal(LatNsFrom(r, ps))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var l LatNs
+		if err := json.Unmarshal(data, &l); err != nil {
+			t.Fatal(err)
+		}
+		back, err := l.Recorder()
+		if err != nil {
+			t.Fatal(err)
+		}
+		merged.Merge(back)
+	}
+	got, want := LatNsFrom(merged, ps), LatNsFrom(direct, ps)
+	if got.N != want.N || got.Min != want.Min || got.Max != want.Max || got.HDR != want.HDR {
+		t.Fatalf("merged through JSON N %d min %d max %d, directly N %d min %d max %d", got.N, got.Min, got.Max, want.N, want.Min, want.Max)
+	}
+	for i := range ps {
+		if got.Percentile[i] != want.Percentile[i] {
+			t.Errorf("p%v: %d through JSON, %d directly", ps[i], got.Percentile[i].Value, want.Percentile[i].Value)
+		}
+	}
 }
