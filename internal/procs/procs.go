@@ -8,9 +8,10 @@
 // nearly every I/O that fio, a C program, never pays. Measured on a 2-CPU
 // virtio disk, four psync workers doing 4 KiB O_DIRECT random reads reached
 // 0.81x fio's IOPS with GOMAXPROCS=2 and 1.0x with GOMAXPROCS=5 (four
-// workers and one P for the rest of the program). Ps are not CPUs: the
-// blocked workers use none, so this does not let clyde use more CPU than its
-// workers' I/O takes.
+// workers and one P for the rest of the program). Ps are not CPUs: a worker
+// blocked in the kernel uses none, and workers that are all busy on the CPU
+// (tmpfs) share the CPUs through the kernel's scheduler, as fio's job
+// processes and bonnie++'s seek threads do.
 package procs
 
 import (
