@@ -41,8 +41,7 @@ FUZZPAR   ?= $(shell n=$$(( $$(nproc 2>/dev/null || echo 1) / $(FUZZJOBS) )); [ 
 fuzz:
 	@set -e; for pkg in $$($(GO) list ./...); do \
 		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do echo "$$pkg $$f"; done; \
-	done | xargs -P $(FUZZJOBS) -L 1 sh -c \
-		'echo "fuzz $$0 $$1"; $(GO) test -run "^$$" -fuzz "^$$1\$$" -fuzztime $(FUZZTIME) -parallel $(FUZZPAR) "$$0" >"$${TMPDIR:-/tmp}/fuzz.$$1.log" 2>&1 || { cat "$${TMPDIR:-/tmp}/fuzz.$$1.log"; exit 1; }; tail -1 "$${TMPDIR:-/tmp}/fuzz.$$1.log"'
+	done | GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZPAR=$(FUZZPAR) xargs -P $(FUZZJOBS) -L 1 scripts/fuzz-one.sh
 
 clean:
 	rm -rf bin
