@@ -367,17 +367,22 @@ func seriesLines(b *result.Block) []line {
 	return lines
 }
 
-// seriesChart draws seriesLines.
-func seriesChart(b *result.Block) (*plot.Plot, error) {
-	lines := seriesLines(b)
+// lineChart draws lines on linear axes labelled xLabel and yLabel, the y
+// axis from 0; nil when there are no lines.
+func lineChart(xLabel, yLabel string, lines []line, points bool) (*plot.Plot, error) {
 	if len(lines) == 0 {
 		return nil, nil
 	}
 	p := plot.New()
-	p.X.Label.Text = "second"
-	p.Y.Label.Text = "IOPS"
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
 	p.Y.Min = 0
-	return p, addLines(p, lines, false)
+	return p, addLines(p, lines, points)
+}
+
+// seriesChart draws seriesLines.
+func seriesChart(b *result.Block) (*plot.Plot, error) {
+	return lineChart("second", "IOPS", seriesLines(b), false)
 }
 
 // sweepLines is bandwidth in MiB/s against log2 of the block size, for every
@@ -403,15 +408,7 @@ func sweepLines(runs []*compare.Run) []line {
 
 // sweepChart draws sweepLines.
 func sweepChart(runs []*compare.Run) (*plot.Plot, error) {
-	lines := sweepLines(runs)
-	if len(lines) == 0 {
-		return nil, nil
-	}
-	p := plot.New()
-	p.X.Label.Text = "block size (log2 bytes)"
-	p.Y.Label.Text = "MiB/s"
-	p.Y.Min = 0
-	return p, addLines(p, lines, true)
+	return lineChart("block size (log2 bytes)", "MiB/s", sweepLines(runs), true)
 }
 
 func us(ns int64) float64 { return float64(ns) / 1e3 }
