@@ -109,13 +109,7 @@ func TestBlockKeep(t *testing.T) {
 			}
 		}
 		data, _ := json.Marshal(fast)
-		for range 5 {
-			e := base[0]
-			e.JSON = data
-			if _, err := store.Save(context.Background(), e); err != nil {
-				t.Fatal(err)
-			}
-		}
+		saveCopies(t, store, base[0], data, 5)
 		code, _, stderr := runClyde(t, smallBlock(file, "--db", db, "--check-regression", "20")...)
 		if code != exitRegression {
 			t.Fatalf("after five 10x faster runs: exit %d, want %d; stderr %s", code, exitRegression, stderr)

@@ -50,6 +50,18 @@ func perCharFS(dir string, extra ...string) []string {
 	return append([]string{"fs", "-d", dir, "-s", "4", "-r", "0", "-f4", "-n", "0", "-m", "keep", "-z", "7", "-q"}, extra...)
 }
 
+// saveCopies saves n copies of e carrying data as their JSON: earlier runs
+// planted for the regression check to compare with.
+func saveCopies(t *testing.T, store *history.Store, e history.Entry, data []byte, n int) {
+	t.Helper()
+	e.JSON = data
+	for range n {
+		if _, err := store.Save(context.Background(), e); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestRegressionExitCode saves a run, plants five earlier comparable runs
 // 10x faster (then 10x slower) and checks the exit code of the next run.
 func TestRegressionExitCode(t *testing.T) {
@@ -77,13 +89,7 @@ func TestRegressionExitCode(t *testing.T) {
 			}
 		}
 		data, _ := json.Marshal(f)
-		for range 5 {
-			e := base[0]
-			e.JSON = data
-			if _, err := store.Save(context.Background(), e); err != nil {
-				t.Fatal(err)
-			}
-		}
+		saveCopies(t, store, base[0], data, 5)
 	}
 	plant(10)
 	code, _, stderr := runClyde(t, perCharFS(dir, "--db", db, "--check-regression", "20")...)
