@@ -12,7 +12,7 @@ import (
 
 	"github.com/clydebench/clyde/internal/cpuclock"
 	"github.com/clydebench/clyde/internal/latency"
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/block")

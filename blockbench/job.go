@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clydebench/clyde/internal/usage"
+	"github.com/clydebench/clyde/result"
 )
 
 // RW is fio's rw mode.
@@ -37,7 +37,7 @@ func ParseRW(s string) (RW, error) {
 	case "readwrite":
 		return ReadWrite, nil
 	}
-	return "", usage.Errorf("--rw", "unknown mode %q; accepted: read, write, randread, randwrite, rw (readwrite), randrw", s)
+	return "", result.Usagef("--rw", "unknown mode %q; accepted: read, write, randread, randwrite, rw (readwrite), randrw", s)
 }
 
 // Random reports whether offsets are drawn at random.
@@ -67,7 +67,7 @@ func ParseEngine(s string) (Engine, error) {
 	case EnginePsync, EngineIOUring, EngineAuto:
 		return Engine(s), nil
 	}
-	return "", usage.Errorf("--ioengine", "unknown engine %q; accepted: psync, io_uring, auto", s)
+	return "", result.Usagef("--ioengine", "unknown engine %q; accepted: psync, io_uring, auto", s)
 }
 
 // Profile names a preset that runs several jobs and prints one table.
@@ -88,7 +88,7 @@ func ParseProfile(s string) (Profile, error) {
 	case ProfileNone, ProfileCDM, ProfileIometerMix, ProfileOrion, ProfileBSSweep:
 		return Profile(s), nil
 	}
-	return "", usage.Errorf("--profile", "unknown profile %q; accepted: cdm, iometer-mix, orion, bs-sweep", s)
+	return "", result.Usagef("--profile", "unknown profile %q; accepted: cdm, iometer-mix, orion, bs-sweep", s)
 }
 
 // Defaults. Size and runtime follow CrystalDiskMark (1 GiB, 5 s); the rest
@@ -175,7 +175,7 @@ func NewJob(filename string) Job {
 // broken one comes back as a usage error naming the flag and the accepted form.
 func (j *Job) Validate() error {
 	if strings.TrimSpace(j.Filename) == "" {
-		return usage.Errorf("--filename", "missing; give a file path or a block device")
+		return result.Usagef("--filename", "missing; give a file path or a block device")
 	}
 	if _, err := ParseRW(string(j.RW)); err != nil {
 		return err
@@ -187,16 +187,16 @@ func (j *Job) Validate() error {
 		return err
 	}
 	if j.RWMixRead < 0 || j.RWMixRead > 100 {
-		return usage.Errorf("--rwmixread", "%d is outside 0..100; give a percentage of reads", j.RWMixRead)
+		return result.Usagef("--rwmixread", "%d is outside 0..100; give a percentage of reads", j.RWMixRead)
 	}
 	if j.Size < 0 {
-		return usage.Errorf("--size", "%d is negative; give a size such as 64m or 1g", j.Size)
+		return result.Usagef("--size", "%d is negative; give a size such as 64m or 1g", j.Size)
 	}
 	if j.Offset < 0 {
-		return usage.Errorf("--offset", "%d is negative; give a byte offset such as 0 or 1m", j.Offset)
+		return result.Usagef("--offset", "%d is negative; give a byte offset such as 0 or 1m", j.Offset)
 	}
 	if len(j.BlockSizes) == 0 && j.Profile == ProfileNone {
-		return usage.Errorf("--bs", "missing; give a size such as 4k or a list such as 4k,64k,1m")
+		return result.Usagef("--bs", "missing; give a size such as 4k or a list such as 4k,64k,1m")
 	}
 	for _, bs := range j.BlockSizes {
 		if err := j.checkBS(bs); err != nil {
@@ -204,28 +204,28 @@ func (j *Job) Validate() error {
 		}
 	}
 	if j.Direct && j.Offset%DirectAlign != 0 {
-		return usage.Errorf("--offset", "%d is not a multiple of %d, which --direct needs", j.Offset, DirectAlign)
+		return result.Usagef("--offset", "%d is not a multiple of %d, which --direct needs", j.Offset, DirectAlign)
 	}
 	if j.IODepth < 1 {
-		return usage.Errorf("--iodepth", "%d is below 1; give I/Os in flight per job, 1 or more", j.IODepth)
+		return result.Usagef("--iodepth", "%d is below 1; give I/Os in flight per job, 1 or more", j.IODepth)
 	}
 	if j.NumJobs < 1 {
-		return usage.Errorf("--numjobs", "%d is below 1; give workers per job, 1 or more", j.NumJobs)
+		return result.Usagef("--numjobs", "%d is below 1; give workers per job, 1 or more", j.NumJobs)
 	}
 	if j.Runtime < 0 {
-		return usage.Errorf("--runtime", "%v is negative; give a duration such as 5s (0: no limit)", j.Runtime)
+		return result.Usagef("--runtime", "%v is negative; give a duration such as 5s (0: no limit)", j.Runtime)
 	}
 	if j.RampTime < 0 {
-		return usage.Errorf("--ramp_time", "%v is negative; give a duration such as 2s or 0", j.RampTime)
+		return result.Usagef("--ramp_time", "%v is negative; give a duration such as 2s or 0", j.RampTime)
 	}
 	if j.Fsync < 0 {
-		return usage.Errorf("--fsync", "%d is negative; give N to fsync after every N writes, 0 never", j.Fsync)
+		return result.Usagef("--fsync", "%d is negative; give N to fsync after every N writes, 0 never", j.Fsync)
 	}
 	if err := j.Buffer.validate(); err != nil {
 		return err
 	}
 	if j.Profile == ProfileCDM && j.Passes < 1 {
-		return usage.Errorf("--passes", "%d is below 1; CrystalDiskMark allows 1..9", j.Passes)
+		return result.Usagef("--passes", "%d is below 1; CrystalDiskMark allows 1..9", j.Passes)
 	}
 	return nil
 }
@@ -233,13 +233,13 @@ func (j *Job) Validate() error {
 // checkBS holds the rules for one block size that need no look at the target.
 func (j *Job) checkBS(bs int64) error {
 	if bs <= 0 {
-		return usage.Errorf("--bs", "%d is not a block size; give one above 0 such as 4k, or a list such as 4k,1m", bs)
+		return result.Usagef("--bs", "%d is not a block size; give one above 0 such as 4k, or a list such as 4k,1m", bs)
 	}
 	if j.Size > 0 && bs > j.Size {
-		return usage.Errorf("--bs", "%d is larger than --size %d; give a block size no larger than the region", bs, j.Size)
+		return result.Usagef("--bs", "%d is larger than --size %d; give a block size no larger than the region", bs, j.Size)
 	}
 	if j.Direct && bs%DirectAlign != 0 {
-		return usage.Errorf("--bs", "%d is not a multiple of %d, which --direct needs", bs, DirectAlign)
+		return result.Usagef("--bs", "%d is not a multiple of %d, which --direct needs", bs, DirectAlign)
 	}
 	return nil
 }

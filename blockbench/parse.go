@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clydebench/clyde/internal/usage"
+	"github.com/clydebench/clyde/result"
 )
 
 // ParseSize reads a size as fio does with its default kb_base=1024: a plain
@@ -19,11 +19,11 @@ func ParseSize(flag, s string) (int64, error) {
 		i++
 	}
 	if i == 0 {
-		return 0, usage.Errorf(flag, "%q is not a size; give bytes or a number with k, m, g or t (4k, 1m, 1GiB)", s)
+		return 0, result.Usagef(flag, "%q is not a size; give bytes or a number with k, m, g or t (4k, 1m, 1GiB)", s)
 	}
 	n, err := strconv.ParseInt(t[:i], 10, 64)
 	if err != nil {
-		return 0, usage.Errorf(flag, "%q is too large; give at most an exabyte", s)
+		return 0, result.Usagef(flag, "%q is too large; give at most an exabyte", s)
 	}
 	var shift uint
 	switch strings.ToLower(t[i:]) {
@@ -37,10 +37,10 @@ func ParseSize(flag, s string) (int64, error) {
 	case "t", "tb", "tib":
 		shift = 40
 	default:
-		return 0, usage.Errorf(flag, "%q has an unknown unit; accepted: k, m, g, t (also KiB, MB, ...)", s)
+		return 0, result.Usagef(flag, "%q has an unknown unit; accepted: k, m, g, t (also KiB, MB, ...)", s)
 	}
 	if n > math.MaxInt64>>shift {
-		return 0, usage.Errorf(flag, "%q is too large; give at most an exabyte", s)
+		return 0, result.Usagef(flag, "%q is too large; give at most an exabyte", s)
 	}
 	return n << shift, nil
 }
@@ -55,7 +55,7 @@ func ParseBSList(s string) ([]int64, error) {
 			return nil, err
 		}
 		if n == 0 {
-			return nil, usage.Errorf("--bs", "%q is 0; give a block size above 0 such as 4k, or a list such as 4k,1m", p)
+			return nil, result.Usagef("--bs", "%q is 0; give a block size above 0 such as 4k, or a list such as 4k,1m", p)
 		}
 		out = append(out, n)
 	}
@@ -98,12 +98,12 @@ func ParseBuffer(s string) (Buffer, error) {
 	case b.Kind == BufferCompressible && hasPct:
 		n, err := strconv.Atoi(pct)
 		if err != nil {
-			return Buffer{}, usage.Errorf("--buffer", "%q: the percentage must be a whole number 0..100, as compressible:70", s)
+			return Buffer{}, result.Usagef("--buffer", "%q: the percentage must be a whole number 0..100, as compressible:70", s)
 		}
 		b.CompressPct = n
 		return b, b.validate()
 	}
-	return Buffer{}, usage.Errorf("--buffer", "%q is not a buffer spec; accepted: random, zero, compressible:PCT", s)
+	return Buffer{}, result.Usagef("--buffer", "%q is not a buffer spec; accepted: random, zero, compressible:PCT", s)
 }
 
 func (b Buffer) validate() error {
@@ -112,11 +112,11 @@ func (b Buffer) validate() error {
 		return nil
 	case BufferCompressible:
 		if b.CompressPct < 0 || b.CompressPct > 100 {
-			return usage.Errorf("--buffer", "compressible:%d is outside 0..100", b.CompressPct)
+			return result.Usagef("--buffer", "compressible:%d is outside 0..100", b.CompressPct)
 		}
 		return nil
 	}
-	return usage.Errorf("--buffer", "%q is not a buffer kind; accepted: random, zero, compressible:PCT", b.Kind)
+	return result.Usagef("--buffer", "%q is not a buffer kind; accepted: random, zero, compressible:PCT", b.Kind)
 }
 
 // ParseDuration reads --runtime and --ramp_time: a plain number is seconds,
@@ -125,13 +125,13 @@ func ParseDuration(flag, s string) (time.Duration, error) {
 	t := strings.TrimSpace(s)
 	if n, err := strconv.ParseInt(t, 10, 64); err == nil {
 		if n > int64(math.MaxInt64/time.Second) || n < int64(math.MinInt64/time.Second) {
-			return 0, usage.Errorf(flag, "%q is too long; give seconds or a duration such as 30s", s)
+			return 0, result.Usagef(flag, "%q is too long; give seconds or a duration such as 30s", s)
 		}
 		return time.Duration(n) * time.Second, nil
 	}
 	d, err := time.ParseDuration(t)
 	if err != nil {
-		return 0, usage.Errorf(flag, "%q is not a duration; give seconds (5) or a duration (500ms, 2m)", s)
+		return 0, result.Usagef(flag, "%q is not a duration; give seconds (5) or a duration (500ms, 2m)", s)
 	}
 	return d, nil
 }

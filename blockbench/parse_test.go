@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clydebench/clyde/internal/usage"
+	"github.com/clydebench/clyde/result"
 )
 
 func TestParseSize(t *testing.T) {
@@ -26,7 +26,7 @@ func TestParseSize(t *testing.T) {
 			if (err == nil) != tc.ok || got != tc.want {
 				t.Fatalf("ParseSize(%q) = %d, %v; want %d, ok=%v", tc.in, got, err, tc.want, tc.ok)
 			}
-			if err != nil && !usage.Is(err) {
+			if err != nil && !result.IsUsage(err) {
 				t.Errorf("error is not a usage error: %v", err)
 			}
 		})
@@ -39,7 +39,7 @@ func TestParseBSList(t *testing.T) {
 		t.Fatalf("got %v, %v", got, err)
 	}
 	for _, bad := range []string{"", "4k,", "0", "4k,0", "4k;8k"} {
-		if _, err := ParseBSList(bad); !usage.Is(err) {
+		if _, err := ParseBSList(bad); !result.IsUsage(err) {
 			t.Errorf("ParseBSList(%q) err = %v, want usage error", bad, err)
 		}
 	}
@@ -74,7 +74,7 @@ func TestParseDuration(t *testing.T) {
 			t.Errorf("ParseDuration(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	if _, err := ParseDuration("--runtime", "soon"); !usage.Is(err) {
+	if _, err := ParseDuration("--runtime", "soon"); !result.IsUsage(err) {
 		t.Errorf("err = %v, want usage error", err)
 	}
 }
@@ -134,7 +134,7 @@ func TestValidate(t *testing.T) {
 				}
 				return
 			}
-			var ue *usage.Error
+			var ue *result.UsageError
 			if !errors.As(err, &ue) || ue.Flag != tc.flag {
 				t.Fatalf("err = %v, want a usage error naming %s", err, tc.flag)
 			}
@@ -149,7 +149,7 @@ func FuzzParseSize(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		n, err := ParseSize("--size", s)
 		if err != nil {
-			if !usage.Is(err) {
+			if !result.IsUsage(err) {
 				t.Fatalf("non-usage error %v", err)
 			}
 			return
@@ -167,7 +167,7 @@ func FuzzParseBSList(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		list, err := ParseBSList(s)
 		if err != nil {
-			if !usage.Is(err) {
+			if !result.IsUsage(err) {
 				t.Fatalf("non-usage error %v", err)
 			}
 			return
@@ -187,7 +187,7 @@ func FuzzParseBuffer(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		b, err := ParseBuffer(s)
 		if err != nil {
-			if !usage.Is(err) {
+			if !result.IsUsage(err) {
 				t.Fatalf("non-usage error %v", err)
 			}
 			return
@@ -206,7 +206,7 @@ func FuzzParseDuration(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if _, err := ParseDuration("--runtime", s); err != nil && !usage.Is(err) {
+		if _, err := ParseDuration("--runtime", s); err != nil && !result.IsUsage(err) {
 			t.Fatalf("non-usage error %v", err)
 		}
 	})

@@ -3,7 +3,7 @@ package blockbench
 import (
 	"fmt"
 
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 // profileRow is one line of a preset's table.

@@ -12,8 +12,7 @@ import (
 	"github.com/clydebench/clyde/internal/cpuclock"
 	"github.com/clydebench/clyde/internal/latency"
 	"github.com/clydebench/clyde/internal/procs"
-	"github.com/clydebench/clyde/internal/result"
-	"github.com/clydebench/clyde/internal/usage"
+	"github.com/clydebench/clyde/result"
 )
 
 // step is one job of a run: a plain job per block size, or one pass of one
@@ -92,10 +91,10 @@ func runSteps(ctx context.Context, t *target, steps []step, res *result.Block) e
 func checkStep(s *jobSpec, reg region) error {
 	s.offset, s.size = reg.offset, reg.size
 	if s.bs > s.size {
-		return usage.Errorf("--bs", "%d is larger than the region of %d bytes; give a smaller --bs or a larger --size", s.bs, s.size)
+		return result.Usagef("--bs", "%d is larger than the region of %d bytes; give a smaller --bs or a larger --size", s.bs, s.size)
 	}
 	if s.direct && s.bs%DirectAlign != 0 {
-		return usage.Errorf("--bs", "%d is not a multiple of %d, which --direct needs", s.bs, DirectAlign)
+		return result.Usagef("--bs", "%d is not a multiple of %d, which --direct needs", s.bs, DirectAlign)
 	}
 	return nil
 }

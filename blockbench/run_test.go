@@ -12,8 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clydebench/clyde/internal/result"
-	"github.com/clydebench/clyde/internal/usage"
+	"github.com/clydebench/clyde/result"
 )
 
 // countJob is a job that ends after a fixed number of I/Os, so counts are exact.
@@ -207,7 +206,7 @@ func TestRefusedBeforeCreating(t *testing.T) {
 			j := NewJob(filepath.Join(dir, "f"))
 			tc.job(&j)
 			_, err := Run(context.Background(), j)
-			var ue *usage.Error
+			var ue *result.UsageError
 			if !errors.As(err, &ue) || ue.Flag != tc.flag {
 				t.Fatalf("err = %v, want a usage error for %s", err, tc.flag)
 			}

@@ -3,7 +3,7 @@ package blockbench
 import (
 	"fmt"
 
-	"github.com/clydebench/clyde/internal/usage"
+	"github.com/clydebench/clyde/result"
 )
 
 // RefusedError is a write to a block device that the safety rules stopped
@@ -32,4 +32,4 @@ func (e *RefusedError) Error() string {
 }
 
 // Unwrap makes a refusal a usage error, so the command exits with code 2.
-func (e *RefusedError) Unwrap() error { return &usage.Error{Flag: "--filename", Msg: e.Error()} }
+func (e *RefusedError) Unwrap() error { return &result.UsageError{Flag: "--filename", Msg: e.Error()} }

@@ -15,7 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/clydebench/clyde/internal/usage"
+	"github.com/clydebench/clyde/result"
 )
 
 // loopDevice attaches a fresh zeroed image of size bytes as a loop device,
@@ -94,7 +94,7 @@ func refusal(t *testing.T, j Job) *RefusedError {
 	if !errors.As(err, &re) {
 		t.Fatalf("write to %s was not refused: err = %v", j.Filename, err)
 	}
-	if !usage.Is(err) {
+	if !result.IsUsage(err) {
 		t.Errorf("refusal is not a usage error (exit 2): %v", err)
 	}
 	if !strings.Contains(err.Error(), re.Device) {

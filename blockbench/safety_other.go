@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/clydebench/clyde/internal/platform"
+	"github.com/clydebench/clyde/result"
 )
 
 // checkDeviceWrite: the mount, swap and holder checks are written for Linux
 // only, so writing to a block device elsewhere is refused outright.
 func checkDeviceWrite(given, resolved string, destroy bool) (io.Closer, error) {
-	return nil, fmt.Errorf("writing to block device %s: the safety checks are Linux-only: %w", resolved, platform.ErrNotSupported)
+	return nil, fmt.Errorf("writing to block device %s: the safety checks are Linux-only: %w", resolved, result.ErrNotSupported)
 }

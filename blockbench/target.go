@@ -10,8 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/clydebench/clyde/internal/result"
-	"github.com/clydebench/clyde/internal/usage"
+	"github.com/clydebench/clyde/result"
 )
 
 // fillChunk is the write size used to fill a created file.
@@ -46,7 +45,7 @@ func resolveTarget(j *Job) (*target, region, error) {
 		t.exists = true
 	case errors.Is(err, fs.ErrNotExist):
 		if _, lerr := os.Lstat(j.Filename); lerr == nil {
-			return nil, region{}, usage.Errorf("--filename", "%s is a symlink to nothing; give an existing target or a new path", j.Filename)
+			return nil, region{}, result.Usagef("--filename", "%s is a symlink to nothing; give an existing target or a new path", j.Filename)
 		}
 		t.resolved = j.Filename
 		size := j.Size
@@ -56,7 +55,7 @@ func resolveTarget(j *Job) (*target, region, error) {
 		t.size = j.Offset + size
 		return t, region{offset: j.Offset, size: size}, nil
 	default:
-		return nil, region{}, usage.Errorf("--filename", "cannot resolve %s: %v", j.Filename, err)
+		return nil, region{}, result.Usagef("--filename", "cannot resolve %s: %v", j.Filename, err)
 	}
 	fi, err := os.Stat(t.resolved)
 	if err != nil {
@@ -71,17 +70,17 @@ func resolveTarget(j *Job) (*target, region, error) {
 			return nil, region{}, err
 		}
 	default:
-		return nil, region{}, usage.Errorf("--filename", "%s is neither a regular file nor a block device (%v)", t.resolved, fi.Mode().Type())
+		return nil, region{}, result.Usagef("--filename", "%s is neither a regular file nor a block device (%v)", t.resolved, fi.Mode().Type())
 	}
 	r := region{offset: j.Offset, size: j.Size}
 	if r.offset >= t.size {
-		return nil, region{}, usage.Errorf("--offset", "%d is at or past the end of %s (%d bytes)", r.offset, t.resolved, t.size)
+		return nil, region{}, result.Usagef("--offset", "%d is at or past the end of %s (%d bytes)", r.offset, t.resolved, t.size)
 	}
 	if r.size == 0 {
 		r.size = t.size - r.offset
 	}
 	if r.offset+r.size > t.size {
-		return nil, region{}, usage.Errorf("--size", "offset %d + size %d runs past the end of %s (%d bytes); give a smaller --size or a new path",
+		return nil, region{}, result.Usagef("--size", "offset %d + size %d runs past the end of %s (%d bytes); give a smaller --size or a new path",
 			r.offset, r.size, t.resolved, t.size)
 	}
 	return t, r, nil
@@ -120,7 +119,7 @@ func (t *target) prepare(ctx context.Context, writes, destroy bool, buf Buffer, 
 	}
 	f, err := os.OpenFile(t.resolved, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return usage.Errorf("--filename", "cannot create %s: %v; give an existing file, a block device, or a path in a writable directory",
+		return result.Usagef("--filename", "cannot create %s: %v; give an existing file, a block device, or a path in a writable directory",
 			t.resolved, err)
 	}
 	t.created = true

@@ -2,15 +2,15 @@
 
 package blockbench
 
-import "github.com/clydebench/clyde/internal/platform"
+import "github.com/clydebench/clyde/result"
 
 // uring is empty where io_uring does not exist.
 type uring struct{}
 
 func (*uring) close() {}
 
-func uringAvailable() error { return platform.ErrNotSupported }
+func uringAvailable() error { return result.ErrNotSupported }
 
-func (w *worker) setupURing() error { return platform.ErrNotSupported }
+func (w *worker) setupURing() error { return result.ErrNotSupported }
 
-func (w *worker) runURing() { w.err = platform.ErrNotSupported }
+func (w *worker) runURing() { w.err = result.ErrNotSupported }

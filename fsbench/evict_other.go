@@ -5,7 +5,7 @@ package fsbench
 import (
 	"runtime"
 
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 // evictPageCache is not available here: the result records that reads may

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/clydebench/clyde/internal/cpuclock"
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 // errShortFile is a read that found the end of the big file too early.

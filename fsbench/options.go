@@ -14,7 +14,7 @@ import (
 	"io"
 	"runtime"
 
-	"github.com/clydebench/clyde/internal/usage"
+	"github.com/clydebench/clyde/result"
 )
 
 // Defaults and limits, from bonnie++ 2.00a's bonnie.h.
@@ -184,71 +184,71 @@ func (o *Options) Resolve(detectedRAMMiB int64) {
 func (o *Options) Validate() error {
 	switch {
 	case o.Dir == "":
-		return usage.Errorf("-d", "a directory is required")
+		return result.Usagef("-d", "a directory is required")
 	case o.SizeMiB < 0:
-		return usage.Errorf("-s", "size must be 0 or more MiB (call Resolve for the default)")
+		return result.Usagef("-s", "size must be 0 or more MiB (call Resolve for the default)")
 	case o.SizeMiB == 0 && o.FilesK == 0:
-		return usage.Errorf("-s", "-s 0 and -n 0 together leave nothing to test")
+		return result.Usagef("-s", "-s 0 and -n 0 together leave nothing to test")
 	case o.ChunkBytes < 256 || o.ChunkBytes > 1<<20 || o.ChunkBytes&(o.ChunkBytes-1) != 0:
-		return usage.Errorf("-s", "chunk must be a power of two from 256 to 1m, got %d", o.ChunkBytes)
+		return result.Usagef("-s", "chunk must be a power of two from 256 to 1m, got %d", o.ChunkBytes)
 	case o.Seeks < 1:
-		return usage.Errorf("-s", "seeks must be 1 or more, got %d", o.Seeks)
+		return result.Usagef("-s", "seeks must be 1 or more, got %d", o.Seeks)
 	case o.SeekProcs < 1 || o.SeekProcs > MaxSeekProcs:
-		return usage.Errorf("-s", "seek procs must be 1 to %d, got %d", MaxSeekProcs, o.SeekProcs)
+		return result.Usagef("-s", "seek procs must be 1 to %d, got %d", MaxSeekProcs, o.SeekProcs)
 	case o.FilesK < 0 || o.FilesK > MaxFilesK:
-		return usage.Errorf("-n", "num must be 0 to %d (x1024 files), got %d", MaxFilesK, o.FilesK)
+		return result.Usagef("-n", "num must be 0 to %d (x1024 files), got %d", MaxFilesK, o.FilesK)
 	case o.MaxFileBytes < LinkSymbolic || o.MaxFileBytes > MaxFileBytes:
-		return usage.Errorf("-n", "max must be -2, -1 or 0 to %d bytes, got %d", int64(MaxFileBytes), o.MaxFileBytes)
+		return result.Usagef("-n", "max must be -2, -1 or 0 to %d bytes, got %d", int64(MaxFileBytes), o.MaxFileBytes)
 	case o.MinFileBytes < 0 || (o.MaxFileBytes >= 0 && o.MinFileBytes > o.MaxFileBytes):
-		return usage.Errorf("-n", "min must be 0 to max (%d), got %d", o.MaxFileBytes, o.MinFileBytes)
+		return result.Usagef("-n", "min must be 0 to max (%d), got %d", o.MaxFileBytes, o.MinFileBytes)
 	case o.MaxFileBytes < 0 && o.MinFileBytes != 0:
-		return usage.Errorf("-n", "min must be 0 with links (max -1 or -2)")
+		return result.Usagef("-n", "min must be 0 with links (max -1 or -2)")
 	case o.Dirs < 1 || o.Dirs > MaxDirs:
-		return usage.Errorf("-n", "dirs must be 1 to %d, got %d", MaxDirs, o.Dirs)
+		return result.Usagef("-n", "dirs must be 1 to %d, got %d", MaxDirs, o.Dirs)
 	case o.FileChunk < 1 || o.FileChunk > 1<<24:
-		return usage.Errorf("-n", "file chunk must be 1 byte to 16m, got %d", o.FileChunk)
+		return result.Usagef("-n", "file chunk must be 1 byte to 16m, got %d", o.FileChunk)
 	case o.Iterations < 1:
-		return usage.Errorf("-x", "iterations must be 1 or more, got %d", o.Iterations)
+		return result.Usagef("-x", "iterations must be 1 or more, got %d", o.Iterations)
 	case o.Concurrency < 1 || o.Concurrency > MaxConcurrency:
-		return usage.Errorf("-c", "concurrency must be 1 to %d, got %d", MaxConcurrency, o.Concurrency)
+		return result.Usagef("-c", "concurrency must be 1 to %d, got %d", MaxConcurrency, o.Concurrency)
 	case o.RAMMiB < 0:
-		return usage.Errorf("-r", "RAM must be 0 (no size check) or more MiB, got %d", o.RAMMiB)
+		return result.Usagef("-r", "RAM must be 0 (no size check) or more MiB, got %d", o.RAMMiB)
 	case o.ByteIOMiB < 0:
-		return usage.Errorf("-f", "per-char size must be 0 or more MiB, got %d", o.ByteIOMiB)
+		return result.Usagef("-f", "per-char size must be 0 or more MiB, got %d", o.ByteIOMiB)
 	}
 	if o.SizeMiB > 0 && o.Concurrency*o.SeekProcs > MaxSeekLanes {
-		return usage.Errorf("-c", "%d copies x %d seek workers is %d threads, more than %d; lower -c or the procs field of -s",
+		return result.Usagef("-c", "%d copies x %d seek workers is %d threads, more than %d; lower -c or the procs field of -s",
 			o.Concurrency, o.SeekProcs, o.Concurrency*o.SeekProcs, MaxSeekLanes)
 	}
 	if o.SeedFile != "" && len(o.SeedNumbers) == 0 {
-		return usage.Errorf("-Z", "%s gave no numbers (read it with ReadSeedFile)", o.SeedFile)
+		return result.Usagef("-Z", "%s gave no numbers (read it with ReadSeedFile)", o.SeedFile)
 	}
 	for _, v := range o.SeedNumbers {
 		if v < 0 {
-			return usage.Errorf("-Z", "numbers must be 0 to 2147483647, as rand() returns; got %d", v)
+			return result.Usagef("-Z", "numbers must be 0 to 2147483647, as rand() returns; got %d", v)
 		}
 	}
 	for _, c := range o.MachineName {
 		if c == ',' || c == '\n' || c == '\r' {
-			return usage.Errorf("-m", "machine name %q must not contain a comma or line break (it would break the CSV columns)", o.MachineName)
+			return result.Usagef("-m", "machine name %q must not contain a comma or line break (it would break the CSV columns)", o.MachineName)
 		}
 	}
 	if o.SizeMiB > 0 && o.RAMMiB > 0 && o.SizeMiB*int64(o.Concurrency) < 2*o.RAMMiB {
-		return usage.Errorf("-s", "file size %d MiB x %d copies is under twice the RAM (%d MiB), so reads would come from the page cache; use -s %d or more, or -r to state less RAM",
+		return result.Usagef("-s", "file size %d MiB x %d copies is under twice the RAM (%d MiB), so reads would come from the page cache; use -s %d or more, or -r to state less RAM",
 			o.SizeMiB, o.Concurrency, o.RAMMiB, (2*o.RAMMiB+int64(o.Concurrency)-1)/int64(o.Concurrency))
 	}
 	if o.SizeMiB > 0 && int64(o.Seeks) > 0 && o.SizeMiB*(1<<20)/int64(o.ChunkBytes) < 1 {
-		return usage.Errorf("-s", "file of %d MiB holds no %d-byte chunk", o.SizeMiB, o.ChunkBytes)
+		return result.Usagef("-s", "file of %d MiB holds no %d-byte chunk", o.SizeMiB, o.ChunkBytes)
 	}
 	if o.FilesK > 0 && o.RAMMiB > 0 && int64(o.FilesK)*bytesPerFileInMem*2 > o.RAMMiB<<10 {
-		return usage.Errorf("-n", "testing %dK files needs more than the %d MiB of RAM; use a smaller num or -r", o.FilesK, o.RAMMiB)
+		return result.Usagef("-n", "testing %dK files needs more than the %d MiB of RAM; use a smaller num or -r", o.FilesK, o.RAMMiB)
 	}
 	if o.Direct {
 		if !directSupported {
-			return usage.Errorf("-D", "O_DIRECT is not supported on %s", runtime.GOOS)
+			return result.Usagef("-D", "O_DIRECT is not supported on %s", runtime.GOOS)
 		}
 		if o.ChunkBytes%DirectAlign != 0 {
-			return usage.Errorf("-D", "with O_DIRECT the chunk must be a multiple of %d bytes, got %d; use -s size:%dk or larger", DirectAlign, o.ChunkBytes, DirectAlign/1024)
+			return result.Usagef("-D", "with O_DIRECT the chunk must be a multiple of %d bytes, got %d; use -s size:%dk or larger", DirectAlign, o.ChunkBytes, DirectAlign/1024)
 		}
 	}
 	return nil

@@ -7,12 +7,11 @@ import (
 
 	"github.com/dustin/go-humanize"
 
-	"github.com/clydebench/clyde/internal/platform"
 	"github.com/clydebench/clyde/internal/sysinfo"
-	"github.com/clydebench/clyde/internal/usage"
+	"github.com/clydebench/clyde/result"
 )
 
-func isNotSupported(err error) bool { return errors.Is(err, platform.ErrNotSupported) }
+func isNotSupported(err error) bool { return errors.Is(err, result.ErrNotSupported) }
 
 func removeAll(path string) error { return os.RemoveAll(path) }
 
@@ -48,9 +47,9 @@ func Preflight(o *Options) error {
 	fi, err := os.Stat(o.Dir)
 	switch {
 	case err != nil:
-		return usage.Errorf("-d", "%v", err)
+		return result.Usagef("-d", "%v", err)
 	case !fi.IsDir():
-		return usage.Errorf("-d", "%s is not a directory", o.Dir)
+		return result.Usagef("-d", "%s is not a directory", o.Dir)
 	}
 	if err := checkWritable(o.Dir); err != nil {
 		return fmt.Errorf("preflight: %s is not writable: %w", o.Dir, err)

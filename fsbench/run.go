@@ -17,7 +17,7 @@ import (
 	"github.com/clydebench/clyde/internal/glibcrand"
 	"github.com/clydebench/clyde/internal/latency"
 	"github.com/clydebench/clyde/internal/procs"
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 // MarkerName is the file inside every private run directory that lets

@@ -8,8 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clydebench/clyde/internal/result"
-	"github.com/clydebench/clyde/internal/usage"
+	"github.com/clydebench/clyde/result"
 )
 
 // smallOptions is a whole suite small enough for a unit test.
@@ -169,8 +168,8 @@ func TestRunRefusesBeforeWriting(t *testing.T) {
 			o := smallOptions(dir)
 			tc.modify(&o, dir)
 			_, err := Run(context.Background(), o)
-			if err == nil || !strings.Contains(err.Error(), tc.want) || usage.Is(err) != tc.usage {
-				t.Fatalf("err = %v (usage %v), want one containing %q (usage %v)", err, usage.Is(err), tc.want, tc.usage)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || result.IsUsage(err) != tc.usage {
+				t.Fatalf("err = %v (usage %v), want one containing %q (usage %v)", err, result.IsUsage(err), tc.want, tc.usage)
 			}
 			entries, _ := os.ReadDir(dir)
 			for _, e := range entries {

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/clydebench/clyde/internal/usage"
+	"github.com/clydebench/clyde/result"
 )
 
 // unit is one suffix a bonnie++ number may carry and what it multiplies by.
@@ -80,10 +80,10 @@ func ParseSizeSpec(s string) (SizeSpec, error) {
 	var spec SizeSpec
 	parts := strings.Split(s, ":")
 	if len(parts) > 4 {
-		return spec, usage.Errorf("-s", "too many fields in %q; want %s", s, sizeForm)
+		return spec, result.Usagef("-s", "too many fields in %q; want %s", s, sizeForm)
 	}
 	bad := func(what string, err error) error {
-		return usage.Errorf("-s", "%s: %v; want %s", what, err, sizeForm)
+		return result.Usagef("-s", "%s: %v; want %s", what, err, sizeForm)
 	}
 	if parts[0] == "" {
 		return spec, bad("size", fmt.Errorf("empty value"))
@@ -99,7 +99,7 @@ func ParseSizeSpec(s string) (SizeSpec, error) {
 			return spec, bad("chunk", err)
 		}
 		if n < 256 || n > 1<<20 || n&(n-1) != 0 {
-			return spec, usage.Errorf("-s", "chunk %s must be a power of two from 256 to 1m; want %s", parts[1], sizeForm)
+			return spec, result.Usagef("-s", "chunk %s must be a power of two from 256 to 1m; want %s", parts[1], sizeForm)
 		}
 		spec.ChunkBytes = int(n)
 	}
@@ -109,7 +109,7 @@ func ParseSizeSpec(s string) (SizeSpec, error) {
 			return spec, bad("seeks", err)
 		}
 		if n < 1 || n > 1<<31-1 {
-			return spec, usage.Errorf("-s", "seeks must be 1 or more; want %s", sizeForm)
+			return spec, result.Usagef("-s", "seeks must be 1 or more; want %s", sizeForm)
 		}
 		spec.Seeks = int(n)
 	}
@@ -119,7 +119,7 @@ func ParseSizeSpec(s string) (SizeSpec, error) {
 			return spec, bad("seek procs", err)
 		}
 		if n < 1 || n > MaxSeekProcs {
-			return spec, usage.Errorf("-s", "seek procs must be 1 to %d; want %s", MaxSeekProcs, sizeForm)
+			return spec, result.Usagef("-s", "seek procs must be 1 to %d; want %s", MaxSeekProcs, sizeForm)
 		}
 		spec.SeekProcs = int(n)
 	}
@@ -142,17 +142,17 @@ func ParseFilesSpec(s string) (FilesSpec, error) {
 	var spec FilesSpec
 	parts := strings.Split(s, ":")
 	if len(parts) > 5 {
-		return spec, usage.Errorf("-n", "too many fields in %q; want %s", s, filesForm)
+		return spec, result.Usagef("-n", "too many fields in %q; want %s", s, filesForm)
 	}
 	bad := func(what string, err error) error {
-		return usage.Errorf("-n", "%s: %v; want %s", what, err, filesForm)
+		return result.Usagef("-n", "%s: %v; want %s", what, err, filesForm)
 	}
 	n, err := parseNumber(parts[0], filesUnits)
 	if err != nil {
 		return spec, bad("num", err)
 	}
 	if n > MaxFilesK {
-		return spec, usage.Errorf("-n", "num %s is more than %d (x1024 files); want %s", parts[0], MaxFilesK, filesForm)
+		return spec, result.Usagef("-n", "num %s is more than %d (x1024 files); want %s", parts[0], MaxFilesK, filesForm)
 	}
 	spec.FilesK = int(n)
 	if len(parts) > 1 && parts[1] != "" {
@@ -167,7 +167,7 @@ func ParseFilesSpec(s string) (FilesSpec, error) {
 				return spec, bad("max", err)
 			}
 			if n > MaxFileBytes {
-				return spec, usage.Errorf("-n", "max %s is over %d bytes; want %s", parts[1], int64(MaxFileBytes), filesForm)
+				return spec, result.Usagef("-n", "max %s is over %d bytes; want %s", parts[1], int64(MaxFileBytes), filesForm)
 			}
 			spec.MaxBytes = n
 		}
@@ -180,10 +180,10 @@ func ParseFilesSpec(s string) (FilesSpec, error) {
 		spec.MinBytes = n
 	}
 	if spec.MaxBytes >= 0 && spec.MinBytes > spec.MaxBytes {
-		return spec, usage.Errorf("-n", "min %d is larger than max %d; want %s", spec.MinBytes, spec.MaxBytes, filesForm)
+		return spec, result.Usagef("-n", "min %d is larger than max %d; want %s", spec.MinBytes, spec.MaxBytes, filesForm)
 	}
 	if spec.MaxBytes < 0 && spec.MinBytes != 0 {
-		return spec, usage.Errorf("-n", "min must be 0 with links (max -1 or -2); want %s", filesForm)
+		return spec, result.Usagef("-n", "min must be 0 with links (max -1 or -2); want %s", filesForm)
 	}
 	if len(parts) > 3 && parts[3] != "" {
 		n, err := parseNumber(parts[3], countK)
@@ -191,7 +191,7 @@ func ParseFilesSpec(s string) (FilesSpec, error) {
 			return spec, bad("dirs", err)
 		}
 		if n < 1 || n > MaxDirs {
-			return spec, usage.Errorf("-n", "dirs must be 1 to %d; want %s", MaxDirs, filesForm)
+			return spec, result.Usagef("-n", "dirs must be 1 to %d; want %s", MaxDirs, filesForm)
 		}
 		spec.Dirs = int(n)
 	}
@@ -201,7 +201,7 @@ func ParseFilesSpec(s string) (FilesSpec, error) {
 			return spec, bad("chunk", err)
 		}
 		if n < 1 || n > 1<<24 {
-			return spec, usage.Errorf("-n", "chunk must be 1 byte to 16m; want %s", filesForm)
+			return spec, result.Usagef("-n", "chunk must be 1 byte to 16m; want %s", filesForm)
 		}
 		spec.ChunkSize = int(n)
 	}
@@ -225,10 +225,10 @@ const MaxSeedFileBytes = 64 << 20
 func ParseSeedNumbers(data []byte) ([]int32, error) {
 	n := len(data) / 4
 	if n == 0 {
-		return nil, usage.Errorf("-Z", "the file holds %d bytes, not one 4-byte number; want a file of big-endian 32-bit numbers, e.g. head -c 4096 /dev/urandom > seeds", len(data))
+		return nil, result.Usagef("-Z", "the file holds %d bytes, not one 4-byte number; want a file of big-endian 32-bit numbers, e.g. head -c 4096 /dev/urandom > seeds", len(data))
 	}
 	if len(data) > MaxSeedFileBytes {
-		return nil, usage.Errorf("-Z", "the file holds %d bytes; at most %d (16M numbers) are read", len(data), MaxSeedFileBytes)
+		return nil, result.Usagef("-Z", "the file holds %d bytes; at most %d (16M numbers) are read", len(data), MaxSeedFileBytes)
 	}
 	nums := make([]int32, n)
 	for i := range nums {
@@ -245,19 +245,19 @@ func ParseSeedNumbers(data []byte) ([]int32, error) {
 func ReadSeedFile(path string) ([]int32, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, usage.Errorf("-Z", "%v", err)
+		return nil, result.Usagef("-Z", "%v", err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, usage.Errorf("-Z", "%v", err)
+		return nil, result.Usagef("-Z", "%v", err)
 	}
 	if !st.Mode().IsRegular() {
-		return nil, usage.Errorf("-Z", "%s is not a regular file; want a file of big-endian 32-bit numbers", path)
+		return nil, result.Usagef("-Z", "%s is not a regular file; want a file of big-endian 32-bit numbers", path)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxSeedFileBytes+1))
 	if err != nil {
-		return nil, usage.Errorf("-Z", "read %s: %v", path, err)
+		return nil, result.Usagef("-Z", "read %s: %v", path, err)
 	}
 	return ParseSeedNumbers(data)
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clydebench/clyde/internal/usage"
+	"github.com/clydebench/clyde/result"
 )
 
 func TestParseSizeSpec(t *testing.T) {
@@ -107,7 +107,7 @@ func checkSpecErr(t *testing.T, err error, want, flag string) {
 	if err == nil {
 		t.Fatalf("no error, want a %s error containing %q", flag, want)
 	}
-	if !usage.Is(err) {
+	if !result.IsUsage(err) {
 		t.Fatalf("error %v is not a usage error", err)
 	}
 	msg := err.Error()
@@ -123,7 +123,7 @@ func FuzzParseSizeSpec(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		spec, err := ParseSizeSpec(s)
 		if err != nil {
-			if !usage.Is(err) || strings.Contains(err.Error(), "\n") {
+			if !result.IsUsage(err) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("error %q must be a one-line usage error", err)
 			}
 			return
@@ -144,7 +144,7 @@ func FuzzParseFilesSpec(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		spec, err := ParseFilesSpec(s)
 		if err != nil {
-			if !usage.Is(err) || strings.Contains(err.Error(), "\n") {
+			if !result.IsUsage(err) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("error %q must be a one-line usage error", err)
 			}
 			return
@@ -232,7 +232,7 @@ func FuzzParseSeedNumbers(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		nums, err := ParseSeedNumbers(data)
 		if err != nil {
-			if !usage.Is(err) || strings.Contains(err.Error(), "\n") {
+			if !result.IsUsage(err) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("error %q must be a one-line usage error", err)
 			}
 			return

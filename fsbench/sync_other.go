@@ -2,6 +2,6 @@
 
 package fsbench
 
-import "github.com/clydebench/clyde/internal/platform"
+import "github.com/clydebench/clyde/result"
 
-func syncAll() error { return platform.ErrNotSupported }
+func syncAll() error { return result.ErrNotSupported }

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/clydebench/clyde/internal/clydetest"
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 // Exit codes clyde documents.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 // imageMiB is each filesystem's size: xfs refuses less than 300 MiB, and

@@ -13,7 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/clydebench/clyde/internal/usage"
+	"github.com/clydebench/clyde/result"
 )
 
 // Exit codes, decided in one place (exitCode) from the error.
@@ -54,7 +54,7 @@ func buildCommit() string {
 
 // asUsageError makes urfave/cli's flag-parsing errors exit with code 2.
 func asUsageError(_ *cli.Context, err error, _ bool) error {
-	return &usage.Error{Msg: err.Error()}
+	return &result.UsageError{Msg: err.Error()}
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
@@ -117,7 +117,7 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.Is(err, errInterrupted), errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case usage.Is(err):
+	case result.IsUsage(err):
 		return exitUsage
 	case errors.Is(err, ErrRegression):
 		return exitRegression
@@ -167,5 +167,5 @@ func checkCommand(app *cli.App, args []string) error {
 		}
 		names = append(names, c.Name)
 	}
-	return &usage.Error{Msg: fmt.Sprintf("unknown command %q; commands: %s", args[1], strings.Join(names, ", "))}
+	return &result.UsageError{Msg: fmt.Sprintf("unknown command %q; commands: %s", args[1], strings.Join(names, ", "))}
 }

@@ -12,9 +12,8 @@ import (
 
 	"github.com/clydebench/clyde/blockbench"
 	"github.com/clydebench/clyde/internal/blockreport"
-	"github.com/clydebench/clyde/internal/result"
 	"github.com/clydebench/clyde/internal/sysinfo"
-	"github.com/clydebench/clyde/internal/usage"
+	"github.com/clydebench/clyde/result"
 )
 
 func init() { commandList = append(commandList, blockCommand()) }
@@ -108,7 +107,7 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 func blockAction(c *cli.Context) error {
 	format := c.String("output-format")
 	if !slices.Contains(blockreport.Formats, format) {
-		return usage.Errorf("--output-format", "unknown format %q; accepted: %s", format, strings.Join(blockreport.Formats, ", "))
+		return result.Usagef("--output-format", "unknown format %q; accepted: %s", format, strings.Join(blockreport.Formats, ", "))
 	}
 	job, err := blockJob(c)
 	if err != nil {
@@ -118,7 +117,7 @@ func blockAction(c *cli.Context) error {
 	if path := c.String("output"); path != "" {
 		f, err := os.Create(path)
 		if err != nil {
-			return usage.Errorf("--output", "cannot create %s: %v", path, err)
+			return result.Usagef("--output", "cannot create %s: %v", path, err)
 		}
 		defer f.Close()
 		out = f
@@ -130,7 +129,7 @@ func blockAction(c *cli.Context) error {
 	defer keep.release()
 	prov := blockProvenance(os.Args, job.Filename)
 	res, runErr := blockbench.Run(c.Context, job)
-	if usage.Is(runErr) || (len(res.Jobs) == 0 && runErr != nil) {
+	if result.IsUsage(runErr) || (len(res.Jobs) == 0 && runErr != nil) {
 		return runErr
 	}
 	res.Provenance = prov

@@ -8,7 +8,7 @@ import (
 
 	"github.com/clydebench/clyde/internal/compare"
 	"github.com/clydebench/clyde/internal/history"
-	"github.com/clydebench/clyde/internal/usage"
+	"github.com/clydebench/clyde/result"
 )
 
 func init() { commandList = append(commandList, compareCommand()) }
@@ -59,14 +59,14 @@ func loadArgs(c *cli.Context, args []string) ([]*compare.Run, error) {
 
 func compareAction(c *cli.Context) error {
 	if c.NArg() < 1 {
-		return &usage.Error{Msg: "compare: give at least two runs (history ids, result files or bonnie++ output)"}
+		return &result.UsageError{Msg: "compare: give at least two runs (history ids, result files or bonnie++ output)"}
 	}
 	runs, err := loadArgs(c, c.Args().Slice())
 	if err != nil {
 		return err
 	}
 	if len(runs) < 2 {
-		return &usage.Error{Msg: fmt.Sprintf("compare: the arguments hold %d run, want at least two", len(runs))}
+		return &result.UsageError{Msg: fmt.Sprintf("compare: the arguments hold %d run, want at least two", len(runs))}
 	}
 	t, err := compare.Compare(runs)
 	if err != nil {

@@ -13,9 +13,8 @@ import (
 
 	"github.com/clydebench/clyde/fsbench"
 	"github.com/clydebench/clyde/internal/bonnie"
-	"github.com/clydebench/clyde/internal/result"
 	"github.com/clydebench/clyde/internal/sysinfo"
-	"github.com/clydebench/clyde/internal/usage"
+	"github.com/clydebench/clyde/result"
 )
 
 func init() { commandList = append(commandList, fsCommand()) }
@@ -80,7 +79,7 @@ func rewriteBonnieArgs(args []string) []string {
 func fsOptions(c *cli.Context) (fsbench.Options, error) {
 	o := fsbench.DefaultOptions()
 	if c.IsSet("p") || c.IsSet("y") {
-		return o, usage.Errorf("-p/-y", "semaphore-synchronised bonnie++ processes are not needed: use -c N, which runs N copies of every test at once")
+		return o, result.Usagef("-p/-y", "semaphore-synchronised bonnie++ processes are not needed: use -c N, which runs N copies of every test at once")
 	}
 	o.Dir = c.String("dir")
 	if c.IsSet("size") {
@@ -102,14 +101,14 @@ func fsOptions(c *cli.Context) (fsbench.Options, error) {
 	if c.IsSet("ram") {
 		n, err := fsbench.ParseMiB(c.String("ram"))
 		if err != nil {
-			return o, usage.Errorf("-r", "%v; want RAM in MiB (or with a unit), e.g. -r 1024 or -r 1g", err)
+			return o, result.Usagef("-r", "%v; want RAM in MiB (or with a unit), e.g. -r 1024 or -r 1g", err)
 		}
 		o.RAMMiB = n
 	}
 	if c.IsSet("iterations") {
 		o.Iterations = c.Int("iterations")
 		if o.Iterations < 1 {
-			return o, usage.Errorf("-x", "iterations must be 1 or more, got %d", o.Iterations)
+			return o, result.Usagef("-x", "iterations must be 1 or more, got %d", o.Iterations)
 		}
 	}
 	if c.Bool("fast") {
@@ -118,7 +117,7 @@ func fsOptions(c *cli.Context) (fsbench.Options, error) {
 	if c.IsSet("per-char") {
 		n, err := parseWhole(c.String("per-char"))
 		if err != nil {
-			return o, usage.Errorf("-f", "%v; want -f (skip per-char) or -fN with N in MiB, e.g. -f20", err)
+			return o, result.Usagef("-f", "%v; want -f (skip per-char) or -fN with N in MiB, e.g. -f20", err)
 		}
 		o.ByteIOMiB = n
 	}
@@ -126,7 +125,7 @@ func fsOptions(c *cli.Context) (fsbench.Options, error) {
 	o.Direct = c.Bool("direct")
 	switch {
 	case c.IsSet("seed") && c.IsSet("seed-file"):
-		return o, usage.Errorf("-Z", "-z and -Z both choose the random numbers; give one")
+		return o, result.Usagef("-Z", "-z and -Z both choose the random numbers; give one")
 	case c.IsSet("seed-file"):
 		nums, err := fsbench.ReadSeedFile(c.String("seed-file"))
 		if err != nil {
@@ -136,7 +135,7 @@ func fsOptions(c *cli.Context) (fsbench.Options, error) {
 	case c.IsSet("seed"):
 		n, err := parseWhole(c.String("seed"))
 		if err != nil || n > 1<<32-1 {
-			return o, usage.Errorf("-z", "seed must be a whole number from 0 to 4294967295, got %q", c.String("seed"))
+			return o, result.Usagef("-z", "seed must be a whole number from 0 to 4294967295, got %q", c.String("seed"))
 		}
 		o.Seed, o.SeedSet = uint32(n), true
 	default:

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/clydebench/clyde/internal/clydetest"
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 // clydeBin is the binary the process-level tests run, built once by TestMain.

@@ -9,7 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/clydebench/clyde/internal/history"
-	"github.com/clydebench/clyde/internal/usage"
+	"github.com/clydebench/clyde/result"
 )
 
 func init() { commandList = append(commandList, historyCommand()) }
@@ -33,7 +33,7 @@ func historyCommand() *cli.Command {
 func historyAction(c *cli.Context) error {
 	f := history.Filter{Host: c.String("host"), Limit: c.Int("limit")}
 	if f.Limit < 0 {
-		return usage.Errorf("--limit", "want 0 (all) or more, got %d", f.Limit)
+		return result.Usagef("--limit", "want 0 (all) or more, got %d", f.Limit)
 	}
 	if d := c.String("dir"); d != "" {
 		if abs, err := filepath.Abs(d); err == nil {
@@ -44,7 +44,7 @@ func historyAction(c *cli.Context) error {
 	if s := c.String("since"); s != "" || c.IsSet("since") {
 		t, err := history.ParseSince(s, time.Now())
 		if err != nil {
-			return &usage.Error{Msg: err.Error()}
+			return &result.UsageError{Msg: err.Error()}
 		}
 		f.Since = t
 	}

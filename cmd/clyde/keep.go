@@ -15,12 +15,10 @@ import (
 
 	"github.com/clydebench/clyde/internal/compare"
 	"github.com/clydebench/clyde/internal/history"
-	"github.com/clydebench/clyde/internal/platform"
 	"github.com/clydebench/clyde/internal/prom"
-	"github.com/clydebench/clyde/internal/result"
 	"github.com/clydebench/clyde/internal/runlock"
 	"github.com/clydebench/clyde/internal/sysinfo"
-	"github.com/clydebench/clyde/internal/usage"
+	"github.com/clydebench/clyde/result"
 )
 
 // regressionWindow is how many earlier comparable runs --check-regression
@@ -81,7 +79,7 @@ func beginKeep(c *cli.Context, target string) (*keeper, error) {
 	if s := c.String("check-regression"); s != "" {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || v <= 0 || v >= 100 {
-			return nil, usage.Errorf("--check-regression", "want a percentage between 0 and 100, such as 10, got %q", s)
+			return nil, result.Usagef("--check-regression", "want a percentage between 0 and 100, such as 10, got %q", s)
 		}
 		k.regressPct, k.checkReg = v, true
 	}
@@ -95,7 +93,7 @@ func beginKeep(c *cli.Context, target string) (*keeper, error) {
 	me := runlock.Holder{PID: os.Getpid(), Host: sysinfo.Hostname(), Started: time.Now()}
 	lock, err := runlock.Acquire(runlock.Dir(), target, me)
 	switch {
-	case errors.Is(err, platform.ErrNotSupported):
+	case errors.Is(err, result.ErrNotSupported):
 		fmt.Fprintf(k.stderr, "clyde: warning: no run lock on this platform: %v\n", err)
 	case err != nil:
 		return nil, err

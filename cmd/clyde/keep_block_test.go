@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/clydebench/clyde/internal/history"
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 // smallBlock is a one-second clyde block job on a file of its own: a

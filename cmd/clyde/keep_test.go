@@ -16,9 +16,9 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/clydebench/clyde/internal/history"
-	"github.com/clydebench/clyde/internal/result"
 	"github.com/clydebench/clyde/internal/runlock"
 	"github.com/clydebench/clyde/internal/sysinfo"
+	"github.com/clydebench/clyde/result"
 )
 
 const refDir = "../../testdata/compare/"

@@ -13,8 +13,7 @@ import (
 	"github.com/clydebench/clyde/internal/bonnie"
 	"github.com/clydebench/clyde/internal/compare"
 	"github.com/clydebench/clyde/internal/htmlreport"
-	"github.com/clydebench/clyde/internal/result"
-	"github.com/clydebench/clyde/internal/usage"
+	"github.com/clydebench/clyde/result"
 )
 
 func init() { commandList = append(commandList, reportCommand()) }
@@ -41,10 +40,10 @@ func reportAction(c *cli.Context) error {
 		return err
 	}
 	if !slices.Contains(reportFormats, format) {
-		return usage.Errorf("--format", "unknown format %q; accepted: %s", format, strings.Join(reportFormats, ", "))
+		return result.Usagef("--format", "unknown format %q; accepted: %s", format, strings.Join(reportFormats, ", "))
 	}
 	if len(args) < 1 {
-		return &usage.Error{Msg: "report: give a result file, a bonnie++ output file or a history id"}
+		return &result.UsageError{Msg: "report: give a result file, a bonnie++ output file or a history id"}
 	}
 	runs, err := loadArgs(c, args)
 	if err != nil {
@@ -62,7 +61,7 @@ func reportAction(c *cli.Context) error {
 	if path := output; path != "" {
 		f, err := os.Create(path)
 		if err != nil {
-			return usage.Errorf("--output", "cannot create %s: %v", path, err)
+			return result.Usagef("--output", "cannot create %s: %v", path, err)
 		}
 		defer f.Close()
 		out = f
@@ -129,7 +128,7 @@ func trailingReportFlags(args []string, format, output string) ([]string, string
 		}
 		if !hasVal {
 			if i+1 >= len(args) {
-				return nil, "", "", usage.Errorf(args[i], "needs a value")
+				return nil, "", "", result.Usagef(args[i], "needs a value")
 			}
 			i++
 			val = args[i]

@@ -5,12 +5,12 @@ package main
 import (
 	"runtime"
 
-	"github.com/clydebench/clyde/internal/usage"
+	"github.com/clydebench/clyde/result"
 )
 
 func switchUser(spec, group string) error {
 	if spec == "" && group == "" {
 		return nil
 	}
-	return usage.Errorf("-u", "switching user is not supported on %s", runtime.GOOS)
+	return result.Usagef("-u", "switching user is not supported on %s", runtime.GOOS)
 }

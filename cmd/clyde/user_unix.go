@@ -10,7 +10,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/clydebench/clyde/internal/usage"
+	"github.com/clydebench/clyde/result"
 )
 
 // switchUser drops root privileges to user[:group], as bonnie++ -u does. It
@@ -21,7 +21,7 @@ func switchUser(spec, group string) error {
 		return nil
 	}
 	if os.Geteuid() != 0 {
-		return usage.Errorf("-u", "switching user needs root; run without -u")
+		return result.Usagef("-u", "switching user needs root; run without -u")
 	}
 	name, grp, _ := strings.Cut(spec, ":")
 	if group != "" {
@@ -32,7 +32,7 @@ func switchUser(spec, group string) error {
 		u, err := user.Lookup(name)
 		if err != nil {
 			if u, err = user.LookupId(name); err != nil {
-				return usage.Errorf("-u", "unknown user %q", name)
+				return result.Usagef("-u", "unknown user %q", name)
 			}
 		}
 		uid, _ = strconv.Atoi(u.Uid)
@@ -42,7 +42,7 @@ func switchUser(spec, group string) error {
 		g, err := user.LookupGroup(grp)
 		if err != nil {
 			if g, err = user.LookupGroupId(grp); err != nil {
-				return usage.Errorf("-g", "unknown group %q", grp)
+				return result.Usagef("-g", "unknown group %q", grp)
 			}
 		}
 		gid, _ = strconv.Atoi(g.Gid)

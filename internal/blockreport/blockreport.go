@@ -14,7 +14,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 // Formats lists the accepted --output-format values.

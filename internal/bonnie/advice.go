@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 // adviceTargetSec is how long TooShortAdvice aims a test to run: twice

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 func TestTooShortAdvice(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/clydebench/clyde/internal/latency"
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/bonnie")

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 // csvNames98 are the 50 column names of format 1.98: bonnie++ 2.00a's 48

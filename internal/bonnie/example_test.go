@@ -5,7 +5,7 @@ import (
 	"os"
 
 	"github.com/clydebench/clyde/internal/bonnie"
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 // exampleRun is a small run: -s 256 -n 16, where rewrite, get_block and

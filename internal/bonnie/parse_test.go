@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 // TestParseReferenceLines parses every real bonnie++ 2.00a line and checks

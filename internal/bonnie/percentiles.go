@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 // percentileHeads are the columns of the latency table; bonnie++ shows only

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/clydebench/clyde/internal/latency"
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 func TestWritePercentiles(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 // Fixed pieces of bonnie++ 2.00a's text tables (bon_time.cpp: DoReportIO,

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 func TestWriteTextGolden(t *testing.T) {

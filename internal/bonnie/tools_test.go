@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 // toolLines are clyde CSV lines covering the columns bonnie++'s tools read by

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/clydebench/clyde/internal/bonnie"
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 // TextReport is one bonnie++ text report: an IO section, a file section, or

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/clydebench/clyde/internal/bonnie"
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/compare")

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/clydebench/clyde/internal/bonnie"
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 // Lookup returns the saved JSON of history entry id, or an error naming

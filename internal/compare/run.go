@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 // Run is one thing being compared: a clyde fs or block result, or a bonnie++

@@ -5,7 +5,7 @@ package cpuclock
 import (
 	"time"
 
-	"github.com/clydebench/clyde/internal/platform"
+	"github.com/clydebench/clyde/result"
 
 	"golang.org/x/sys/windows"
 )
@@ -25,4 +25,4 @@ func ProcessCPU() (Usage, error) {
 }
 
 // MaxRSS is not read on Windows yet; results leave it out.
-func MaxRSS() (int64, error) { return 0, platform.ErrNotSupported }
+func MaxRSS() (int64, error) { return 0, result.ErrNotSupported }

@@ -20,7 +20,7 @@ import (
 
 	"github.com/clydebench/clyde/internal/bonnie"
 	"github.com/clydebench/clyde/internal/compare"
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 // page is what the template fills.

@@ -5,9 +5,9 @@ package runlock
 import (
 	"os"
 
-	"github.com/clydebench/clyde/internal/platform"
+	"github.com/clydebench/clyde/result"
 )
 
-func tryLock(*os.File) error { return platform.ErrNotSupported }
+func tryLock(*os.File) error { return result.ErrNotSupported }
 
 func unlock(*os.File) error { return nil }

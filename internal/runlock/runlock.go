@@ -78,7 +78,7 @@ func PathFor(dir, target string) string {
 // Acquire takes the lock on target in dir (Dir() unless testing), without
 // waiting: a held lock returns *HeldError at once. me describes this process.
 // Where the platform has no file locks the error wraps
-// platform.ErrNotSupported, so the caller can say runs are not guarded.
+// result.ErrNotSupported, so the caller can say runs are not guarded.
 func Acquire(dir, target string, me Holder) (*Lock, error) {
 	if err := os.MkdirAll(dir, 0o1777); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", target, err)

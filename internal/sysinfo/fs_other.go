@@ -3,11 +3,10 @@
 package sysinfo
 
 import (
-	"github.com/clydebench/clyde/internal/platform"
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 // FilesystemOf is not implemented here; the result records only the path.
 func FilesystemOf(path string) (result.Filesystem, error) {
-	return result.Filesystem{Path: path}, platform.ErrNotSupported
+	return result.Filesystem{Path: path}, result.ErrNotSupported
 }

@@ -2,7 +2,7 @@
 
 package sysinfo
 
-import "github.com/clydebench/clyde/internal/platform"
+import "github.com/clydebench/clyde/result"
 
 // RAM is not implemented here; callers must be given a size explicitly.
-func RAM() (RAMInfo, error) { return RAMInfo{}, platform.ErrNotSupported }
+func RAM() (RAMInfo, error) { return RAMInfo{}, result.ErrNotSupported }

@@ -2,7 +2,7 @@
 
 package sysinfo
 
-import "github.com/clydebench/clyde/internal/platform"
+import "github.com/clydebench/clyde/result"
 
 // Space is not implemented here; callers skip the free-space check.
-func Space(path string) (SpaceInfo, error) { return SpaceInfo{}, platform.ErrNotSupported }
+func Space(path string) (SpaceInfo, error) { return SpaceInfo{}, result.ErrNotSupported }

@@ -3,7 +3,7 @@
 // the filesystem and device under test, free space, kernel and host.
 //
 // OS-specific pieces live in one file per primitive; what a platform cannot
-// tell returns platform.ErrNotSupported or is left empty.
+// tell returns result.ErrNotSupported or is left empty.
 package sysinfo
 
 import (
@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 // RAMInfo is memory as a benchmark must see it: a container's memory limit

@@ -15,7 +15,7 @@ import (
 	"strings"
 
 	"github.com/clydebench/clyde/internal/bonnie"
-	"github.com/clydebench/clyde/internal/result"
+	"github.com/clydebench/clyde/result"
 )
 
 func main() {

@@ -2,6 +2,10 @@ package result
 
 import "github.com/clydebench/clyde/internal/latency"
 
+// LatencySummary is one test's latency distribution: exact count, min, max,
+// mean and standard deviation, fixed percentiles and the whole HDR histogram.
+type LatencySummary = latency.Summary
+
 // FSTest numbers the twelve bonnie++ tests in bonnie++'s order, which is also
 // the order of their columns in the text tables and the CSV line.
 type FSTest int
@@ -84,7 +88,7 @@ type FSTestResult struct {
 	CPUUserNs   int64           `json:"cpu_user_ns"`
 	CPUSysNs    int64           `json:"cpu_sys_ns"`
 	CPUKnown    bool            `json:"cpu_known"`
-	Latency     latency.Summary `json:"lat_ns"`
+	Latency     LatencySummary  `json:"lat_ns"`
 	Cache       *CacheState     `json:"cache,omitempty"`
 	Direct      bool            `json:"direct"`
 	Interrupted bool            `json:"interrupted,omitempty"`
