@@ -83,20 +83,20 @@ type FSTestResult struct {
 	// Ops counts operations: one-byte calls, blocks, seeks or files.
 	Ops int64 `json:"ops"`
 	// Bytes is the data the bonnie++ rate counts (0 for seeks and file tests).
-	Bytes       int64           `json:"bytes"`
-	ElapsedNs   int64           `json:"elapsed_ns"`
-	CPUUserNs   int64           `json:"cpu_user_ns"`
-	CPUSysNs    int64           `json:"cpu_sys_ns"`
-	CPUKnown    bool            `json:"cpu_known"`
-	Latency     LatencySummary  `json:"lat_ns"`
-	Cache       *CacheState     `json:"cache,omitempty"`
-	Direct      bool            `json:"direct"`
-	Interrupted bool            `json:"interrupted,omitempty"`
-	RateUnit    string          `json:"rate_unit"`
-	RatePerSec  float64         `json:"rate_per_sec"`
-	CPUPercent  float64         `json:"cpu_percent"`
-	TooShort    bool            `json:"too_short"`
-	Notes       []string        `json:"notes,omitempty"`
+	Bytes       int64          `json:"bytes"`
+	ElapsedNs   int64          `json:"elapsed_ns"`
+	CPUUserNs   int64          `json:"cpu_user_ns"`
+	CPUSysNs    int64          `json:"cpu_sys_ns"`
+	CPUKnown    bool           `json:"cpu_known"`
+	Latency     LatencySummary `json:"lat_ns"`
+	Cache       *CacheState    `json:"cache,omitempty"`
+	Direct      bool           `json:"direct"`
+	Interrupted bool           `json:"interrupted,omitempty"`
+	RateUnit    string         `json:"rate_unit"`
+	RatePerSec  float64        `json:"rate_per_sec"`
+	CPUPercent  float64        `json:"cpu_percent"`
+	TooShort    bool           `json:"too_short"`
+	Notes       []string       `json:"notes,omitempty"`
 }
 
 // CacheState says how cold the page cache was when a read phase started.
