@@ -2,10 +2,11 @@ package fsbench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 
+	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -42,47 +43,45 @@ func (r *runner) runFileTests(ctx context.Context, run *result.FSRun) error {
 // (or the caller's cleanup) starts from an empty directory.
 func (r *runner) removeTestDirs() {
 	for _, c := range r.copies {
-		_ = removeAll(filepath.Join(c.dir, c.testDir))
+		_ = c.dir.RemoveAll(osio.Name(c.testDir))
 	}
 }
 
 // makeTestDirs creates the test directory and its subdirectories before the
 // create phase's clock starts, as bonnie++ does.
 func (r *runner) makeTestDirs(c *copyState) error {
-	parent, err := openDirPath(c.dir)
-	if err != nil {
+	if err := c.dir.Mkdir(osio.Name(c.testDir), 0o700); err != nil {
 		return err
-	}
-	defer parent.close()
-	name := append([]byte(c.testDir), 0)
-	if err := parent.mkdir(name); err != nil {
-		return fmt.Errorf("mkdir %s: %w", filepath.Join(c.dir, c.testDir), err)
 	}
 	if r.opts.Dirs <= 1 {
 		return nil
 	}
-	root, err := openDirPath(filepath.Join(c.dir, c.testDir))
+	root, err := r.testRoot(c)
 	if err != nil {
 		return err
 	}
-	defer root.close()
+	defer root.Close()
 	var b []byte
 	for d := range r.opts.Dirs {
 		b = append(appendDirName(b[:0], d), 0)
-		if err := root.mkdir(b); err != nil {
-			return fmt.Errorf("mkdir %s: %w", filepath.Join(c.dir, c.testDir, string(b[:len(b)-1])), err)
+		if err := root.Mkdir(b, 0o700); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-func (r *runner) testRoot(c *copyState) (dirHandle, error) {
-	return openDirPath(filepath.Join(c.dir, c.testDir))
+// testRoot opens the copy's test directory through the copy's descriptor.
+func (r *runner) testRoot(c *copyState) (osio.Dir, error) {
+	return c.dir.OpenSubdir(osio.Name(c.testDir))
+}
+
+func (r *runner) testPath(c *copyState, name []byte) string {
+	return c.dir.Path() + "/" + c.testDir + "/" + string(name[:len(name)-1])
 }
 
 func (r *runner) fileErr(c *copyState, op string, path []byte, i int, err error) error {
-	return fmt.Errorf("%s file %d of %d (%s): %w", op, i+1, c.names.n,
-		filepath.Join(c.dir, c.testDir, string(path[:len(path)-1])), err)
+	return fmt.Errorf("%s file %d of %d (%s): %w", op, i+1, c.names.n, r.testPath(c, path), err)
 }
 
 // createFiles makes every file in index order: open(O_CREAT|O_EXCL), write its
@@ -93,7 +92,7 @@ func (r *runner) createFiles(ctx context.Context, c *copyState, _ int) (int64, i
 	if err != nil {
 		return 0, 0, err
 	}
-	defer root.close()
+	defer root.Close()
 	s := c.names
 	path := make([]byte, 0, 64)
 	var first, target []byte
@@ -107,11 +106,11 @@ func (r *runner) createFiles(ctx context.Context, c *copyState, _ int) (int64, i
 		path = s.path(path, i)
 		switch {
 		case i > 0 && r.opts.MaxFileBytes == LinkHard:
-			if err := root.link(first, path); err != nil {
+			if err := root.LinkSmall(first, path); err != nil {
 				return int64(i), written, r.fileErr(c, "link", path, i, err)
 			}
 		case i > 0 && r.opts.MaxFileBytes == LinkSymbolic:
-			if err := root.symlink(target, path); err != nil {
+			if err := root.SymlinkSmall(target, path); err != nil {
 				return int64(i), written, r.fileErr(c, "symlink", path, i, err)
 			}
 		default:
@@ -129,7 +128,7 @@ func (r *runner) createFiles(ctx context.Context, c *copyState, _ int) (int64, i
 			return int64(i), written, err
 		}
 	}
-	if err := root.syncFS(); err != nil && !isNotSupported(err) {
+	if err := root.SyncFS(); err != nil && !errors.Is(err, result.ErrNotSupported) {
 		return int64(s.n), written, fmt.Errorf("syncfs: %w", err)
 	}
 	return int64(s.n), written, nil
@@ -144,53 +143,53 @@ func symlinkTarget(s *nameSet, firstPath []byte) []byte {
 	return append([]byte("../"), firstPath...)
 }
 
-func (r *runner) createOne(root dirHandle, path []byte, size int64, chunk []byte) (int64, error) {
-	f, err := root.create(path)
+func (r *runner) createOne(root osio.Dir, path []byte, size int64, chunk []byte) (int64, error) {
+	f, err := root.CreateSmall(path)
 	if err != nil {
 		return 0, err
 	}
 	var written int64
 	for written < size {
 		n := min(int64(len(chunk)), size-written)
-		w, err := f.writeSmall(chunk[:n])
+		w, err := f.WriteSmall(chunk[:n])
 		if err == nil && w <= 0 {
 			err = io.ErrShortWrite
 		}
 		if err != nil {
-			_ = f.closeSmall()
+			_ = f.CloseSmall()
 			return written, fmt.Errorf("write: %w", err)
 		}
 		written += int64(w)
 	}
 	if r.opts.SyncWrites {
-		if err := f.sync(); err != nil {
-			_ = f.closeSmall()
+		if err := f.Sync(); err != nil {
+			_ = f.CloseSmall()
 			return written, fmt.Errorf("fsync: %w", err)
 		}
 		if err := r.syncParent(root, path); err != nil {
-			_ = f.closeSmall()
+			_ = f.CloseSmall()
 			return written, err
 		}
 	}
-	return written, f.closeSmall()
+	return written, f.CloseSmall()
 }
 
 // syncParent fsyncs the directory holding path (bonnie++ -b).
-func (r *runner) syncParent(root dirHandle, path []byte) error {
+func (r *runner) syncParent(root osio.Dir, path []byte) error {
 	if r.opts.Dirs <= 1 {
-		if err := root.sync(); err != nil {
+		if err := root.Sync(); err != nil {
 			return fmt.Errorf("fsync directory: %w", err)
 		}
 		return nil
 	}
 	var dn [6]byte
 	copy(dn[:], path[:5])
-	d, err := root.openSubdir(dn[:])
+	d, err := root.OpenSubdirSmall(dn[:])
 	if err != nil {
 		return fmt.Errorf("open directory: %w", err)
 	}
-	defer d.close()
-	if err := d.sync(); err != nil {
+	defer d.Close()
+	if err := d.Sync(); err != nil {
 		return fmt.Errorf("fsync directory: %w", err)
 	}
 	return nil
@@ -240,40 +239,40 @@ func (r *runner) deleteFiles(random bool) func(ctx context.Context, c *copyState
 
 // statOne is one file of the stat test: stat, then read the size stat gave
 // in FileChunk pieces, as bonnie++ does (no extra read to find the end).
-func (r *runner) statOne(d dirHandle, name []byte, st *statBuf, buf []byte) (int64, error) {
-	size, err := d.stat(name, st)
+func (r *runner) statOne(d osio.Dir, name []byte, st *osio.StatBuf, buf []byte) (int64, error) {
+	size, err := d.StatSmall(name, st)
 	if err != nil {
 		return 0, fmt.Errorf("stat: %w", err)
 	}
 	if size <= 0 {
 		return 0, nil
 	}
-	f, err := d.openRead(name)
+	f, err := d.OpenSmall(name)
 	if err != nil {
 		return 0, fmt.Errorf("open: %w", err)
 	}
 	var read int64
 	for read < size {
-		n, err := f.readSmall(buf[:min(int64(len(buf)), size-read)])
+		n, err := f.ReadSmall(buf[:min(int64(len(buf)), size-read)])
 		if err == nil && n == 0 {
 			err = errShortFile
 		}
 		if err != nil {
-			_ = f.closeSmall()
+			_ = f.CloseSmall()
 			return read, fmt.Errorf("read: %w", err)
 		}
 		read += int64(n)
 	}
-	return read, f.closeSmall()
+	return read, f.CloseSmall()
 }
 
 // deleteOne unlinks a file; with -b it fsyncs the directory after it.
-func (r *runner) deleteOne(d dirHandle, name []byte) error {
-	if err := d.unlink(name); err != nil {
+func (r *runner) deleteOne(d osio.Dir, name []byte) error {
+	if err := d.UnlinkSmall(name); err != nil {
 		return fmt.Errorf("unlink: %w", err)
 	}
 	if r.opts.SyncWrites {
-		if err := d.sync(); err != nil {
+		if err := d.Sync(); err != nil {
 			return fmt.Errorf("fsync directory: %w", err)
 		}
 	}
@@ -285,9 +284,9 @@ func (r *runner) visitSequential(ctx context.Context, c *copyState, del bool) (i
 	if err != nil {
 		return 0, 0, err
 	}
-	defer root.close()
+	defer root.Close()
 	buf := c.buf[:r.opts.FileChunk]
-	var st statBuf
+	var st osio.StatBuf
 	var count, bytes int64
 	var dirName []byte
 	op := "stat"
@@ -295,17 +294,17 @@ func (r *runner) visitSequential(ctx context.Context, c *copyState, del bool) (i
 		op = "delete"
 	}
 	clock := startOps(ctx, c)
-	visit := func(d dirHandle) error {
-		return c.scanner.scan(d, func(name []byte) error {
+	visit := func(d osio.Dir) error {
+		return c.scanner.Scan(d, func(name []byte) error {
 			if del {
 				if err := r.deleteOne(d, name); err != nil {
-					return fmt.Errorf("%s %s/%s: %w", op, d.path, name[:len(name)-1], err)
+					return fmt.Errorf("%s %s/%s: %w", op, d.Path(), name[:len(name)-1], err)
 				}
 			} else {
 				n, err := r.statOne(d, name, &st, buf)
 				bytes += n
 				if err != nil {
-					return fmt.Errorf("%s %s/%s: %w", op, d.path, name[:len(name)-1], err)
+					return fmt.Errorf("%s %s/%s: %w", op, d.Path(), name[:len(name)-1], err)
 				}
 			}
 			count++
@@ -317,12 +316,12 @@ func (r *runner) visitSequential(ctx context.Context, c *copyState, del bool) (i
 	} else {
 		for dn := range r.opts.Dirs {
 			dirName = append(appendDirName(dirName[:0], dn), 0)
-			d, oerr := root.openSubdir(dirName)
+			d, oerr := root.OpenSubdirSmall(dirName)
 			if oerr != nil {
 				return count, bytes, fmt.Errorf("open directory %s: %w", dirName[:len(dirName)-1], oerr)
 			}
 			err = visit(d)
-			_ = d.close()
+			_ = d.Close()
 			if err != nil {
 				break
 			}
@@ -332,7 +331,7 @@ func (r *runner) visitSequential(ctx context.Context, c *copyState, del bool) (i
 		return count, bytes, err
 	}
 	if count != int64(c.names.n) {
-		return count, bytes, fmt.Errorf("%s: found %d files in %s, expected %d", op, count, root.path, c.names.n)
+		return count, bytes, fmt.Errorf("%s: found %d files in %s, expected %d", op, count, root.Path(), c.names.n)
 	}
 	return count, bytes, nil
 }
@@ -342,11 +341,11 @@ func (r *runner) visitRandom(ctx context.Context, c *copyState, del bool) (int64
 	if err != nil {
 		return 0, 0, err
 	}
-	defer root.close()
+	defer root.Close()
 	s := c.names
 	buf := c.buf[:r.opts.FileChunk]
 	path := make([]byte, 0, 64)
-	var st statBuf
+	var st osio.StatBuf
 	var bytes int64
 	clock := startOps(ctx, c)
 	for k, idx := range s.perm {
@@ -371,8 +370,8 @@ func (r *runner) visitRandom(ctx context.Context, c *copyState, del bool) (int64
 
 // deleteOneAt unlinks path (relative to the test directory) and with -b
 // fsyncs its directory.
-func (r *runner) deleteOneAt(root dirHandle, path []byte) error {
-	if err := root.unlink(path); err != nil {
+func (r *runner) deleteOneAt(root osio.Dir, path []byte) error {
+	if err := root.UnlinkSmall(path); err != nil {
 		return fmt.Errorf("unlink: %w", err)
 	}
 	if r.opts.SyncWrites {
@@ -384,11 +383,6 @@ func (r *runner) deleteOneAt(root dirHandle, path []byte) error {
 // removeDirs removes the subdirectories and the test directory and flushes
 // the filesystem: the end of bonnie++'s delete tests, inside the timing.
 func (r *runner) removeDirs(c *copyState) error {
-	parent, err := openDirPath(c.dir)
-	if err != nil {
-		return err
-	}
-	defer parent.close()
 	if r.opts.Dirs > 1 {
 		root, err := r.testRoot(c)
 		if err != nil {
@@ -397,17 +391,17 @@ func (r *runner) removeDirs(c *copyState) error {
 		var b []byte
 		for d := range r.opts.Dirs {
 			b = append(appendDirName(b[:0], d), 0)
-			if err := root.rmdir(b); err != nil {
-				root.close()
-				return fmt.Errorf("rmdir %s: %w", filepath.Join(root.path, string(b[:len(b)-1])), err)
+			if err := root.RmdirSmall(b); err != nil {
+				root.Close()
+				return fmt.Errorf("rmdir %s: %w", r.testPath(c, b), err)
 			}
 		}
-		root.close()
+		root.Close()
 	}
-	if err := parent.rmdir(append([]byte(c.testDir), 0)); err != nil {
-		return fmt.Errorf("rmdir %s: %w", filepath.Join(c.dir, c.testDir), err)
+	if err := c.dir.RmdirSmall(osio.Name(c.testDir)); err != nil {
+		return fmt.Errorf("rmdir %s/%s: %w", c.dir.Path(), c.testDir, err)
 	}
-	if err := parent.syncFS(); err != nil && !isNotSupported(err) {
+	if err := c.dir.SyncFS(); err != nil && !errors.Is(err, result.ErrNotSupported) {
 		return fmt.Errorf("syncfs: %w", err)
 	}
 	return nil

@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	mrand "math/rand/v2"
-	"os"
 	"time"
 
 	"github.com/clydebench/clyde/internal/cpuclock"
+	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -34,7 +35,7 @@ func (r *runner) runIOTests(ctx context.Context, run *result.FSRun) error {
 		test: result.PutBlock,
 		setup: func(c *copyState) error {
 			clear(c.buf)
-			return removeIfExists(c.bigPath)
+			return removeBig(c)
 		},
 		prepare: func(c *copyState, _ int) error { return r.openBig(c, true, o.Direct) },
 		work: func(ctx context.Context, c *copyState, _ int) (int64, int64, error) {
@@ -72,7 +73,7 @@ func (r *runner) runIOTests(ctx context.Context, run *result.FSRun) error {
 		prepare: r.openSeekLane,
 		work:    r.seekLane,
 		after: func(c *copyState) error {
-			return removeIfExists(c.bigPath)
+			return removeBig(c)
 		},
 	})
 	for _, p := range phases {
@@ -89,8 +90,9 @@ func (r *runner) runIOTests(ctx context.Context, run *result.FSRun) error {
 	return nil
 }
 
-func removeIfExists(path string) error {
-	if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+// removeBig removes the copy's big file if it is there.
+func removeBig(c *copyState) error {
+	if err := c.dir.Remove(c.bigName); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil
@@ -98,32 +100,43 @@ func removeIfExists(path string) error {
 
 func (r *runner) removeBigFiles() {
 	for _, c := range r.copies {
-		_ = removeIfExists(c.bigPath)
+		_ = removeBig(c)
 	}
 }
 
-// closeBig forgets descriptors a failed phase left: each lane opened them in
-// its own descriptor table, which the kernel closed when the lane's thread
-// ended (see isolateThread); where lanes share one table, close them here.
+// closeBig forgets descriptors a failed phase left: a lane with a
+// descriptor table of its own opened them there, and the kernel closed them
+// when the lane's thread ended (see osio.IsolateThread); a lane that shared
+// the process's table left them open, and they are closed here.
 func (r *runner) closeBig() {
 	for _, c := range r.copies {
-		if !threadsIsolated && c.file != (fileHandle{}) {
-			_ = c.file.close()
+		if c.sharedTable[0] && c.file.Valid() {
+			_ = c.file.Close()
 		}
-		c.file = fileHandle{}
-		if !threadsIsolated {
-			for _, f := range c.seekFDs {
-				if f != (fileHandle{}) {
-					_ = f.close()
-				}
+		c.file = osio.NoFile
+		for lane, f := range c.seekFDs {
+			if c.sharedTable[lane] && f.Valid() {
+				_ = f.Close()
 			}
 		}
 		c.seekFDs = nil
 	}
 }
 
+// openFlags are the big file's open flags for a phase.
+func openFlags(create, direct bool) osio.Flag {
+	f := osio.ReadWrite
+	if create {
+		f |= osio.Create
+	}
+	if direct {
+		f |= osio.Direct
+	}
+	return f
+}
+
 func (r *runner) openBig(c *copyState, create, direct bool) error {
-	f, err := openPath(c.bigPath, create, direct)
+	f, err := c.dir.Open(c.bigName, openFlags(create, direct), 0o600)
 	if err != nil {
 		return err
 	}
@@ -136,7 +149,7 @@ func (r *runner) openAtStart(c *copyState, direct bool) error {
 	if err := r.openBig(c, false, direct); err != nil {
 		return err
 	}
-	_, err := c.file.seek(0, io.SeekStart)
+	_, err := c.file.Seek(0, io.SeekStart)
 	return err
 }
 
@@ -146,7 +159,7 @@ func (r *runner) evict(c *copyState, run *result.FSRun, t result.FSTest) {
 	if r.opts.NoEvict {
 		return
 	}
-	st := evictPageCache(c.bigPath, r.opts.SizeMiB<<20)
+	st := evictBig(c, r.opts.SizeMiB<<20)
 	if prev := run.Tests[t].Cache; prev != nil {
 		// Several copies: the phase is cold only if every copy's file is.
 		prev.ResidentBytes += st.ResidentBytes
@@ -161,15 +174,24 @@ func (r *runner) evict(c *copyState, run *result.FSRun, t result.FSTest) {
 	run.Tests[t].Cache = &st
 }
 
+func evictBig(c *copyState, size int64) result.CacheState {
+	f, err := c.dir.Open(c.bigName, osio.ReadOnly, 0)
+	if err != nil {
+		return result.CacheState{FileBytes: size, ResidentBytes: -1, Error: err.Error()}
+	}
+	defer f.Close()
+	return osio.EvictPageCache(f, size)
+}
+
 // finishFile is bonnie++'s Close(): fsync then close, inside the timing.
 func finishFile(c *copyState, path string) error {
 	f := c.file
-	c.file = fileHandle{}
-	if err := f.sync(); err != nil {
-		_ = f.close()
+	c.file = osio.NoFile
+	if err := f.Sync(); err != nil {
+		_ = f.Close()
 		return fmt.Errorf("fsync %s: %w", path, err)
 	}
-	if err := f.close(); err != nil {
+	if err := f.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", path, err)
 	}
 	return nil
@@ -182,7 +204,7 @@ func (r *runner) putChar(ctx context.Context, c *copyState, n int64) (int64, int
 	return r.perCharLoop(ctx, c, n, func(from, to int64) error {
 		for i := from; i < to; i++ {
 			*b = byte(i & 0x7f)
-			if w, err := c.file.writeByteRaw(b); w != 1 {
+			if w, err := c.file.WriteByteRaw(b); w != 1 {
 				return writeErr(c.bigPath, err)
 			}
 		}
@@ -266,15 +288,15 @@ func (r *runner) syncIfAsked(c *copyState) error {
 	if !r.opts.SyncWrites {
 		return nil
 	}
-	if err := c.file.sync(); err != nil {
+	if err := c.file.Sync(); err != nil {
 		return fmt.Errorf("fsync %s: %w", c.bigPath, err)
 	}
 	return nil
 }
 
-func writeFull(f fileHandle, b []byte) error {
+func writeFull(f osio.File, b []byte) error {
 	for len(b) > 0 {
-		n, err := f.write(b)
+		n, err := f.Write(b)
 		if err != nil {
 			return err
 		}
@@ -286,9 +308,9 @@ func writeFull(f fileHandle, b []byte) error {
 	return nil
 }
 
-func readFull(f fileHandle, b []byte) error {
+func readFull(f osio.File, b []byte) error {
 	for len(b) > 0 {
-		n, err := f.read(b)
+		n, err := f.Read(b)
 		if err != nil {
 			return err
 		}
@@ -310,7 +332,7 @@ func (r *runner) rewrite(ctx context.Context, c *copyState, chunks int64) (int64
 			return fmt.Errorf("read %s: %w", c.bigPath, err)
 		}
 		buf[int(k)%chunk]++
-		if _, err := c.file.seek(-int64(chunk), io.SeekCurrent); err != nil {
+		if _, err := c.file.Seek(-int64(chunk), io.SeekCurrent); err != nil {
 			return fmt.Errorf("lseek %s: %w", c.bigPath, err)
 		}
 		if err := writeFull(c.file, buf); err != nil {
@@ -325,7 +347,7 @@ func (r *runner) getChar(ctx context.Context, c *copyState, n int64) (int64, int
 	b := &c.buf[0]
 	return r.perCharLoop(ctx, c, n, func(from, to int64) error {
 		for i := from; i < to; i++ {
-			if got, err := c.file.readByteRaw(b); got != 1 {
+			if got, err := c.file.ReadByteRaw(b); got != 1 {
 				if err == nil {
 					err = errShortFile
 				}
@@ -366,13 +388,13 @@ func seekTickets(c *copyState, n int) []int32 {
 func (r *runner) setupSeeks(c *copyState, run *result.FSRun) {
 	c.tickets = seekTickets(c, r.opts.Seeks)
 	r.evict(c, run, result.Seeks)
-	c.seekFDs = make([]fileHandle, r.opts.SeekProcs)
+	c.seekFDs = make([]osio.File, r.opts.SeekProcs)
 }
 
 // openSeekLane opens the lane's own descriptor, as each bonnie++ seek thread
 // reopens the file.
 func (r *runner) openSeekLane(c *copyState, lane int) error {
-	f, err := openPath(c.bigPath, false, r.opts.Direct)
+	f, err := c.dir.Open(c.bigName, openFlags(false, r.opts.Direct), 0)
 	if err != nil {
 		return err
 	}
@@ -386,13 +408,13 @@ func (r *runner) openSeekLane(c *copyState, lane int) error {
 func (r *runner) seekLane(ctx context.Context, c *copyState, w int) (int64, int64, error) {
 	procs := len(c.seekFDs)
 	f := c.seekFDs[w]
-	buf := alignedBuffer(r.opts.ChunkBytes, DirectAlign)
+	buf := osio.AlignedBuffer(r.opts.ChunkBytes)
 	chunks := r.opts.chunksInFile()
 	chunk := int64(len(buf))
 	lat := c.lat[w]
 	var n int64
 	fail := func(err error) (int64, int64, error) {
-		_ = f.close()
+		_ = f.Close()
 		return n, 0, err
 	}
 	for j := w; j < len(c.tickets); j += procs {
@@ -405,7 +427,7 @@ func (r *runner) seekLane(ctx context.Context, c *copyState, w int) (int64, int6
 		// bonnie++'s doseek: lseek and read a chunk; to update, change a
 		// byte, lseek back and write it.
 		off := (int64(t) % chunks) * chunk
-		if _, err := f.seek(off, io.SeekStart); err != nil {
+		if _, err := f.Seek(off, io.SeekStart); err != nil {
 			return fail(fmt.Errorf("lseek %s to %d: %w", c.bigPath, off, err))
 		}
 		if err := readFull(f, buf); err != nil {
@@ -413,14 +435,14 @@ func (r *runner) seekLane(ctx context.Context, c *copyState, w int) (int64, int6
 		}
 		if update {
 			buf[int64(t)%chunk]--
-			if _, err := f.seek(off, io.SeekStart); err != nil {
+			if _, err := f.Seek(off, io.SeekStart); err != nil {
 				return fail(fmt.Errorf("lseek %s to %d: %w", c.bigPath, off, err))
 			}
 			if err := writeFull(f, buf); err != nil {
 				return fail(fmt.Errorf("write %s at %d: %w", c.bigPath, off, err))
 			}
 			if r.opts.SyncWrites {
-				if err := f.sync(); err != nil {
+				if err := f.Sync(); err != nil {
 					return fail(fmt.Errorf("fsync %s: %w", c.bigPath, err))
 				}
 			}
@@ -436,10 +458,10 @@ func (r *runner) seekLane(ctx context.Context, c *copyState, w int) (int64, int6
 			}
 		}
 	}
-	if err := f.sync(); err != nil {
+	if err := f.Sync(); err != nil {
 		return fail(fmt.Errorf("fsync %s: %w", c.bigPath, err))
 	}
-	if err := f.close(); err != nil {
+	if err := f.Close(); err != nil {
 		return n, 0, fmt.Errorf("close %s: %w", c.bigPath, err)
 	}
 	return n, 0, nil
@@ -451,7 +473,7 @@ const randomPoolBytes = 8 << 20
 
 func randomPool(seed uint32, copyIndex, chunk int) []byte {
 	n := max(randomPoolBytes, chunk)
-	p := alignedBuffer(n, DirectAlign)
+	p := osio.AlignedBuffer(n)
 	src := mrand.NewPCG(uint64(seed), uint64(copyIndex)+1)
 	for i := 0; i+8 <= len(p); i += 8 {
 		v := src.Uint64()

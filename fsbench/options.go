@@ -14,6 +14,7 @@ import (
 	"io"
 	"runtime"
 
+	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -244,7 +245,7 @@ func (o *Options) Validate() error {
 		return result.Usagef("-n", "testing %dK files needs more than the %d MiB of RAM; use a smaller num or -r", o.FilesK, o.RAMMiB)
 	}
 	if o.Direct {
-		if !directSupported {
+		if !osio.DirectSupported {
 			return result.Usagef("-D", "O_DIRECT is not supported on %s", runtime.GOOS)
 		}
 		if o.ChunkBytes%DirectAlign != 0 {

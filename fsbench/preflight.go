@@ -1,7 +1,6 @@
 package fsbench
 
 import (
-	"errors"
 	"fmt"
 	"os"
 
@@ -10,10 +9,6 @@ import (
 	"github.com/clydebench/clyde/internal/sysinfo"
 	"github.com/clydebench/clyde/result"
 )
-
-func isNotSupported(err error) bool { return errors.Is(err, result.ErrNotSupported) }
-
-func removeAll(path string) error { return os.RemoveAll(path) }
 
 // Need is what a run will occupy at its peak.
 type Need struct {

@@ -2,13 +2,10 @@ package fsbench
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,49 +13,49 @@ import (
 	"github.com/clydebench/clyde/internal/cpuclock"
 	"github.com/clydebench/clyde/internal/glibcrand"
 	"github.com/clydebench/clyde/internal/latency"
+	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/procs"
+	"github.com/clydebench/clyde/internal/rundir"
+	"github.com/clydebench/clyde/internal/runlock"
 	"github.com/clydebench/clyde/result"
 )
 
 // MarkerName is the file inside every private run directory that lets
 // Cleanup recognise a directory clyde made; nothing without it is touched.
-const MarkerName = ".clyde-run"
+const MarkerName = rundir.MarkerName
 
 // PrivateDirPrefix starts the name of every private run directory.
-const PrivateDirPrefix = "clyde."
-
-// marker is the content of MarkerName.
-type marker struct {
-	Tool  string    `json:"tool"`
-	PID   int       `json:"pid"`
-	Host  string    `json:"host"`
-	Start time.Time `json:"start"`
-}
+const PrivateDirPrefix = rundir.Prefix
 
 // copyState is one concurrent copy of the suite: its own directory, big file,
 // random stream, buffers and latency recorders, touched only by its workers.
 type copyState struct {
 	index   int
-	dir     string // the copy's directory
-	bigPath string
-	testDir string // name of the file-test directory inside dir
+	dir     osio.Dir // the copy's directory: the private directory or copy.NNN in it
+	bigName []byte   // the big file's name in dir, NUL-terminated
+	bigPath string   // the big file's path, for messages only
+	testDir string   // name of the file-test directory inside dir
 	rng     *glibcrand.Rand
 	buf     []byte // chunk buffer, aligned for O_DIRECT
 	pool    []byte // random data pool (RandomData)
 	lat     []*latency.Recorder
 	done    atomic.Int64 // operations finished in the current phase, for the live line
 
-	file    fileHandle   // the big file, while lane 0 of a phase has it open
-	seekFDs []fileHandle // one per seek lane, each opened on its lane's thread
-	tickets []int32      // seek tickets; negative writes back
+	file    osio.File   // the big file, while lane 0 of a phase has it open
+	seekFDs []osio.File // one per seek lane, each opened on its lane's thread
+	tickets []int32     // seek tickets; negative writes back
 	names   *nameSet
-	scanner *dirScanner
+	scanner *osio.Scanner
+	// sharedTable[lane] is true when the lane's thread could not get a
+	// descriptor table of its own (osio.IsolateThread), so what the lane
+	// left open must be closed by the runner rather than by the kernel.
+	sharedTable []bool
 }
 
 // runner holds one clyde fs run.
 type runner struct {
 	opts    Options
-	private string
+	private *rundir.Run
 	copies  []*copyState
 	prog    *progress
 }
@@ -73,18 +70,33 @@ func Run(ctx context.Context, opts Options) (*result.FS, error) {
 	if err := Preflight(&opts); err != nil {
 		return nil, err
 	}
+	parent, err := osio.OpenDir(opts.Dir)
+	if err != nil {
+		return nil, result.Usagef("-d", "%v", err)
+	}
+	defer parent.Close()
+	lock, err := runlock.Dir(parent, opts.Dir, func() []runlock.Holder { return liveHolders(parent) })
+	switch {
+	case errors.Is(err, result.ErrNotSupported):
+		if opts.Progress != nil {
+			fmt.Fprintf(opts.Progress, "clyde: warning: no run lock: %v\n", err)
+		}
+	case err != nil:
+		return nil, err
+	}
+	defer lock.Release()
 	r := &runner{opts: opts, prog: newProgress(opts.Progress, opts.Live)}
 	res := &result.FS{
 		SchemaVersion: result.SchemaVersion,
 		Kind:          "fs",
 		Config:        opts.config(),
 	}
-	if err := r.makePrivateDir(); err != nil {
+	if err := r.makePrivateDir(parent); err != nil {
 		return res, err
 	}
-	// Every path below ends at the one RemoveAll that reports its error; a
+	// Every path below ends at the one Remove that reports its error; a
 	// panic would end the whole process, so no deferred copy of it.
-	err := r.runIterations(ctx, res)
+	err = r.runIterations(ctx, res)
 	if err != nil {
 		res.Error = err.Error()
 		if ctx.Err() != nil {
@@ -98,7 +110,8 @@ func Run(ctx context.Context, opts Options) (*result.FS, error) {
 		}
 	}
 	res.MaxRSSBytes, _ = cpuclock.MaxRSS()
-	if rmErr := os.RemoveAll(r.private); rmErr != nil {
+	r.closeCopyDirs()
+	if rmErr := r.private.Remove(); rmErr != nil {
 		// A read-only or failing filesystem keeps the files: say so even
 		// when the run already failed, and how to remove them later.
 		left := fmt.Errorf("cleanup: %w; remove what is left with clyde fs --cleanup -d %s", rmErr, r.opts.Dir)
@@ -109,6 +122,16 @@ func Run(ctx context.Context, opts Options) (*result.FS, error) {
 		}
 	}
 	return res, err
+}
+
+// liveHolders names the runs whose markers in parent say they are alive:
+// who holds the lock when it is taken.
+func liveHolders(parent osio.Dir) []runlock.Holder {
+	var hs []runlock.Holder
+	for _, m := range rundir.Live(parent) {
+		hs = append(hs, runlock.Holder{PID: m.PID, Host: m.Host, Started: m.Start, Command: m.Command})
+	}
+	return hs
 }
 
 func (o *Options) config() result.FSConfig {
@@ -131,56 +154,37 @@ func (o *Options) newRand() *glibcrand.Rand {
 	return glibcrand.New(o.Seed)
 }
 
-// makePrivateDir creates clyde.<pid>.<random> with mode 0700, exclusively,
-// and the marker that identifies it.
-func (r *runner) makePrivateDir() error {
-	var rnd [4]byte
-	if _, err := rand.Read(rnd[:]); err != nil {
-		return fmt.Errorf("make private directory: %w", err)
-	}
-	name := fmt.Sprintf("%s%d.%s", PrivateDirPrefix, os.Getpid(), hex.EncodeToString(rnd[:]))
-	r.private = filepath.Join(r.opts.Dir, name)
-	if err := os.Mkdir(r.private, 0o700); err != nil {
-		return fmt.Errorf("make private directory: %w", err)
-	}
-	host, _ := os.Hostname()
-	m, _ := json.Marshal(marker{Tool: "clyde", PID: os.Getpid(), Host: host, Start: time.Now().UTC()})
-	mf := filepath.Join(r.private, MarkerName)
-	f, err := os.OpenFile(mf, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err == nil {
-		_, err = f.Write(append(m, '\n'))
-		if err == nil {
-			// Flushed, so the marker survives a crash or a filesystem
-			// shutdown that leaves the directory behind: Cleanup trusts
-			// only a readable marker.
-			err = f.Sync()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
+// makePrivateDir creates the private run directory in parent and, with -c,
+// a directory per copy inside it.
+func (r *runner) makePrivateDir(parent osio.Dir) error {
+	priv, err := rundir.Create(parent, strings.Join(os.Args, " "))
 	if err != nil {
-		os.RemoveAll(r.private)
-		return fmt.Errorf("write marker %s: %w", mf, err)
+		return err
 	}
+	r.private = priv
 	for i := range r.opts.Concurrency {
-		dir := r.private
+		dir := priv.Dir
 		if r.opts.Concurrency > 1 {
-			dir = filepath.Join(r.private, fmt.Sprintf("copy.%03d", i))
-			if err := os.Mkdir(dir, 0o700); err != nil {
-				os.RemoveAll(r.private)
-				return fmt.Errorf("make copy directory: %w", err)
+			name := osio.Name(fmt.Sprintf("copy.%03d", i))
+			if err := priv.Dir.Mkdir(name, 0o700); err != nil {
+				return r.abandon(fmt.Errorf("make copy directory: %w", err))
+			}
+			if dir, err = priv.Dir.OpenSubdir(name); err != nil {
+				return r.abandon(fmt.Errorf("open copy directory: %w", err))
 			}
 		}
 		base := fmt.Sprintf("Bonnie.%d", os.Getpid())
 		c := &copyState{
 			index:   i,
 			dir:     dir,
-			bigPath: filepath.Join(dir, base),
+			bigName: osio.Name(base),
+			bigPath: dir.Path() + "/" + base,
 			testDir: base,
 			rng:     r.opts.newRand(),
-			buf:     alignedBuffer(max(r.opts.ChunkBytes, r.opts.FileChunk), DirectAlign),
-			scanner: newDirScanner(),
+			buf:     osio.AlignedBuffer(max(r.opts.ChunkBytes, r.opts.FileChunk)),
+			file:        osio.NoFile,
+			scanner:     osio.NewScanner(),
+			sharedTable: make([]bool, max(1, r.opts.SeekProcs)),
 		}
 		nrec := max(1, r.opts.SeekProcs)
 		for range nrec {
@@ -192,6 +196,26 @@ func (r *runner) makePrivateDir() error {
 		r.copies = append(r.copies, c)
 	}
 	return nil
+}
+
+// abandon removes a private directory that could not be finished.
+func (r *runner) abandon(err error) error {
+	r.closeCopyDirs()
+	if rmErr := r.private.Remove(); rmErr != nil {
+		return fmt.Errorf("%w; cleanup: %v", err, rmErr)
+	}
+	return err
+}
+
+// closeCopyDirs closes the copy directories' descriptors (the private
+// directory's own is closed by its Remove).
+func (r *runner) closeCopyDirs() {
+	if r.opts.Concurrency <= 1 {
+		return
+	}
+	for _, c := range r.copies {
+		_ = c.dir.Close()
+	}
 }
 
 func (r *runner) runIterations(ctx context.Context, res *result.FS) error {
@@ -286,7 +310,7 @@ func (r *runner) runPhase(ctx context.Context, run *result.FSRun, p phaseFuncs) 
 	ready.Add(len(lanes))
 	for i, ln := range lanes {
 		done.Go(func() {
-			isolateThread()
+			ln.c.sharedTable[ln.lane] = !osio.IsolateThread()
 			if p.prepare != nil {
 				prepErrs[i] = p.prepare(ln.c, ln.lane)
 			}
@@ -437,12 +461,3 @@ func (k *opClock) done(n int64) error {
 	return nil
 }
 
-// alignedBuffer returns n bytes starting on an align boundary.
-func alignedBuffer(n, align int) []byte {
-	b := make([]byte, n+align)
-	off := 0
-	if rem := int(uintptrOf(b) % uintptr(align)); rem != 0 {
-		off = align - rem
-	}
-	return b[off : off+n : off+n]
-}

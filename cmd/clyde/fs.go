@@ -50,6 +50,7 @@ func fsCommand() *cli.Command {
 			&cli.BoolFlag{Name: "random-data", Usage: "write incompressible data instead of bonnie++'s near-zero blocks"},
 			&cli.BoolFlag{Name: "no-evict", Usage: "do not drop the big file from the page cache before read phases"},
 			&cli.BoolFlag{Name: "cleanup", Usage: "remove what killed clyde runs left in -d, then exit"},
+			&cli.BoolFlag{Name: "force", Usage: "with --cleanup: also remove what runs on other hosts left (a shared filesystem)"},
 			&cli.StringFlag{Name: "p", Hidden: true},
 			&cli.StringFlag{Name: "y", Hidden: true},
 		}, keepFlags()...),
@@ -177,14 +178,20 @@ func parseWhole(s string) (int64, error) {
 func fsAction(c *cli.Context) error {
 	stdout, stderr := c.App.Writer, c.App.ErrWriter
 	if c.Bool("cleanup") {
-		removed, err := fsbench.Cleanup(c.String("dir"))
-		for _, p := range removed {
+		rep, err := fsbench.Cleanup(c.String("dir"), c.Bool("force"))
+		for _, p := range rep.Removed {
 			fmt.Fprintf(stdout, "removed %s\n", p)
 		}
-		if err == nil && len(removed) == 0 {
+		for _, p := range rep.Skipped {
+			fmt.Fprintf(stdout, "skipped %s\n", p)
+		}
+		if err == nil && len(rep.Removed) == 0 && len(rep.Skipped) == 0 {
 			fmt.Fprintf(stdout, "nothing to clean up in %s\n", c.String("dir"))
 		}
 		return err
+	}
+	if c.Bool("force") {
+		return result.Usagef("--force", "goes with --cleanup: it removes what runs on other hosts left")
 	}
 	o, err := fsOptions(c)
 	if err != nil {
@@ -193,7 +200,7 @@ func fsAction(c *cli.Context) error {
 	if err := switchUser(c.String("user"), c.String("group")); err != nil {
 		return err
 	}
-	keep, err := beginKeep(c, o.Dir)
+	keep, err := beginKeep(c, "") // fsbench.Run locks -d itself
 	if err != nil {
 		return err
 	}

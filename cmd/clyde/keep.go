@@ -7,17 +7,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/urfave/cli/v2"
 
 	"github.com/clydebench/clyde/internal/compare"
 	"github.com/clydebench/clyde/internal/history"
+	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/prom"
 	"github.com/clydebench/clyde/internal/runlock"
-	"github.com/clydebench/clyde/internal/sysinfo"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -63,7 +63,7 @@ func openHistory(c *cli.Context) (*history.Store, error) {
 // the run lock on the target while the run goes, then saves the result to
 // the history, checks for a regression and writes the Prometheus textfile.
 type keeper struct {
-	lock       *runlock.Lock
+	lock       *targetLock
 	stderr     io.Writer
 	noHistory  bool
 	dbPath     string
@@ -90,16 +90,60 @@ func beginKeep(c *cli.Context, target string) (*keeper, error) {
 		}
 		k.dbPath = p
 	}
-	me := runlock.Holder{PID: os.Getpid(), Host: sysinfo.Hostname(), Started: time.Now()}
-	lock, err := runlock.Acquire(runlock.Dir(), target, me)
-	switch {
-	case errors.Is(err, result.ErrNotSupported):
-		fmt.Fprintf(k.stderr, "clyde: warning: no run lock on this platform: %v\n", err)
-	case err != nil:
+	if target != "" {
+		lock, err := lockTarget(target)
+		switch {
+		case errors.Is(err, result.ErrNotSupported):
+			fmt.Fprintf(k.stderr, "clyde: warning: no run lock here: %v\n", err)
+		case err != nil:
+			return nil, err
+		}
+		k.lock = lock
+	}
+	return k, nil
+}
+
+// lockTarget takes the run lock of a block run on the target itself: the
+// file or device when it exists, else the directory it will be made in.
+// The descriptor stays open while the lock is held.
+func lockTarget(target string) (*targetLock, error) {
+	if f, err := osio.OpenFile(target, osio.ReadOnly); err == nil {
+		l, err := runlock.File(f, target)
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		return &targetLock{l, f.Close}, nil
+	}
+	dir := filepath.Dir(target)
+	d, err := osio.OpenDir(dir)
+	if err != nil {
+		return nil, result.Usagef("--filename", "%v", err)
+	}
+	l, err := runlock.Dir(d, dir, nil)
+	if err != nil {
+		d.Close()
 		return nil, err
 	}
-	k.lock = lock
-	return k, nil
+	return &targetLock{l, d.Close}, nil
+}
+
+// targetLock is a held lock and the descriptor it is held on.
+type targetLock struct {
+	lock  *runlock.Lock
+	close func() error
+}
+
+// Release gives the lock back and closes its descriptor.
+func (t *targetLock) Release() error {
+	if t == nil {
+		return nil
+	}
+	err := t.lock.Release()
+	if cerr := t.close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // release gives the run lock back; deferred by the command.

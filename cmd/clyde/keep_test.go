@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +18,8 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/clydebench/clyde/internal/history"
+	"github.com/clydebench/clyde/internal/osio"
+	"github.com/clydebench/clyde/internal/rundir"
 	"github.com/clydebench/clyde/internal/runlock"
 	"github.com/clydebench/clyde/internal/sysinfo"
 	"github.com/clydebench/clyde/result"
@@ -199,10 +203,30 @@ func TestPromTextfileParses(t *testing.T) {
 	}
 }
 
+// TestLockNamesHolder holds the lock on -d as a run would (flock on the
+// directory, a marker in a private directory of a live process) and checks
+// that a second run refuses and names the holder from its marker, and that
+// nothing was created for the refused run.
 func TestLockNamesHolder(t *testing.T) {
 	dir := t.TempDir()
 	started := time.Date(2026, 5, 4, 3, 2, 1, 0, time.Local)
-	l, err := runlock.Acquire(runlock.Dir(), dir, runlock.Holder{PID: 424242, Host: "otherbox", Started: started})
+	priv := filepath.Join(dir, fmt.Sprintf("clyde.%d.0badc0de", os.Getpid()))
+	if err := os.Mkdir(priv, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := json.Marshal(rundir.Marker{Tool: "clyde", PID: os.Getpid(), Host: sysinfo.Hostname(), Start: started})
+	if err := os.WriteFile(filepath.Join(priv, rundir.MarkerName), m, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d, err := osio.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	l, err := runlock.Dir(d, dir, nil)
+	if errors.Is(err, result.ErrNotSupported) {
+		t.Skipf("no run locks on this filesystem: %v", err)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,10 +236,16 @@ func TestLockNamesHolder(t *testing.T) {
 		t.Fatalf("exit %d while locked, want %d; %s", code, exitFailed, stderr)
 	}
 	line := oneLine(t, stderr)
-	for _, want := range []string{"pid 424242", "otherbox", "2026-05-04 03:02:01"} {
+	for _, want := range []string{fmt.Sprintf("pid %d", os.Getpid()), sysinfo.Hostname(), "2026-05-04 03:02:01"} {
 		if !strings.Contains(line, want) {
 			t.Fatalf("%q does not say %s", line, want)
 		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("the refused run left %d entries in %s, want only the holder's", len(entries), dir)
+	}
+	if err := os.RemoveAll(priv); err != nil {
+		t.Fatal(err)
 	}
 	if code, _, stderr := runClyde(t, smallFS(dir, "--no-history")...); code != 0 {
 		t.Fatalf("after release: exit %d, %s", code, stderr)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package fsbench
+package rundir
 
 import (
 	"errors"

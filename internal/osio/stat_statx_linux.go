@@ -1,6 +1,6 @@
 //go:build linux && !amd64 && !arm64
 
-package fsbench
+package osio
 
 import (
 	"unsafe"
@@ -8,12 +8,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// statBuf is what statx(2) fills: the one stat call every Linux
+// StatBuf is what statx(2) fills: the one stat call every Linux
 // architecture has with the same layout.
-type statBuf = unix.Statx_t
+type StatBuf = unix.Statx_t
 
-// stat follows symlinks, as bonnie++'s stat() does.
-func (d dirHandle) stat(name []byte, st *statBuf) (int64, error) {
+// StatSmall follows symlinks, as bonnie++'s stat() does, raw; it returns
+// the size.
+func (d Dir) StatSmall(name []byte, st *StatBuf) (int64, error) {
 	_, _, e := unix.RawSyscall6(unix.SYS_STATX, uintptr(d.fd), namePtr(name), 0, unix.STATX_BASIC_STATS, uintptr(unsafe.Pointer(st)), 0)
 	if e != 0 {
 		return 0, errnoErr(e)

@@ -1,6 +1,6 @@
 //go:build linux
 
-package fsbench
+package osio
 
 import (
 	"fmt"
@@ -12,29 +12,23 @@ import (
 	"github.com/clydebench/clyde/result"
 )
 
-// evictPageCache writes the file's dirty pages back, asks the kernel to drop
+// EvictPageCache writes the file's dirty pages back, asks the kernel to drop
 // its cached pages, and then counts with mincore how many are still resident,
 // so a read phase can say whether it really read from the device. tmpfs and
 // some FUSE filesystems keep their pages: the result says so rather than
 // claiming cold reads.
-func evictPageCache(path string, fileBytes int64) result.CacheState {
+func EvictPageCache(f File, fileBytes int64) result.CacheState {
 	st := result.CacheState{FileBytes: fileBytes, ResidentBytes: -1}
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
-	if err != nil {
-		st.Error = (&os.PathError{Op: "open", Path: path, Err: err}).Error()
-		return st
-	}
-	defer unix.Close(fd)
-	if err := unix.Fsync(fd); err != nil {
+	if err := unix.Fsync(f.fd); err != nil {
 		st.Error = "fsync: " + err.Error()
 		return st
 	}
-	if err := unix.Fadvise(fd, 0, 0, unix.FADV_DONTNEED); err != nil {
+	if err := unix.Fadvise(f.fd, 0, 0, unix.FADV_DONTNEED); err != nil {
 		st.Error = "posix_fadvise(DONTNEED): " + err.Error()
 		return st
 	}
 	st.Evicted = true
-	resident, err := residentBytes(fd, fileBytes)
+	resident, err := residentBytes(f.fd, fileBytes)
 	if err != nil {
 		st.Error = "mincore: " + err.Error()
 		return st

@@ -1,0 +1,272 @@
+//go:build unix
+
+package osio
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// Dir is an open directory. Its methods resolve names relative to it.
+type Dir struct {
+	fd   int
+	path string // for messages only; never opened again
+}
+
+// File is an open file: a raw descriptor, so the hot loops neither lock nor
+// allocate per call.
+type File struct{ fd int }
+
+// NoFile is the zero File: no descriptor.
+var NoFile = File{fd: -1}
+
+// OpenDir opens the directory a user named. Symlinks in path are followed
+// once, here, because the user named the path; everything clyde then does
+// in it goes through the descriptor.
+func OpenDir(path string) (Dir, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return Dir{fd: -1}, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	return Dir{fd: fd, path: path}, nil
+}
+
+// Path is the directory's path, for messages.
+func (d Dir) Path() string { return d.path }
+
+// Fd is the descriptor, for locks and system calls this package does not wrap.
+func (d Dir) Fd() int { return d.fd }
+
+// Valid says whether d holds a descriptor.
+func (d Dir) Valid() bool { return d.fd >= 0 && d.path != "" }
+
+// Close closes the directory.
+func (d Dir) Close() error {
+	if d.fd < 0 {
+		return nil
+	}
+	return unix.Close(d.fd)
+}
+
+func (d Dir) join(name []byte) string { return d.path + "/" + nameString(name) }
+
+func unixFlags(flag Flag) (int, error) {
+	flags := unix.O_NOFOLLOW | unix.O_CLOEXEC
+	switch {
+	case flag&ReadWrite != 0:
+		flags |= unix.O_RDWR
+	case flag&WriteOnly != 0:
+		flags |= unix.O_WRONLY
+	default:
+		flags |= unix.O_RDONLY
+	}
+	if flag&Create != 0 {
+		flags |= unix.O_CREAT | unix.O_EXCL
+	}
+	if flag&Direct != 0 {
+		d, err := directOpenFlag()
+		if err != nil {
+			return 0, err
+		}
+		flags |= d
+	}
+	return flags, nil
+}
+
+// Open opens (with Create, creates exclusively) the file name in d. A
+// symlink at name is refused (ELOOP), never followed.
+func (d Dir) Open(name []byte, flag Flag, perm uint32) (File, error) {
+	flags, err := unixFlags(flag)
+	if err != nil {
+		return NoFile, err
+	}
+	fd, err := unix.Openat(d.fd, nameString(name), flags, perm)
+	if err != nil {
+		return NoFile, &os.PathError{Op: "open", Path: d.join(name), Err: err}
+	}
+	f := File{fd: fd}
+	if flag&Direct != 0 {
+		if err := afterDirectOpen(fd); err != nil {
+			_ = unix.Close(fd)
+			return NoFile, &os.PathError{Op: "open", Path: d.join(name), Err: err}
+		}
+	}
+	return f, nil
+}
+
+// OpenFile opens a file or device the user named by path (a block target).
+// Symlinks in the path are followed: the user named it.
+func OpenFile(path string, flag Flag) (File, error) {
+	flags, err := unixFlags(flag)
+	if err != nil {
+		return NoFile, err
+	}
+	flags &^= unix.O_NOFOLLOW
+	fd, err := unix.Open(path, flags, 0o600)
+	if err != nil {
+		return NoFile, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	if flag&Direct != 0 {
+		if err := afterDirectOpen(fd); err != nil {
+			_ = unix.Close(fd)
+			return NoFile, &os.PathError{Op: "open", Path: path, Err: err}
+		}
+	}
+	return File{fd: fd}, nil
+}
+
+// Lstat describes name in d without following a symlink.
+func (d Dir) Lstat(name []byte) (Entry, error) {
+	var st unix.Stat_t
+	if err := unix.Fstatat(d.fd, nameString(name), &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return Entry{}, &os.PathError{Op: "lstat", Path: d.join(name), Err: err}
+	}
+	return entryOf(&st), nil
+}
+
+// Identity is the directory's own device and inode.
+func (d Dir) Identity() (Identity, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(d.fd, &st); err != nil {
+		return Identity{}, &os.PathError{Op: "fstat", Path: d.path, Err: err}
+	}
+	return entryOf(&st).ID, nil
+}
+
+// Stat describes the open file.
+func (f File) Stat() (Entry, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(f.fd, &st); err != nil {
+		return Entry{}, err
+	}
+	return entryOf(&st), nil
+}
+
+func entryOf(st *unix.Stat_t) Entry {
+	mode := uint32(st.Mode)
+	return Entry{
+		ID:    Identity{Dev: uint64(st.Dev), Ino: uint64(st.Ino)},
+		Dir:   mode&unix.S_IFMT == unix.S_IFDIR,
+		Reg:   mode&unix.S_IFMT == unix.S_IFREG,
+		Link:  mode&unix.S_IFMT == unix.S_IFLNK,
+		Size:  st.Size,
+		Mode:  mode & 0o7777,
+		UID:   int(st.Uid),
+		Nlink: uint64(st.Nlink),
+	}
+}
+
+// Mkdir makes the directory name in d.
+func (d Dir) Mkdir(name []byte, perm uint32) error {
+	if err := unix.Mkdirat(d.fd, nameString(name), perm); err != nil {
+		return &os.PathError{Op: "mkdir", Path: d.join(name), Err: err}
+	}
+	return nil
+}
+
+// OpenSubdir opens the directory name in d; a symlink there is refused.
+func (d Dir) OpenSubdir(name []byte) (Dir, error) {
+	fd, err := unix.Openat(d.fd, nameString(name), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return Dir{fd: -1}, &os.PathError{Op: "open", Path: d.join(name), Err: err}
+	}
+	return Dir{fd: fd, path: d.join(name)}, nil
+}
+
+// Remove removes the file or empty directory name in d, never what a
+// symlink there points at.
+func (d Dir) Remove(name []byte) error {
+	s := nameString(name)
+	err := unix.Unlinkat(d.fd, s, 0)
+	if errors.Is(err, unix.EISDIR) || errors.Is(err, unix.EPERM) {
+		if e := unix.Unlinkat(d.fd, s, unix.AT_REMOVEDIR); e == nil || !errors.Is(e, unix.ENOTDIR) {
+			err = e
+		}
+	}
+	if err != nil {
+		return &os.PathError{Op: "remove", Path: d.join(name), Err: err}
+	}
+	return nil
+}
+
+// RemoveAll removes name in d and, when it is a directory, everything in it,
+// through descriptors: a symlink anywhere below is removed, never followed.
+// A missing name is not an error.
+func (d Dir) RemoveAll(name []byte) error {
+	e, err := d.Lstat(name)
+	if err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return nil
+		}
+		return err
+	}
+	if e.Dir {
+		sub, err := d.OpenSubdir(name)
+		if err != nil {
+			return err
+		}
+		err = sub.removeContents()
+		if cerr := sub.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := d.Remove(name); err != nil && !errors.Is(err, unix.ENOENT) {
+		return err
+	}
+	return nil
+}
+
+// removeContents empties d, one entry at a time.
+func (d Dir) removeContents() error {
+	for {
+		names, err := d.ReadNames()
+		if err != nil {
+			return err
+		}
+		if len(names) == 0 {
+			return nil
+		}
+		for _, n := range names {
+			if err := d.RemoveAll(Name(n)); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// Rename renames oldName to newName within d.
+func (d Dir) Rename(oldName, newName []byte) error {
+	if err := unix.Renameat(d.fd, nameString(oldName), d.fd, nameString(newName)); err != nil {
+		return fmt.Errorf("rename %s to %s: %w", d.join(oldName), nameString(newName), err)
+	}
+	return nil
+}
+
+// Sync fsyncs the directory itself (bonnie++ -b).
+func (d Dir) Sync() error { return unix.Fsync(d.fd) }
+
+// Fd is the descriptor.
+func (f File) Fd() int { return f.fd }
+
+// Valid says whether f holds a descriptor.
+func (f File) Valid() bool { return f.fd >= 0 }
+
+func (f File) Write(b []byte) (int, error)             { return unix.Write(f.fd, b) }
+func (f File) Read(b []byte) (int, error)              { return unix.Read(f.fd, b) }
+func (f File) Pread(b []byte, off int64) (int, error)  { return unix.Pread(f.fd, b, off) }
+func (f File) Pwrite(b []byte, off int64) (int, error) { return unix.Pwrite(f.fd, b, off) }
+func (f File) Seek(off int64, whence int) (int64, error) {
+	return unix.Seek(f.fd, off, whence)
+}
+
+// Sync is fsync(2).
+func (f File) Sync() error { return unix.Fsync(f.fd) }
+
+// Close closes the descriptor.
+func (f File) Close() error { return unix.Close(f.fd) }

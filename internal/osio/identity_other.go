@@ -1,0 +1,11 @@
+//go:build !unix && !windows
+
+package osio
+
+import (
+	"os"
+
+	"github.com/clydebench/clyde/result"
+)
+
+func identityOf(*os.File) (Identity, error) { return Identity{}, result.ErrNotSupported }

@@ -1,0 +1,78 @@
+// Package osio is clyde's one I/O layer: directory and file handles over raw
+// descriptors, with every name resolved relative to an open directory and no
+// symlink followed, so a directory swapped for a symlink mid-run sends
+// nothing elsewhere. It also holds the aligned-buffer helper, page-cache
+// eviction and thread isolation the engines share.
+//
+// Names passed to Dir methods are NUL-terminated byte slices (Name makes one):
+// on Linux the hot loops of the file tests call the kernel with them directly,
+// without an allocation per operation. On the BSDs and macOS the same calls go
+// through x/sys/unix's *at functions; elsewhere (Windows) through os.Root,
+// which opens every name relative to the directory's handle and refuses to
+// leave it.
+package osio
+
+import (
+	"unsafe"
+)
+
+// Name returns s as a NUL-terminated name for Dir's methods.
+func Name(s string) []byte { return append([]byte(s), 0) }
+
+// nameString drops the terminating NUL.
+func nameString(name []byte) string {
+	if n := len(name); n > 0 && name[n-1] == 0 {
+		return string(name[:n-1])
+	}
+	return string(name)
+}
+
+// Flag says how a file is opened. Every open adds no-follow and close-on-exec.
+type Flag int
+
+// Open flags.
+const (
+	ReadOnly Flag = 1 << iota
+	WriteOnly
+	ReadWrite
+	// Create makes a new file and fails if the name exists (O_CREAT|O_EXCL).
+	Create
+	// Direct bypasses the page cache (O_DIRECT, F_NOCACHE); where the
+	// platform cannot, the open fails with an error wrapping
+	// result.ErrNotSupported.
+	Direct
+)
+
+// BufferAlign is the alignment of every buffer AlignedBuffer returns: it
+// satisfies direct I/O on every device and filesystem clyde meets (logical
+// blocks of 512 or 4096 bytes, memory pages of 4 KiB).
+const BufferAlign = 4096
+
+// AlignedBuffer is the one place direct-I/O buffers come from: n bytes
+// starting on a BufferAlign boundary.
+func AlignedBuffer(n int) []byte {
+	b := make([]byte, n+BufferAlign)
+	skip := 0
+	if rem := int(uintptr(unsafe.Pointer(unsafe.SliceData(b))) & (BufferAlign - 1)); rem != 0 {
+		skip = BufferAlign - rem
+	}
+	return b[skip : skip+n : skip+n]
+}
+
+// Identity is what makes a file the same file: device and inode on Unix,
+// the volume serial and file ID on Windows.
+type Identity struct {
+	Dev, Ino uint64
+}
+
+// Entry is what Lstat says of a name in a directory.
+type Entry struct {
+	ID    Identity
+	Dir   bool
+	Reg   bool
+	Link  bool
+	Size  int64
+	Mode  uint32 // permission bits
+	UID   int    // -1 where the platform has none
+	Nlink uint64
+}

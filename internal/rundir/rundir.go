@@ -1,0 +1,285 @@
+// Package rundir is clyde's private run directory: clyde.<pid>.<random>,
+// mode 0700, made exclusively inside the directory the user named, holding a
+// flushed marker that says which run made it. Everything a run creates lives
+// in it and is reached through its descriptor (see internal/osio), so a
+// directory swapped for a symlink mid-run sends nothing elsewhere. Remove
+// takes it all away with the marker last, so an interrupted removal can be
+// retried by Cleanup, which touches only directories whose marker it can
+// read and whose run is gone.
+package rundir
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"regexp"
+	"time"
+
+	"github.com/clydebench/clyde/internal/osio"
+)
+
+// Prefix starts the name of every private run directory.
+const Prefix = "clyde."
+
+// MarkerName is the file inside every private run directory that lets
+// Cleanup recognise a directory clyde made; nothing without it is touched.
+const MarkerName = ".clyde-run"
+
+// maxMarkerBytes bounds what is read of a marker.
+const maxMarkerBytes = 4096
+
+// namePattern matches only the names Create produces.
+var namePattern = regexp.MustCompile(`^clyde\.[0-9]+\.[0-9a-f]{8}$`)
+
+// Marker is the content of MarkerName.
+type Marker struct {
+	Tool    string    `json:"tool"`
+	PID     int       `json:"pid"`
+	Host    string    `json:"host"`
+	Start   time.Time `json:"start"`
+	Command string    `json:"command,omitempty"`
+}
+
+// Run is one run's private directory.
+type Run struct {
+	parent osio.Dir
+	// Name is the directory's name in the parent; Path the two joined, for
+	// messages.
+	Name string
+	Path string
+	// Dir is the private directory; every create, reopen and unlink of the
+	// run goes through it.
+	Dir osio.Dir
+	id  osio.Identity
+}
+
+// Create makes the private directory in parent (which the caller keeps
+// open and closes after Remove) and its marker.
+func Create(parent osio.Dir, command string) (*Run, error) {
+	var rnd [4]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return nil, fmt.Errorf("make private directory: %w", err)
+	}
+	name := fmt.Sprintf("%s%d.%s", Prefix, os.Getpid(), hex.EncodeToString(rnd[:]))
+	r := &Run{parent: parent, Name: name, Path: joinPath(parent.Path(), name)}
+	if err := parent.Mkdir(osio.Name(name), 0o700); err != nil {
+		return nil, fmt.Errorf("make private directory: %w", err)
+	}
+	d, err := parent.OpenSubdir(osio.Name(name))
+	if err != nil {
+		_ = parent.Remove(osio.Name(name))
+		return nil, fmt.Errorf("open private directory: %w", err)
+	}
+	r.Dir = d
+	if r.id, err = d.Identity(); err == nil {
+		err = writeMarker(d, command)
+	}
+	if err != nil {
+		_ = r.Remove()
+		return nil, fmt.Errorf("write marker in %s: %w", r.Path, err)
+	}
+	return r, nil
+}
+
+func joinPath(dir, name string) string {
+	if dir == "" || dir[len(dir)-1] == os.PathSeparator || dir[len(dir)-1] == '/' {
+		return dir + name
+	}
+	return dir + string(os.PathSeparator) + name
+}
+
+func writeMarker(d osio.Dir, command string) error {
+	host, _ := os.Hostname()
+	m, _ := json.Marshal(Marker{Tool: "clyde", PID: os.Getpid(), Host: host, Start: time.Now().UTC(), Command: command})
+	f, err := d.Open(osio.Name(MarkerName), osio.WriteOnly|osio.Create, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(m, '\n'))
+	if err == nil {
+		// Flushed, so the marker survives a crash or a filesystem shutdown
+		// that leaves the directory behind: Cleanup trusts only a readable
+		// marker.
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Remove removes everything in the private directory, then its marker, then
+// the directory itself, all through descriptors. If the name in the parent
+// no longer is the directory Create made (it was renamed or swapped for a
+// symlink), the contents are still removed through the descriptor, the
+// entry at the name is left alone, and the error says so.
+func (r *Run) Remove() error {
+	if r == nil || !r.Dir.Valid() {
+		return nil
+	}
+	err := removeRun(r.parent, r.Dir, r.Name, r.id, r.Path)
+	if cerr := r.Dir.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	r.Dir = osio.Dir{}
+	return err
+}
+
+// removeRun empties d (the marker last) and removes name from parent when it
+// still is d.
+func removeRun(parent, d osio.Dir, name string, id osio.Identity, path string) error {
+	names, err := d.ReadNames()
+	if err != nil {
+		return fmt.Errorf("list %s: %w", path, err)
+	}
+	for _, n := range names {
+		if n == MarkerName {
+			continue
+		}
+		if err := d.RemoveAll(osio.Name(n)); err != nil {
+			return err
+		}
+	}
+	if err := d.Remove(osio.Name(MarkerName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	e, err := parent.Lstat(osio.Name(name))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("private directory %s was moved away during the run; its contents were removed", path)
+	case err != nil:
+		return err
+	case !e.Dir || e.ID != id:
+		return fmt.Errorf("private directory %s was replaced during the run (now a %s); its contents were removed, the replacement left alone", path, kindOf(e))
+	}
+	return parent.Remove(osio.Name(name))
+}
+
+func kindOf(e osio.Entry) string {
+	switch {
+	case e.Link:
+		return "symlink"
+	case e.Dir:
+		return "different directory"
+	case e.Reg:
+		return "file"
+	}
+	return "special file"
+}
+
+// ReadMarker reads the marker of the private directory d, refusing anything
+// that is not a small regular file clyde wrote.
+func ReadMarker(d osio.Dir) (Marker, bool) {
+	var m Marker
+	e, err := d.Lstat(osio.Name(MarkerName))
+	if err != nil || !e.Reg || e.Size > maxMarkerBytes {
+		return m, false
+	}
+	f, err := d.Open(osio.Name(MarkerName), osio.ReadOnly, 0)
+	if err != nil {
+		return m, false
+	}
+	defer f.Close()
+	buf := make([]byte, maxMarkerBytes+1)
+	n := 0
+	for n < len(buf) {
+		k, err := f.Read(buf[n:])
+		if k <= 0 || err != nil {
+			break
+		}
+		n += k
+	}
+	if n > maxMarkerBytes || json.Unmarshal(buf[:n], &m) != nil || m.Tool != "clyde" {
+		return m, false
+	}
+	return m, true
+}
+
+// Live lists the markers of runs in parent whose process is alive on this
+// host: who holds the directory when its lock is taken.
+func Live(parent osio.Dir) []Marker {
+	host, _ := os.Hostname()
+	var live []Marker
+	names, _ := parent.ReadNames()
+	for _, n := range names {
+		if !namePattern.MatchString(n) {
+			continue
+		}
+		d, err := parent.OpenSubdir(osio.Name(n))
+		if err != nil {
+			continue
+		}
+		m, ok := ReadMarker(d)
+		d.Close()
+		if ok && m.Host == host && processAlive(m.PID) {
+			live = append(live, m)
+		}
+	}
+	return live
+}
+
+// CleanupReport is what Cleanup did.
+type CleanupReport struct {
+	Removed []string
+	// Skipped names each directory left alone and why.
+	Skipped []string
+}
+
+// Cleanup removes what killed runs left in dir: private directories that
+// carry clyde's marker and whose process is gone. A directory whose run is
+// alive on this host is skipped; one made on another host (a run on a shared
+// filesystem) is skipped unless force is set. Nothing without a readable
+// marker is touched, and the marker goes last, so a failed cleanup can be
+// run again.
+func Cleanup(path string, force bool) (CleanupReport, error) {
+	var rep CleanupReport
+	parent, err := osio.OpenDir(path)
+	if err != nil {
+		return rep, fmt.Errorf("cleanup: %w", err)
+	}
+	defer parent.Close()
+	names, err := parent.ReadNames()
+	if err != nil {
+		return rep, fmt.Errorf("cleanup: %w", err)
+	}
+	host, _ := os.Hostname()
+	for _, n := range names {
+		if !namePattern.MatchString(n) {
+			continue
+		}
+		p := joinPath(path, n)
+		e, err := parent.Lstat(osio.Name(n))
+		if err != nil || !e.Dir {
+			continue
+		}
+		d, err := parent.OpenSubdir(osio.Name(n))
+		if err != nil {
+			continue
+		}
+		m, ok := ReadMarker(d)
+		switch {
+		case !ok:
+			d.Close()
+			continue
+		case m.Host == host && processAlive(m.PID):
+			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s: in use by clyde pid %d", p, m.PID))
+			d.Close()
+			continue
+		case m.Host != host && !force:
+			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s: made by pid %d on host %s, which may still be running; --force removes it", p, m.PID, m.Host))
+			d.Close()
+			continue
+		}
+		err = removeRun(parent, d, n, e.ID, p)
+		d.Close()
+		if err != nil {
+			return rep, fmt.Errorf("cleanup: remove %s: %w", p, err)
+		}
+		rep.Removed = append(rep.Removed, p)
+	}
+	return rep, nil
+}
