@@ -33,7 +33,8 @@ const (
 	MaxFilesK           = 1 << 20
 	MaxFileBytes        = 1 << 30
 	MaxConcurrency      = 200
-	MaxSeekLanes        = 1024 // copies x seek workers: each is an OS thread and a 264 KiB histogram
+	MaxSeekLanes        = 1024    // copies x seek workers: each is an OS thread and a 264 KiB histogram
+	MaxSizeMiB          = 1 << 33 // 8 PiB: sizes in bytes stay far from int64's end
 	DirectAlign         = 4096
 	UpdateSeekEvery     = 10 // one seek ticket in ten writes the block back
 	bytesPerFileInMem   = 37 // bonnie++'s MaxDataPerFile, used for its RAM rule
@@ -188,6 +189,10 @@ func (o *Options) Validate() error {
 		return result.Usagef("-d", "a directory is required")
 	case o.SizeMiB < 0:
 		return result.Usagef("-s", "size must be 0 or more MiB (call Resolve for the default)")
+	case o.RAMMiB > MaxSizeMiB:
+		return result.Usagef("-r", "%d MiB of RAM is more than %d MiB (8 PiB); give the RAM in MiB", o.RAMMiB, int64(MaxSizeMiB))
+	case o.SizeMiB > MaxSizeMiB:
+		return result.Usagef("-s", "%d MiB is more than the %d MiB (8 PiB) clyde can address; give a smaller size", o.SizeMiB, int64(MaxSizeMiB))
 	case o.SizeMiB == 0 && o.FilesK == 0:
 		return result.Usagef("-s", "-s 0 and -n 0 together leave nothing to test")
 	case o.ChunkBytes < 256 || o.ChunkBytes > 1<<20 || o.ChunkBytes&(o.ChunkBytes-1) != 0:

@@ -19,7 +19,7 @@ var (
 	longFilesArgs = []string{"-s", "0", "-n", "96:0:0:4", "-r", "0"}
 )
 
-// TestSignalsInEachPhase sends SIGINT and SIGTERM right after each phase's
+// TestSignalsInEachPhase sends SIGINT, SIGTERM and SIGHUP right after each phase's
 // progress words (clyde is held with SIGSTOP so the signal lands inside the
 // phase however short it is): clyde must stop with 130, say in one line which phase it
 // stopped in, report what finished, and leave the filesystem as it was.
@@ -27,7 +27,7 @@ func TestSignalsInEachPhase(t *testing.T) {
 	fs := makeFS(t, tmpfs, 512)
 	populate(t, fs.dir)
 	before := listing(t, fs.dir)
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		for i, ph := range phases {
 			t.Run(sig.String()+" in "+ph.name, func(t *testing.T) {
 				jsonPath := filepath.Join(t.TempDir(), "r.json")

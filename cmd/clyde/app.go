@@ -126,12 +126,13 @@ func exitCode(err error) int {
 	}
 }
 
-// signalContext is cancelled by the first SIGINT or SIGTERM; the second one
-// ends the process at once with exit code 130.
+// signalContext is cancelled by the first SIGINT, SIGTERM or SIGHUP (the
+// terminal closed: the run cleans up as for ^C rather than die and leave its
+// files); the second one ends the process at once with exit code 130.
 func signalContext() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	done := make(chan struct{})
 	go func() {
 		select {
@@ -151,6 +152,18 @@ func signalContext() (context.Context, func()) {
 		signal.Stop(ch)
 		close(done)
 		cancel(nil)
+	}
+}
+
+// noArgs wraps the Action of a command that takes flags only: a stray word
+// (clyde fs -q mnt, meaning -d mnt) is refused rather than ignored, which ran
+// the default-size test in the current directory.
+func noArgs(action cli.ActionFunc) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if c.NArg() > 0 {
+			return result.Usagef(c.Args().First(), "unexpected argument; clyde %s takes flags only (did you mean -d %s?)", c.Command.Name, c.Args().First())
+		}
+		return action(c)
 	}
 }
 

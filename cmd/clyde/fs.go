@@ -25,7 +25,7 @@ func fsCommand() *cli.Command {
 		Usage:     "the bonnie++ suite: sequential and random I/O on one big file, then create/stat/delete of many small files",
 		UsageText: "clyde fs [-d dir] [-s size[:chunk[:seeks[:procs]]]] [-n num[:max[:min[:dirs[:chunk]]]]] [-m name] [-r ram] [-x n] [-f[N]] [-b] [-D] [-z seed | -Z file] [-q] [-c n] [-u user]",
 		Description: "Takes bonnie++ 2.00a's flags with the same letters and meanings. Sizes without a unit follow\n" +
-			"bonnie++ (-s in MiB, -n in units of 1024 files); units such as 2GiB or 512k work too.\n" +
+			"bonnie++ (-s in MiB, -n in units of 1024 files); units such as 4g or 2GiB work too.\n" +
 			"Prints bonnie++'s text tables and its 1.98 CSV line; --json FILE keeps everything.\n" +
 			"Exit codes: 0 ok, 1 run failed, 2 usage error, 3 regression found (--check-regression), 130 interrupted.",
 		Flags: append([]cli.Flag{
@@ -54,7 +54,7 @@ func fsCommand() *cli.Command {
 			&cli.StringFlag{Name: "p", Hidden: true},
 			&cli.StringFlag{Name: "y", Hidden: true},
 		}, keepFlags()...),
-		Action: fsAction,
+		Action: noArgs(fsAction),
 	}
 }
 

@@ -68,6 +68,15 @@ func TestFSBadInputIsRefused(t *testing.T) {
 		{"direct with 512 chunk", []string{"-D", "-s", "64:512", "-r", "0"}, "-D"},
 		{"unknown flag", []string{"--bogus"}, "bogus"},
 		{"missing dir", []string{"-d", "/nonexistent/clyde-test"}, "-d"},
+		// A size whose bytes overflow int64 once ran a 64 MiB test labelled
+		// with the huge number; a g size wrapped around to 64 GiB.
+		{"size overflows in bytes", []string{"-s", "17592186044480", "-r", "0"}, "-s"},
+		{"g size wraps", []string{"-s", "17179869248g", "-r", "0"}, "-s"},
+		{"ram beyond addressable", []string{"-r", "17592186044480"}, "-r"},
+		{"k is not a -s unit", []string{"-s", "512k"}, "-s"},
+		// A stray word once ran the default-size test in the current directory.
+		{"positional argument", []string{"mnt"}, "mnt"},
+		{"force without cleanup", []string{"--force"}, "--force"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -252,6 +261,9 @@ func TestFSSignalsCleanUp(t *testing.T) {
 		{"SIGTERM in per-char write", syscall.SIGTERM, "Writing a byte at a time", []string{"-s", "64", "-f64", "-n", "0"}},
 		{"SIGINT in file creation", syscall.SIGINT, "Create files in sequential order", []string{"-s", "0", "-n", "128:0:0:8"}},
 		{"SIGTERM in stat", syscall.SIGTERM, "Stat files in sequential order", []string{"-s", "0", "-n", "64:0:0:8"}},
+		// The terminal closing must clean up like ^C, not leave clyde.<pid>.*.
+		{"SIGHUP in per-char write", syscall.SIGHUP, "Writing a byte at a time", []string{"-s", "64", "-f64", "-n", "0"}},
+		{"SIGHUP in file creation", syscall.SIGHUP, "Create files in sequential order", []string{"-s", "0", "-n", "128:0:0:8"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

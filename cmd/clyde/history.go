@@ -26,7 +26,7 @@ func historyCommand() *cli.Command {
 			&cli.StringFlag{Name: "since", Usage: "only runs newer than an age (30d, 12h, 2w) or a date (2026-01-31)"},
 			&cli.IntFlag{Name: "limit", Value: 20, Usage: "at most `N` runs (0: all)"},
 		},
-		Action: historyAction,
+		Action: noArgs(historyAction),
 	}
 }
 
