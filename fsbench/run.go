@@ -175,13 +175,13 @@ func (r *runner) makePrivateDir(parent osio.Dir) error {
 		}
 		base := fmt.Sprintf("Bonnie.%d", os.Getpid())
 		c := &copyState{
-			index:   i,
-			dir:     dir,
-			bigName: osio.Name(base),
-			bigPath: dir.Path() + "/" + base,
-			testDir: base,
-			rng:     r.opts.newRand(),
-			buf:     osio.AlignedBuffer(max(r.opts.ChunkBytes, r.opts.FileChunk)),
+			index:       i,
+			dir:         dir,
+			bigName:     osio.Name(base),
+			bigPath:     dir.Path() + "/" + base,
+			testDir:     base,
+			rng:         r.opts.newRand(),
+			buf:         osio.AlignedBuffer(max(r.opts.ChunkBytes, r.opts.FileChunk)),
 			file:        osio.NoFile,
 			scanner:     osio.NewScanner(),
 			sharedTable: make([]bool, max(1, r.opts.SeekProcs)),
@@ -460,4 +460,3 @@ func (k *opClock) done(n int64) error {
 	}
 	return nil
 }
-

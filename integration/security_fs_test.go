@@ -113,4 +113,3 @@ func TestNothingInTempDir(t *testing.T) {
 		t.Errorf("victim directory holds %d entries, want 1", len(entries))
 	}
 }
-
