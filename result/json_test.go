@@ -56,7 +56,7 @@ func TestFSJSONGolden(t *testing.T) {
 	if err := EncodeJSON(&buf, fixedFS()); err != nil {
 		t.Fatal(err)
 	}
-	const golden = "../../testdata/result/fs.json"
+	const golden = "../testdata/result/fs.json"
 	if *update {
 		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
