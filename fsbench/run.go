@@ -6,15 +6,14 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/clydebench/clyde/internal/cpuclock"
 	"github.com/clydebench/clyde/internal/glibcrand"
+	"github.com/clydebench/clyde/internal/lanes"
 	"github.com/clydebench/clyde/internal/latency"
 	"github.com/clydebench/clyde/internal/osio"
-	"github.com/clydebench/clyde/internal/procs"
 	"github.com/clydebench/clyde/internal/rundir"
 	"github.com/clydebench/clyde/internal/runlock"
 	"github.com/clydebench/clyde/result"
@@ -266,18 +265,13 @@ type phaseFuncs struct {
 	after   func(c *copyState) error
 }
 
-// laneResult is what one lane reports back.
-type laneResult struct {
-	ops, bytes int64
-	end        time.Time
-	err        error
-}
-
-// runPhase prepares every lane, starts all of them together off one closed
-// channel, times them as one measurement and merges their latencies.
+// runPhase prepares every lane, starts all of them together, times them as
+// one measurement (internal/lanes) and merges their latencies.
 func (r *runner) runPhase(ctx context.Context, run *result.FSRun, p phaseFuncs) error {
 	tr := &run.Tests[p.test]
-	var lanes []laneRef
+	var ls []lanes.Lane
+	type counted struct{ ops, bytes int64 }
+	var counts []*counted
 	for _, c := range r.copies {
 		for _, l := range c.lat {
 			l.Reset()
@@ -292,85 +286,49 @@ func (r *runner) runPhase(ctx context.Context, run *result.FSRun, p phaseFuncs) 
 		if p.lanes != nil {
 			n = p.lanes(c)
 		}
-		for i := range n {
-			lanes = append(lanes, laneRef{c, i})
+		for lane := range n {
+			cnt := &counted{}
+			counts = append(counts, cnt)
+			ls = append(ls, lanes.Lane{
+				Prepare: func() error {
+					// Each lane runs on its own thread with a
+					// descriptor table of its own, as each of
+					// bonnie++'s seek threads has its own kernel
+					// thread and nothing else.
+					c.sharedTable[lane] = !osio.IsolateThread()
+					if p.prepare != nil {
+						return p.prepare(c, lane)
+					}
+					return nil
+				},
+				Work: func(ctx context.Context, _ time.Time) error {
+					var err error
+					cnt.ops, cnt.bytes, err = p.work(ctx, c, lane)
+					return err
+				},
+				Lat: []*latency.Recorder{c.lat[lane]},
+			})
 		}
 	}
-	// Each lane blocks in its system calls; each gets a processor of its
-	// own, as each of bonnie++'s seek threads has its own kernel thread and
-	// nothing else (see internal/procs). Five seek lanes, cold, on a 2-CPU
-	// virtio disk: 22k seeks/s with GOMAXPROCS=2, 31k with 6.
-	defer procs.Reserve(len(lanes))()
-	pctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	start, abort := make(chan struct{}), make(chan struct{})
-	results := make([]laneResult, len(lanes))
-	prepErrs := make([]error, len(lanes))
-	var ready, done sync.WaitGroup
-	ready.Add(len(lanes))
-	for i, ln := range lanes {
-		done.Go(func() {
-			ln.c.sharedTable[ln.lane] = !osio.IsolateThread()
-			if p.prepare != nil {
-				prepErrs[i] = p.prepare(ln.c, ln.lane)
-			}
-			ready.Done()
-			select {
-			case <-start:
-			case <-abort:
-				return
-			}
-			if prepErrs[i] != nil {
-				return
-			}
-			res := &results[i]
-			res.ops, res.bytes, res.err = p.work(pctx, ln.c, ln.lane)
-			res.end = time.Now()
-			if res.err != nil {
-				cancel()
-			}
-		})
-	}
-	ready.Wait()
-	if err := errors.Join(prepErrs...); err != nil {
-		close(abort)
-		done.Wait()
-		return fmt.Errorf("%s: prepare: %w", phaseName(p.test), firstErr(prepErrs))
-	}
-	r.prog.start(p.test, r.copies)
-	sw := cpuclock.Start()
-	close(start)
-	done.Wait()
-	last := sw.Began()
-	errs := make([]error, len(results))
-	for i, res := range results {
-		if res.end.After(last) {
-			last = res.end
-		}
-		errs[i] = res.err
-		tr.Ops += res.ops
-		tr.Bytes += res.bytes
-	}
-	sample := sw.StopAt(last)
-	err := errors.Join(errs...)
-	r.prog.stop(err == nil)
-
-	merged := latency.New()
-	for _, c := range r.copies {
-		for _, l := range c.lat {
-			merged.Merge(l)
-		}
-	}
-	tr.Ran = err == nil
-	tr.ElapsedNs = int64(sample.Elapsed)
-	tr.CPUUserNs = int64(sample.CPU.User)
-	tr.CPUSysNs = int64(sample.CPU.Sys)
-	tr.CPUKnown = sample.CPUKnown
-	tr.Latency = merged.Summary()
-	tr.Interrupted = err != nil && ctx.Err() != nil
-	tr.Finish()
+	out, err := lanes.Run(ctx, ls, lanes.Options{Started: func() { r.prog.start(p.test, r.copies) }})
 	if err != nil {
-		return fmt.Errorf("%s: %w", phaseName(p.test), firstErr(errs))
+		return fmt.Errorf("%s: %w", phaseName(p.test), err)
+	}
+	for _, n := range counts {
+		tr.Ops += n.ops
+		tr.Bytes += n.bytes
+	}
+	r.prog.stop(out.Err == nil)
+	tr.Ran = out.Err == nil
+	tr.ElapsedNs = int64(out.Sample.Elapsed)
+	tr.CPUUserNs = int64(out.Sample.CPU.User)
+	tr.CPUSysNs = int64(out.Sample.CPU.Sys)
+	tr.CPUKnown = out.Sample.CPUKnown
+	tr.Latency = out.Lat[0].Summary()
+	tr.Interrupted = out.Err != nil && ctx.Err() != nil
+	tr.Finish()
+	if out.Err != nil {
+		return fmt.Errorf("%s: %w", phaseName(p.test), out.Err)
 	}
 	if p.after != nil {
 		for _, c := range r.copies {
@@ -380,30 +338,6 @@ func (r *runner) runPhase(ctx context.Context, run *result.FSRun, p phaseFuncs) 
 		}
 	}
 	return nil
-}
-
-// laneRef names one lane of one copy.
-type laneRef struct {
-	c    *copyState
-	lane int
-}
-
-// firstErr prefers a real failure over the cancellations it caused in the
-// other copies.
-func firstErr(errs []error) error {
-	var cancelled error
-	for _, e := range errs {
-		switch {
-		case e == nil:
-		case errors.Is(e, context.Canceled):
-			if cancelled == nil {
-				cancelled = e
-			}
-		default:
-			return e
-		}
-	}
-	return cancelled
 }
 
 // phaseName is the name an error message gives a phase.
