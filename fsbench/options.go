@@ -12,9 +12,12 @@ package fsbench
 import (
 	"fmt"
 	"io"
+	"os"
 	"runtime"
+	"time"
 
 	"github.com/clydebench/clyde/internal/osio"
+	"github.com/clydebench/clyde/internal/sysinfo"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -98,6 +101,9 @@ type Options struct {
 	// Live shows a live operations line on Progress during long phases
 	// (only sensible when Progress is a terminal).
 	Live bool
+	// CommandLine is recorded in the result's provenance; nil records
+	// os.Args.
+	CommandLine []string
 	// CompatVersion is the version string printed in tables and CSV.
 	CompatVersion string
 }
@@ -165,30 +171,71 @@ func DefaultSizeMiB(ramMiB int64) int64 {
 	return size
 }
 
-// Resolve fills SizeMiB and RAMMiB from the detected RAM (effective, in MiB;
-// pass 0 when unknown) as bonnie++ does, and clamps ByteIOMiB to the file.
-// Validate expects resolved options.
-func (o *Options) Resolve(detectedRAMMiB int64) {
-	if o.RAMMiB == RAMDetect {
-		o.RAMMiB = detectedRAMMiB
+// Detect is how Run fills in what Options leave to be found out: the RAM
+// for the size rule (RAMDetect, SizeAuto), the machine name ("" is the host
+// name) and the seed (SeedSet false draws one). Tests replace it.
+var Detect = Detector{
+	RAMMiB: func() int64 {
+		ram, err := sysinfo.RAM()
+		if err != nil {
+			return 0
+		}
+		return int64(ram.EffectiveMiB())
+	},
+	Host: sysinfo.Hostname,
+	Seed: func() uint32 { return uint32(os.Getpid()) ^ uint32(time.Now().Unix()) },
+}
+
+// Detector finds the defaults Options leave open.
+type Detector struct {
+	// RAMMiB is the effective RAM (the smaller of physical RAM and the
+	// cgroup limit), 0 when unknown.
+	RAMMiB func() int64
+	Host   func() string
+	Seed   func() uint32
+}
+
+// Resolve fills SizeMiB and RAMMiB from the detected RAM as bonnie++ does
+// (at least 300 MiB and twice RAM), the machine name and the seed, and
+// clamps ByteIOMiB to the file. Run resolves its options itself; Resolve
+// shows what it will run.
+func (o *Options) Resolve() {
+	if o.RAMMiB == RAMDetect || o.SizeMiB == SizeAuto {
+		detected := Detect.RAMMiB()
+		if o.RAMMiB == RAMDetect {
+			o.RAMMiB = detected
+		}
 	}
 	if o.SizeMiB == SizeAuto {
-		o.SizeMiB = DefaultSizeMiB(o.RAMMiB)
+		o.SizeMiB = DefaultSizeMiB(max(o.RAMMiB, 0))
 	}
 	o.ByteIOMiB = min(max(o.ByteIOMiB, 0), max(o.SizeMiB, 0))
 	if o.CompatVersion == "" {
 		o.CompatVersion = DefaultCompatString
 	}
+	if o.MachineName == "" {
+		o.MachineName = Detect.Host()
+	}
+	if !o.SeedSet && len(o.SeedNumbers) == 0 {
+		o.Seed, o.SeedSet = Detect.Seed(), true
+	}
 }
 
-// Validate holds every rule that ties flags together. It never touches the
-// filesystem; Preflight does that.
+// Validate holds every rule that ties flags together, on the options as
+// Resolve would complete them. It never touches the filesystem; Preflight
+// does that.
 func (o *Options) Validate() error {
+	r := *o
+	r.Resolve()
+	return r.validateResolved()
+}
+
+func (o *Options) validateResolved() error {
 	switch {
 	case o.Dir == "":
 		return result.Usagef("-d", "a directory is required")
 	case o.SizeMiB < 0:
-		return result.Usagef("-s", "size must be 0 or more MiB (call Resolve for the default)")
+		return result.Usagef("-s", "size must be 0 or more MiB, or SizeAuto")
 	case o.RAMMiB > MaxSizeMiB:
 		return result.Usagef("-r", "%d MiB of RAM is more than %d MiB (8 PiB); give the RAM in MiB", o.RAMMiB, int64(MaxSizeMiB))
 	case o.SizeMiB > MaxSizeMiB:
@@ -218,7 +265,7 @@ func (o *Options) Validate() error {
 	case o.Concurrency < 1 || o.Concurrency > MaxConcurrency:
 		return result.Usagef("-c", "concurrency must be 1 to %d, got %d", MaxConcurrency, o.Concurrency)
 	case o.RAMMiB < 0:
-		return result.Usagef("-r", "RAM must be 0 (no size check) or more MiB, got %d", o.RAMMiB)
+		return result.Usagef("-r", "RAM must be 0 (no size check) or more MiB, or RAMDetect, got %d", o.RAMMiB)
 	case o.ByteIOMiB < 0:
 		return result.Usagef("-f", "per-char size must be 0 or more MiB, got %d", o.ByteIOMiB)
 	}

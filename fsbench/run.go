@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/clydebench/clyde/internal/buildinfo"
 	"github.com/clydebench/clyde/internal/cpuclock"
 	"github.com/clydebench/clyde/internal/glibcrand"
 	"github.com/clydebench/clyde/internal/lanes"
@@ -16,6 +17,7 @@ import (
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/rundir"
 	"github.com/clydebench/clyde/internal/runlock"
+	"github.com/clydebench/clyde/internal/sysinfo"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -63,7 +65,8 @@ type runner struct {
 // it fails or ctx is cancelled (the result is then marked Interrupted), and it
 // always removes everything it created before returning.
 func Run(ctx context.Context, opts Options) (*result.FS, error) {
-	if err := opts.Validate(); err != nil {
+	opts.Resolve()
+	if err := opts.validateResolved(); err != nil {
 		return nil, err
 	}
 	if err := Preflight(&opts); err != nil {
@@ -85,9 +88,14 @@ func Run(ctx context.Context, opts Options) (*result.FS, error) {
 	}
 	defer lock.Release()
 	r := &runner{opts: opts, prog: newProgress(opts.Progress, opts.Live)}
+	cmdline := opts.CommandLine
+	if cmdline == nil {
+		cmdline = os.Args
+	}
 	res := &result.FS{
 		SchemaVersion: result.SchemaVersion,
 		Kind:          "fs",
+		Provenance:    sysinfo.NewProvenance(cmdline, buildinfo.Version(), buildinfo.Commit(), opts.Dir),
 		Config:        opts.config(),
 	}
 	if err := r.makePrivateDir(parent); err != nil {

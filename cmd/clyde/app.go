@@ -7,12 +7,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/clydebench/clyde/internal/buildinfo"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -25,32 +25,17 @@ const (
 	exitInterrupted = 130
 )
 
-// version and commit are set with -ldflags at release time; otherwise the
-// module's build info fills them.
-var (
-	version = "0.1.0-dev"
-	commit  = ""
-)
+// version is what --version prints (internal/buildinfo).
+var version = buildinfo.Version()
 
 // ErrRegression is returned when --check-regression finds a column that fell.
 var ErrRegression = errors.New("regression found")
 
-// errInterrupted marks a run stopped by SIGINT or SIGTERM.
+// errInterrupted marks a run stopped by SIGINT, SIGTERM or SIGHUP.
 var errInterrupted = errors.New("interrupted")
 
-func buildCommit() string {
-	if commit != "" {
-		return commit
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				return s.Value
-			}
-		}
-	}
-	return ""
-}
+// buildCommit is the commit clyde was built from.
+func buildCommit() string { return buildinfo.Commit() }
 
 // asUsageError makes urfave/cli's flag-parsing errors exit with code 2.
 func asUsageError(_ *cli.Context, err error, _ bool) error {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -96,9 +95,6 @@ func fsOptions(c *cli.Context) (fsbench.Options, error) {
 	}
 	o.ApplyFilesSpec(spec)
 	o.MachineName = c.String("machine")
-	if o.MachineName == "" {
-		o.MachineName = sysinfo.Hostname()
-	}
 	if c.IsSet("ram") {
 		n, err := fsbench.ParseMiB(c.String("ram"))
 		if err != nil {
@@ -139,22 +135,11 @@ func fsOptions(c *cli.Context) (fsbench.Options, error) {
 			return o, result.Usagef("-z", "seed must be a whole number from 0 to 4294967295, got %q", c.String("seed"))
 		}
 		o.Seed, o.SeedSet = uint32(n), true
-	default:
-		o.Seed = uint32(os.Getpid()) ^ uint32(time.Now().Unix())
 	}
 	o.Concurrency = c.Int("concurrency")
 	o.RandomData = c.Bool("random-data")
 	o.NoEvict = c.Bool("no-evict")
-	if o.RAMMiB == fsbench.RAMDetect || o.SizeMiB == fsbench.SizeAuto {
-		ram, err := sysinfo.RAM()
-		detected := int64(0)
-		if err == nil {
-			detected = int64(ram.EffectiveMiB())
-		}
-		o.Resolve(detected)
-	} else {
-		o.Resolve(0)
-	}
+	o.CommandLine = os.Args
 	return o, o.Validate()
 }
 
@@ -213,12 +198,10 @@ func fsAction(c *cli.Context) error {
 		o.Live = isTerminal(stderr)
 		fmt.Fprintf(stderr, "Using uid:%d, gid:%d.\n", os.Geteuid(), os.Getegid())
 	}
-	prov := sysinfo.NewProvenance(os.Args, version, buildCommit(), o.Dir)
 	res, runErr := fsbench.Run(c.Context, o)
 	if res == nil {
 		return runErr
 	}
-	res.Provenance = prov
 	if err := printFSReport(stdout, stderr, res, quiet, c.IsSet("iterations"), c.Bool("percentiles")); err != nil && runErr == nil {
 		runErr = err
 	}

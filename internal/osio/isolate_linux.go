@@ -17,7 +17,15 @@ import (
 // ends with it and the kernel closes anything it left open. It reports
 // whether the thread got its own table; when not, the caller must close its
 // descriptors itself.
+//
+// The process's main thread is never given one: Go cannot end it, so it
+// would keep a private copy of every descriptor open at the time (a pipe's
+// write end, a file the program closes later) for as long as the process
+// lives.
 func IsolateThread() bool {
 	runtime.LockOSThread()
+	if unix.Gettid() == unix.Getpid() {
+		return false
+	}
 	return unix.Unshare(unix.CLONE_FILES) == nil
 }
