@@ -3,10 +3,14 @@
 package blockbench
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 )
+
+// errIsSymlink is a name that was expected to be a file and is a symlink.
+var errIsSymlink = errors.New("is a symlink")
 
 // parentDir is the directory that holds a file clyde creates, opened once.
 // Here it is an os.Root: on Windows every name is opened relative to the

@@ -34,9 +34,10 @@ func buffersPerWorker(engine Engine, depth int) uint64 {
 // worker with its alignment slack, plus the buffer that fills a created
 // file. It saturates at MaxUint64.
 func bufferFootprint(bs int64, depth, numJobs int, engine Engine) uint64 {
-	hi, lo := bits.Mul64(uint64(bs)+BufferAlign, buffersPerWorker(engine, depth)*uint64(numJobs))
-	sum, carry := bits.Add64(lo, fillChunk, 0)
-	if hi != 0 || carry != 0 {
+	hi1, buffers := bits.Mul64(buffersPerWorker(engine, depth), uint64(numJobs))
+	hi2, bytes := bits.Mul64(uint64(bs)+BufferAlign, buffers)
+	sum, carry := bits.Add64(bytes, fillChunk, 0)
+	if hi1 != 0 || hi2 != 0 || carry != 0 {
 		return math.MaxUint64
 	}
 	return sum

@@ -56,9 +56,18 @@ type marker struct {
 // newMarker describes the data file base that this process just created.
 func newMarker(base string, e entryInfo) marker {
 	pid := os.Getpid()
-	return marker{Tool: markerTool, Kind: markerKind, File: base, PID: pid, Host: sysinfo.Hostname(),
+	return marker{Tool: markerTool, Kind: markerKind, File: base, PID: pid, Host: thisHost(),
 		BootID: bootID(), StartTicks: processStartTicks(pid), Start: time.Now().UTC(),
 		Dev: e.id.Dev, Ino: e.id.Ino, BirthNs: e.id.Birth, Size: e.size}
+}
+
+// thisHost names this machine in markers; a host without a name gets one
+// no real host has, so its markers still parse.
+func thisHost() string {
+	if h := sysinfo.Hostname(); h != "" {
+		return h
+	}
+	return "(unnamed host)"
 }
 
 func (m marker) id() fileID { return fileID{Dev: m.Dev, Ino: m.Ino, Birth: m.BirthNs} }
@@ -156,7 +165,7 @@ const (
 )
 
 func (m marker) state() runState {
-	if m.Host != sysinfo.Hostname() {
+	if m.Host != thisHost() {
 		return runElsewhere
 	}
 	if m.BootID != "" {

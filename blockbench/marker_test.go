@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clydebench/clyde/internal/sysinfo"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -68,7 +67,7 @@ func entries(t *testing.T, dir string) []string {
 
 func TestCleanup(t *testing.T) {
 	own := func(m *marker) { m.PID, m.StartTicks = os.Getpid(), processStartTicks(os.Getpid()) }
-	elsewhere := func(m *marker) { m.Host = "another-" + sysinfo.Hostname(); m.Dev++ }
+	elsewhere := func(m *marker) { m.Host = "another-" + thisHost(); m.Dev++ }
 	cases := []struct {
 		name  string
 		plant func(t *testing.T, dir string) string // returns --filename

@@ -50,8 +50,3 @@ func (e *RefusedError) Error() string {
 
 // Unwrap makes a refusal a usage error, so the command exits with code 2.
 func (e *RefusedError) Unwrap() error { return &result.UsageError{Flag: "--filename", Msg: e.Error()} }
-
-// existingFileFound is what a refusal says an existing file holds.
-func existingFileFound(size int64) string {
-	return fmt.Sprintf("an existing file of %d bytes", size)
-}

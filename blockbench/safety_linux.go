@@ -131,7 +131,7 @@ func checkFileWrite(given, resolved string, e entryInfo, destroy bool) error {
 		return refuse(who)
 	}
 	if !destroy {
-		return &RefusedError{Path: resolved, Given: given, Kind: refusedFile, Found: existingFileFound(e.size), Allow: "--destroy-data"}
+		return &RefusedError{Path: resolved, Given: given, Kind: refusedFile, Found: fmt.Sprintf("an existing file of %d bytes", e.size), Allow: "--destroy-data"}
 	}
 	return nil
 }

@@ -17,9 +17,6 @@ import (
 // fillChunk is the write size used to fill a created file.
 const fillChunk = 1 << 20
 
-// errIsSymlink is a name that was expected to be a file and is a symlink.
-var errIsSymlink = errors.New("is a symlink")
-
 // target is the file or device every job of a run works on. Its open
 // descriptors live here: file for the target itself, dir for the directory
 // a created file sits in. Workers open their own descriptors through

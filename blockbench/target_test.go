@@ -226,3 +226,26 @@ func TestCreatedFileAndMarker(t *testing.T) {
 		t.Errorf("left %v", got)
 	}
 }
+
+func TestBufferFootprintSaturates(t *testing.T) {
+	cases := []struct {
+		name           string
+		bs             int64
+		depth, numJobs int
+		engine         Engine
+		want           uint64
+	}{
+		{"psync: a read and a write buffer", 4096, 32, 1, EnginePsync, 2*(4096+BufferAlign) + fillChunk},
+		{"io_uring: one per slot", 4096, 32, 2, EngineIOUring, 64*(4096+BufferAlign) + fillChunk},
+		{"auto: at least psync's two", 4096, 1, 1, EngineAuto, 2*(4096+BufferAlign) + fillChunk},
+		{"workers times slots overflows", 4096, MaxIODepth, math.MaxInt, EngineIOUring, math.MaxUint64},
+		{"bytes overflow", math.MaxInt64 / 2, 8, 1, EngineIOUring, math.MaxUint64},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := bufferFootprint(tc.bs, tc.depth, tc.numJobs, tc.engine); got != tc.want {
+				t.Errorf("got %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
