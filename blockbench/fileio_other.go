@@ -14,22 +14,25 @@ type fileHandle struct {
 	f *os.File
 }
 
-func openHandle(path string, write, direct bool) (fileHandle, error) {
+// handleFlags are the open flags of a worker's descriptor.
+func handleFlags(write, direct bool) (int, error) {
 	if direct {
 		if _, err := directFlag(); err != nil {
-			return fileHandle{}, err
+			return 0, err
 		}
 	}
-	flags := os.O_RDONLY
 	if write {
-		flags = os.O_RDWR
+		return os.O_RDWR, nil
 	}
-	f, err := os.OpenFile(path, flags, 0)
-	if err != nil {
-		return fileHandle{}, err
-	}
-	return fileHandle{f: f}, nil
+	return os.O_RDONLY, nil
 }
+
+// openNoFollow opens an existing target by its resolved path. There is no
+// O_NOFOLLOW here; the identity check after every open (target.openWorker)
+// catches a target swapped for something else.
+func openNoFollow(path string, flag int) (*os.File, error) { return os.OpenFile(path, flag, 0) }
+
+func newFileHandle(f *os.File) fileHandle { return fileHandle{f: f} }
 
 func (h fileHandle) pread(b []byte, off int64) (int, error) {
 	n, err := h.f.ReadAt(b, off)

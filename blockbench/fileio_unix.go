@@ -15,7 +15,8 @@ type fileHandle struct {
 	fd int
 }
 
-func openHandle(path string, write, direct bool) (fileHandle, error) {
+// handleFlags are the open flags of a worker's descriptor.
+func handleFlags(write, direct bool) (int, error) {
 	flags := os.O_RDONLY
 	if write {
 		flags = os.O_RDWR
@@ -23,16 +24,20 @@ func openHandle(path string, write, direct bool) (fileHandle, error) {
 	if direct {
 		d, err := directFlag()
 		if err != nil {
-			return fileHandle{}, err
+			return 0, err
 		}
 		flags |= d
 	}
-	f, err := os.OpenFile(path, flags, 0)
-	if err != nil {
-		return fileHandle{}, err
-	}
-	return fileHandle{f: f, fd: int(f.Fd())}, nil
+	return flags, nil
 }
+
+// openNoFollow opens an existing target by its resolved path; the last
+// component is never a symlink there, so one that appears is refused.
+func openNoFollow(path string, flag int) (*os.File, error) {
+	return os.OpenFile(path, flag|unix.O_NOFOLLOW, 0)
+}
+
+func newFileHandle(f *os.File) fileHandle { return fileHandle{f: f, fd: int(f.Fd())} }
 
 func (h fileHandle) pread(b []byte, off int64) (int, error)  { return unix.Pread(h.fd, b, off) }
 func (h fileHandle) pwrite(b []byte, off int64) (int, error) { return unix.Pwrite(h.fd, b, off) }

@@ -4,12 +4,16 @@
 // and a block-size sweep.
 //
 // A Job is a documented options struct; Validate holds every cross-flag rule
-// and Run executes the job. Writing to a block device is refused unless it is
-// provably unused and the caller set DestroyData (see safety_linux.go).
+// and Run executes the job. Writing to a block device or to an existing file
+// is refused unless it is provably unused and the caller set DestroyData
+// (see safety_linux.go); a file clyde creates carries a marker while it
+// exists, so that one left by a killed run can be removed with Cleanup.
 package blockbench
 
 import (
 	"fmt"
+	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -108,18 +112,33 @@ const (
 	// BufferAlign, which satisfies every device.
 	DirectAlign = int64(512)
 	BufferAlign = 4096
+	// MaxIODepth is IORING_MAX_ENTRIES, the most entries io_uring_setup
+	// accepts; a deeper queue fails there. fio's io_uring engine fails the
+	// same way, and its sync engines ignore iodepth; clyde refuses it for
+	// every engine, so that what a result records is what could have run.
+	MaxIODepth = 32768
+	// MinRuntime is the shortest --runtime that can do I/O. A job's workers
+	// start off one closed channel, and waking a thread takes tens of
+	// microseconds, up to a millisecond on a loaded machine; a shorter
+	// runtime ends before the first I/O is issued.
+	MinRuntime = time.Millisecond
 )
 
 // Job is one clyde block invocation. Field names follow fio's options.
 type Job struct {
 	// Name prefixes job names in the output; "" uses the rw mode.
 	Name string
-	// Filename is a regular file or a block device. An absent file is created,
-	// filled, and removed afterwards; an existing one is kept.
+	// Filename is a regular file or a block device. An absent file is created
+	// (with a marker beside it), filled, and removed afterwards; an existing
+	// one is kept.
 	Filename string
 	// Size is the region each job works on, from Offset. 0 means the rest of an
-	// existing file or device, or DefaultSize for a file clyde creates.
+	// existing file or device; for a file clyde creates, DefaultSize unless
+	// SizeGiven, when it is refused.
 	Size int64
+	// SizeGiven says Size was given explicitly (--size), so a 0 for a file
+	// that does not exist yet is refused rather than taken as DefaultSize.
+	SizeGiven bool
 	// Offset is where the region starts, in bytes.
 	Offset int64
 	RW     RW
@@ -144,13 +163,19 @@ type Job struct {
 	// Fsync issues an fsync after every Fsync writes of a worker; 0 never.
 	Fsync int
 	Seed  uint64
-	// DestroyData allows writing to a block device that holds no mounted,
-	// swapped or opened data. It never allows writing to one in use.
+	// DestroyData allows writing to a block device or an existing file that
+	// is not in use. It never allows writing to one in use: a mounted,
+	// swapped or opened device, a file that is a loop device's image or open
+	// for writing by another process.
 	DestroyData bool
 	// Profile runs a preset instead of the single job; Passes is its repeat
 	// count where the preset has one (cdm).
 	Profile Profile
 	Passes  int
+	// Warn, when set, gets one line for each thing the user must hear about
+	// even when the report goes to a file: a created file that was replaced
+	// during the run and so left in place. The same goes into the notes.
+	Warn io.Writer
 }
 
 // NewJob returns a Job with every default filled in.
@@ -195,6 +220,9 @@ func (j *Job) Validate() error {
 	if j.Offset < 0 {
 		return result.Usagef("--offset", "%d is negative; give a byte offset such as 0 or 1m", j.Offset)
 	}
+	if j.Size > math.MaxInt64-j.Offset {
+		return result.Usagef("--size", "offset %d + size %d is past the largest file offset (%d)", j.Offset, j.Size, int64(math.MaxInt64))
+	}
 	if len(j.BlockSizes) == 0 && j.Profile == ProfileNone {
 		return result.Usagef("--bs", "missing; give a size such as 4k or a list such as 4k,64k,1m")
 	}
@@ -209,11 +237,18 @@ func (j *Job) Validate() error {
 	if j.IODepth < 1 {
 		return result.Usagef("--iodepth", "%d is below 1; give I/Os in flight per job, 1 or more", j.IODepth)
 	}
+	if j.IODepth > MaxIODepth {
+		return result.Usagef("--iodepth", "%d is above %d, the deepest queue io_uring allows (IORING_MAX_ENTRIES)", j.IODepth, MaxIODepth)
+	}
 	if j.NumJobs < 1 {
 		return result.Usagef("--numjobs", "%d is below 1; give workers per job, 1 or more", j.NumJobs)
 	}
 	if j.Runtime < 0 {
 		return result.Usagef("--runtime", "%v is negative; give a duration such as 5s (0: no limit)", j.Runtime)
+	}
+	if j.Runtime > 0 && j.Runtime < MinRuntime {
+		return result.Usagef("--runtime", "%v is shorter than %v, too short for a worker to start and issue an I/O; give 1ms or more (0: no limit)",
+			j.Runtime, MinRuntime)
 	}
 	if j.RampTime < 0 {
 		return result.Usagef("--ramp_time", "%v is negative; give a duration such as 2s or 0", j.RampTime)
@@ -226,6 +261,14 @@ func (j *Job) Validate() error {
 	}
 	if j.Profile == ProfileCDM && j.Passes < 1 {
 		return result.Usagef("--passes", "%d is below 1; CrystalDiskMark allows 1..9", j.Passes)
+	}
+	if j.Profile == ProfileNone {
+		// A preset's rows are checked once planned (Run).
+		for _, bs := range j.BlockSizes {
+			if err := checkFootprint(bs, j.IODepth, j.NumJobs, j.IOEngine); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -240,6 +283,9 @@ func (j *Job) checkBS(bs int64) error {
 	}
 	if j.Direct && bs%DirectAlign != 0 {
 		return result.Usagef("--bs", "%d is not a multiple of %d, which --direct needs", bs, DirectAlign)
+	}
+	if bs > math.MaxInt-BufferAlign {
+		return result.Usagef("--bs", "%d is larger than one buffer can be on this platform", bs)
 	}
 	return nil
 }

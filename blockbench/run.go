@@ -50,17 +50,27 @@ func Run(ctx context.Context, j Job) (result.Block, error) {
 	if err := resolveEngines(steps); err != nil {
 		return res, err
 	}
+	for i := range steps {
+		s := &steps[i].spec
+		if err := checkFootprint(s.bs, s.ioDepth, s.numJobs, s.engine); err != nil {
+			return res, err
+		}
+	}
 	started := time.Now()
 	res.Timestamp, res.TimestampMs = started.Unix(), started.UnixMilli()
 	if err := t.prepare(ctx, writes, j.DestroyData, j.Buffer, j.Seed); err != nil {
-		return res, errors.Join(err, t.cleanup())
+		err = errors.Join(err, t.cleanup())
+		res.Notes = append(res.Notes, t.notes...)
+		return res, err
 	}
 	runErr := runSteps(ctx, t, steps, &res)
 	res.Target = t.describe()
 	if table != nil {
 		res.Profile = table.finish(steps, res.Jobs)
 	}
-	if cerr := t.cleanup(); cerr != nil {
+	cerr := t.cleanup()
+	res.Notes = append(res.Notes, t.notes...)
+	if cerr != nil {
 		res.Notes = append(res.Notes, "cleanup: "+cerr.Error())
 		runErr = errors.Join(runErr, cerr)
 	}
@@ -74,6 +84,12 @@ func runSteps(ctx context.Context, t *target, steps []step, res *result.Block) e
 			return fmt.Errorf("before job %d of %d: %w", i+1, len(steps), context.Cause(ctx))
 		}
 		job, err := runJob(ctx, t, &steps[i].spec)
+		if err == nil && !job.Interrupted && job.Read.TotalIOs+job.Write.TotalIOs == 0 {
+			// Zeros would read as a measurement; there was none.
+			err = fmt.Errorf("completed no I/O in its runtime of %v; give a longer --runtime", steps[i].spec.runtime)
+			res.Error = err.Error()
+			return fmt.Errorf("job %s: %w", steps[i].spec.name, err)
+		}
 		res.Jobs = append(res.Jobs, job)
 		if err != nil {
 			res.Error = err.Error()
@@ -165,7 +181,7 @@ func runJob(ctx context.Context, t *target, spec *jobSpec) (result.BlockJob, err
 		}
 	}()
 	for i := range spec.numJobs {
-		h, err := openHandle(t.resolved, spec.rw.Writes(), spec.direct)
+		h, err := t.openWorker(spec.rw.Writes(), spec.direct)
 		if err != nil {
 			return result.BlockJob{}, fmt.Errorf("open %s for worker %d: %w", t.resolved, i, err)
 		}

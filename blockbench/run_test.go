@@ -113,6 +113,7 @@ func TestEnginesGiveSameCounts(t *testing.T) {
 			for e, engine := range []Engine{EnginePsync, EngineIOUring} {
 				j := countJob(path, rw, 2<<20, 4096)
 				j.IOEngine, j.IODepth, j.NumJobs, j.RWMixRead = engine, 16, 2, 60
+				j.DestroyData = true // an existing file
 				res, err := Run(context.Background(), j)
 				if err != nil {
 					t.Fatalf("%s: %v", engine, err)
@@ -141,6 +142,7 @@ func TestWritesStayInRegion(t *testing.T) {
 			}
 			j := countJob(path, Write, 1<<20, 64<<10)
 			j.Offset, j.IOEngine, j.IODepth = 1<<20, engine, 4
+			j.DestroyData = true // an existing file
 			res, err := Run(context.Background(), j)
 			if err != nil {
 				t.Fatal(err)
@@ -263,10 +265,11 @@ func TestLoopsDoNotAllocate(t *testing.T) {
 			if err := os.WriteFile(path, make([]byte, 1<<20), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			h, err := openHandle(path, true, false)
+			f, err := os.OpenFile(path, os.O_RDWR, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
+			h := newFileHandle(f)
 			spec := jobSpec{rw: RandRW, rwMixRead: 50, bs: 4096, size: 1 << 20, ioDepth: 16, numJobs: 1, engine: engine,
 				buffer: Buffer{Kind: BufferRandom}, seed: 1}
 			w := newWorker(context.Background(), &spec, 0, h)

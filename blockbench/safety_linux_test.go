@@ -97,7 +97,7 @@ func refusal(t *testing.T, j Job) *RefusedError {
 	if !result.IsUsage(err) {
 		t.Errorf("refusal is not a usage error (exit 2): %v", err)
 	}
-	if !strings.Contains(err.Error(), re.Device) {
+	if !strings.Contains(err.Error(), re.Path) {
 		t.Errorf("refusal does not name the device: %v", err)
 	}
 	return re
@@ -186,8 +186,8 @@ func TestSafetyOnLoopDevice(t *testing.T) {
 			t.Fatal(err)
 		}
 		re := refusal(t, writeJob(link, true))
-		if re.Device != dev || re.Given != link || !strings.Contains(re.Error(), link) {
-			t.Errorf("device %q given %q; want %s via %s", re.Device, re.Given, dev, link)
+		if re.Path != dev || re.Given != link || !strings.Contains(re.Error(), link) {
+			t.Errorf("device %q given %q; want %s via %s", re.Path, re.Given, dev, link)
 		}
 	})
 }

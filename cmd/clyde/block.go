@@ -23,8 +23,18 @@ func blockCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "block",
 		Usage: "raw block engine: fio-style jobs and CrystalDiskMark, Iometer, ORION presets on a file or block device",
-		Description: "Writes to a block device are refused when it or a partition or holder of it is mounted, swap\n" +
-			"or held open, and otherwise need --destroy-data. An absent file is created, filled and removed.\n\n" +
+		Description: "A path that does not exist yet is created (with a .NAME.clyde-run marker beside it), filled,\n" +
+			"and removed at the end, if it is still the file clyde created; that needs no flag.\n\n" +
+			"Needs --destroy-data: any job or preset that writes (--rw write, randwrite, rw, randrw; cdm,\n" +
+			"iometer-mix; bs-sweep with a writing --rw) on a block device or on an existing file. Reads need nothing.\n\n" +
+			"Always refused, even with --destroy-data:\n" +
+			"  a device that is mounted, or whose partition or holder (dm, LVM, md) is, that is swap, held open\n" +
+			"  by another process, or claimed exclusively (O_EXCL busy);\n" +
+			"  a loop device whose image is also behind another loop device that is mounted or in use;\n" +
+			"  a file that is the image behind a loop device (so of a mounted filesystem too), a swap file,\n" +
+			"  or open for writing (or mapped shared) by another process;\n" +
+			"  a file left by a killed run (its marker is there): `clyde block --cleanup --filename F` removes\n" +
+			"  it, when the marker names this host and its process is gone (--force: a marker from another host).\n\n" +
 			"  clyde block --filename /mnt/ssd/clyde.tmp --profile cdm --size 1g\n" +
 			"  clyde block --filename /dev/sdX --profile iometer-mix --direct --runtime 30 --destroy-data",
 		Flags: append([]cli.Flag{
@@ -47,7 +57,9 @@ func blockCommand() *cli.Command {
 			&cli.Uint64Flag{Name: "seed", Value: d.Seed, Usage: "random seed for offsets, directions and data"},
 			&cli.StringFlag{Name: "profile", Usage: "preset: cdm|iometer-mix|orion|bs-sweep"},
 			&cli.IntFlag{Name: "passes", Value: d.Passes, Usage: "cdm: measured passes per test after one warm-up; the best is kept"},
-			&cli.BoolFlag{Name: "destroy-data", Usage: "allow writing to an unused block device, destroying what it holds"},
+			&cli.BoolFlag{Name: "destroy-data", Usage: "allow writing to an unused block device or an existing file, destroying what it holds"},
+			&cli.BoolFlag{Name: "cleanup", Usage: "remove the file a killed run left at --filename, and its marker, then exit"},
+			&cli.BoolFlag{Name: "force", Usage: "with --cleanup: also remove a file whose marker names another host (shared storage)"},
 			&cli.StringFlag{Name: "output-format", Value: "text", Usage: "text|json|csv"},
 			&cli.StringFlag{Name: "output", Usage: "write the report to this file instead of stdout"},
 		}, keepFlags()...),
@@ -64,6 +76,7 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 		if j.Size, err = blockbench.ParseSize("--size", s); err != nil {
 			return j, err
 		}
+		j.SizeGiven = true
 	}
 	if j.Offset, err = blockbench.ParseSize("--offset", c.String("offset")); err != nil {
 		return j, err
@@ -101,10 +114,17 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 	j.Seed = c.Uint64("seed")
 	j.Passes = c.Int("passes")
 	j.DestroyData = c.Bool("destroy-data")
+	j.Warn = c.App.ErrWriter
 	return j, j.Validate()
 }
 
 func blockAction(c *cli.Context) error {
+	if c.Bool("cleanup") {
+		return blockCleanup(c)
+	}
+	if c.Bool("force") {
+		return result.Usagef("--force", "only goes with --cleanup")
+	}
 	format := c.String("output-format")
 	if !slices.Contains(blockreport.Formats, format) {
 		return result.Usagef("--output-format", "unknown format %q; accepted: %s", format, strings.Join(blockreport.Formats, ", "))
@@ -137,6 +157,23 @@ func blockAction(c *cli.Context) error {
 		return errors.Join(runErr, fmt.Errorf("write report: %w", err))
 	}
 	return keep.after(c.Context, &res, runErr)
+}
+
+// blockCleanup is `clyde block --cleanup`: what a killed run left at
+// --filename, and nothing else.
+func blockCleanup(c *cli.Context) error {
+	file := c.String("filename")
+	res, err := blockbench.Cleanup(file, c.Bool("force"))
+	for _, p := range res.Removed {
+		fmt.Fprintf(c.App.Writer, "removed %s\n", p)
+	}
+	for _, k := range res.Kept {
+		fmt.Fprintf(c.App.Writer, "kept %s\n", k)
+	}
+	if err == nil && len(res.Removed) == 0 {
+		fmt.Fprintf(c.App.Writer, "nothing to clean up at %s: no clyde marker beside it\n", file)
+	}
+	return err
 }
 
 // blockProvenance records where the run happened; path is the target, so the

@@ -1,0 +1,295 @@
+package blockbench
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/clydebench/clyde/internal/sysinfo"
+	"github.com/clydebench/clyde/result"
+)
+
+// A file clyde creates for a run gets a marker next to it, in the same
+// directory: ".NAME.clyde-run". A run killed with SIGKILL (or a crash)
+// leaves both; the marker is what lets `clyde block --cleanup` tell that
+// file from a user's, and what makes the next run refuse it rather than
+// take it for the user's data. The data file is created first and the
+// marker, which records its identity, right after; on the way out the data
+// file goes first and the marker last, so a removal that fails can be run
+// again.
+const (
+	markerTool = "clyde"
+	markerKind = "block-target"
+	// markerMax bounds what is read of a marker; a real one is about 300 bytes.
+	markerMax = 4096
+)
+
+// markerName is the marker's name for the data file base.
+func markerName(base string) string { return "." + base + ".clyde-run" }
+
+// marker is the marker's JSON.
+type marker struct {
+	Tool string `json:"tool"` // always "clyde"
+	Kind string `json:"kind"` // always "block-target"
+	// File is the data file's name in the same directory.
+	File string `json:"file"`
+	PID  int    `json:"pid"`
+	Host string `json:"host"`
+	// BootID and StartTicks (Linux) name the process exactly: a pid alive
+	// after a reboot, or with another start time, belongs to someone else.
+	BootID     string    `json:"boot_id,omitempty"`
+	StartTicks uint64    `json:"start_ticks,omitempty"`
+	Start      time.Time `json:"start"`
+	// Dev, Ino and BirthNs identify the data file, Size is its length: set
+	// once when it is created and never changed by the run.
+	Dev     uint64 `json:"dev"`
+	Ino     uint64 `json:"ino"`
+	BirthNs int64  `json:"birth_ns,omitempty"`
+	Size    int64  `json:"size"`
+}
+
+// newMarker describes the data file base that this process just created.
+func newMarker(base string, e entryInfo) marker {
+	pid := os.Getpid()
+	return marker{Tool: markerTool, Kind: markerKind, File: base, PID: pid, Host: thisHost(),
+		BootID: bootID(), StartTicks: processStartTicks(pid), Start: time.Now().UTC(),
+		Dev: e.id.Dev, Ino: e.id.Ino, BirthNs: e.id.Birth, Size: e.size}
+}
+
+// thisHost names this machine in markers; a host without a name gets one
+// no real host has, so its markers still parse.
+func thisHost() string {
+	if h := sysinfo.Hostname(); h != "" {
+		return h
+	}
+	return "(unnamed host)"
+}
+
+func (m marker) id() fileID { return fileID{Dev: m.Dev, Ino: m.Ino, Birth: m.BirthNs} }
+
+// parseMarker reads a marker and checks every field a decision rests on.
+func parseMarker(b []byte) (marker, error) {
+	var m marker
+	if len(b) > markerMax {
+		return m, fmt.Errorf("%d bytes, more than a marker's %d", len(b), markerMax)
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, fmt.Errorf("not JSON: %w", err)
+	}
+	switch {
+	case m.Tool != markerTool || m.Kind != markerKind:
+		return m, fmt.Errorf("tool %q kind %q, want %q %q", m.Tool, m.Kind, markerTool, markerKind)
+	case m.File == "" || strings.ContainsAny(m.File, `/\`) || m.File == "." || m.File == "..":
+		return m, fmt.Errorf("file %q is not a name in this directory", m.File)
+	case m.PID <= 0:
+		return m, fmt.Errorf("pid %d", m.PID)
+	case m.Host == "":
+		return m, errors.New("no host")
+	case m.Ino == 0:
+		return m, errors.New("no inode number")
+	case m.Size < 0:
+		return m, fmt.Errorf("size %d", m.Size)
+	}
+	return m, nil
+}
+
+// readMarker reads the marker of base in d. found is false when there is
+// none; an entry by that name that is not a marker clyde wrote is an error.
+func readMarker(d *parentDir, base string) (m marker, found bool, err error) {
+	name := markerName(base)
+	f, err := d.openFile(name, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return m, false, nil
+	}
+	if err != nil {
+		return m, true, fmt.Errorf("read %s: %w", d.join(name), err)
+	}
+	defer f.Close()
+	if e, err := identify(f); err != nil || e.kind != kindRegular {
+		return m, true, fmt.Errorf("%s is not a regular file", d.join(name))
+	}
+	b, err := io.ReadAll(io.LimitReader(f, markerMax+1))
+	if err != nil {
+		return m, true, fmt.Errorf("read %s: %w", d.join(name), err)
+	}
+	if m, err = parseMarker(b); err != nil {
+		return m, true, fmt.Errorf("%s is not a marker clyde wrote: %v", d.join(name), err)
+	}
+	if m.File != base {
+		return m, true, fmt.Errorf("%s names %q, not %q", d.join(name), m.File, base)
+	}
+	return m, true, nil
+}
+
+// writeMarker creates base's marker in d (it must not exist) and flushes it
+// to disk, so that it survives a crash as well as a SIGKILL. A marker that
+// could not be written whole is removed again.
+func writeMarker(d *parentDir, m marker) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	name := markerName(m.File)
+	f, err := d.create(name, 0o600)
+	if err != nil {
+		return fmt.Errorf("create the marker: %w", err)
+	}
+	_, err = f.Write(append(b, '\n'))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return errors.Join(fmt.Errorf("write %s: %w", d.join(name), err), d.remove(name))
+	}
+	// Best effort: FUSE filesystems (ntfs-3g) may not sync a directory, and
+	// only a power cut, not a killed run, loses an entry that is not synced.
+	_ = d.sync()
+	return nil
+}
+
+// runState is what a marker says about the run that wrote it.
+type runState int
+
+const (
+	runDead      runState = iota // this host, and the process is gone
+	runAlive                     // this host, and the process still runs
+	runElsewhere                 // another host: this one cannot tell
+)
+
+func (m marker) state() runState {
+	if m.Host != thisHost() {
+		return runElsewhere
+	}
+	if m.BootID != "" {
+		if b := bootID(); b != "" && b != m.BootID {
+			return runDead // the machine rebooted since
+		}
+	}
+	if !processAlive(m.PID) {
+		return runDead
+	}
+	if m.StartTicks != 0 {
+		if now := processStartTicks(m.PID); now != 0 && now != m.StartTicks {
+			return runDead // the pid now belongs to another process
+		}
+	}
+	return runAlive
+}
+
+// leftoverError is the refusal of a run whose target has a marker: a run
+// still going, or the remains of a killed one. given is the name the user
+// typed, so the hint can be pasted as it is.
+func leftoverError(given string, m marker) error {
+	started := m.Start.Local().Format(time.DateTime)
+	switch m.state() {
+	case runAlive:
+		return result.Usagef("--filename", "%s is in use by clyde pid %d (started %s); it is removed when that run ends", given, m.PID, started)
+	case runElsewhere:
+		return result.Usagef("--filename", "%s was created by clyde pid %d on host %s (started %s), which may still be running there; "+
+			"if it is not, run `clyde block --cleanup --force --filename %s`", given, m.PID, m.Host, started, given)
+	}
+	return result.Usagef("--filename", "%s is left over from a clyde run that was killed (pid %d, started %s); "+
+		"run `clyde block --cleanup --filename %s` to remove it", given, m.PID, started, given)
+}
+
+// checkLeftover refuses a run on dir/base when base has a marker: whether
+// base exists or not, whether the run reads or writes.
+func checkLeftover(given, dir, base string) error {
+	d, err := openParentDir(dir)
+	if err != nil {
+		return nil // creating the file reports it, or the target exists under another parent
+	}
+	defer d.close()
+	m, found, err := readMarker(d, base)
+	switch {
+	case !found:
+		return nil
+	case err != nil:
+		return result.Usagef("--filename", "%v; move it away to use %s", err, given)
+	}
+	return leftoverError(given, m)
+}
+
+// CleanupResult says what Cleanup did.
+type CleanupResult struct {
+	// Removed lists what was removed, the data file before its marker.
+	Removed []string
+	// Kept lists what was left in place and why.
+	Kept []string
+}
+
+// Cleanup removes what a killed clyde block run left at filename: the file
+// it created and the marker next to it, the marker last. It removes the
+// file only when the marker is there, names this host (or force is set:
+// another host on shared storage, whose run the caller knows is over), its
+// process is gone, and the file is still the one the marker describes
+// (device, inode, birth time and size). A file that does not match is kept
+// and its stale marker removed. Without a marker it does nothing.
+func Cleanup(filename string, force bool) (CleanupResult, error) {
+	var res CleanupResult
+	dir, base, err := splitTarget(filename)
+	if err != nil {
+		return res, err
+	}
+	d, err := openParentDir(dir)
+	if err != nil {
+		return res, fmt.Errorf("cleanup: %w", err)
+	}
+	defer d.close()
+	m, found, err := readMarker(d, base)
+	switch {
+	case !found:
+		return res, nil
+	case err != nil:
+		return res, fmt.Errorf("cleanup: %w; left it", err)
+	}
+	state := m.state()
+	switch {
+	case state == runAlive:
+		return res, result.Usagef("--filename", "%s is in use by clyde pid %d; it is removed when that run ends", filename, m.PID)
+	case state == runElsewhere && !force:
+		return res, result.Usagef("--force", "%s was created by clyde pid %d on host %s, which may still be running there; "+
+			"clean up on %s, or add --force once that run is over", filename, m.PID, m.Host, m.Host)
+	}
+	path := d.join(base)
+	e, err := d.lstat(base)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		// Killed after the data file went and before the marker did.
+	case err != nil:
+		return res, fmt.Errorf("cleanup: %w", err)
+	case !markerMatches(m, e, state == runElsewhere):
+		res.Kept = append(res.Kept, path+": not the file the killed run created (its device, inode or size differ from the marker's)")
+	default:
+		if err := d.remove(base); err != nil {
+			return res, fmt.Errorf("cleanup: %w; the marker is kept, so the cleanup can be run again", err)
+		}
+		res.Removed = append(res.Removed, path)
+	}
+	if err := d.remove(markerName(base)); err != nil {
+		return res, fmt.Errorf("cleanup: %w", err)
+	}
+	res.Removed = append(res.Removed, d.join(markerName(base)))
+	return res, d.sync()
+}
+
+// markerMatches is true when e is the data file m describes. Another host's
+// device numbers mean nothing here (NFS numbers its mounts per client), so
+// elsewhere compares the rest.
+func markerMatches(m marker, e entryInfo, elsewhere bool) bool {
+	if e.kind != kindRegular || e.size != m.Size {
+		return false
+	}
+	if elsewhere {
+		return e.id.sameInode(m.id())
+	}
+	return e.id.same(m.id())
+}

@@ -1,0 +1,251 @@
+package blockbench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clydebench/clyde/result"
+)
+
+// withRAM makes usableRAM report ram bytes until the test ends.
+func withRAM(t *testing.T, ram uint64) {
+	old := usableRAM
+	usableRAM = func() (uint64, error) { return ram, nil }
+	t.Cleanup(func() { usableRAM = old })
+}
+
+// TestValidateRefusesBadInput: each rule is a usage error naming its flag,
+// with the numbers it judged.
+func TestValidateRefusesBadInput(t *testing.T) {
+	withRAM(t, 1<<30) // buffers may take 512 MiB
+	cases := []struct {
+		name string
+		edit func(j *Job)
+		flag string
+		says string
+	}{
+		{"runtime of a nanosecond", func(j *Job) { j.Runtime = time.Nanosecond }, "--runtime", "1ns is shorter than 1ms"},
+		{"runtime just under the minimum", func(j *Job) { j.Runtime = MinRuntime - 1 }, "--runtime", "shorter than 1ms"},
+		{"iodepth past io_uring's", func(j *Job) { j.IODepth, j.IOEngine = 100000, EngineIOUring }, "--iodepth", "100000 is above 32768"},
+		{"iodepth past io_uring's on psync", func(j *Job) { j.IODepth = MaxIODepth + 1 }, "--iodepth", "above 32768"},
+		{"offset + size overflows", func(j *Job) { j.Offset, j.Size = math.MaxInt64-10, 1<<20 }, "--size", "past the largest file offset"},
+		{"bs past a buffer", func(j *Job) { j.BlockSizes = []int64{math.MaxInt64} }, "--bs", "larger than one buffer"},
+		{"one buffer past half the memory", func(j *Job) { j.BlockSizes, j.Size = []int64{1 << 30}, 2<<30 }, "--bs", "more than half of the 1.0 GiB"},
+		{"a queue past half the memory", func(j *Job) { j.BlockSizes, j.IODepth, j.IOEngine = []int64{64 << 20}, 16, EngineIOUring }, "--iodepth",
+			"1.0 GiB (bs 64 MiB x 16 buffers per worker x 1 workers"},
+		{"workers past half the memory", func(j *Job) { j.BlockSizes, j.NumJobs = []int64{64 << 20}, 8 }, "--numjobs",
+			"x 2 buffers per worker x 8 workers"},
+		{"auto counts io_uring's buffers", func(j *Job) { j.BlockSizes, j.IODepth, j.IOEngine = []int64{64 << 20}, 16, EngineAuto }, "--iodepth", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			j := NewJob(filepath.Join(t.TempDir(), "f"))
+			tc.edit(&j)
+			err := j.Validate()
+			var ue *result.UsageError
+			if !errors.As(err, &ue) || ue.Flag != tc.flag || !strings.Contains(ue.Msg, tc.says) {
+				t.Fatalf("err = %v, want a usage error for %s saying %q", err, tc.flag, tc.says)
+			}
+		})
+	}
+	t.Run("the limits themselves pass", func(t *testing.T) {
+		j := NewJob("f")
+		j.Runtime, j.IODepth, j.IOEngine, j.BlockSizes = MinRuntime, MaxIODepth, EngineIOUring, []int64{4096}
+		if err := j.Validate(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestPresetFootprintRefusedBeforeCreating: a preset's rows are checked once
+// planned, before the file is made.
+func TestPresetFootprintRefusedBeforeCreating(t *testing.T) {
+	withRAM(t, 8<<20) // 4 MiB for buffers: SEQ1M Q8T1 needs 9 MiB
+	dir := t.TempDir()
+	j := NewJob(filepath.Join(dir, "f"))
+	j.Profile, j.IOEngine, j.Size, j.SizeGiven = ProfileCDM, EngineIOUring, 4<<20, true
+	_, err := Run(context.Background(), j)
+	var ue *result.UsageError
+	if !errors.As(err, &ue) || ue.Flag != "--iodepth" {
+		t.Fatalf("err = %v, want a usage error for --iodepth", err)
+	}
+	if names := entries(t, dir); len(names) != 0 {
+		t.Errorf("created %v", names)
+	}
+}
+
+// TestSizeZeroForNewFile: --size 0 on a path that does not exist yet is
+// refused; no --size gives the documented default.
+func TestSizeZeroForNewFile(t *testing.T) {
+	dir := t.TempDir()
+	j := countJob(filepath.Join(dir, "f"), Write, 0, 4096)
+	j.SizeGiven = true
+	_, err := Run(context.Background(), j)
+	var ue *result.UsageError
+	if !errors.As(err, &ue) || ue.Flag != "--size" || !strings.Contains(ue.Msg, "does not exist yet") {
+		t.Fatalf("err = %v, want a --size refusal", err)
+	}
+	if names := entries(t, dir); len(names) != 0 {
+		t.Errorf("created %v", names)
+	}
+	j.SizeGiven = false
+	if _, reg, err := resolveTarget(&j); err != nil || reg.size != DefaultSize {
+		t.Errorf("no --size: region %+v, %v; want %d bytes", reg, err, DefaultSize)
+	}
+}
+
+// TestJobWithoutIOFails: a job that completed no I/O is an error, not a
+// row of zeros.
+func TestJobWithoutIOFails(t *testing.T) {
+	dir := t.TempDir()
+	j := countJob(filepath.Join(dir, "f"), Read, 1<<20, 4096)
+	tg, _, err := resolveTarget(&j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tg.prepare(context.Background(), false, false, j.Buffer, 1); err != nil {
+		t.Fatal(err)
+	}
+	defer tg.cleanup()
+	// Past Validate: a deadline that has passed before the first I/O.
+	spec := specFrom(&j, Read, 4096)
+	spec.size, spec.runtime, spec.timeBased = 1<<20, time.Nanosecond, true
+	var res result.Block
+	err = runSteps(context.Background(), tg, []step{{spec: spec, row: -1}}, &res)
+	if err == nil || !strings.Contains(err.Error(), "completed no I/O") {
+		t.Fatalf("err = %v, want one saying the job completed no I/O", err)
+	}
+	if len(res.Jobs) != 0 || res.Error == "" {
+		t.Errorf("jobs %d error %q: want no job and the error recorded", len(res.Jobs), res.Error)
+	}
+}
+
+// TestCreatedFileReplaced: a file renamed over the one clyde created is
+// someone else's. A worker that would open it stops without touching it,
+// and the cleanup leaves it, with a note and a warning, and still removes
+// the marker.
+func TestCreatedFileReplaced(t *testing.T) {
+	victim := bytes.Repeat([]byte("victim "), 1000)
+	for _, when := range []string{"before the workers open it", "while a worker has the original open"} {
+		t.Run(when, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "f")
+			j := countJob(path, Write, 1<<20, 4096)
+			var warn bytes.Buffer
+			j.Warn = &warn
+			tg, _, err := resolveTarget(&j)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tg.prepare(context.Background(), true, false, j.Buffer, 1); err != nil {
+				t.Fatal(err)
+			}
+			var h fileHandle
+			if when != "before the workers open it" {
+				if h, err = tg.openWorker(true, false); err != nil {
+					t.Fatal(err)
+				}
+			}
+			other := filepath.Join(dir, "other")
+			if err := os.WriteFile(other, victim, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(other, path); err != nil {
+				t.Fatal(err)
+			}
+			if h.f == nil {
+				if _, err := tg.openWorker(true, false); err == nil || !strings.Contains(err.Error(), "replaced during the run") {
+					t.Errorf("worker open of the replacement: err = %v, want a refusal", err)
+				}
+			} else {
+				if _, err := h.pwrite(make([]byte, 4096), 0); err != nil {
+					t.Fatal(err)
+				}
+				h.close()
+			}
+			if err := tg.cleanup(); err != nil {
+				t.Fatal(err)
+			}
+			if b, err := os.ReadFile(path); err != nil || !bytes.Equal(b, victim) {
+				t.Errorf("the replacement was not left as it was: %v", err)
+			}
+			if fi, _ := os.Stat(path); fi == nil || fi.Mode().Perm() != 0o600 {
+				t.Errorf("the replacement's mode changed: %v", fi)
+			}
+			if got := entries(t, dir); len(got) != 1 {
+				t.Errorf("left %v, want only the replacement (the marker removed)", got)
+			}
+			if len(tg.notes) != 1 || !strings.Contains(tg.notes[0], "replaced during the run") {
+				t.Errorf("notes %q", tg.notes)
+			}
+			if lines := strings.Split(strings.TrimSpace(warn.String()), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "clyde: warning: "+path) {
+				t.Errorf("warning %q, want one line naming %s", warn.String(), path)
+			}
+		})
+	}
+}
+
+// TestCreatedFileAndMarker: while the run lasts the marker names the file;
+// afterwards both are gone.
+func TestCreatedFileAndMarker(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f")
+	j := countJob(path, Read, 1<<20, 4096)
+	tg, _, err := resolveTarget(&j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tg.prepare(context.Background(), false, false, j.Buffer, 1); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ".f.clyde-run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := parseMarker(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.File != "f" || m.PID != os.Getpid() || m.Size != 1<<20 || !m.id().same(tg.id) || m.state() != runAlive {
+		t.Errorf("marker %+v does not describe the file (%+v) and this run", m, tg.id)
+	}
+	if fi, _ := os.Stat(filepath.Join(dir, ".f.clyde-run")); fi.Mode().Perm() != 0o600 {
+		t.Errorf("marker mode %v, want 0600", fi.Mode())
+	}
+	if err := tg.cleanup(); err != nil {
+		t.Fatal(err)
+	}
+	if got := entries(t, dir); len(got) != 0 {
+		t.Errorf("left %v", got)
+	}
+}
+
+func TestBufferFootprintSaturates(t *testing.T) {
+	cases := []struct {
+		name           string
+		bs             int64
+		depth, numJobs int
+		engine         Engine
+		want           uint64
+	}{
+		{"psync: a read and a write buffer", 4096, 32, 1, EnginePsync, 2*(4096+BufferAlign) + fillChunk},
+		{"io_uring: one per slot", 4096, 32, 2, EngineIOUring, 64*(4096+BufferAlign) + fillChunk},
+		{"auto: at least psync's two", 4096, 1, 1, EngineAuto, 2*(4096+BufferAlign) + fillChunk},
+		{"workers times slots overflows", 4096, MaxIODepth, math.MaxInt, EngineIOUring, math.MaxUint64},
+		{"bytes overflow", math.MaxInt64 / 2, 8, 1, EngineIOUring, math.MaxUint64},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := bufferFootprint(tc.bs, tc.depth, tc.numJobs, tc.engine); got != tc.want {
+				t.Errorf("got %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
