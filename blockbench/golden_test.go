@@ -19,35 +19,49 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/bl
 
 const goldenDir = "../testdata/block"
 
-// syntheticStats is what numJobs workers would have measured over seconds
+// syntheticWorkers is what wl's workers would have measured over seconds
 // seconds on a clock that ticks exactly: IOPS per worker from iops(second),
-// latencies drawn from a seeded lognormal around meanNs.
-func syntheticStats(spec *jobSpec, seconds int, iops func(sec int) int64, meanNs float64, seed uint64) []*workerStats {
+// latencies drawn from a seeded lognormal around meanNs (a tenth of each in
+// submission where the engine has that stage). It returns the workers and
+// their recorders merged, as lanes.Run merges them.
+func syntheticWorkers(wl *workload, seconds int, iops func(sec int) int64, meanNs float64, seed uint64) ([]*worker, []*latency.Recorder) {
 	rng := rand.New(rand.NewPCG(seed, 7))
-	var out []*workerStats
-	for range spec.numJobs {
-		s := &workerStats{lat: [2]*latency.Recorder{latency.New(), latency.New()}}
-		s.marks = append(s.marks, mark{})
+	var out []*worker
+	merged := make([]*latency.Recorder, nRecs)
+	for k := range merged {
+		merged[k] = latency.New()
+	}
+	for i := range wl.NumJobs {
+		w := newWorker(wl, i)
 		for sec := range seconds {
 			for range iops(sec) {
 				dir := dirRead
 				switch {
-				case spec.rw.Mixed() && rng.IntN(100) >= spec.rwMixRead:
+				case wl.RW.Mixed() && rng.IntN(100) >= wl.RWMixRead:
 					dir = dirWrite
-				case !spec.rw.Mixed() && spec.rw.Writes():
+				case !wl.RW.Mixed() && wl.RW.Writes():
 					dir = dirWrite
 				}
-				s.lat[dir].Record(time.Duration(max(1, int64(meanNs*(0.5+rng.ExpFloat64()*0.5)))))
-				s.ios[dir]++
-				s.bytes[dir] += spec.bs
+				lat := max(10, int64(meanNs*(0.5+rng.ExpFloat64()*0.5)))
+				w.complete(dir, int(wl.BS), 0, lat/10, lat)
 			}
-			s.marks = append(s.marks, mark{atNs: int64(sec+1) * int64(time.Second), ios: s.ios, bytes: s.bytes})
+			w.marks = append(w.marks, mark{atNs: int64(sec+1) * int64(time.Second), ios: w.ios, bytes: w.bytes})
 		}
-		s.endNs = int64(seconds) * int64(time.Second)
-		s.syncs = 0
-		out = append(out, s)
+		w.endNs = int64(seconds) * int64(time.Second)
+		out = append(out, w)
+		for k, r := range w.recs {
+			merged[k].Merge(r)
+		}
 	}
-	return out
+	return out, merged
+}
+
+// resolvedForTest is w as RunPlan would resolve it on a region of size
+// bytes, without a target.
+func resolvedForTest(w Workload, size int64) *workload {
+	e, _ := engineByName(w.IOEngine)
+	w.Offset, w.Size = 0, size
+	return &workload{Workload: w, engine: e, depth: w.IODepth}
 }
 
 var fixedCPU = cpuclock.Sample{Elapsed: 5 * time.Second, CPU: cpuclock.Usage{User: 400 * time.Millisecond, Sys: 1900 * time.Millisecond}, CPUKnown: true}
@@ -64,11 +78,11 @@ func fixtureBlock() result.Block {
 
 // goldenJob is a randrw job whose rate falls by a fifth over the run.
 func goldenJob() result.Block {
-	spec := jobSpec{name: "randrw", rw: RandRW, rwMixRead: 70, bs: 4096, size: 1 << 30, ioDepth: 32, numJobs: 2,
-		engine: EngineIOUring, runtime: 5 * time.Second, timeBased: true, buffer: Buffer{Kind: BufferRandom}, seed: 42}
-	stats := syntheticStats(&spec, 5, func(sec int) int64 { return 2000 - int64(sec)*100 }, 90_000, 42)
+	wl := resolvedForTest(Workload{Name: "randrw", RW: RandRW, RWMixRead: 70, BS: 4096, IODepth: 32, NumJobs: 2,
+		IOEngine: EngineIOUring, Runtime: 5 * time.Second, TimeBased: true, Buffer: Buffer{Kind: BufferRandom}, Seed: 42}, 1<<30)
+	workers, recs := syntheticWorkers(wl, 5, func(sec int) int64 { return 2000 - int64(sec)*100 }, 90_000, 42)
 	b := fixtureBlock()
-	b.Jobs = []result.BlockJob{summarize(&spec, stats, fixedCPU)}
+	b.Jobs = []result.BlockJob{summarize(wl, workers, recs, fixedCPU)}
 	return b
 }
 
@@ -77,16 +91,15 @@ func goldenJob() result.Block {
 func goldenProfile(p Profile) result.Block {
 	j := NewJob("/dev/shm/clyde.tmp")
 	j.Profile, j.IOEngine, j.Passes, j.Size = p, EngineIOUring, 2, 1<<30
-	steps, table, _ := plan(&j, region{size: 1 << 30})
+	pl, steps, table, _ := j.plan()
 	b := fixtureBlock()
-	for i := range steps {
-		s := &steps[i].spec
-		s.offset, s.size = 0, 1<<30
-		load := int64(s.ioDepth * s.numJobs)
-		perIO := 20_000 + float64(s.bs)/2 // ns
-		iops := min(int64(float64(load)*1e9/perIO), 3_000_000_000/s.bs) / int64(s.numJobs) / 20
-		stats := syntheticStats(s, 2, func(int) int64 { return iops + int64(i%3) }, perIO*float64(min(load, 4)), uint64(i))
-		b.Jobs = append(b.Jobs, summarize(s, stats, fixedCPU))
+	for i, g := range pl.Groups {
+		wl := resolvedForTest(g[0], 1<<30)
+		load := int64(wl.depth * wl.NumJobs)
+		perIO := 20_000 + float64(wl.BS)/2 // ns
+		iops := min(int64(float64(load)*1e9/perIO), 3_000_000_000/wl.BS) / int64(wl.NumJobs) / 20
+		workers, recs := syntheticWorkers(wl, 2, func(int) int64 { return iops + int64(i%3) }, perIO*float64(min(load, 4)), uint64(i))
+		b.Jobs = append(b.Jobs, summarize(wl, workers, recs, fixedCPU))
 	}
 	b.Profile = table.finish(steps, b.Jobs)
 	return b

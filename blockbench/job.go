@@ -11,10 +11,7 @@
 package blockbench
 
 import (
-	"fmt"
 	"io"
-	"math"
-	"strings"
 	"time"
 
 	"github.com/clydebench/clyde/result"
@@ -56,9 +53,10 @@ func (m RW) Writes() bool { return m != Read && m != RandRead }
 // Engine is how I/O is issued.
 type Engine string
 
-// The engines. EngineAuto picks io_uring where the platform has it and the
-// queue depth is above 1, psync otherwise; presets use it so that "Q32" means
-// 32 I/Os in flight.
+// The engines. EngineAuto, the default, picks a queueing engine (io_uring)
+// where the platform has one and the queue depth is above 1, psync
+// otherwise, so that --iodepth 32 and a preset's "Q32" mean 32 I/Os in
+// flight; the result names the engine that ran.
 const (
 	EnginePsync   Engine = "psync"
 	EngineIOUring Engine = "io_uring"
@@ -104,7 +102,7 @@ const (
 	DefaultIODepth   = 1
 	DefaultNumJobs   = 1
 	DefaultRuntime   = 5 * time.Second
-	DefaultEngine    = EnginePsync
+	DefaultEngine    = EngineAuto
 	DefaultSeed      = uint64(0x5eed)
 	DefaultPasses    = 3
 	// DirectAlign is the alignment --direct demands of bs and offset: the
@@ -173,9 +171,12 @@ type Job struct {
 	Profile Profile
 	Passes  int
 	// Warn, when set, gets one line for each thing the user must hear about
-	// even when the report goes to a file: a created file that was replaced
-	// during the run and so left in place. The same goes into the notes.
+	// even when the report goes to a file: a depth capped to what the engine
+	// keeps, a created file that was replaced during the run and so left in
+	// place. The same goes into the notes.
 	Warn io.Writer
+	// CommandLine is recorded in the provenance; nil records os.Args.
+	CommandLine []string
 }
 
 // NewJob returns a Job with every default filled in.
@@ -199,117 +200,30 @@ func NewJob(filename string) Job {
 // Validate checks every rule that needs no look at the target: the first
 // broken one comes back as a usage error naming the flag and the accepted form.
 func (j *Job) Validate() error {
-	if strings.TrimSpace(j.Filename) == "" {
-		return result.Usagef("--filename", "missing; give a file path or a block device")
-	}
-	if _, err := ParseRW(string(j.RW)); err != nil {
-		return err
-	}
-	if _, err := ParseEngine(string(j.IOEngine)); err != nil {
-		return err
-	}
 	if _, err := ParseProfile(string(j.Profile)); err != nil {
 		return err
-	}
-	if j.RWMixRead < 0 || j.RWMixRead > 100 {
-		return result.Usagef("--rwmixread", "%d is outside 0..100; give a percentage of reads", j.RWMixRead)
-	}
-	if j.Size < 0 {
-		return result.Usagef("--size", "%d is negative; give a size such as 64m or 1g", j.Size)
-	}
-	if j.Offset < 0 {
-		return result.Usagef("--offset", "%d is negative; give a byte offset such as 0 or 1m", j.Offset)
-	}
-	if j.Size > math.MaxInt64-j.Offset {
-		return result.Usagef("--size", "offset %d + size %d is past the largest file offset (%d)", j.Offset, j.Size, int64(math.MaxInt64))
 	}
 	if len(j.BlockSizes) == 0 && j.Profile == ProfileNone {
 		return result.Usagef("--bs", "missing; give a size such as 4k or a list such as 4k,64k,1m")
 	}
-	for _, bs := range j.BlockSizes {
-		if err := j.checkBS(bs); err != nil {
-			return err
-		}
-	}
-	if j.Direct && j.Offset%DirectAlign != 0 {
-		return result.Usagef("--offset", "%d is not a multiple of %d, which --direct needs", j.Offset, DirectAlign)
-	}
-	if j.IODepth < 1 {
-		return result.Usagef("--iodepth", "%d is below 1; give I/Os in flight per job, 1 or more", j.IODepth)
-	}
-	if j.IODepth > MaxIODepth {
-		return result.Usagef("--iodepth", "%d is above %d, the deepest queue io_uring allows (IORING_MAX_ENTRIES)", j.IODepth, MaxIODepth)
-	}
-	if j.NumJobs < 1 {
-		return result.Usagef("--numjobs", "%d is below 1; give workers per job, 1 or more", j.NumJobs)
-	}
-	if j.Runtime < 0 {
-		return result.Usagef("--runtime", "%v is negative; give a duration such as 5s (0: no limit)", j.Runtime)
-	}
-	if j.Runtime > 0 && j.Runtime < MinRuntime {
-		return result.Usagef("--runtime", "%v is shorter than %v, too short for a worker to start and issue an I/O; give 1ms or more (0: no limit)",
-			j.Runtime, MinRuntime)
-	}
-	if j.RampTime < 0 {
-		return result.Usagef("--ramp_time", "%v is negative; give a duration such as 2s or 0", j.RampTime)
-	}
-	if j.Fsync < 0 {
-		return result.Usagef("--fsync", "%d is negative; give N to fsync after every N writes, 0 never", j.Fsync)
-	}
-	if err := j.Buffer.validate(); err != nil {
-		return err
-	}
 	if j.Profile == ProfileCDM && j.Passes < 1 {
 		return result.Usagef("--passes", "%d is below 1; CrystalDiskMark allows 1..9", j.Passes)
 	}
-	if j.Profile == ProfileNone {
-		// A preset's rows are checked once planned (Run).
-		for _, bs := range j.BlockSizes {
+	sizes := j.BlockSizes
+	if len(sizes) == 0 {
+		sizes = []int64{DefaultBS} // a preset sets its own; the other fields are checked all the same
+	}
+	for _, bs := range sizes {
+		w := workloadFrom(j, j.RW, bs)
+		if err := w.validate(); err != nil {
+			return err
+		}
+		if j.Profile == ProfileNone {
+			// A preset's rows are checked once planned (RunPlan).
 			if err := checkFootprint(bs, j.IODepth, j.NumJobs, j.IOEngine); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
-}
-
-// checkBS holds the rules for one block size that need no look at the target.
-func (j *Job) checkBS(bs int64) error {
-	if bs <= 0 {
-		return result.Usagef("--bs", "%d is not a block size; give one above 0 such as 4k, or a list such as 4k,1m", bs)
-	}
-	if j.Size > 0 && bs > j.Size {
-		return result.Usagef("--bs", "%d is larger than --size %d; give a block size no larger than the region", bs, j.Size)
-	}
-	if j.Direct && bs%DirectAlign != 0 {
-		return result.Usagef("--bs", "%d is not a multiple of %d, which --direct needs", bs, DirectAlign)
-	}
-	if bs > math.MaxInt-BufferAlign {
-		return result.Usagef("--bs", "%d is larger than one buffer can be on this platform", bs)
-	}
-	return nil
-}
-
-// jobSpec is one job as it runs: a single block size, every default resolved.
-type jobSpec struct {
-	name      string
-	rw        RW
-	rwMixRead int
-	bs        int64
-	size      int64 // region length
-	offset    int64
-	ioDepth   int
-	numJobs   int
-	engine    Engine
-	direct    bool
-	runtime   time.Duration
-	rampTime  time.Duration
-	timeBased bool
-	buffer    Buffer
-	fsync     int
-	seed      uint64
-}
-
-func (s jobSpec) String() string {
-	return fmt.Sprintf("%s bs=%d iodepth=%d numjobs=%d ioengine=%s", s.rw, s.bs, s.ioDepth, s.numJobs, s.engine)
 }

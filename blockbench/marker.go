@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/clydebench/clyde/internal/sysinfo"
+	"github.com/clydebench/clyde/internal/osio"
+	"github.com/clydebench/clyde/internal/proc"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -38,13 +38,8 @@ type marker struct {
 	Kind string `json:"kind"` // always "block-target"
 	// File is the data file's name in the same directory.
 	File string `json:"file"`
-	PID  int    `json:"pid"`
-	Host string `json:"host"`
-	// BootID and StartTicks (Linux) name the process exactly: a pid alive
-	// after a reboot, or with another start time, belongs to someone else.
-	BootID     string    `json:"boot_id,omitempty"`
-	StartTicks uint64    `json:"start_ticks,omitempty"`
-	Start      time.Time `json:"start"`
+	// The process that made it, named exactly (internal/proc).
+	proc.ID
 	// Dev, Ino and BirthNs identify the data file, Size is its length: set
 	// once when it is created and never changed by the run.
 	Dev     uint64 `json:"dev"`
@@ -54,23 +49,12 @@ type marker struct {
 }
 
 // newMarker describes the data file base that this process just created.
-func newMarker(base string, e entryInfo) marker {
-	pid := os.Getpid()
-	return marker{Tool: markerTool, Kind: markerKind, File: base, PID: pid, Host: thisHost(),
-		BootID: bootID(), StartTicks: processStartTicks(pid), Start: time.Now().UTC(),
-		Dev: e.id.Dev, Ino: e.id.Ino, BirthNs: e.id.Birth, Size: e.size}
+func newMarker(base string, e osio.Entry) marker {
+	return marker{Tool: markerTool, Kind: markerKind, File: base, ID: proc.Self(),
+		Dev: e.ID.Dev, Ino: e.ID.Ino, BirthNs: e.ID.Birth, Size: e.Size}
 }
 
-// thisHost names this machine in markers; a host without a name gets one
-// no real host has, so its markers still parse.
-func thisHost() string {
-	if h := sysinfo.Hostname(); h != "" {
-		return h
-	}
-	return "(unnamed host)"
-}
-
-func (m marker) id() fileID { return fileID{Dev: m.Dev, Ino: m.Ino, Birth: m.BirthNs} }
+func (m marker) id() osio.Identity { return osio.Identity{Dev: m.Dev, Ino: m.Ino, Birth: m.BirthNs} }
 
 // parseMarker reads a marker and checks every field a decision rests on.
 func parseMarker(b []byte) (marker, error) {
@@ -100,42 +84,46 @@ func parseMarker(b []byte) (marker, error) {
 
 // readMarker reads the marker of base in d. found is false when there is
 // none; an entry by that name that is not a marker clyde wrote is an error.
-func readMarker(d *parentDir, base string) (m marker, found bool, err error) {
+func readMarker(d osio.Dir, base string) (m marker, found bool, err error) {
 	name := markerName(base)
-	f, err := d.openFile(name, os.O_RDONLY, 0)
+	path := joinName(d, name)
+	f, err := d.Open(osio.Name(name), osio.ReadOnly, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return m, false, nil
 	}
 	if err != nil {
-		return m, true, fmt.Errorf("read %s: %w", d.join(name), err)
+		return m, true, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer f.Close()
-	if e, err := identify(f); err != nil || e.kind != kindRegular {
-		return m, true, fmt.Errorf("%s is not a regular file", d.join(name))
+	if e, err := f.Stat(); err != nil || !e.Reg {
+		return m, true, fmt.Errorf("%s is not a regular file", path)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, markerMax+1))
+	b, err := osio.ReadAll(f, markerMax+1)
 	if err != nil {
-		return m, true, fmt.Errorf("read %s: %w", d.join(name), err)
+		return m, true, fmt.Errorf("read %s: %w", path, err)
 	}
 	if m, err = parseMarker(b); err != nil {
-		return m, true, fmt.Errorf("%s is not a marker clyde wrote: %v", d.join(name), err)
+		return m, true, fmt.Errorf("%s is not a marker clyde wrote: %v", path, err)
 	}
 	if m.File != base {
-		return m, true, fmt.Errorf("%s names %q, not %q", d.join(name), m.File, base)
+		return m, true, fmt.Errorf("%s names %q, not %q", path, m.File, base)
 	}
 	return m, true, nil
 }
 
+// joinName is name in d, for messages.
+func joinName(d osio.Dir, name string) string { return filepath.Join(d.Path(), name) }
+
 // writeMarker creates base's marker in d (it must not exist) and flushes it
 // to disk, so that it survives a crash as well as a SIGKILL. A marker that
 // could not be written whole is removed again.
-func writeMarker(d *parentDir, m marker) error {
+func writeMarker(d osio.Dir, m marker) error {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
 	name := markerName(m.File)
-	f, err := d.create(name, 0o600)
+	f, err := d.Open(osio.Name(name), osio.WriteOnly|osio.Create, 0o600)
 	if err != nil {
 		return fmt.Errorf("create the marker: %w", err)
 	}
@@ -147,41 +135,12 @@ func writeMarker(d *parentDir, m marker) error {
 		err = cerr
 	}
 	if err != nil {
-		return errors.Join(fmt.Errorf("write %s: %w", d.join(name), err), d.remove(name))
+		return errors.Join(fmt.Errorf("write %s: %w", joinName(d, name), err), d.Remove(osio.Name(name)))
 	}
 	// Best effort: FUSE filesystems (ntfs-3g) may not sync a directory, and
 	// only a power cut, not a killed run, loses an entry that is not synced.
-	_ = d.sync()
+	_ = d.Sync()
 	return nil
-}
-
-// runState is what a marker says about the run that wrote it.
-type runState int
-
-const (
-	runDead      runState = iota // this host, and the process is gone
-	runAlive                     // this host, and the process still runs
-	runElsewhere                 // another host: this one cannot tell
-)
-
-func (m marker) state() runState {
-	if m.Host != thisHost() {
-		return runElsewhere
-	}
-	if m.BootID != "" {
-		if b := bootID(); b != "" && b != m.BootID {
-			return runDead // the machine rebooted since
-		}
-	}
-	if !processAlive(m.PID) {
-		return runDead
-	}
-	if m.StartTicks != 0 {
-		if now := processStartTicks(m.PID); now != 0 && now != m.StartTicks {
-			return runDead // the pid now belongs to another process
-		}
-	}
-	return runAlive
 }
 
 // leftoverError is the refusal of a run whose target has a marker: a run
@@ -189,10 +148,10 @@ func (m marker) state() runState {
 // typed, so the hint can be pasted as it is.
 func leftoverError(given string, m marker) error {
 	started := m.Start.Local().Format(time.DateTime)
-	switch m.state() {
-	case runAlive:
+	switch m.State() {
+	case proc.Alive:
 		return result.Usagef("--filename", "%s is in use by clyde pid %d (started %s); it is removed when that run ends", given, m.PID, started)
-	case runElsewhere:
+	case proc.Elsewhere:
 		return result.Usagef("--filename", "%s was created by clyde pid %d on host %s (started %s), which may still be running there; "+
 			"if it is not, run `clyde block --cleanup --force --filename %s`", given, m.PID, m.Host, started, given)
 	}
@@ -203,11 +162,11 @@ func leftoverError(given string, m marker) error {
 // checkLeftover refuses a run on dir/base when base has a marker: whether
 // base exists or not, whether the run reads or writes.
 func checkLeftover(given, dir, base string) error {
-	d, err := openParentDir(dir)
+	d, err := osio.OpenDir(dir)
 	if err != nil {
 		return nil // creating the file reports it, or the target exists under another parent
 	}
-	defer d.close()
+	defer d.Close()
 	m, found, err := readMarker(d, base)
 	switch {
 	case !found:
@@ -239,11 +198,11 @@ func Cleanup(filename string, force bool) (CleanupResult, error) {
 	if err != nil {
 		return res, err
 	}
-	d, err := openParentDir(dir)
+	d, err := osio.OpenDir(dir)
 	if err != nil {
 		return res, fmt.Errorf("cleanup: %w", err)
 	}
-	defer d.close()
+	defer d.Close()
 	m, found, err := readMarker(d, base)
 	switch {
 	case !found:
@@ -251,45 +210,45 @@ func Cleanup(filename string, force bool) (CleanupResult, error) {
 	case err != nil:
 		return res, fmt.Errorf("cleanup: %w; left it", err)
 	}
-	state := m.state()
+	state := m.State()
 	switch {
-	case state == runAlive:
+	case state == proc.Alive:
 		return res, result.Usagef("--filename", "%s is in use by clyde pid %d; it is removed when that run ends", filename, m.PID)
-	case state == runElsewhere && !force:
+	case state == proc.Elsewhere && !force:
 		return res, result.Usagef("--force", "%s was created by clyde pid %d on host %s, which may still be running there; "+
 			"clean up on %s, or add --force once that run is over", filename, m.PID, m.Host, m.Host)
 	}
-	path := d.join(base)
-	e, err := d.lstat(base)
+	path := joinName(d, base)
+	e, err := d.Lstat(osio.Name(base))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		// Killed after the data file went and before the marker did.
 	case err != nil:
 		return res, fmt.Errorf("cleanup: %w", err)
-	case !markerMatches(m, e, state == runElsewhere):
+	case !markerMatches(m, e, state == proc.Elsewhere):
 		res.Kept = append(res.Kept, path+": not the file the killed run created (its device, inode or size differ from the marker's)")
 	default:
-		if err := d.remove(base); err != nil {
+		if err := d.Remove(osio.Name(base)); err != nil {
 			return res, fmt.Errorf("cleanup: %w; the marker is kept, so the cleanup can be run again", err)
 		}
 		res.Removed = append(res.Removed, path)
 	}
-	if err := d.remove(markerName(base)); err != nil {
+	if err := d.Remove(osio.Name(markerName(base))); err != nil {
 		return res, fmt.Errorf("cleanup: %w", err)
 	}
-	res.Removed = append(res.Removed, d.join(markerName(base)))
-	return res, d.sync()
+	res.Removed = append(res.Removed, joinName(d, markerName(base)))
+	return res, d.Sync()
 }
 
 // markerMatches is true when e is the data file m describes. Another host's
 // device numbers mean nothing here (NFS numbers its mounts per client), so
 // elsewhere compares the rest.
-func markerMatches(m marker, e entryInfo, elsewhere bool) bool {
-	if e.kind != kindRegular || e.size != m.Size {
+func markerMatches(m marker, e osio.Entry, elsewhere bool) bool {
+	if !e.Reg || e.Size != m.Size {
 		return false
 	}
 	if elsewhere {
-		return e.id.sameInode(m.id())
+		return e.ID.SameInode(m.id())
 	}
-	return e.id.same(m.id())
+	return e.ID.Same(m.id())
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/osio"
+	"github.com/clydebench/clyde/internal/proc"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -22,24 +24,24 @@ const deadPID = math.MaxInt32 - 1
 // marker, written by edit's changes to a marker of this process.
 func leftover(t *testing.T, dir, name string, edit func(m *marker)) string {
 	t.Helper()
-	d, err := openParentDir(dir)
+	d, err := osio.OpenDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer d.close()
-	f, err := d.create(name, 0o644)
+	defer d.Close()
+	f, err := d.Open(osio.Name(name), osio.ReadWrite|osio.Create, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.Write(bytes.Repeat([]byte{0xc1}, 8192)); err != nil {
 		t.Fatal(err)
 	}
-	e, err := identify(f)
+	e, err := f.Stat()
 	f.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.size = 8192
+	e.Size = 8192
 	m := newMarker(name, e)
 	m.PID, m.StartTicks = deadPID, 0
 	if edit != nil {
@@ -66,8 +68,8 @@ func entries(t *testing.T, dir string) []string {
 }
 
 func TestCleanup(t *testing.T) {
-	own := func(m *marker) { m.PID, m.StartTicks = os.Getpid(), processStartTicks(os.Getpid()) }
-	elsewhere := func(m *marker) { m.Host = "another-" + thisHost(); m.Dev++ }
+	own := func(m *marker) { m.PID, m.StartTicks = os.Getpid(), proc.StartTicks(os.Getpid()) }
+	elsewhere := func(m *marker) { m.Host = "another-" + proc.Host(); m.Dev++ }
 	cases := []struct {
 		name  string
 		plant func(t *testing.T, dir string) string // returns --filename
@@ -171,7 +173,7 @@ func TestRunRefusesLeftover(t *testing.T) {
 		{"killed run, read", nil, false, Read, "run `clyde block --cleanup --filename "},
 		{"killed run, write with destroy-data", nil, false, RandWrite, "left over from a clyde run that was killed"},
 		{"killed run, only the marker left", nil, true, Write, "run `clyde block --cleanup --filename "},
-		{"live run", func(m *marker) { m.PID, m.StartTicks = os.Getpid(), processStartTicks(os.Getpid()) }, false, Read, "in use by clyde pid "},
+		{"live run", func(m *marker) { m.PID, m.StartTicks = os.Getpid(), proc.StartTicks(os.Getpid()) }, false, Read, "in use by clyde pid "},
 		{"another host", func(m *marker) { m.Host = "nfs-peer" }, false, Read, "on host nfs-peer"},
 	}
 	for _, tc := range cases {
@@ -202,7 +204,7 @@ func TestRunRefusesLeftover(t *testing.T) {
 }
 
 func TestParseMarker(t *testing.T) {
-	good := marker{Tool: "clyde", Kind: "block-target", File: "f", PID: 7, Host: "h", Start: time.Unix(1e9, 0).UTC(), Dev: 1, Ino: 2, Size: 3}
+	good := marker{Tool: "clyde", Kind: "block-target", File: "f", ID: proc.ID{PID: 7, Host: "h", Start: time.Unix(1e9, 0).UTC()}, Dev: 1, Ino: 2, Size: 3}
 	enc := func(edit func(m *marker)) string {
 		m := good
 		edit(&m)
@@ -243,7 +245,7 @@ func TestParseMarker(t *testing.T) {
 // FuzzParseMarker: whatever a marker file holds, parsing never panics, and
 // what it accepts survives a round trip.
 func FuzzParseMarker(f *testing.F) {
-	b, _ := json.Marshal(marker{Tool: "clyde", Kind: "block-target", File: "f", PID: 7, Host: "h", Dev: 1, Ino: 2, Size: 3})
+	b, _ := json.Marshal(marker{Tool: "clyde", Kind: "block-target", File: "f", ID: proc.ID{PID: 7, Host: "h"}, Dev: 1, Ino: 2, Size: 3})
 	f.Add(b)
 	f.Add([]byte(`{"tool":"clyde","kind":"block-target","file":"x","pid":1,"host":"a","ino":1,"size":0,"start":"2026-01-02T03:04:05Z"}`))
 	f.Add([]byte(`null`))
@@ -261,29 +263,4 @@ func FuzzParseMarker(f *testing.F) {
 			t.Errorf("round trip of %q: %+v, %v; want %+v", b, m2, err, m)
 		}
 	})
-}
-
-func TestFileIDSame(t *testing.T) {
-	a := fileID{Dev: 1, Ino: 2, Birth: 3}
-	cases := []struct {
-		name            string
-		b               fileID
-		same, sameInode bool
-	}{
-		{"identical", a, true, true},
-		{"birth unknown on one side", fileID{Dev: 1, Ino: 2}, true, true},
-		{"inode reused by a later file", fileID{Dev: 1, Ino: 2, Birth: 4}, false, false},
-		{"other inode", fileID{Dev: 1, Ino: 5, Birth: 3}, false, false},
-		{"other device (another NFS client)", fileID{Dev: 9, Ino: 2, Birth: 3}, false, true},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := a.same(tc.b); got != tc.same {
-				t.Errorf("same = %v", got)
-			}
-			if got := a.sameInode(tc.b); got != tc.sameInode {
-				t.Errorf("sameInode = %v", got)
-			}
-		})
-	}
 }

@@ -2,6 +2,7 @@ package blockbench
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/clydebench/clyde/result"
 )
@@ -36,32 +37,51 @@ var (
 	SweepSizes = []int64{1 << 10, 2 << 10, 4 << 10, 8 << 10, 16 << 10, 32 << 10, 64 << 10, 128 << 10, 256 << 10, 512 << 10, 1 << 20}
 )
 
-// plan turns a job into the steps it runs, and a table for presets.
-func plan(j *Job, reg region) ([]step, *profileTable, error) {
+// plan turns a job into the workloads it runs, one group each (a plain job
+// per block size, or one pass of one preset row), the step each group is,
+// and a table for presets.
+func (j *Job) plan() (Plan, []step, *profileTable, error) {
+	p := Plan{DestroyData: j.DestroyData, SizeGiven: j.SizeGiven, Warn: j.Warn, CommandLine: j.CommandLine}
+	var steps []step
+	add := func(w Workload, st step) {
+		p.Groups = append(p.Groups, Group{w})
+		steps = append(steps, st)
+	}
 	if j.Profile == ProfileNone {
-		return plainSteps(j), nil, nil
+		for _, bs := range j.BlockSizes {
+			add(workloadFrom(j, j.RW, bs), step{row: -1})
+		}
+		return p, steps, nil, nil
 	}
 	t := &profileTable{name: j.Profile, rows: profileRows(j)}
-	var steps []step
+	if j.Profile == ProfileOrion && len(t.rows) > 0 && t.rows[0].numJobs > 1 {
+		p.Notes = append(p.Notes, "the engine keeps one I/O in flight, so each ORION load of N outstanding I/Os ran as N workers of one I/O each")
+	}
 	for r, row := range t.rows {
-		spec := specFrom(j, row.rw, row.bs)
-		spec.name = fmt.Sprintf("%s %s", row.label, spec.rw)
-		spec.rwMixRead, spec.ioDepth, spec.numJobs = row.mix, row.depth, row.numJobs
+		w := workloadFrom(j, row.rw, row.bs)
+		w.Name = fmt.Sprintf("%s %s", row.label, w.RW)
+		w.RWMixRead, w.IODepth, w.NumJobs = row.mix, row.depth, row.numJobs
+		if row.depth > 1 {
+			if e, err := pickEngine(w.IOEngine, row.depth); err == nil && !e.queues() {
+				return p, nil, nil, result.Usagef("--ioengine", "the %s row %q needs %d I/Os in flight, and %s keeps one at a time; "+
+					"use --ioengine auto or one of: %s", j.Profile, row.label, row.depth, e.name(), strings.Join(queueingEngines(), ", "))
+			}
+		}
 		if j.Profile != ProfileCDM {
-			steps = append(steps, step{spec: spec, row: r})
+			add(w, step{row: r})
 			continue
 		}
 		t.passes = j.Passes
-		warm := spec
-		warm.name += " (warm-up)"
-		steps = append(steps, step{spec: warm, row: r, warmup: true})
-		for p := range j.Passes {
-			pass := spec
-			pass.name = fmt.Sprintf("%s pass %d", spec.name, p+1)
-			steps = append(steps, step{spec: pass, row: r})
+		warm := w
+		warm.Name += " (warm-up)"
+		add(warm, step{row: r, warmup: true})
+		for k := range j.Passes {
+			pass := w
+			pass.Name = fmt.Sprintf("%s pass %d", w.Name, k+1)
+			add(pass, step{row: r})
 		}
 	}
-	return steps, t, nil
+	return p, steps, t, nil
 }
 
 // profileRows lists a preset's rows in the order the original prints them.
@@ -108,7 +128,14 @@ func profileRows(j *Job) []profileRow {
 			rows = append(rows, profileRow{label: label, rw: rw, mix: pct, bs: 4 << 10, depth: 1, numJobs: 1})
 		}
 	case ProfileOrion:
-		byThreads := j.IOEngine == EnginePsync || (j.IOEngine == EngineAuto && uringAvailable() != nil)
+		// ORION keeps its outstanding I/Os with asynchronous I/O; where
+		// clyde's engine cannot, a load of N runs as N workers of one I/O
+		// each, as ORION's own non-async mode does (the result says so).
+		e, ok := engineByName(j.IOEngine)
+		if !ok {
+			e, _ = pickEngine(EngineAuto, 2)
+		}
+		byThreads := !e.queues()
 		point := func(label string, bs int64, load int) profileRow {
 			r := profileRow{label: label, rw: RandRead, bs: bs, depth: load, numJobs: 1, load: load}
 			if byThreads {
@@ -134,6 +161,7 @@ func profileRows(j *Job) []profileRow {
 // pass (highest IOPS; CrystalDiskMark keeps the best throughput); the other
 // presets have one pass per row.
 func (t *profileTable) finish(steps []step, jobs []result.BlockJob) *result.BlockProfile {
+	// Each step is one group of one job, so jobs and steps line up.
 	out := &result.BlockProfile{Name: string(t.name), Passes: t.passes}
 	for r, row := range t.rows {
 		pr := result.BlockProfileRow{Label: row.label, RW: string(row.rw), RWMixRead: row.mix, BSBytes: row.bs,

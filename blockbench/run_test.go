@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -172,11 +173,9 @@ func TestCreatedFileIsFilled(t *testing.T) {
 	j := countJob(path, Read, 1<<20, 1<<20)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	tg, reg, err := resolveTarget(&j)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tg.prepare(ctx, false, false, Buffer{Kind: BufferRandom}, 1); err != nil {
+	tg, wl := jobTarget(t, j)
+	reg := region{offset: wl.Offset, size: wl.Size}
+	if err := tg.prepare(ctx, false, Buffer{Kind: BufferRandom}, 1); err != nil {
 		t.Fatal(err)
 	}
 	defer tg.cleanup()
@@ -265,34 +264,32 @@ func TestLoopsDoNotAllocate(t *testing.T) {
 			if err := os.WriteFile(path, make([]byte, 1<<20), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			f, err := os.OpenFile(path, os.O_RDWR, 0)
+			h, err := osio.OpenFile(path, osio.ReadWrite)
 			if err != nil {
 				t.Fatal(err)
 			}
-			h := newFileHandle(f)
-			spec := jobSpec{rw: RandRW, rwMixRead: 50, bs: 4096, size: 1 << 20, ioDepth: 16, numJobs: 1, engine: engine,
-				buffer: Buffer{Kind: BufferRandom}, seed: 1}
-			w := newWorker(context.Background(), &spec, 0, h)
+			e, _ := engineByName(engine)
+			wl := &workload{Workload: Workload{RW: RandRW, RWMixRead: 50, BS: 4096, Size: 1 << 20, IODepth: 16, NumJobs: 1,
+				IOEngine: engine, Buffer: Buffer{Kind: BufferRandom}, Seed: 1}, engine: e, depth: 16}
+			w := newWorker(wl, 0)
+			w.h, w.ctx = h, context.Background()
 			defer w.close()
-			if engine == EngineIOUring {
-				if err := w.setupURing(); err != nil {
-					t.Fatal(err)
-				}
-			}
 			w.ioLimit, w.remaining = 20_000, 20_000
-			w.base = time.Now()
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			// The io_uring loop locks its goroutine to its thread for good,
-			// so it runs on one of its own.
+			// The io_uring engine locks its goroutine to its thread for
+			// good, so it runs on one of its own.
 			done := make(chan struct{})
 			go func() {
 				defer close(done)
-				if engine == EngineIOUring {
-					w.runURing()
-				} else {
-					w.runPsync()
+				is, err := e.prepare(w)
+				if err != nil {
+					w.fail(err)
+					return
 				}
+				w.issuer = is
+				w.base = time.Now()
+				is.run(w)
 			}()
 			<-done
 			runtime.ReadMemStats(&after)
@@ -309,4 +306,19 @@ func TestLoopsDoNotAllocate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// jobTarget resolves j's plan as RunPlan does and returns its first target
+// and workload, unprepared.
+func jobTarget(t *testing.T, j Job) (*target, *workload) {
+	t.Helper()
+	p, _, _, err := j.plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups, targets, _, err := resolvePlan(&p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return targets[0], groups[0][0]
 }

@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/clydebench/clyde/internal/osio"
 )
 
 // sysfsRoot, procRoot and devRoot are variables so tests can point them at
@@ -38,48 +40,48 @@ type devNode struct {
 // use shares, is refused whatever the flags; an unused one needs destroy.
 // On success it returns the exclusive open that keeps the device from
 // being mounted or claimed while the run lasts.
-func checkDeviceWrite(given, resolved string, destroy bool) (*os.File, error) {
+func checkDeviceWrite(given, resolved string, destroy bool) (osio.File, error) {
 	var st unix.Stat_t
 	if err := unix.Stat(resolved, &st); err != nil {
-		return nil, fmt.Errorf("stat %s: %w", resolved, err)
+		return osio.NoFile, fmt.Errorf("stat %s: %w", resolved, err)
 	}
 	nodes, err := relatedDevices(st.Rdev)
 	if err != nil {
-		return nil, err
+		return osio.NoFile, err
 	}
 	refuse := func(found string) error {
 		return &RefusedError{Path: resolved, Given: given, Kind: refusedDevice, Found: found}
 	}
 	if found, err := deviceInUse(nodes); err != nil {
-		return nil, err
+		return osio.NoFile, err
 	} else if found != "" {
-		return nil, refuse(found)
+		return osio.NoFile, refuse(found)
 	}
 	if found, err := loopImageInUse(nodes[0]); err != nil {
-		return nil, err
+		return osio.NoFile, err
 	} else if found != "" {
-		return nil, refuse(found)
+		return osio.NoFile, refuse(found)
 	}
-	f, err := os.OpenFile(resolved, os.O_RDONLY|unix.O_EXCL|unix.O_CLOEXEC, 0)
+	f, err := osio.OpenFile(resolved, osio.ReadOnly|osio.Exclusive)
 	if errors.Is(err, unix.EBUSY) {
-		return nil, refuse("it is held open exclusively by another program or the kernel (O_EXCL open failed: device busy)")
+		return osio.NoFile, refuse("it is held open exclusively by another program or the kernel (O_EXCL open failed: device busy)")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("open %s exclusively: %w", resolved, err)
+		return osio.NoFile, fmt.Errorf("open %s exclusively: %w", resolved, err)
 	}
 	if destroy {
 		return f, nil
 	}
-	sigs, err := readSignatures(f)
+	sigs, err := readSignatures(f, resolved)
 	f.Close()
 	if err != nil {
-		return nil, err
+		return osio.NoFile, err
 	}
 	found := "no signature found"
 	if len(sigs) > 0 {
 		found = strings.Join(sigs, ", ")
 	}
-	return nil, &RefusedError{Path: resolved, Given: given, Kind: refusedDevice, Found: found, Allow: "--destroy-data"}
+	return osio.NoFile, &RefusedError{Path: resolved, Given: given, Kind: refusedDevice, Found: found, Allow: "--destroy-data"}
 }
 
 // deviceInUse holds the rules no flag overrides, for a device and its
@@ -109,7 +111,7 @@ func deviceInUse(nodes []devNode) (string, error) {
 // the flags (writing under a mounted filesystem's image corrupts it, as
 // writing under a VM's disk or a database does); otherwise the write needs
 // destroy, as a device's does.
-func checkFileWrite(given, resolved string, e entryInfo, destroy bool) error {
+func checkFileWrite(given, resolved string, e osio.Entry, destroy bool) error {
 	refuse := func(found string) error {
 		return &RefusedError{Path: resolved, Given: given, Kind: refusedFile, Found: found}
 	}
@@ -118,20 +120,20 @@ func checkFileWrite(given, resolved string, e entryInfo, destroy bool) error {
 		return err
 	}
 	for _, l := range loops {
-		if l.backs(e.id) {
+		if l.backs(e.ID) {
 			return refuse("it is the backing file of " + l.use())
 		}
 	}
-	if where, ok, err := swapFile(e.id); err != nil {
+	if where, ok, err := swapFile(e.ID); err != nil {
 		return err
 	} else if ok {
 		return refuse(where)
 	}
-	if who, ok := openBy(fileMatch(e.id, "it"), true); ok {
+	if who, ok := openBy(fileMatch(e.ID, "it"), true); ok {
 		return refuse(who)
 	}
 	if !destroy {
-		return &RefusedError{Path: resolved, Given: given, Kind: refusedFile, Found: fmt.Sprintf("an existing file of %d bytes", e.size), Allow: "--destroy-data"}
+		return &RefusedError{Path: resolved, Given: given, Kind: refusedFile, Found: fmt.Sprintf("an existing file of %d bytes", e.Size), Allow: "--destroy-data"}
 	}
 	return nil
 }
@@ -144,11 +146,11 @@ type loopDev struct {
 	// ids identify the backing file: from a stat of backing, and from
 	// LOOP_GET_STATUS64 (which still knows a file renamed or deleted
 	// since), where each is available.
-	ids []fileID
+	ids []osio.Identity
 }
 
 // backs is true when id is the loop device's backing file.
-func (l loopDev) backs(id fileID) bool {
+func (l loopDev) backs(id osio.Identity) bool {
 	for _, b := range l.ids {
 		if b.Dev == id.Dev && b.Ino == id.Ino {
 			return true
@@ -200,7 +202,7 @@ func attachedLoops() ([]loopDev, error) {
 		l := loopDev{name: e.Name(), dev: dev, backing: parseBackingFile(b)}
 		var st unix.Stat_t
 		if l.backing != "" && unix.Stat(l.backing, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
-			l.ids = append(l.ids, fileID{Dev: st.Dev, Ino: st.Ino})
+			l.ids = append(l.ids, osio.Identity{Dev: st.Dev, Ino: st.Ino})
 		}
 		if id, ok := loopStatusID(l.name, dev); ok {
 			l.ids = append(l.ids, id)
@@ -220,22 +222,22 @@ func parseBackingFile(b []byte) string {
 
 // loopStatusID asks the loop device itself what it is bound to. It opens
 // the node read-only, and only when the node is the device sysfs names.
-func loopStatusID(name string, dev uint64) (fileID, bool) {
+func loopStatusID(name string, dev uint64) (osio.Identity, bool) {
 	node := filepath.Join(devRoot, name)
 	var st unix.Stat_t
 	if unix.Stat(node, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFBLK || st.Rdev != dev {
-		return fileID{}, false
+		return osio.Identity{}, false
 	}
 	fd, err := unix.Open(node, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return fileID{}, false
+		return osio.Identity{}, false
 	}
 	defer unix.Close(fd)
 	info, err := unix.IoctlLoopGetStatus64(fd)
 	if err != nil || info.Inode == 0 {
-		return fileID{}, false
+		return osio.Identity{}, false
 	}
-	return fileID{Dev: info.Device, Ino: info.Inode}, true
+	return osio.Identity{Dev: info.Device, Ino: info.Inode}, true
 }
 
 // loopImageInUse refuses a loop device whose backing file is also bound to
@@ -282,18 +284,18 @@ func loopImageInUse(self devNode) (string, error) {
 	return "", nil
 }
 
-func readSignatures(f *os.File) ([]string, error) {
+func readSignatures(f osio.File, name string) ([]string, error) {
 	size, err := f.Seek(0, io.SeekEnd)
 	if err != nil {
-		return nil, fmt.Errorf("size of %s: %w", f.Name(), err)
+		return nil, fmt.Errorf("size of %s: %w", name, err)
 	}
 	head := make([]byte, min(signatureSpan, size))
-	if _, err := f.ReadAt(head, 0); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("read the first megabyte of %s: %w", f.Name(), err)
+	if _, err := f.Pread(head, 0); err != nil {
+		return nil, fmt.Errorf("read the first megabyte of %s: %w", name, err)
 	}
 	tail := make([]byte, min(signatureSpan, size))
-	if _, err := f.ReadAt(tail, size-int64(len(tail))); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("read the last megabyte of %s: %w", f.Name(), err)
+	if _, err := f.Pread(tail, size-int64(len(tail))); err != nil {
+		return nil, fmt.Errorf("read the last megabyte of %s: %w", name, err)
 	}
 	return findSignatures(head, tail), nil
 }
@@ -432,7 +434,7 @@ func swapAny(nodes []devNode) (string, bool, error) {
 }
 
 // swapFile looks for the file id in /proc/swaps.
-func swapFile(id fileID) (string, bool, error) {
+func swapFile(id osio.Identity) (string, bool, error) {
 	paths, err := swapEntries()
 	if err != nil {
 		return "", false, err
@@ -489,7 +491,7 @@ func deviceMatch(nodes []devNode) openMatch {
 }
 
 // fileMatch finds descriptors and mappings of the regular file id, named name.
-func fileMatch(id fileID, name string) openMatch {
+func fileMatch(id osio.Identity, name string) openMatch {
 	return openMatch{name: name, dev: id.Dev, ino: id.Ino, fd: func(st *unix.Stat_t) (string, bool) {
 		return name, st.Mode&unix.S_IFMT == unix.S_IFREG && st.Dev == id.Dev && st.Ino == id.Ino
 	}}

@@ -11,13 +11,15 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/clydebench/clyde/internal/osio"
+	"github.com/clydebench/clyde/internal/runlock"
 	"github.com/clydebench/clyde/result"
 )
 
 // fillChunk is the write size used to fill a created file.
 const fillChunk = 1 << 20
 
-// target is the file or device every job of a run works on. Its open
+// target is one file or device the workloads of a run work on. Its open
 // descriptors live here: file for the target itself, dir for the directory
 // a created file sits in. Workers open their own descriptors through
 // openWorker, which checks each against id.
@@ -29,22 +31,30 @@ type target struct {
 	created  bool
 	size     int64 // bytes in the file or device
 	fillNs   int64
+	// writes is true when a workload of the run writes to it; fill and
+	// seed are what a file clyde creates is filled with (its first
+	// workload's buffer).
+	writes bool
+	fill   Buffer
+	seed   uint64
 
 	// id is the identity of the file or device node, read from file; a
 	// worker's descriptor that shows another one is refused.
-	id fileID
+	id osio.Identity
 	// file is the target's own descriptor for the whole run: read-only on an
 	// existing file or a device that is only read; the exclusive (O_EXCL)
 	// open that keeps a device from being mounted or claimed while a writing
-	// run lasts; the descriptor clyde created the file with.
-	file *os.File
+	// run lasts; the descriptor clyde created the file with. The run lock
+	// is held on it.
+	file osio.File
+	lock *runlock.Lock
 
 	// dirPath and base split resolved for a file; dir is dirPath opened
 	// once, for a file clyde creates: the file, its marker, every reopen and
 	// the final removal go through it.
 	dirPath string
 	base    string
-	dir     *parentDir
+	dir     osio.Dir
 	// marked is true while the marker clyde wrote is in place.
 	marked bool
 
@@ -54,85 +64,96 @@ type target struct {
 	warn  io.Writer
 }
 
-// region is the byte range a job uses after defaults are resolved.
+// region is the byte range a workload uses after defaults are resolved.
 type region struct{ offset, size int64 }
 
-// resolveTarget looks at the target without changing anything: it follows
-// symlinks, tells a file from a device, refuses a target left by a killed
-// run, and finds the region. A file that does not exist yet is sized from
-// the job.
-func resolveTarget(j *Job) (*target, region, error) {
-	t := &target{given: j.Filename, warn: j.Warn}
-	resolved, err := filepath.EvalSymlinks(j.Filename)
+// resolveTarget looks at a target without changing anything: it follows
+// symlinks, tells a file from a device, and refuses a target left by a
+// killed run. A file that does not exist yet is sized later (sizeNew).
+func resolveTarget(filename string, warn io.Writer) (*target, error) {
+	t := &target{given: filename, warn: warn, file: osio.NoFile}
+	resolved, err := filepath.EvalSymlinks(filename)
 	switch {
 	case err == nil:
 		t.resolved = resolved
 		t.exists = true
 	case errors.Is(err, fs.ErrNotExist):
-		if _, lerr := os.Lstat(j.Filename); lerr == nil {
-			return nil, region{}, result.Usagef("--filename", "%s is a symlink to nothing; give an existing target or a new path", j.Filename)
+		if _, lerr := os.Lstat(filename); lerr == nil {
+			return nil, result.Usagef("--filename", "%s is a symlink to nothing; give an existing target or a new path", filename)
 		}
-		return t.resolveNew(j)
+		dir, base, err := splitTarget(filename)
+		if err != nil {
+			return nil, err
+		}
+		t.dirPath, t.base, t.resolved = dir, base, filepath.Join(dir, base)
+		return t, checkLeftover(t.given, t.dirPath, t.base)
 	default:
-		return nil, region{}, result.Usagef("--filename", "cannot resolve %s: %v", j.Filename, err)
+		return nil, result.Usagef("--filename", "cannot resolve %s: %v", filename, err)
 	}
 	fi, err := os.Stat(t.resolved)
 	if err != nil {
-		return nil, region{}, fmt.Errorf("stat %s: %w", t.resolved, err)
+		return nil, fmt.Errorf("stat %s: %w", t.resolved, err)
 	}
 	switch {
 	case fi.Mode().IsRegular():
 		t.size = fi.Size()
 		t.dirPath, t.base = filepath.Dir(t.resolved), filepath.Base(t.resolved)
 		if err := checkLeftover(t.given, t.dirPath, t.base); err != nil {
-			return nil, region{}, err
+			return nil, err
 		}
 	case fi.Mode()&fs.ModeDevice != 0 && fi.Mode()&fs.ModeCharDevice == 0:
 		t.device = true
 		if t.size, err = deviceSize(t.resolved); err != nil {
-			return nil, region{}, err
+			return nil, err
 		}
 	default:
-		return nil, region{}, result.Usagef("--filename", "%s is neither a regular file nor a block device (%v)", t.resolved, fi.Mode().Type())
+		return nil, result.Usagef("--filename", "%s is neither a regular file nor a block device (%v)", t.resolved, fi.Mode().Type())
 	}
-	r := region{offset: j.Offset, size: j.Size}
+	return t, nil
+}
+
+// sizeNew sizes a file clyde is to create so that it holds every
+// workload's region: offset plus size, DefaultSize where a workload leaves
+// the size open. sizeGiven refuses an open size: the user said --size 0,
+// which means the rest of an existing target.
+func (t *target) sizeNew(ws []*workload, sizeGiven bool) error {
+	for _, w := range ws {
+		size := w.Size
+		if size == 0 {
+			if sizeGiven {
+				return result.Usagef("--size", "0 means the rest of an existing target, and %s does not exist yet; "+
+					"give the size of the file to create, such as 1g", t.given)
+			}
+			size = DefaultSize
+		}
+		if w.Offset > math.MaxInt64-size {
+			return result.Usagef("--offset", "offset %d + size %d is past the largest file offset (%d)", w.Offset, size, int64(math.MaxInt64))
+		}
+		t.size = max(t.size, w.Offset+size)
+	}
+	return nil
+}
+
+// region resolves a workload's byte range on the target.
+func (t *target) region(w *workload) (region, error) {
+	r := region{offset: w.Offset, size: w.Size}
+	if !t.exists {
+		if r.size == 0 {
+			r.size = t.size - r.offset
+		}
+		return r, nil
+	}
 	if r.offset >= t.size {
-		return nil, region{}, result.Usagef("--offset", "%d is at or past the end of %s (%d bytes)", r.offset, t.resolved, t.size)
+		return r, result.Usagef("--offset", "%d is at or past the end of %s (%d bytes)", r.offset, t.resolved, t.size)
 	}
 	if r.size == 0 {
 		r.size = t.size - r.offset
 	}
 	if r.size > t.size-r.offset {
-		return nil, region{}, result.Usagef("--size", "offset %d + size %d runs past the end of %s (%d bytes); give a smaller --size or a new path",
+		return r, result.Usagef("--size", "offset %d + size %d runs past the end of %s (%d bytes); give a smaller --size or a new path",
 			r.offset, r.size, t.resolved, t.size)
 	}
-	return t, r, nil
-}
-
-// resolveNew sizes a file clyde is to create. Its directory is resolved
-// now; the file is made in prepare.
-func (t *target) resolveNew(j *Job) (*target, region, error) {
-	dir, base, err := splitTarget(j.Filename)
-	if err != nil {
-		return nil, region{}, err
-	}
-	t.dirPath, t.base, t.resolved = dir, base, filepath.Join(dir, base)
-	size := j.Size
-	if size == 0 {
-		if j.SizeGiven {
-			return nil, region{}, result.Usagef("--size", "0 means the rest of an existing target, and %s does not exist yet; "+
-				"give the size of the file to create, such as 1g", j.Filename)
-		}
-		size = DefaultSize
-	}
-	if j.Offset > math.MaxInt64-size {
-		return nil, region{}, result.Usagef("--offset", "offset %d + size %d is past the largest file offset (%d)", j.Offset, size, int64(math.MaxInt64))
-	}
-	t.size = j.Offset + size
-	if err := checkLeftover(t.given, t.dirPath, t.base); err != nil {
-		return nil, region{}, err
-	}
-	return t, region{offset: j.Offset, size: size}, nil
+	return r, nil
 }
 
 // splitTarget resolves the directory of filename, whose last component is
@@ -151,7 +172,7 @@ func splitTarget(filename string) (dir, base string, err error) {
 }
 
 func deviceSize(path string) (int64, error) {
-	f, err := os.Open(path)
+	f, err := osio.OpenFile(path, osio.ReadOnly)
 	if err != nil {
 		return 0, fmt.Errorf("open %s to read its size: %w", path, err)
 	}
@@ -163,32 +184,46 @@ func deviceSize(path string) (int64, error) {
 	return n, nil
 }
 
-// prepare makes the target usable. An existing target is opened and, for a
-// writing run, put through the safety rules (a device is then kept claimed);
-// an absent file is created with its marker and filled completely so that
-// reads hit real blocks.
-func (t *target) prepare(ctx context.Context, writes, destroy bool, buf Buffer, seed uint64) error {
+// prepare makes the target usable and takes the run lock on it. An
+// existing target is opened and, for a writing run, put through the safety
+// rules (a device is then kept claimed); an absent file is created with its
+// marker and filled completely so that reads hit real blocks.
+func (t *target) prepare(ctx context.Context, destroy bool, buf Buffer, seed uint64) error {
+	var err error
 	if !t.exists {
-		return t.create(ctx, buf, seed)
+		err = t.create(ctx, buf, seed)
+	} else {
+		err = t.open(destroy)
 	}
-	f, err := openNoFollow(t.resolved, os.O_RDONLY)
+	if err != nil {
+		return err
+	}
+	t.lock, err = runlock.File(t.file, t.given)
+	switch {
+	case errors.Is(err, result.ErrNotSupported):
+		t.warnf("no run lock on %s: %v", t.given, err)
+	case err != nil:
+		return err
+	}
+	return nil
+}
+
+// open opens an existing target and applies the write rules.
+func (t *target) open(destroy bool) error {
+	f, err := osio.OpenFile(t.resolved, osio.ReadOnly|osio.NoFollow)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", t.resolved, err)
 	}
 	t.file = f
-	e, err := identify(f)
+	e, err := f.Stat()
 	if err != nil {
 		return fmt.Errorf("identify %s: %w", t.resolved, err)
 	}
-	want := kindRegular
-	if t.device {
-		want = kindDevice
-	}
-	if e.kind != want {
+	if (t.device && !e.Dev) || (!t.device && !e.Reg) {
 		return fmt.Errorf("%s changed while clyde looked at it; run again", t.resolved)
 	}
-	t.id = e.id
-	if !writes {
+	t.id = e.ID
+	if !t.writes {
 		return nil
 	}
 	if !t.device {
@@ -200,7 +235,7 @@ func (t *target) prepare(ctx context.Context, writes, destroy bool, buf Buffer, 
 	}
 	t.file.Close()
 	t.file = guard
-	if g, err := identify(guard); err != nil || !g.id.same(t.id) {
+	if g, err := guard.Stat(); err != nil || !g.ID.Same(t.id) {
 		return fmt.Errorf("%s changed while clyde looked at it; run again", t.resolved)
 	}
 	return nil
@@ -214,27 +249,27 @@ func (t *target) create(ctx context.Context, buf Buffer, seed uint64) error {
 		return result.Usagef("--filename", "cannot create %s: %v; give an existing file, a block device, or a path in a writable directory",
 			t.resolved, err)
 	}
-	d, err := openParentDir(t.dirPath)
+	d, err := osio.OpenDir(t.dirPath)
 	if err != nil {
 		return cannot(err)
 	}
 	t.dir = d
-	f, err := d.create(t.base, 0o644)
+	f, err := d.Open(osio.Name(t.base), osio.ReadWrite|osio.Create, 0o644)
 	if err != nil {
 		return cannot(err)
 	}
 	t.file, t.created = f, true
-	e, err := identify(f)
+	e, err := f.Stat()
 	if err != nil {
 		return fmt.Errorf("identify %s: %w", t.resolved, err)
 	}
-	t.id = e.id
+	t.id = e.ID
 	// Sized before the marker is written, so the size it records holds
 	// however early the run is killed.
 	if err := f.Truncate(t.size); err != nil {
 		return fmt.Errorf("size %s to %d bytes: %w", t.resolved, t.size, err)
 	}
-	e.size = t.size
+	e.Size = t.size
 	if err := writeMarker(d, newMarker(t.base, e)); err != nil {
 		return err
 	}
@@ -249,7 +284,7 @@ func (t *target) create(ctx context.Context, buf Buffer, seed uint64) error {
 
 // fillFile writes size bytes of the buffer pattern, fresh for every chunk so
 // that the file does not dedupe, and syncs it.
-func fillFile(ctx context.Context, f *os.File, size int64, spec Buffer, seed uint64) error {
+func fillFile(ctx context.Context, f osio.File, size int64, spec Buffer, seed uint64) error {
 	rng := newRand(seed, 0)
 	buf := make([]byte, fillChunk)
 	for off := int64(0); off < size; off += fillChunk {
@@ -258,54 +293,77 @@ func fillFile(ctx context.Context, f *os.File, size int64, spec Buffer, seed uin
 		}
 		n := min(int64(fillChunk), size-off)
 		fillBuffer(buf[:n], spec, rng)
-		if _, err := f.WriteAt(buf[:n], off); err != nil {
+		if err := pwriteFull(f, buf[:n], off); err != nil {
 			return fmt.Errorf("write at %d: %w", off, err)
 		}
 	}
 	return f.Sync()
 }
 
+func pwriteFull(f osio.File, b []byte, off int64) error {
+	for len(b) > 0 {
+		n, err := f.Pwrite(b, off)
+		if err != nil {
+			return err
+		}
+		if n <= 0 {
+			return io.ErrShortWrite
+		}
+		b, off = b[n:], off+int64(n)
+	}
+	return nil
+}
+
 // openWorker opens a descriptor for one worker: a created file through its
 // directory's descriptor, an existing target by its resolved path without
 // following a symlink. A descriptor that is not the target the run started
 // on (the file was replaced or renamed over) is closed unused.
-func (t *target) openWorker(write, direct bool) (fileHandle, error) {
-	flag, err := handleFlags(write, direct)
-	if err != nil {
-		return fileHandle{}, err
+func (t *target) openWorker(write, direct bool) (osio.File, error) {
+	flag := osio.ReadOnly
+	if write {
+		flag = osio.ReadWrite
 	}
-	var f *os.File
+	if direct {
+		flag |= osio.Direct
+	}
+	var f osio.File
+	var err error
 	if t.created {
-		f, err = t.dir.openFile(t.base, flag, 0)
+		f, err = t.dir.Open(osio.Name(t.base), flag, 0)
 	} else {
-		f, err = openNoFollow(t.resolved, flag)
+		f, err = osio.OpenFile(t.resolved, flag|osio.NoFollow)
 	}
 	if err != nil {
-		return fileHandle{}, err
+		return osio.NoFile, err
 	}
-	e, err := identify(f)
-	if err != nil || !e.id.same(t.id) {
+	e, err := f.Stat()
+	if err != nil || !e.ID.Same(t.id) {
 		f.Close()
-		return fileHandle{}, fmt.Errorf("%s is no longer the file the run started on (it was replaced during the run); left it untouched", t.resolved)
+		return osio.NoFile, fmt.Errorf("%s is no longer the file the run started on (it was replaced during the run); left it untouched", t.resolved)
 	}
-	return newFileHandle(f), nil
+	return f, nil
 }
 
-// cleanup closes the target and removes a file clyde created, then its
-// marker. The file goes only while it is still the one clyde made: a file
-// renamed over it during the run is someone else's and stays, with a note.
+// cleanup gives the lock back, closes the target and removes a file clyde
+// created, then its marker. The file goes only while it is still the one
+// clyde made: a file renamed over it during the run is someone else's and
+// stays, with a note.
 func (t *target) cleanup() error {
 	var errs []error
-	if t.file != nil {
-		errs = append(errs, t.file.Close())
-		t.file = nil
+	if err := t.lock.Release(); err != nil {
+		errs = append(errs, err)
 	}
-	if t.created && t.dir != nil {
+	t.lock = nil
+	if t.file.Valid() {
+		errs = append(errs, t.file.Close())
+		t.file = osio.NoFile
+	}
+	if t.created && t.dir.Valid() {
 		errs = append(errs, t.removeCreated())
 	}
-	if t.dir != nil {
-		errs = append(errs, t.dir.close())
-		t.dir = nil
+	if t.dir.Valid() {
+		errs = append(errs, t.dir.Close())
+		t.dir = osio.Dir{}
 	}
 	return errors.Join(errs...)
 }
@@ -315,26 +373,26 @@ func (t *target) cleanup() error {
 // the job. Between the check and the unlink nothing can be made atomic:
 // POSIX has no unlink of a given inode.
 func (t *target) removeCreated() error {
-	e, err := t.dir.lstat(t.base)
+	e, err := t.dir.Lstat(osio.Name(t.base))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		t.note(fmt.Sprintf("the file clyde created, %s, was removed by someone else during the run", t.resolved))
 	case err != nil:
 		return fmt.Errorf("check %s before removing it: %w", t.resolved, err)
-	case e.kind != kindRegular || !e.id.same(t.id):
+	case !e.Reg || !e.ID.Same(t.id):
 		t.warnf("%s was replaced during the run; the file now there is not the one clyde created, so it was left in place", t.resolved)
 	default:
-		if err := t.dir.remove(t.base); err != nil {
+		if err := t.dir.Remove(osio.Name(t.base)); err != nil {
 			return fmt.Errorf("remove %s: %w", t.resolved, err)
 		}
 	}
 	if t.marked {
-		if err := t.dir.remove(markerName(t.base)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := t.dir.Remove(osio.Name(markerName(t.base))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove marker: %w", err)
 		}
 		t.marked = false
 	}
-	_ = t.dir.sync() // best effort, as in writeMarker
+	_ = t.dir.Sync() // best effort, as in writeMarker
 	return nil
 }
 

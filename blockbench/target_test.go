@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/osio"
+	"github.com/clydebench/clyde/internal/proc"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -96,8 +98,8 @@ func TestSizeZeroForNewFile(t *testing.T) {
 		t.Errorf("created %v", names)
 	}
 	j.SizeGiven = false
-	if _, reg, err := resolveTarget(&j); err != nil || reg.size != DefaultSize {
-		t.Errorf("no --size: region %+v, %v; want %d bytes", reg, err, DefaultSize)
+	if _, wl := jobTarget(t, j); wl.Size != DefaultSize {
+		t.Errorf("no --size: region of %d bytes; want %d", wl.Size, DefaultSize)
 	}
 }
 
@@ -106,19 +108,15 @@ func TestSizeZeroForNewFile(t *testing.T) {
 func TestJobWithoutIOFails(t *testing.T) {
 	dir := t.TempDir()
 	j := countJob(filepath.Join(dir, "f"), Read, 1<<20, 4096)
-	tg, _, err := resolveTarget(&j)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tg.prepare(context.Background(), false, false, j.Buffer, 1); err != nil {
+	tg, wl := jobTarget(t, j)
+	if err := tg.prepare(context.Background(), false, j.Buffer, 1); err != nil {
 		t.Fatal(err)
 	}
 	defer tg.cleanup()
 	// Past Validate: a deadline that has passed before the first I/O.
-	spec := specFrom(&j, Read, 4096)
-	spec.size, spec.runtime, spec.timeBased = 1<<20, time.Nanosecond, true
+	wl.Runtime, wl.TimeBased = time.Nanosecond, true
 	var res result.Block
-	err = runSteps(context.Background(), tg, []step{{spec: spec, row: -1}}, &res)
+	err := runGroups(context.Background(), [][]*workload{{wl}}, &res)
 	if err == nil || !strings.Contains(err.Error(), "completed no I/O") {
 		t.Fatalf("err = %v, want one saying the job completed no I/O", err)
 	}
@@ -140,14 +138,12 @@ func TestCreatedFileReplaced(t *testing.T) {
 			j := countJob(path, Write, 1<<20, 4096)
 			var warn bytes.Buffer
 			j.Warn = &warn
-			tg, _, err := resolveTarget(&j)
-			if err != nil {
+			tg, _ := jobTarget(t, j)
+			if err := tg.prepare(context.Background(), false, j.Buffer, 1); err != nil {
 				t.Fatal(err)
 			}
-			if err := tg.prepare(context.Background(), true, false, j.Buffer, 1); err != nil {
-				t.Fatal(err)
-			}
-			var h fileHandle
+			var h osio.File
+			var err error
 			if when != "before the workers open it" {
 				if h, err = tg.openWorker(true, false); err != nil {
 					t.Fatal(err)
@@ -160,15 +156,15 @@ func TestCreatedFileReplaced(t *testing.T) {
 			if err := os.Rename(other, path); err != nil {
 				t.Fatal(err)
 			}
-			if h.f == nil {
+			if !h.Valid() {
 				if _, err := tg.openWorker(true, false); err == nil || !strings.Contains(err.Error(), "replaced during the run") {
 					t.Errorf("worker open of the replacement: err = %v, want a refusal", err)
 				}
 			} else {
-				if _, err := h.pwrite(make([]byte, 4096), 0); err != nil {
+				if _, err := h.Pwrite(make([]byte, 4096), 0); err != nil {
 					t.Fatal(err)
 				}
-				h.close()
+				h.Close()
 			}
 			if err := tg.cleanup(); err != nil {
 				t.Fatal(err)
@@ -198,11 +194,8 @@ func TestCreatedFileAndMarker(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f")
 	j := countJob(path, Read, 1<<20, 4096)
-	tg, _, err := resolveTarget(&j)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tg.prepare(context.Background(), false, false, j.Buffer, 1); err != nil {
+	tg, _ := jobTarget(t, j)
+	if err := tg.prepare(context.Background(), false, j.Buffer, 1); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, ".f.clyde-run"))
@@ -213,7 +206,7 @@ func TestCreatedFileAndMarker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.File != "f" || m.PID != os.Getpid() || m.Size != 1<<20 || !m.id().same(tg.id) || m.state() != runAlive {
+	if m.File != "f" || m.PID != os.Getpid() || m.Size != 1<<20 || !m.id().Same(tg.id) || m.State() != proc.Alive {
 		t.Errorf("marker %+v does not describe the file (%+v) and this run", m, tg.id)
 	}
 	if fi, _ := os.Stat(filepath.Join(dir, ".f.clyde-run")); fi.Mode().Perm() != 0o600 {

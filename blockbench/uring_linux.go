@@ -12,6 +12,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/clydebench/clyde/internal/osio"
 )
 
 // io_uring ABI constants (include/uapi/linux/io_uring.h).
@@ -316,32 +318,48 @@ var uringProbe = sync.OnceValue(func() error {
 	return nil
 })
 
-// uringAvailable says whether this kernel lets clyde set up a ring.
-func uringAvailable() error { return uringProbe() }
+// uringEngine is io_uring, on raw system calls (no liburing): iodepth I/Os
+// in flight per worker, on a ring set up with fio's flags.
+type uringEngine struct{}
+
+func (uringEngine) name() Engine     { return EngineIOUring }
+func (uringEngine) queues() bool     { return true }
+func (uringEngine) available() error { return uringProbe() }
 
 // uringSlot is one I/O in flight: its buffer stays put while the kernel owns it.
 type uringSlot struct {
 	buf      []byte
-	submitNs int64
+	prepNs   int64 // when the I/O was set up
+	submitNs int64 // when io_uring_enter took it
 	off      int64
 	dir      int
 }
 
-// setupURing creates the worker's ring and fills its buffers before the
-// workers start, so neither counts in the measured time.
-func (w *worker) setupURing() error {
-	r, err := setupRing(uint32(w.spec.ioDepth))
+// prepare creates the worker's ring and fills its buffers before the
+// workers start, so neither counts in the measured time. The goroutine
+// stays on one OS thread from here on: SINGLE_ISSUER refuses submissions
+// from any other thread, io_uring runs completion work and keeps its io-wq
+// workers per submitting thread (a goroutine that wandered between threads
+// would get a pool of io-wq workers on each), and the thread's CPU time is
+// the worker's own. It is never unlocked, so the thread, and its io-wq
+// workers, end with the goroutine.
+func (uringEngine) prepare(w *worker) (issuer, error) {
+	runtime.LockOSThread()
+	r, err := setupRing(uint32(w.spec.depth))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	w.ring = r
-	r.slots = make([]uringSlot, w.spec.ioDepth)
+	if err := r.enable(); err != nil {
+		r.close()
+		return nil, err
+	}
+	r.slots = make([]uringSlot, w.spec.depth)
 	data := w.dataRand()
 	for i := range r.slots {
-		r.slots[i].buf = alignedBuffer(int(w.spec.bs))
-		fillBuffer(r.slots[i].buf, w.spec.buffer, data)
+		r.slots[i].buf = osio.AlignedBuffer(int(w.spec.BS))
+		fillBuffer(r.slots[i].buf, w.spec.Buffer, data)
 	}
-	return nil
+	return &uringIssuer{ring: r}, nil
 }
 
 // uringPolls is how many more times the loop asks for completions without
@@ -352,9 +370,10 @@ func (w *worker) setupURing() error {
 // SQPOLL: no kernel thread spins.
 const uringPolls = 2
 
-// uringLoop is runURing's state: the slots and the stack of free ones.
-type uringLoop struct {
-	slots    []uringSlot
+// uringIssuer is one worker's ring and the state of its loop: the slots and
+// the stack of free ones.
+type uringIssuer struct {
+	ring     *uring
 	free     []int32 // stack of free slot indexes, free[:nFree]
 	nFree    int
 	inflight int
@@ -364,30 +383,24 @@ type uringLoop struct {
 	bs       uint32
 }
 
-// runURing keeps iodepth I/Os in flight. Each turn submits an I/O for every
-// free slot, one io_uring_enter each, and reaps every completion the CQ ring
-// holds. One clock read per turn times every I/O reaped in it and stamps
-// every I/O submitted after it; nothing in the loop allocates.
-//
-// The goroutine stays on one OS thread: SINGLE_ISSUER refuses submissions
-// from any other thread, io_uring runs completion work and keeps its io-wq
-// workers per submitting thread (a goroutine that wanders between threads
-// gets a pool of io-wq workers on each), and the thread's CPU time is the
-// worker's own. It is never unlocked, so the thread, and its io-wq workers,
-// end with the goroutine.
-func (w *worker) runURing() {
-	runtime.LockOSThread()
-	r := w.ring
-	defer w.closeRing()
-	if err := r.enable(); err != nil {
-		w.err = err
-		return
+func (u *uringIssuer) close() {
+	if u.ring != nil {
+		u.ring.close()
+		u.ring = nil
 	}
+}
+
+// run keeps iodepth I/Os in flight. Each turn submits an I/O for every free
+// slot, one io_uring_enter each, and reaps every completion the CQ ring
+// holds. One clock read per turn times every I/O reaped in it, and one after
+// each submission stamps the I/O it submitted; nothing in the loop allocates.
+func (u *uringIssuer) run(w *worker) {
+	r := u.ring
 	depth := len(r.slots)
-	l := uringLoop{slots: r.slots, free: make([]int32, depth), nFree: depth,
-		fd: int32(w.h.fd), bs: uint32(w.spec.bs), tail: *r.sqTail}
-	for i := range l.free {
-		l.free[i] = int32(depth - 1 - i)
+	u.free, u.nFree = make([]int32, depth), depth
+	u.fd, u.bs, u.tail = int32(w.h.Fd()), uint32(w.spec.BS), *r.sqTail
+	for i := range u.free {
+		u.free[i] = int32(depth - 1 - i)
 	}
 	stopping := false
 	now := w.now()
@@ -395,10 +408,10 @@ func (w *worker) runURing() {
 		stopping = w.tick(now)
 	}
 	for {
-		if !stopping && !w.submitFree(&l, now) {
+		if !stopping && !u.submitFree(w, now) {
 			return
 		}
-		if l.inflight == 0 {
+		if u.inflight == 0 {
 			return
 		}
 		// Each submission above also posted the completions the kernel
@@ -411,15 +424,15 @@ func (w *worker) runURing() {
 		// a wake-up of this thread and usually a preemption of the io-wq
 		// worker doing the reads.
 		for k := 0; k < uringPolls && !r.cqReady(); k++ {
-			if !w.enter(&l, 0) {
+			if !u.enter(w, 0) {
 				return
 			}
 		}
-		if !r.cqReady() && !w.enter(&l, 1) {
+		if !r.cqReady() && !u.enter(w, 1) {
 			return
 		}
 		now = w.now()
-		if !w.reap(&l, now) {
+		if !u.reap(w, now) {
 			// Stop issuing, but reap what is in flight before returning:
 			// the kernel would otherwise still write into buffers the
 			// loop no longer holds.
@@ -432,16 +445,16 @@ func (w *worker) runURing() {
 }
 
 // enter submits the pending SQEs and asks for completions; false means the
-// ring failed and w.err says how. EAGAIN and EBUSY (the kernel is short of
-// request memory or the CQ ring is full) are not failures: the next turn reaps
-// and tries again.
-func (w *worker) enter(l *uringLoop, minComplete uint32) bool {
-	n, err := w.ring.enter(l.pending, minComplete)
+// ring failed and the worker's error says how. EAGAIN and EBUSY (the kernel
+// is short of request memory or the CQ ring is full) are not failures: the
+// next turn reaps and tries again.
+func (u *uringIssuer) enter(w *worker, minComplete uint32) bool {
+	n, err := u.ring.enter(u.pending, minComplete)
 	if err != nil && err != unix.EAGAIN && err != unix.EBUSY {
-		w.err = fmt.Errorf("io_uring_enter: %w", err)
+		w.fail(fmt.Errorf("io_uring_enter: %w", err))
 		return false
 	}
-	l.pending -= uint32(n)
+	u.pending -= uint32(n)
 	return true
 }
 
@@ -454,45 +467,51 @@ func (w *worker) enter(l *uringLoop, minComplete uint32) bool {
 // single batch reached 0.8x fio's IOPS at QD32 and one I/O per call 1.0x.
 // When the kernel leaves an SQE in the ring (EAGAIN, EBUSY), the loop reaps
 // first and submits it on the next call.
-func (w *worker) submitFree(l *uringLoop, now int64) bool {
-	for l.pending == 0 && l.nFree > 0 && w.remaining > 0 {
-		w.fillSQE(l, now)
-		if !w.enter(l, 0) {
+func (u *uringIssuer) submitFree(w *worker, now int64) bool {
+	for u.pending == 0 && u.nFree > 0 && w.remaining > 0 {
+		i := u.fillSQE(w, now)
+		if !u.enter(w, 0) {
 			return false
+		}
+		if u.pending == 0 {
+			// Taken by the kernel: the submission latency ends here.
+			now = w.now()
+			u.ring.slots[i].submitNs = now
 		}
 	}
 	return true
 }
 
 // fillSQE writes the SQE for one free slot and publishes it with a release
-// store of the SQ tail. Every field of the SQE is written, so nothing a
-// previous I/O left (ioprio, rw_flags, buf_index, personality, splice_fd_in)
-// reaches the kernel.
-func (w *worker) fillSQE(l *uringLoop, now int64) {
-	r := w.ring
-	l.nFree--
-	i := l.free[l.nFree]
-	s := &l.slots[i]
+// store of the SQ tail; it returns the slot. Every field of the SQE is
+// written, so nothing a previous I/O left (ioprio, rw_flags, buf_index,
+// personality, splice_fd_in) reaches the kernel.
+func (u *uringIssuer) fillSQE(w *worker, now int64) int32 {
+	r := u.ring
+	u.nFree--
+	i := u.free[u.nFree]
+	s := &r.slots[i]
 	s.dir = w.pickDir()
 	s.off = w.nextOffset(s.dir)
-	s.submitNs = now
+	s.prepNs, s.submitNs = now, now
 	op := uint8(uringOpRead)
 	if s.dir == dirWrite {
 		op = uringOpWrite
 	}
-	r.sqes[l.tail&r.sqMask] = uringSQE{opcode: op, fd: l.fd, off: uint64(s.off),
-		addr: uint64(uintptr(unsafe.Pointer(unsafe.SliceData(s.buf)))), len: l.bs, userData: uint64(i)}
-	l.tail++
-	l.pending++
-	l.inflight++
+	r.sqes[u.tail&r.sqMask] = uringSQE{opcode: op, fd: u.fd, off: uint64(s.off),
+		addr: uint64(uintptr(unsafe.Pointer(unsafe.SliceData(s.buf)))), len: u.bs, userData: uint64(i)}
+	u.tail++
+	u.pending++
+	u.inflight++
 	w.remaining--
-	atomic.StoreUint32(r.sqTail, l.tail)
+	atomic.StoreUint32(r.sqTail, u.tail)
+	return i
 }
 
 // reap takes every completion off the CQ ring, timing each with t1; false
 // means an I/O failed.
-func (w *worker) reap(l *uringLoop, t1 int64) bool {
-	r := w.ring
+func (u *uringIssuer) reap(w *worker, t1 int64) bool {
+	r := u.ring
 	head := *r.cqHead
 	tail := atomic.LoadUint32(r.cqTail)
 	if head == tail {
@@ -503,47 +522,23 @@ func (w *worker) reap(l *uringLoop, t1 int64) bool {
 		c := &r.cqes[head&r.cqMask]
 		i := int32(c.userData)
 		res := c.res
-		s := &l.slots[i]
-		l.free[l.nFree] = i
-		l.nFree++
-		l.inflight--
+		s := &r.slots[i]
+		u.free[u.nFree] = i
+		u.nFree++
+		u.inflight--
 		if res < 0 {
-			if w.err == nil {
-				w.err = fmt.Errorf("%s %d bytes at offset %d: %w", dirNames[s.dir], len(s.buf), s.off, unix.Errno(-res))
-			}
+			w.fail(fmt.Errorf("%s %d bytes at offset %d: %w", dirNames[s.dir], len(s.buf), s.off, unix.Errno(-res)))
 			ok = false
 			continue
 		}
-		n := int64(res)
-		if n != int64(len(s.buf)) {
-			w.short[s.dir]++
-		}
-		w.lat[s.dir].Record(time.Duration(t1 - s.submitNs))
-		w.ios[s.dir]++
-		w.bytes[s.dir] += n
-		if s.dir == dirWrite && w.spec.fsync > 0 {
-			if w.sinceSync++; w.sinceSync >= w.spec.fsync {
-				if err := w.h.sync(); err != nil {
-					if w.err == nil {
-						w.err = fmt.Errorf("fsync: %w", err)
-					}
-					ok = false
-				}
-				w.syncs++
-				w.sinceSync = 0
-			}
+		if !w.complete(s.dir, int(res), s.prepNs, s.submitNs, t1) {
+			ok = false
 		}
 	}
-	w.endNs = t1
 	// The release store hands the CQEs read above back to the kernel.
 	atomic.StoreUint32(r.cqHead, head)
 	return ok
 }
 
-// closeRing tears the ring down from the thread that submitted on it.
-func (w *worker) closeRing() {
-	if w.ring != nil {
-		w.ring.close()
-		w.ring = nil
-	}
-}
+// uringAvailable says whether this kernel lets clyde set up a ring.
+func uringAvailable() error { return uringProbe() }

@@ -2,15 +2,21 @@
 
 package blockbench
 
-import "github.com/clydebench/clyde/result"
+import (
+	"fmt"
+	"runtime"
 
-// uring is empty where io_uring does not exist.
-type uring struct{}
+	"github.com/clydebench/clyde/result"
+)
 
-func (*uring) close() {}
+// uringEngine: io_uring is Linux's.
+type uringEngine struct{}
 
-func uringAvailable() error { return result.ErrNotSupported }
+func (uringEngine) name() Engine { return EngineIOUring }
+func (uringEngine) queues() bool { return true }
+func (uringEngine) available() error {
+	return fmt.Errorf("io_uring on %s: %w", runtime.GOOS, result.ErrNotSupported)
+}
+func (e uringEngine) prepare(*worker) (issuer, error) { return nil, e.available() }
 
-func (w *worker) setupURing() error { return result.ErrNotSupported }
-
-func (w *worker) runURing() { w.err = result.ErrNotSupported }
+func uringAvailable() error { return uringEngine{}.available() }

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"github.com/clydebench/clyde/internal/latency"
+	"github.com/clydebench/clyde/internal/osio"
 )
 
 // Directions index per-direction counters.
@@ -35,9 +37,20 @@ type mark struct {
 	bytes [2]int64
 }
 
+// Latency recorders of a worker, in the order lanes merges them.
+const (
+	recLat  = 0 // lat: from setup to completion (read, write)
+	recClat = 2 // clat: from submission to completion
+	recSlat = 4 // slat: from setup to submission
+	nRecs   = 6
+)
+
 // workerStats is everything a worker measured; the runner merges them.
 type workerStats struct {
-	lat     [2]*latency.Recorder
+	// recs are lat, clat and slat per direction (recLat+dir ...). An
+	// engine without a submission stage (psync) shares the lat recorders
+	// as clat and has no slat ones, as fio reports it.
+	recs    [nRecs]*latency.Recorder
 	ios     [2]int64
 	bytes   [2]int64
 	short   [2]int64
@@ -45,22 +58,29 @@ type workerStats struct {
 	startNs int64 // measurement start, ns since the job's base
 	endNs   int64 // last completion, ns since the job's base
 	marks   []mark
-	// interrupted is true when the context ended the worker early.
-	interrupted bool
-	err         error
+	// stoppedEarly is true when the context or the group's stop ended the
+	// worker before its runtime or its I/O ran out.
+	stoppedEarly bool
+	err          error
 }
 
-// worker runs one of a job's numjobs clones.
+// worker runs one of a workload's numjobs clones.
 type worker struct {
 	workerStats
-	spec *jobSpec
-	ctx  context.Context
-	base time.Time
-	h    fileHandle
-	rng  *rand.PCG
-	ring *uring // io_uring engine only
-	// index is the worker's number within its job.
+	spec   *workload
+	ctx    context.Context
+	base   time.Time
+	h      osio.File
+	issuer issuer
+	rng    *rand.PCG
+	// index is the worker's number within its workload.
 	index uint64
+	// stop, when set, ends the worker at its next tick: the group has
+	// what it needs (steady state reached).
+	stop *atomic.Bool
+	// split is true when the engine has a submission stage, so clat and
+	// slat are apart from lat.
+	split bool
 
 	// Fixed per job.
 	mixed     bool
@@ -72,65 +92,79 @@ type worker struct {
 	pos       [2]int64 // next sequential offset per direction
 
 	// Loop control: tick runs when now passes nextEvent.
-	measuring  bool
-	rampEnd    int64
-	deadline   int64 // 0: none
-	nextMark   int64
-	nextEvent  int64
-	remaining  int64 // I/Os left to issue; MaxInt64 when time-based
-	ioLimit    int64
-	sinceSync  int
-	rbuf, wbuf []byte
+	measuring bool
+	rampEnd   int64
+	deadline  int64 // 0: none
+	nextMark  int64
+	nextEvent int64
+	remaining int64 // I/Os left to issue; MaxInt64 when time-based
+	ioLimit   int64
+	sinceSync int
 }
 
-func newWorker(ctx context.Context, spec *jobSpec, index int, h fileHandle) *worker {
-	w := &worker{spec: spec, ctx: ctx, h: h, index: uint64(index)}
-	w.rng = newRand(spec.seed, uint64(index)+1)
-	w.lat = [2]*latency.Recorder{latency.New(), latency.New()}
-	w.mixed = spec.rw.Mixed()
-	w.mixRead = uint64(spec.rwMixRead)
-	w.random = spec.rw.Random()
-	if spec.rw == Write || spec.rw == RandWrite {
+func newWorker(spec *workload, index int) *worker {
+	w := &worker{spec: spec, index: uint64(index), h: osio.NoFile, split: spec.engine.queues()}
+	w.rng = newRand(spec.Seed, uint64(index)+1)
+	for d := range 2 {
+		w.recs[recLat+d] = latency.New()
+		w.recs[recClat+d] = w.recs[recLat+d]
+		if w.split {
+			w.recs[recClat+d] = latency.New()
+			w.recs[recSlat+d] = latency.New()
+		}
+	}
+	w.mixed = spec.RW.Mixed()
+	w.mixRead = uint64(spec.RWMixRead)
+	w.random = spec.RW.Random()
+	if spec.RW == Write || spec.RW == RandWrite {
 		w.fixedDir = dirWrite
 	}
-	w.nBlocks = uint64(spec.size / spec.bs)
-	w.regionEnd = spec.offset + int64(w.nBlocks)*spec.bs
-	w.pos = [2]int64{spec.offset, spec.offset}
-	w.rampEnd = int64(spec.rampTime)
-	if spec.runtime > 0 {
-		w.deadline = w.rampEnd + int64(spec.runtime)
+	w.nBlocks = uint64(spec.Size / spec.BS)
+	w.regionEnd = spec.Offset + int64(w.nBlocks)*spec.BS
+	w.pos = [2]int64{spec.Offset, spec.Offset}
+	w.rampEnd = int64(spec.RampTime)
+	if spec.Runtime > 0 {
+		w.deadline = w.rampEnd + int64(spec.Runtime)
 	}
 	w.ioLimit = math.MaxInt64
-	if !spec.timeBased {
+	if !spec.TimeBased {
 		w.ioLimit = int64(w.nBlocks)
 	}
 	w.remaining = math.MaxInt64
-	w.marks = make([]mark, 0, int(spec.runtime/time.Second)+3)
+	w.marks = make([]mark, 0, int(spec.Runtime/time.Second)+3)
 	if w.rampEnd == 0 {
 		w.startMeasuring(0)
 	} else {
 		w.nextEvent = min(w.rampEnd, checkEvery)
 	}
-	if spec.engine == EnginePsync {
-		w.rbuf = alignedBuffer(int(spec.bs))
-		w.wbuf = alignedBuffer(int(spec.bs))
-		fillBuffer(w.wbuf, spec.buffer, w.dataRand())
-	}
 	return w
 }
+
+// latencies are the worker's recorders for lanes to merge.
+func (w *worker) latencies() []*latency.Recorder { return w.recs[:] }
 
 // dataRand is the stream for buffer contents, apart from the one that draws
 // offsets and directions, so every engine issues the same I/O sequence for
 // the same seed however many buffers it fills.
-func (w *worker) dataRand() *rand.PCG { return newRand(w.spec.seed^0xda7a, w.index+1) }
+func (w *worker) dataRand() *rand.PCG { return newRand(w.spec.Seed^0xda7a, w.index+1) }
 
 func (w *worker) now() int64 { return int64(time.Since(w.base)) }
+
+// fail records the worker's first error.
+func (w *worker) fail(err error) {
+	if w.err == nil {
+		w.err = err
+	}
+}
 
 // startMeasuring ends the ramp: what was counted so far is dropped.
 func (w *worker) startMeasuring(now int64) {
 	w.measuring = true
-	w.lat[0].Reset()
-	w.lat[1].Reset()
+	for _, r := range w.recs {
+		if r != nil {
+			r.Reset()
+		}
+	}
 	w.ios, w.bytes, w.short, w.syncs = [2]int64{}, [2]int64{}, [2]int64{}, 0
 	w.startNs, w.endNs = now, now
 	w.marks = append(w.marks[:0], mark{atNs: now})
@@ -168,8 +202,8 @@ func (w *worker) tick(now int64) (stop bool) {
 	if w.deadline > 0 && now >= w.deadline {
 		return true
 	}
-	if w.ctx.Err() != nil {
-		w.interrupted = true
+	if w.ctx.Err() != nil || (w.stop != nil && w.stop.Load()) {
+		w.stoppedEarly = true
 		return true
 	}
 	return false
@@ -201,73 +235,59 @@ func (w *worker) pickDir() int {
 // nextOffset is the next block-aligned offset in the region for dir.
 func (w *worker) nextOffset(dir int) int64 {
 	if w.random {
-		return w.spec.offset + int64(below(w.rng, w.nBlocks))*w.spec.bs
+		return w.spec.Offset + int64(below(w.rng, w.nBlocks))*w.spec.BS
 	}
 	off := w.pos[dir]
-	next := off + w.spec.bs
+	next := off + w.spec.BS
 	if next >= w.regionEnd {
-		next = w.spec.offset
+		next = w.spec.Offset
 	}
 	w.pos[dir] = next
 	return off
 }
 
-// runPsync is the synchronous loop: one pread or pwrite at a time. Nothing
-// in it allocates; latency goes into this worker's own recorder.
-func (w *worker) runPsync() {
-	bs := int(w.spec.bs)
-	fsync := w.spec.fsync
-	t0 := w.now()
-	if t0 >= w.nextEvent && w.tick(t0) {
-		return
+// complete counts one finished I/O of n bytes, set up at prepNs, submitted
+// at submitNs and completed at doneNs: the one place every engine's
+// completions are counted. It issues the fsync --fsync asks for, and
+// returns false when that fails or the I/O budget of a non-time-based job
+// is spent.
+func (w *worker) complete(dir, n int, prepNs, submitNs, doneNs int64) bool {
+	if int64(n) != w.spec.BS {
+		w.short[dir]++
 	}
-	for {
-		dir := w.pickDir()
-		off := w.nextOffset(dir)
-		var n int
-		var err error
-		if dir == dirRead {
-			n, err = w.h.pread(w.rbuf, off)
-		} else {
-			n, err = w.h.pwrite(w.wbuf, off)
-		}
-		t1 := w.now()
-		if err != nil {
-			w.err = fmt.Errorf("%s %d bytes at offset %d: %w", dirNames[dir], bs, off, err)
-			return
-		}
-		if n != bs {
-			w.short[dir]++
-		}
-		w.lat[dir].Record(time.Duration(t1 - t0))
-		w.ios[dir]++
-		w.bytes[dir] += int64(n)
-		w.endNs = t1
-		if fsync > 0 && dir == dirWrite {
-			if w.sinceSync++; w.sinceSync >= fsync {
-				if err := w.h.sync(); err != nil {
-					w.err = fmt.Errorf("fsync: %w", err)
-					return
-				}
-				w.syncs++
-				w.sinceSync = 0
+	w.recs[recLat+dir].Record(time.Duration(doneNs - prepNs))
+	if w.split {
+		w.recs[recClat+dir].Record(time.Duration(doneNs - submitNs))
+		w.recs[recSlat+dir].Record(time.Duration(submitNs - prepNs))
+	}
+	w.ios[dir]++
+	w.bytes[dir] += int64(n)
+	w.endNs = doneNs
+	if dir == dirWrite && w.spec.Fsync > 0 {
+		if w.sinceSync++; w.sinceSync >= w.spec.Fsync {
+			if err := w.h.Sync(); err != nil {
+				w.fail(fmt.Errorf("fsync: %w", err))
+				return false
 			}
+			w.syncs++
+			w.sinceSync = 0
 		}
-		w.remaining--
-		if w.remaining <= 0 {
-			return
-		}
-		if t1 >= w.nextEvent && w.tick(t1) {
-			return
-		}
-		t0 = w.now()
 	}
+	if !w.split {
+		// A synchronous engine issues and completes in one step.
+		w.remaining--
+		return w.remaining > 0
+	}
+	return true
 }
 
 func (w *worker) close() {
-	if w.ring != nil {
-		w.ring.close()
-		w.ring = nil
+	if w.issuer != nil {
+		w.issuer.close()
+		w.issuer = nil
 	}
-	_ = w.h.close() // read-only or already synced; a close error changes no figure
+	if w.h.Valid() {
+		_ = w.h.Close() // read-only or already synced; a close error changes no figure
+		w.h = osio.NoFile
+	}
 }

@@ -332,7 +332,7 @@ func (r *runner) runPhase(ctx context.Context, run *result.FSRun, p phaseFuncs) 
 	tr.CPUUserNs = int64(out.Sample.CPU.User)
 	tr.CPUSysNs = int64(out.Sample.CPU.Sys)
 	tr.CPUKnown = out.Sample.CPUKnown
-	tr.Latency = out.Lat[0].Summary()
+	tr.Latency = out.Lat[0][0].Summary()
 	tr.Interrupted = out.Err != nil && ctx.Err() != nil
 	tr.Finish()
 	if out.Err != nil {

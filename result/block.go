@@ -19,11 +19,14 @@ type Block struct {
 	Kind          string     `json:"kind"` // "block"
 	Provenance    Provenance `json:"provenance"`
 	// Timestamp and TimestampMs are fio's names for the start time.
-	Timestamp   int64         `json:"timestamp"`
-	TimestampMs int64         `json:"timestamp_ms"`
-	Target      BlockTarget   `json:"target"`
-	Jobs        []BlockJob    `json:"jobs"`
-	Profile     *BlockProfile `json:"profile,omitempty"`
+	Timestamp   int64       `json:"timestamp"`
+	TimestampMs int64       `json:"timestamp_ms"`
+	Target      BlockTarget `json:"target"`
+	Jobs        []BlockJob  `json:"jobs"`
+	// Groups sums the jobs that ran at the same time (fio's "Run status
+	// group"), for groups of more than one job.
+	Groups  []BlockGroup  `json:"groups,omitempty"`
+	Profile *BlockProfile `json:"profile,omitempty"`
 	// Interrupted is true when a signal stopped the run; Jobs holds what ran.
 	Interrupted bool     `json:"interrupted,omitempty"`
 	Error       string   `json:"error,omitempty"`
@@ -78,16 +81,29 @@ type BlockJobConfig struct {
 	BSBytes     int64  `json:"bs_bytes"`
 	SizeBytes   int64  `json:"size_bytes"`
 	OffsetBytes int64  `json:"offset_bytes"`
-	IODepth     int    `json:"iodepth"`
-	NumJobs     int    `json:"numjobs"`
-	IOEngine    string `json:"ioengine"`
-	Direct      bool   `json:"direct"`
-	RuntimeNs   int64  `json:"runtime_ns"`
-	RampTimeNs  int64  `json:"ramp_time_ns"`
-	TimeBased   bool   `json:"time_based"`
-	Buffer      string `json:"buffer"`
-	Fsync       int    `json:"fsync"`
-	Seed        uint64 `json:"seed"`
+	// IODepth is the depth that ran; IODepthRequested the one asked for,
+	// when the engine could not keep it (psync keeps one I/O in flight).
+	IODepth          int    `json:"iodepth"`
+	IODepthRequested int    `json:"iodepth_requested,omitempty"`
+	NumJobs          int    `json:"numjobs"`
+	IOEngine         string `json:"ioengine"`
+	Direct           bool   `json:"direct"`
+	RuntimeNs        int64  `json:"runtime_ns"`
+	RampTimeNs       int64  `json:"ramp_time_ns"`
+	TimeBased        bool   `json:"time_based"`
+	Buffer           string `json:"buffer"`
+	Fsync            int    `json:"fsync"`
+	Seed             uint64 `json:"seed"`
+}
+
+// BlockGroup is the jobs of one group summed, as fio's group_reporting
+// sums them: I/Os and bytes added, the runtime the longest job's, IOPS and
+// bandwidth over that runtime.
+type BlockGroup struct {
+	GroupID int      `json:"groupid"`
+	Jobs    []int    `json:"jobs"` // indexes into Block.Jobs
+	Read    BlockDir `json:"read"`
+	Write   BlockDir `json:"write"`
 }
 
 // BlockDir is one direction of one job. Field names are fio's; runtime is in
@@ -103,7 +119,12 @@ type BlockDir struct {
 	TotalIOs  int64   `json:"total_ios"`
 	ShortIOs  int64   `json:"short_ios"`
 	DropIOs   int64   `json:"drop_ios"`
-	Lat       LatNs   `json:"lat_ns"`
+	// Slat, Clat and Lat are fio's submission, completion and total
+	// latency. An engine without a submission stage (psync) has no slat,
+	// and its clat is its lat, as in fio.
+	Slat LatNs `json:"slat_ns"`
+	Clat LatNs `json:"clat_ns"`
+	Lat  LatNs `json:"lat_ns"`
 	// Per-second sample statistics, as fio's (fio samples every 500 ms).
 	BWMin       int64   `json:"bw_min"`
 	BWMax       int64   `json:"bw_max"`

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -12,7 +11,6 @@ import (
 
 	"github.com/clydebench/clyde/blockbench"
 	"github.com/clydebench/clyde/internal/blockreport"
-	"github.com/clydebench/clyde/internal/sysinfo"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -102,9 +100,6 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 	if j.Profile, err = blockbench.ParseProfile(c.String("profile")); err != nil {
 		return j, err
 	}
-	if j.Profile != blockbench.ProfileNone && !c.IsSet("ioengine") {
-		j.IOEngine = blockbench.EngineAuto // a preset's "Q32" means 32 in flight
-	}
 	j.RWMixRead = c.Int("rwmixread")
 	j.IODepth = c.Int("iodepth")
 	j.NumJobs = c.Int("numjobs")
@@ -115,6 +110,7 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 	j.Passes = c.Int("passes")
 	j.DestroyData = c.Bool("destroy-data")
 	j.Warn = c.App.ErrWriter
+	j.CommandLine = os.Args
 	return j, j.Validate()
 }
 
@@ -142,21 +138,18 @@ func blockAction(c *cli.Context) error {
 		defer f.Close()
 		out = f
 	}
-	keep, err := beginKeep(c, job.Filename)
+	keep, err := beginKeep(c)
 	if err != nil {
 		return err
 	}
-	defer keep.release()
-	prov := blockProvenance(os.Args, job.Filename)
 	res, runErr := blockbench.Run(c.Context, job)
-	if result.IsUsage(runErr) || (len(res.Jobs) == 0 && runErr != nil) {
+	if res == nil {
 		return runErr
 	}
-	res.Provenance = prov
-	if err := blockreport.Write(out, format, &res); err != nil {
+	if err := blockreport.Write(out, format, res); err != nil {
 		return errors.Join(runErr, fmt.Errorf("write report: %w", err))
 	}
-	return keep.after(c.Context, &res, runErr)
+	return keep.after(c.Context, res, runErr)
 }
 
 // blockCleanup is `clyde block --cleanup`: what a killed run left at
@@ -174,13 +167,4 @@ func blockCleanup(c *cli.Context) error {
 		fmt.Fprintf(c.App.Writer, "nothing to clean up at %s: no clyde marker beside it\n", file)
 	}
 	return err
-}
-
-// blockProvenance records where the run happened; path is the target, so the
-// filesystem (or device) under test is described.
-func blockProvenance(args []string, path string) result.Provenance {
-	if _, err := os.Stat(path); err != nil {
-		path = filepath.Dir(path) // not created yet: describe where it will be
-	}
-	return sysinfo.NewProvenance(args, version, buildCommit(), path)
 }

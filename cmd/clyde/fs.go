@@ -185,11 +185,10 @@ func fsAction(c *cli.Context) error {
 	if err := switchUser(c.String("user"), c.String("group")); err != nil {
 		return err
 	}
-	keep, err := beginKeep(c, "") // fsbench.Run locks -d itself
+	keep, err := beginKeep(c)
 	if err != nil {
 		return err
 	}
-	defer keep.release()
 	quiet := c.Bool("quiet")
 	// Progress is for a person watching: cron and pipes get none unless
 	// CLYDE_PROGRESS=1 asks for it.

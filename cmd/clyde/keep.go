@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -15,9 +14,7 @@ import (
 
 	"github.com/clydebench/clyde/internal/compare"
 	"github.com/clydebench/clyde/internal/history"
-	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/prom"
-	"github.com/clydebench/clyde/internal/runlock"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -59,11 +56,10 @@ func openHistory(c *cli.Context) (*history.Store, error) {
 	return history.Open(path)
 }
 
-// keeper is the shared after-run step of clyde fs and clyde block: it holds
-// the run lock on the target while the run goes, then saves the result to
-// the history, checks for a regression and writes the Prometheus textfile.
+// keeper is the shared after-run step of clyde fs and clyde block: it saves
+// the result to the history, checks for a regression and writes the
+// Prometheus textfile. (The engines hold the run lock on their targets.)
 type keeper struct {
-	lock       *targetLock
 	stderr     io.Writer
 	noHistory  bool
 	dbPath     string
@@ -72,9 +68,8 @@ type keeper struct {
 	promPath   string
 }
 
-// beginKeep reads the after-run flags and takes the run lock on target (a
-// directory or device). A lock another run holds is an error naming it.
-func beginKeep(c *cli.Context, target string) (*keeper, error) {
+// beginKeep reads the after-run flags before the run.
+func beginKeep(c *cli.Context) (*keeper, error) {
 	k := &keeper{stderr: c.App.ErrWriter, noHistory: c.Bool("no-history"), promPath: c.String("prom-textfile")}
 	if s := c.String("check-regression"); s != "" {
 		v, err := strconv.ParseFloat(s, 64)
@@ -90,67 +85,7 @@ func beginKeep(c *cli.Context, target string) (*keeper, error) {
 		}
 		k.dbPath = p
 	}
-	if target != "" {
-		lock, err := lockTarget(target)
-		switch {
-		case errors.Is(err, result.ErrNotSupported):
-			fmt.Fprintf(k.stderr, "clyde: warning: no run lock here: %v\n", err)
-		case err != nil:
-			return nil, err
-		}
-		k.lock = lock
-	}
 	return k, nil
-}
-
-// lockTarget takes the run lock of a block run on the target itself: the
-// file or device when it exists, else the directory it will be made in.
-// The descriptor stays open while the lock is held.
-func lockTarget(target string) (*targetLock, error) {
-	if f, err := osio.OpenFile(target, osio.ReadOnly); err == nil {
-		l, err := runlock.File(f, target)
-		if err != nil {
-			f.Close()
-			return nil, err
-		}
-		return &targetLock{l, f.Close}, nil
-	}
-	dir := filepath.Dir(target)
-	d, err := osio.OpenDir(dir)
-	if err != nil {
-		return nil, result.Usagef("--filename", "%v", err)
-	}
-	l, err := runlock.Dir(d, dir, nil)
-	if err != nil {
-		d.Close()
-		return nil, err
-	}
-	return &targetLock{l, d.Close}, nil
-}
-
-// targetLock is a held lock and the descriptor it is held on.
-type targetLock struct {
-	lock  *runlock.Lock
-	close func() error
-}
-
-// Release gives the lock back and closes its descriptor.
-func (t *targetLock) Release() error {
-	if t == nil {
-		return nil
-	}
-	err := t.lock.Release()
-	if cerr := t.close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// release gives the run lock back; deferred by the command.
-func (k *keeper) release() {
-	if k != nil {
-		_ = k.lock.Release()
-	}
 }
 
 // after runs once the result is printed and its JSON written. History

@@ -19,6 +19,7 @@ import (
 
 	"github.com/clydebench/clyde/internal/history"
 	"github.com/clydebench/clyde/internal/osio"
+	"github.com/clydebench/clyde/internal/proc"
 	"github.com/clydebench/clyde/internal/rundir"
 	"github.com/clydebench/clyde/internal/runlock"
 	"github.com/clydebench/clyde/internal/sysinfo"
@@ -214,7 +215,7 @@ func TestLockNamesHolder(t *testing.T) {
 	if err := os.Mkdir(priv, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	m, _ := json.Marshal(rundir.Marker{Tool: "clyde", PID: os.Getpid(), Host: sysinfo.Hostname(), Start: started})
+	m, _ := json.Marshal(rundir.Marker{Tool: "clyde", ID: proc.ID{PID: os.Getpid(), Host: proc.Host(), Start: started}})
 	if err := os.WriteFile(filepath.Join(priv, rundir.MarkerName), m, 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -32,8 +32,10 @@ type Lane struct {
 	// is done, ctx ends, or it fails.
 	Work func(ctx context.Context, start time.Time) error
 	// Lat are the lane's latency recorders; Outcome.Lat merges them by index
-	// (fs: one per lane; block: read and write).
+	// (fs: one per lane; block: lat, clat and slat per direction), apart
+	// for each Set: the lanes of one workload of several running at once.
 	Lat []*latency.Recorder
+	Set int
 }
 
 // Options shape a measurement.
@@ -58,8 +60,8 @@ type Outcome struct {
 	// the first real failure, or a cancellation when that is all there was.
 	Errs []error
 	Err  error
-	// Lat are the lanes' recorders merged by index.
-	Lat []*latency.Recorder
+	// Lat are the lanes' recorders merged by index, per set: Lat[set][i].
+	Lat [][]*latency.Recorder
 }
 
 // PrepareError is a lane that failed before the start; no lane ran.
@@ -144,11 +146,14 @@ func Run(ctx context.Context, lanes []Lane, o Options) (Outcome, error) {
 	}
 	out.Sample = sw.StopAt(out.End)
 	for _, ln := range lanes {
+		for len(out.Lat) <= ln.Set {
+			out.Lat = append(out.Lat, nil)
+		}
 		for k, r := range ln.Lat {
-			for len(out.Lat) <= k {
-				out.Lat = append(out.Lat, latency.New())
+			for len(out.Lat[ln.Set]) <= k {
+				out.Lat[ln.Set] = append(out.Lat[ln.Set], latency.New())
 			}
-			out.Lat[k].Merge(r)
+			out.Lat[ln.Set][k].Merge(r)
 		}
 	}
 	return out, nil

@@ -75,7 +75,7 @@ func osFlags(flag Flag) (int, error) {
 	if flag&Direct != 0 {
 		return 0, fmt.Errorf("uncached (direct) I/O on %s: %w", runtime.GOOS, result.ErrNotSupported)
 	}
-	return flags, nil
+	return flags, nil // NoFollow and Exclusive: the identity check after each open is what guards here
 }
 
 // Open opens (with Create, creates exclusively) the file name in d.
@@ -129,6 +129,9 @@ func (d Dir) Identity() (Identity, error) {
 	defer f.Close()
 	return identityOf(f)
 }
+
+// Truncate sets the file's size.
+func (f File) Truncate(size int64) error { return f.f.Truncate(size) }
 
 // Stat describes the open file.
 func (f File) Stat() (Entry, error) {

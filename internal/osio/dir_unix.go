@@ -10,18 +10,24 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Dir is an open directory. Its methods resolve names relative to it.
+// Dir is an open directory. Its methods resolve names relative to it. The
+// zero Dir holds no descriptor.
 type Dir struct {
-	fd   int
+	fd1  int    // the descriptor plus one, so the zero value is no descriptor
 	path string // for messages only; never opened again
 }
 
 // File is an open file: a raw descriptor, so the hot loops neither lock nor
-// allocate per call.
-type File struct{ fd int }
+// allocate per call. The zero File holds no descriptor (never 0, stdin).
+type File struct{ fd1 int }
 
 // NoFile is the zero File: no descriptor.
-var NoFile = File{fd: -1}
+var NoFile = File{}
+
+func newFile(fd int) File            { return File{fd1: fd + 1} }
+func newDir(fd int, path string) Dir { return Dir{fd1: fd + 1, path: path} }
+func (f File) sysfd() int            { return f.fd1 - 1 }
+func (d Dir) sysfd() int             { return d.fd1 - 1 }
 
 // OpenDir opens the directory a user named. Symlinks in path are followed
 // once, here, because the user named the path; everything clyde then does
@@ -29,26 +35,26 @@ var NoFile = File{fd: -1}
 func OpenDir(path string) (Dir, error) {
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return Dir{fd: -1}, &os.PathError{Op: "open", Path: path, Err: err}
+		return Dir{}, &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	return Dir{fd: fd, path: path}, nil
+	return newDir(fd, path), nil
 }
 
 // Path is the directory's path, for messages.
 func (d Dir) Path() string { return d.path }
 
 // Fd is the descriptor, for locks and system calls this package does not wrap.
-func (d Dir) Fd() int { return d.fd }
+func (d Dir) Fd() int { return d.sysfd() }
 
 // Valid says whether d holds a descriptor.
-func (d Dir) Valid() bool { return d.fd >= 0 && d.path != "" }
+func (d Dir) Valid() bool { return d.fd1 > 0 }
 
-// Close closes the directory.
+// Close closes the directory; the zero Dir has nothing to close.
 func (d Dir) Close() error {
-	if d.fd < 0 {
+	if !d.Valid() {
 		return nil
 	}
-	return unix.Close(d.fd)
+	return unix.Close(d.sysfd())
 }
 
 func (d Dir) join(name []byte) string { return d.path + "/" + nameString(name) }
@@ -63,8 +69,11 @@ func unixFlags(flag Flag) (int, error) {
 	default:
 		flags |= unix.O_RDONLY
 	}
-	if flag&Create != 0 {
+	switch {
+	case flag&Create != 0:
 		flags |= unix.O_CREAT | unix.O_EXCL
+	case flag&Exclusive != 0:
+		flags |= unix.O_EXCL
 	}
 	if flag&Direct != 0 {
 		d, err := directOpenFlag()
@@ -83,11 +92,11 @@ func (d Dir) Open(name []byte, flag Flag, perm uint32) (File, error) {
 	if err != nil {
 		return NoFile, err
 	}
-	fd, err := unix.Openat(d.fd, nameString(name), flags, perm)
+	fd, err := unix.Openat(d.sysfd(), nameString(name), flags, perm)
 	if err != nil {
 		return NoFile, &os.PathError{Op: "open", Path: d.join(name), Err: err}
 	}
-	f := File{fd: fd}
+	f := newFile(fd)
 	if flag&Direct != 0 {
 		if err := afterDirectOpen(fd); err != nil {
 			_ = unix.Close(fd)
@@ -104,7 +113,9 @@ func OpenFile(path string, flag Flag) (File, error) {
 	if err != nil {
 		return NoFile, err
 	}
-	flags &^= unix.O_NOFOLLOW
+	if flag&NoFollow == 0 {
+		flags &^= unix.O_NOFOLLOW
+	}
 	fd, err := unix.Open(path, flags, 0o600)
 	if err != nil {
 		return NoFile, &os.PathError{Op: "open", Path: path, Err: err}
@@ -115,35 +126,32 @@ func OpenFile(path string, flag Flag) (File, error) {
 			return NoFile, &os.PathError{Op: "open", Path: path, Err: err}
 		}
 	}
-	return File{fd: fd}, nil
+	return newFile(fd), nil
 }
 
 // Lstat describes name in d without following a symlink.
 func (d Dir) Lstat(name []byte) (Entry, error) {
-	var st unix.Stat_t
-	if err := unix.Fstatat(d.fd, nameString(name), &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+	e, err := statAt(d.sysfd(), nameString(name), unix.AT_SYMLINK_NOFOLLOW)
+	if err != nil {
 		return Entry{}, &os.PathError{Op: "lstat", Path: d.join(name), Err: err}
 	}
-	return entryOf(&st), nil
+	return e, nil
 }
 
-// Identity is the directory's own device and inode.
+// Identity is the directory's own identity.
 func (d Dir) Identity() (Identity, error) {
-	var st unix.Stat_t
-	if err := unix.Fstat(d.fd, &st); err != nil {
+	e, err := statAt(d.sysfd(), "", emptyPath)
+	if err != nil {
 		return Identity{}, &os.PathError{Op: "fstat", Path: d.path, Err: err}
 	}
-	return entryOf(&st).ID, nil
+	return e.ID, nil
 }
 
 // Stat describes the open file.
-func (f File) Stat() (Entry, error) {
-	var st unix.Stat_t
-	if err := unix.Fstat(f.fd, &st); err != nil {
-		return Entry{}, err
-	}
-	return entryOf(&st), nil
-}
+func (f File) Stat() (Entry, error) { return statAt(f.sysfd(), "", emptyPath) }
+
+// Truncate sets the file's size.
+func (f File) Truncate(size int64) error { return unix.Ftruncate(f.sysfd(), size) }
 
 func entryOf(st *unix.Stat_t) Entry {
 	mode := uint32(st.Mode)
@@ -152,6 +160,7 @@ func entryOf(st *unix.Stat_t) Entry {
 		Dir:   mode&unix.S_IFMT == unix.S_IFDIR,
 		Reg:   mode&unix.S_IFMT == unix.S_IFREG,
 		Link:  mode&unix.S_IFMT == unix.S_IFLNK,
+		Dev:   mode&unix.S_IFMT == unix.S_IFBLK,
 		Size:  st.Size,
 		Mode:  mode & 0o7777,
 		UID:   int(st.Uid),
@@ -161,7 +170,7 @@ func entryOf(st *unix.Stat_t) Entry {
 
 // Mkdir makes the directory name in d.
 func (d Dir) Mkdir(name []byte, perm uint32) error {
-	if err := unix.Mkdirat(d.fd, nameString(name), perm); err != nil {
+	if err := unix.Mkdirat(d.sysfd(), nameString(name), perm); err != nil {
 		return &os.PathError{Op: "mkdir", Path: d.join(name), Err: err}
 	}
 	return nil
@@ -169,20 +178,20 @@ func (d Dir) Mkdir(name []byte, perm uint32) error {
 
 // OpenSubdir opens the directory name in d; a symlink there is refused.
 func (d Dir) OpenSubdir(name []byte) (Dir, error) {
-	fd, err := unix.Openat(d.fd, nameString(name), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	fd, err := unix.Openat(d.sysfd(), nameString(name), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return Dir{fd: -1}, &os.PathError{Op: "open", Path: d.join(name), Err: err}
+		return Dir{}, &os.PathError{Op: "open", Path: d.join(name), Err: err}
 	}
-	return Dir{fd: fd, path: d.join(name)}, nil
+	return newDir(fd, d.join(name)), nil
 }
 
 // Remove removes the file or empty directory name in d, never what a
 // symlink there points at.
 func (d Dir) Remove(name []byte) error {
 	s := nameString(name)
-	err := unix.Unlinkat(d.fd, s, 0)
+	err := unix.Unlinkat(d.sysfd(), s, 0)
 	if errors.Is(err, unix.EISDIR) || errors.Is(err, unix.EPERM) {
-		if e := unix.Unlinkat(d.fd, s, unix.AT_REMOVEDIR); e == nil || !errors.Is(e, unix.ENOTDIR) {
+		if e := unix.Unlinkat(d.sysfd(), s, unix.AT_REMOVEDIR); e == nil || !errors.Is(e, unix.ENOTDIR) {
 			err = e
 		}
 	}
@@ -242,31 +251,31 @@ func (d Dir) removeContents() error {
 
 // Rename renames oldName to newName within d.
 func (d Dir) Rename(oldName, newName []byte) error {
-	if err := unix.Renameat(d.fd, nameString(oldName), d.fd, nameString(newName)); err != nil {
+	if err := unix.Renameat(d.sysfd(), nameString(oldName), d.sysfd(), nameString(newName)); err != nil {
 		return fmt.Errorf("rename %s to %s: %w", d.join(oldName), nameString(newName), err)
 	}
 	return nil
 }
 
 // Sync fsyncs the directory itself (bonnie++ -b).
-func (d Dir) Sync() error { return unix.Fsync(d.fd) }
+func (d Dir) Sync() error { return unix.Fsync(d.sysfd()) }
 
 // Fd is the descriptor.
-func (f File) Fd() int { return f.fd }
+func (f File) Fd() int { return f.sysfd() }
 
 // Valid says whether f holds a descriptor.
-func (f File) Valid() bool { return f.fd >= 0 }
+func (f File) Valid() bool { return f.fd1 > 0 }
 
-func (f File) Write(b []byte) (int, error)             { return unix.Write(f.fd, b) }
-func (f File) Read(b []byte) (int, error)              { return unix.Read(f.fd, b) }
-func (f File) Pread(b []byte, off int64) (int, error)  { return unix.Pread(f.fd, b, off) }
-func (f File) Pwrite(b []byte, off int64) (int, error) { return unix.Pwrite(f.fd, b, off) }
+func (f File) Write(b []byte) (int, error)             { return unix.Write(f.sysfd(), b) }
+func (f File) Read(b []byte) (int, error)              { return unix.Read(f.sysfd(), b) }
+func (f File) Pread(b []byte, off int64) (int, error)  { return unix.Pread(f.sysfd(), b, off) }
+func (f File) Pwrite(b []byte, off int64) (int, error) { return unix.Pwrite(f.sysfd(), b, off) }
 func (f File) Seek(off int64, whence int) (int64, error) {
-	return unix.Seek(f.fd, off, whence)
+	return unix.Seek(f.sysfd(), off, whence)
 }
 
 // Sync is fsync(2).
-func (f File) Sync() error { return unix.Fsync(f.fd) }
+func (f File) Sync() error { return unix.Fsync(f.sysfd()) }
 
 // Close closes the descriptor.
-func (f File) Close() error { return unix.Close(f.fd) }
+func (f File) Close() error { return unix.Close(f.sysfd()) }

@@ -19,16 +19,16 @@ import (
 // claiming cold reads.
 func EvictPageCache(f File, fileBytes int64) result.CacheState {
 	st := result.CacheState{FileBytes: fileBytes, ResidentBytes: -1}
-	if err := unix.Fsync(f.fd); err != nil {
+	if err := unix.Fsync(f.sysfd()); err != nil {
 		st.Error = "fsync: " + err.Error()
 		return st
 	}
-	if err := unix.Fadvise(f.fd, 0, 0, unix.FADV_DONTNEED); err != nil {
+	if err := unix.Fadvise(f.sysfd(), 0, 0, unix.FADV_DONTNEED); err != nil {
 		st.Error = "posix_fadvise(DONTNEED): " + err.Error()
 		return st
 	}
 	st.Evicted = true
-	resident, err := residentBytes(f.fd, fileBytes)
+	resident, err := residentBytes(f.sysfd(), fileBytes)
 	if err != nil {
 		st.Error = "mincore: " + err.Error()
 		return st

@@ -15,5 +15,6 @@ func identityOf(f *os.File) (Identity, error) {
 	if err := windows.GetFileInformationByHandle(windows.Handle(f.Fd()), &info); err != nil {
 		return Identity{}, err
 	}
-	return Identity{Dev: uint64(info.VolumeSerialNumber), Ino: uint64(info.FileIndexHigh)<<32 | uint64(info.FileIndexLow)}, nil
+	return Identity{Dev: uint64(info.VolumeSerialNumber), Ino: uint64(info.FileIndexHigh)<<32 | uint64(info.FileIndexLow),
+		Birth: info.CreationTime.Nanoseconds()}, nil
 }

@@ -41,6 +41,13 @@ const (
 	// platform cannot, the open fails with an error wrapping
 	// result.ErrNotSupported.
 	Direct
+	// NoFollow makes OpenFile refuse a symlink in the last component of
+	// the path (Dir's methods never follow one).
+	NoFollow
+	// Exclusive opens a block device exclusively (O_EXCL on Linux): the
+	// open fails with EBUSY while the kernel or another program claims the
+	// device, and nothing can mount or claim it while the descriptor lasts.
+	Exclusive
 )
 
 // BufferAlign is the alignment of every buffer AlignedBuffer returns: it
@@ -60,9 +67,23 @@ func AlignedBuffer(n int) []byte {
 }
 
 // Identity is what makes a file the same file: device and inode on Unix,
-// the volume serial and file ID on Windows.
+// the volume serial and file ID on Windows, and the birth time where the
+// platform records one, so that an inode number a filesystem hands out again
+// to a later file does not pass for the earlier one.
 type Identity struct {
 	Dev, Ino uint64
+	Birth    int64 // ns since the epoch; 0 when unknown
+}
+
+// Same is true when a and b are one file. A birth time counts only when
+// both sides know it.
+func (a Identity) Same(b Identity) bool { return a.Dev == b.Dev && a.SameInode(b) }
+
+// SameInode compares all but the device number, which differs between the
+// hosts that mount one NFS export: the inode number and birth time are the
+// server's.
+func (a Identity) SameInode(b Identity) bool {
+	return a.Ino == b.Ino && (a.Birth == 0 || b.Birth == 0 || a.Birth == b.Birth)
 }
 
 // Entry is what Lstat says of a name in a directory.
@@ -71,8 +92,29 @@ type Entry struct {
 	Dir   bool
 	Reg   bool
 	Link  bool
+	Dev   bool // a block device
 	Size  int64
 	Mode  uint32 // permission bits
 	UID   int    // -1 where the platform has none
 	Nlink uint64
+}
+
+// ReadAll reads f from its current offset to the end, at most limit bytes
+// (a small file clyde wrote, such as a marker).
+func ReadAll(f File, limit int) ([]byte, error) {
+	buf := make([]byte, 0, min(limit, 4096))
+	for len(buf) < limit {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):min(cap(buf), limit)])
+		if err != nil {
+			return buf, err
+		}
+		if n == 0 {
+			break
+		}
+		buf = buf[:len(buf)+n]
+	}
+	return buf, nil
 }

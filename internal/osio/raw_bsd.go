@@ -14,39 +14,39 @@ import (
 
 // CreateSmall creates a small file of the file tests, exclusively, for writing.
 func (d Dir) CreateSmall(name []byte) (File, error) {
-	fd, err := unix.Openat(d.fd, nameString(name), unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
-	return File{fd}, err
+	fd, err := unix.Openat(d.sysfd(), nameString(name), unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	return newFile(fd), err
 }
 
 // OpenSmall opens a small file for reading, following a symlink as
 // bonnie++'s open() does (the links all point inside the test directory).
 func (d Dir) OpenSmall(name []byte) (File, error) {
-	fd, err := unix.Openat(d.fd, nameString(name), unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	return File{fd}, err
+	fd, err := unix.Openat(d.sysfd(), nameString(name), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	return newFile(fd), err
 }
 
 // OpenSubdirSmall opens a test subdirectory; a symlink is refused.
 func (d Dir) OpenSubdirSmall(name []byte) (Dir, error) { return d.OpenSubdir(name) }
 
 // MkdirSmall is mkdirat, mode 0700.
-func (d Dir) MkdirSmall(name []byte) error { return unix.Mkdirat(d.fd, nameString(name), 0o700) }
+func (d Dir) MkdirSmall(name []byte) error { return unix.Mkdirat(d.sysfd(), nameString(name), 0o700) }
 
 // UnlinkSmall is unlinkat of a file.
-func (d Dir) UnlinkSmall(name []byte) error { return unix.Unlinkat(d.fd, nameString(name), 0) }
+func (d Dir) UnlinkSmall(name []byte) error { return unix.Unlinkat(d.sysfd(), nameString(name), 0) }
 
 // RmdirSmall is unlinkat of an empty directory.
 func (d Dir) RmdirSmall(name []byte) error {
-	return unix.Unlinkat(d.fd, nameString(name), unix.AT_REMOVEDIR)
+	return unix.Unlinkat(d.sysfd(), nameString(name), unix.AT_REMOVEDIR)
 }
 
 // LinkSmall makes a hard link within d.
 func (d Dir) LinkSmall(oldName, newName []byte) error {
-	return unix.Linkat(d.fd, nameString(oldName), d.fd, nameString(newName), 0)
+	return unix.Linkat(d.sysfd(), nameString(oldName), d.sysfd(), nameString(newName), 0)
 }
 
 // SymlinkSmall makes a symlink within d.
 func (d Dir) SymlinkSmall(target, newName []byte) error {
-	return unix.Symlinkat(nameString(target), d.fd, nameString(newName))
+	return unix.Symlinkat(nameString(target), d.sysfd(), nameString(newName))
 }
 
 // SyncFS is bonnie++'s sync(): these systems have no per-filesystem syncfs.
@@ -57,17 +57,17 @@ type StatBuf = unix.Stat_t
 
 // StatSmall follows symlinks, as bonnie++'s stat() does; it returns the size.
 func (d Dir) StatSmall(name []byte, st *StatBuf) (int64, error) {
-	if err := unix.Fstatat(d.fd, nameString(name), st, 0); err != nil {
+	if err := unix.Fstatat(d.sysfd(), nameString(name), st, 0); err != nil {
 		return 0, err
 	}
 	return st.Size, nil
 }
 
-func (f File) WriteByteRaw(b *byte) (int, error) { return unix.Write(f.fd, unsafeSlice(b)) }
-func (f File) ReadByteRaw(b *byte) (int, error)  { return unix.Read(f.fd, unsafeSlice(b)) }
-func (f File) WriteSmall(b []byte) (int, error)  { return unix.Write(f.fd, b) }
-func (f File) ReadSmall(b []byte) (int, error)   { return unix.Read(f.fd, b) }
-func (f File) CloseSmall() error                 { return unix.Close(f.fd) }
+func (f File) WriteByteRaw(b *byte) (int, error) { return unix.Write(f.sysfd(), unsafeSlice(b)) }
+func (f File) ReadByteRaw(b *byte) (int, error)  { return unix.Read(f.sysfd(), unsafeSlice(b)) }
+func (f File) WriteSmall(b []byte) (int, error)  { return unix.Write(f.sysfd(), b) }
+func (f File) ReadSmall(b []byte) (int, error)   { return unix.Read(f.sysfd(), b) }
+func (f File) CloseSmall() error                 { return unix.Close(f.sysfd()) }
 
 // Scanner reads a directory's names.
 type Scanner struct{}
@@ -96,7 +96,7 @@ func (s *Scanner) Scan(d Dir, fn func(name []byte) error) error {
 // ReadNames lists every entry of d but "." and "..", dot files included,
 // through a duplicate of d's descriptor.
 func (d Dir) ReadNames() ([]string, error) {
-	fd, err := unix.Dup(d.fd)
+	fd, err := unix.Dup(d.sysfd())
 	if err != nil {
 		return nil, &os.PathError{Op: "dup", Path: d.path, Err: err}
 	}

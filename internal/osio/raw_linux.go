@@ -33,7 +33,7 @@ func errnoErr(e unix.Errno) error {
 func namePtr(name []byte) uintptr { return uintptr(unsafe.Pointer(&name[0])) }
 
 func (d Dir) openAtRaw(name []byte, flags int, mode uint32) (int, error) {
-	fd, _, e := unix.RawSyscall6(unix.SYS_OPENAT, uintptr(d.fd), namePtr(name), uintptr(flags), uintptr(mode), 0, 0)
+	fd, _, e := unix.RawSyscall6(unix.SYS_OPENAT, uintptr(d.sysfd()), namePtr(name), uintptr(flags), uintptr(mode), 0, 0)
 	if e != 0 {
 		return -1, errnoErr(e)
 	}
@@ -43,7 +43,7 @@ func (d Dir) openAtRaw(name []byte, flags int, mode uint32) (int, error) {
 // CreateSmall creates a small file of the file tests, exclusively, for writing.
 func (d Dir) CreateSmall(name []byte) (File, error) {
 	fd, err := d.openAtRaw(name, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
-	return File{fd}, err
+	return newFile(fd), err
 }
 
 // OpenSmall opens a small file for reading. Like bonnie++'s open() it
@@ -51,54 +51,54 @@ func (d Dir) CreateSmall(name []byte) (File, error) {
 // all point inside the test directory.
 func (d Dir) OpenSmall(name []byte) (File, error) {
 	fd, err := d.openAtRaw(name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	return File{fd}, err
+	return newFile(fd), err
 }
 
 // OpenSubdirSmall opens a test subdirectory, raw; a symlink is refused.
 func (d Dir) OpenSubdirSmall(name []byte) (Dir, error) {
 	fd, err := d.openAtRaw(name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
-	return Dir{fd: fd, path: d.join(name)}, err
+	return newDir(fd, d.join(name)), err
 }
 
 // MkdirSmall is mkdirat, raw, mode 0700.
 func (d Dir) MkdirSmall(name []byte) error {
-	_, _, e := unix.RawSyscall(unix.SYS_MKDIRAT, uintptr(d.fd), namePtr(name), 0o700)
+	_, _, e := unix.RawSyscall(unix.SYS_MKDIRAT, uintptr(d.sysfd()), namePtr(name), 0o700)
 	return errnoErr(e)
 }
 
 // UnlinkSmall is unlinkat of a file, raw.
 func (d Dir) UnlinkSmall(name []byte) error {
-	_, _, e := unix.RawSyscall(unix.SYS_UNLINKAT, uintptr(d.fd), namePtr(name), 0)
+	_, _, e := unix.RawSyscall(unix.SYS_UNLINKAT, uintptr(d.sysfd()), namePtr(name), 0)
 	return errnoErr(e)
 }
 
 // RmdirSmall is unlinkat of an empty directory.
 func (d Dir) RmdirSmall(name []byte) error {
-	_, _, e := unix.Syscall(unix.SYS_UNLINKAT, uintptr(d.fd), namePtr(name), unix.AT_REMOVEDIR)
+	_, _, e := unix.Syscall(unix.SYS_UNLINKAT, uintptr(d.sysfd()), namePtr(name), unix.AT_REMOVEDIR)
 	return errnoErr(e)
 }
 
 // LinkSmall makes a hard link within d, raw.
 func (d Dir) LinkSmall(oldName, newName []byte) error {
-	_, _, e := unix.RawSyscall6(unix.SYS_LINKAT, uintptr(d.fd), namePtr(oldName), uintptr(d.fd), namePtr(newName), 0, 0)
+	_, _, e := unix.RawSyscall6(unix.SYS_LINKAT, uintptr(d.sysfd()), namePtr(oldName), uintptr(d.sysfd()), namePtr(newName), 0, 0)
 	return errnoErr(e)
 }
 
 // SymlinkSmall makes a symlink within d, raw.
 func (d Dir) SymlinkSmall(target, newName []byte) error {
-	_, _, e := unix.RawSyscall(unix.SYS_SYMLINKAT, namePtr(target), uintptr(d.fd), namePtr(newName))
+	_, _, e := unix.RawSyscall(unix.SYS_SYMLINKAT, namePtr(target), uintptr(d.sysfd()), namePtr(newName))
 	return errnoErr(e)
 }
 
 // SyncFS flushes the filesystem holding d. bonnie++ calls sync(), which
 // flushes every filesystem on the machine; syncfs keeps other disks'
 // writeback out of clyde's timings.
-func (d Dir) SyncFS() error { return unix.Syncfs(d.fd) }
+func (d Dir) SyncFS() error { return unix.Syncfs(d.sysfd()) }
 
 // WriteByteRaw and ReadByteRaw are the per-char tests' one-byte write(2)
 // and read(2), raw.
 func (f File) WriteByteRaw(b *byte) (int, error) {
-	n, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(f.fd), uintptr(unsafe.Pointer(b)), 1)
+	n, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(f.sysfd()), uintptr(unsafe.Pointer(b)), 1)
 	if e != 0 {
 		return 0, e
 	}
@@ -106,7 +106,7 @@ func (f File) WriteByteRaw(b *byte) (int, error) {
 }
 
 func (f File) ReadByteRaw(b *byte) (int, error) {
-	n, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(f.fd), uintptr(unsafe.Pointer(b)), 1)
+	n, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(f.sysfd()), uintptr(unsafe.Pointer(b)), 1)
 	if e != 0 {
 		return 0, e
 	}
@@ -115,7 +115,7 @@ func (f File) ReadByteRaw(b *byte) (int, error) {
 
 // WriteSmall, ReadSmall and CloseSmall are the small-file tests' calls, raw.
 func (f File) WriteSmall(b []byte) (int, error) {
-	n, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(f.fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
+	n, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(f.sysfd()), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
 	if e != 0 {
 		return 0, e
 	}
@@ -123,7 +123,7 @@ func (f File) WriteSmall(b []byte) (int, error) {
 }
 
 func (f File) ReadSmall(b []byte) (int, error) {
-	n, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(f.fd), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
+	n, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(f.sysfd()), uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))
 	if e != 0 {
 		return 0, e
 	}
@@ -131,7 +131,7 @@ func (f File) ReadSmall(b []byte) (int, error) {
 }
 
 func (f File) CloseSmall() error {
-	_, _, e := unix.RawSyscall(unix.SYS_CLOSE, uintptr(f.fd), 0, 0)
+	_, _, e := unix.RawSyscall(unix.SYS_CLOSE, uintptr(f.sysfd()), 0, 0)
 	return errnoErr(e)
 }
 
@@ -147,11 +147,11 @@ func NewScanner() *Scanner { return &Scanner{buf: make([]byte, 32<<10)} }
 // Scan calls fn with each entry's NUL-terminated name, skipping names that
 // start with '.', in readdir order. fn's name is valid only during the call.
 func (s *Scanner) Scan(d Dir, fn func(name []byte) error) error {
-	if _, err := unix.Seek(d.fd, 0, 0); err != nil {
+	if _, err := unix.Seek(d.sysfd(), 0, 0); err != nil {
 		return err
 	}
 	for {
-		n, err := unix.Getdents(d.fd, s.buf)
+		n, err := unix.Getdents(d.sysfd(), s.buf)
 		if err != nil {
 			return err
 		}
@@ -190,13 +190,13 @@ func indexZero(b []byte) int {
 
 // ReadNames lists every entry of d but "." and "..", dot files included.
 func (d Dir) ReadNames() ([]string, error) {
-	if _, err := unix.Seek(d.fd, 0, 0); err != nil {
+	if _, err := unix.Seek(d.sysfd(), 0, 0); err != nil {
 		return nil, err
 	}
 	buf := make([]byte, 8<<10)
 	var names []string
 	for {
-		n, err := unix.Getdents(d.fd, buf)
+		n, err := unix.Getdents(d.sysfd(), buf)
 		if err != nil {
 			return nil, &os.PathError{Op: "getdents", Path: d.path, Err: err}
 		}

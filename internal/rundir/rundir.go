@@ -17,9 +17,9 @@ import (
 	"io/fs"
 	"os"
 	"regexp"
-	"time"
 
 	"github.com/clydebench/clyde/internal/osio"
+	"github.com/clydebench/clyde/internal/proc"
 )
 
 // Prefix starts the name of every private run directory.
@@ -35,13 +35,13 @@ const maxMarkerBytes = 4096
 // namePattern matches only the names Create produces.
 var namePattern = regexp.MustCompile(`^clyde\.[0-9]+\.[0-9a-f]{8}$`)
 
-// Marker is the content of MarkerName.
+// Marker is the content of MarkerName: which process made the directory,
+// named exactly enough (internal/proc) that a reused pid or a reboot does
+// not pass for the run.
 type Marker struct {
-	Tool    string    `json:"tool"`
-	PID     int       `json:"pid"`
-	Host    string    `json:"host"`
-	Start   time.Time `json:"start"`
-	Command string    `json:"command,omitempty"`
+	Tool string `json:"tool"`
+	proc.ID
+	Command string `json:"command,omitempty"`
 }
 
 // Run is one run's private directory.
@@ -93,8 +93,7 @@ func joinPath(dir, name string) string {
 }
 
 func writeMarker(d osio.Dir, command string) error {
-	host, _ := os.Hostname()
-	m, _ := json.Marshal(Marker{Tool: "clyde", PID: os.Getpid(), Host: host, Start: time.Now().UTC(), Command: command})
+	m, _ := json.Marshal(Marker{Tool: "clyde", ID: proc.Self(), Command: command})
 	f, err := d.Open(osio.Name(MarkerName), osio.WriteOnly|osio.Create, 0o600)
 	if err != nil {
 		return err
@@ -153,7 +152,7 @@ func removeRun(parent, d osio.Dir, name string, id osio.Identity, path string) e
 		return fmt.Errorf("private directory %s was moved away during the run; its contents were removed", path)
 	case err != nil:
 		return err
-	case !e.Dir || e.ID != id:
+	case !e.Dir || !e.ID.Same(id):
 		return fmt.Errorf("private directory %s was replaced during the run (now a %s); its contents were removed, the replacement left alone", path, kindOf(e))
 	}
 	return parent.Remove(osio.Name(name))
@@ -184,15 +183,11 @@ func ReadMarker(d osio.Dir) (Marker, bool) {
 		return m, false
 	}
 	defer f.Close()
-	buf := make([]byte, maxMarkerBytes+1)
-	n := 0
-	for n < len(buf) {
-		k, err := f.Read(buf[n:])
-		if k <= 0 || err != nil {
-			break
-		}
-		n += k
+	buf, err := osio.ReadAll(f, maxMarkerBytes+1)
+	if err != nil {
+		return m, false
 	}
+	n := len(buf)
 	if n > maxMarkerBytes || json.Unmarshal(buf[:n], &m) != nil || m.Tool != "clyde" {
 		return m, false
 	}
@@ -202,7 +197,6 @@ func ReadMarker(d osio.Dir) (Marker, bool) {
 // Live lists the markers of runs in parent whose process is alive on this
 // host: who holds the directory when its lock is taken.
 func Live(parent osio.Dir) []Marker {
-	host, _ := os.Hostname()
 	var live []Marker
 	names, _ := parent.ReadNames()
 	for _, n := range names {
@@ -215,7 +209,7 @@ func Live(parent osio.Dir) []Marker {
 		}
 		m, ok := ReadMarker(d)
 		d.Close()
-		if ok && m.Host == host && processAlive(m.PID) {
+		if ok && m.State() == proc.Alive {
 			live = append(live, m)
 		}
 	}
@@ -246,7 +240,6 @@ func Cleanup(path string, force bool) (CleanupReport, error) {
 	if err != nil {
 		return rep, fmt.Errorf("cleanup: %w", err)
 	}
-	host, _ := os.Hostname()
 	for _, n := range names {
 		if !namePattern.MatchString(n) {
 			continue
@@ -265,11 +258,11 @@ func Cleanup(path string, force bool) (CleanupReport, error) {
 		case !ok:
 			d.Close()
 			continue
-		case m.Host == host && processAlive(m.PID):
+		case m.State() == proc.Alive:
 			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s: in use by clyde pid %d", p, m.PID))
 			d.Close()
 			continue
-		case m.Host != host && !force:
+		case m.State() == proc.Elsewhere && !force:
 			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s: made by pid %d on host %s, which may still be running; --force removes it", p, m.PID, m.Host))
 			d.Close()
 			continue

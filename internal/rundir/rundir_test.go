@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/clydebench/clyde/internal/osio"
+	"github.com/clydebench/clyde/internal/proc"
 )
 
 func openParent(t *testing.T, dir string) osio.Dir {
@@ -137,13 +138,13 @@ func deadPID(t *testing.T) int {
 }
 
 func TestCleanup(t *testing.T) {
-	host, _ := os.Hostname()
+	host := proc.Host()
 	dir := t.TempDir()
 	now := time.Now()
-	dead := plant(t, dir, fmt.Sprintf("clyde.%d.0000dead", 1), Marker{Tool: "clyde", PID: deadPID(t), Host: host, Start: now})
-	alive := plant(t, dir, fmt.Sprintf("clyde.%d.00a11fe0", 2), Marker{Tool: "clyde", PID: os.Getpid(), Host: host, Start: now})
-	other := plant(t, dir, "clyde.3.0011e4e4", Marker{Tool: "clyde", PID: 3, Host: "elsewhere", Start: now})
-	foreign := plant(t, dir, "clyde.4.0bad0bad", Marker{Tool: "fio", PID: 4, Host: host})
+	dead := plant(t, dir, fmt.Sprintf("clyde.%d.0000dead", 1), Marker{Tool: "clyde", ID: proc.ID{PID: deadPID(t), Host: host, Start: now}})
+	alive := plant(t, dir, fmt.Sprintf("clyde.%d.00a11fe0", 2), Marker{Tool: "clyde", ID: proc.ID{PID: os.Getpid(), Host: host, Start: now}})
+	other := plant(t, dir, "clyde.3.0011e4e4", Marker{Tool: "clyde", ID: proc.ID{PID: 3, Host: "elsewhere", Start: now}})
+	foreign := plant(t, dir, "clyde.4.0bad0bad", Marker{Tool: "fio", ID: proc.ID{PID: 4, Host: host}})
 	unrelated := filepath.Join(dir, "clyde.5.notours")
 	if err := os.Mkdir(unrelated, 0o700); err != nil {
 		t.Fatal(err)
@@ -179,9 +180,9 @@ func TestCleanupRetries(t *testing.T) {
 	if _, err := exec.LookPath("chattr"); err != nil {
 		t.Skip("needs chattr (e2fsprogs)")
 	}
-	host, _ := os.Hostname()
+	host := proc.Host()
 	dir := t.TempDir()
-	p := plant(t, dir, "clyde.1.00000001", Marker{Tool: "clyde", PID: deadPID(t), Host: host})
+	p := plant(t, dir, "clyde.1.00000001", Marker{Tool: "clyde", ID: proc.ID{PID: deadPID(t), Host: host}})
 	stuck := filepath.Join(p, "copy.000", "Bonnie.9")
 	if out, err := exec.Command("chattr", "+i", stuck).CombinedOutput(); err != nil {
 		t.Skipf("this filesystem has no immutable flag: %s", bytes.TrimSpace(out))

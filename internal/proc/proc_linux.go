@@ -1,6 +1,6 @@
 //go:build linux
 
-package blockbench
+package proc
 
 import (
 	"bytes"
@@ -13,8 +13,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// processAlive reports whether pid exists (signal 0 probes without sending).
-func processAlive(pid int) bool {
+// Exists reports whether pid exists (signal 0 probes without sending).
+func Exists(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
@@ -22,21 +22,21 @@ func processAlive(pid int) bool {
 	return err == nil || errors.Is(err, unix.EPERM)
 }
 
-// bootID names this boot of the machine; a marker from another boot is
+// BootID names this boot of the machine; a marker from another boot is
 // from a run that cannot still be going, whatever process has its pid now.
-func bootID() string {
-	b, err := os.ReadFile(filepath.Join(procRoot, "sys", "kernel", "random", "boot_id"))
+func BootID() string {
+	b, err := os.ReadFile(filepath.Join(Root, "sys", "kernel", "random", "boot_id"))
 	if err != nil {
 		return ""
 	}
 	return strings.TrimSpace(string(b))
 }
 
-// processStartTicks is when pid started, in clock ticks since boot: with the
+// StartTicks is when pid started, in clock ticks since boot: with the
 // boot id it names one process exactly, so a pid handed to a new process
 // is not taken for the run that wrote a marker. 0 when unknown.
-func processStartTicks(pid int) uint64 {
-	b, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "stat"))
+func StartTicks(pid int) uint64 {
+	b, err := os.ReadFile(filepath.Join(Root, strconv.Itoa(pid), "stat"))
 	if err != nil {
 		return 0
 	}

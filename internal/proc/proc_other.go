@@ -1,12 +1,12 @@
 //go:build !unix
 
-package blockbench
+package proc
 
 import "os"
 
-// processAlive: FindProcess opens a handle only for a live process on Windows;
+// Exists: FindProcess opens a handle only for a live process on Windows;
 // elsewhere it always succeeds, so a marker looks alive and is never cleaned.
-func processAlive(pid int) bool {
+func Exists(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
@@ -18,5 +18,5 @@ func processAlive(pid int) bool {
 	return true
 }
 
-func bootID() string               { return "" }
-func processStartTicks(int) uint64 { return 0 }
+func BootID() string        { return "" }
+func StartTicks(int) uint64 { return 0 }

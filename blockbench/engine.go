@@ -1,0 +1,76 @@
+package blockbench
+
+import (
+	"fmt"
+
+	"github.com/clydebench/clyde/result"
+)
+
+// engine is one way of issuing I/O (fio's ioengine). Each lives in its own
+// file; engines lists them all.
+type engine interface {
+	name() Engine
+	// queues says whether the engine keeps more than one I/O in flight per
+	// worker; one that does not runs every workload at depth 1.
+	queues() bool
+	// available says why the engine cannot run here; nil when it can.
+	available() error
+	// prepare readies one worker's issuing side (a ring, its buffers) on
+	// the worker's own goroutine, before the common start.
+	prepare(w *worker) (issuer, error)
+}
+
+// issuer issues one worker's I/O until the worker says stop. Every
+// completion goes through worker.complete.
+type issuer interface {
+	run(w *worker)
+	close()
+}
+
+// engines are every engine clyde has, in the order auto prefers them.
+var engines = []engine{uringEngine{}, psyncEngine{}}
+
+// engineByName finds an engine; auto is resolved by pickEngine.
+func engineByName(name Engine) (engine, bool) {
+	for _, e := range engines {
+		if e.name() == name {
+			return e, true
+		}
+	}
+	return nil, false
+}
+
+// pickEngine resolves a workload's engine: auto takes the first queueing
+// engine available here when the depth is above 1, psync otherwise.
+func pickEngine(name Engine, depth int) (engine, error) {
+	if name == EngineAuto {
+		if depth > 1 {
+			for _, e := range engines {
+				if e.queues() && e.available() == nil {
+					return e, nil
+				}
+			}
+		}
+		return psyncEngine{}, nil
+	}
+	e, ok := engineByName(name)
+	if !ok {
+		return nil, result.Usagef("--ioengine", "unknown engine %q", name)
+	}
+	if err := e.available(); err != nil {
+		return nil, fmt.Errorf("--ioengine %s: %w", name, err)
+	}
+	return e, nil
+}
+
+// queueingEngines names the engines that keep more than one I/O in flight
+// on this platform, for messages.
+func queueingEngines() []string {
+	var names []string
+	for _, e := range engines {
+		if e.queues() && e.available() == nil {
+			names = append(names, string(e.name()))
+		}
+	}
+	return names
+}

@@ -1,0 +1,266 @@
+package blockbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync/atomic"
+	"time"
+
+	"github.com/clydebench/clyde/internal/cpuclock"
+	"github.com/clydebench/clyde/internal/lanes"
+	"github.com/clydebench/clyde/internal/latency"
+	"github.com/clydebench/clyde/result"
+)
+
+// runGroup runs the workloads of one group at the same time: every worker of
+// every workload is a lane of one measurement (internal/lanes), started off
+// one channel and measured over the same window; each workload is then
+// summarised on its own. stop, when set, ends every worker at its next tick.
+func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool) ([]result.BlockJob, error) {
+	var ls []lanes.Lane
+	workers := make([][]*worker, len(ws))
+	var ramp time.Duration
+	for set, wl := range ws {
+		ramp = max(ramp, wl.RampTime)
+		for i := range wl.NumJobs {
+			w := newWorker(wl, i)
+			w.stop = stop
+			workers[set] = append(workers[set], w)
+			ls = append(ls, lanes.Lane{
+				Prepare: func() error { return w.prepare() },
+				Work: func(lctx context.Context, start time.Time) error {
+					w.ctx, w.base = lctx, start
+					w.issuer.run(w)
+					w.finish()
+					return w.err
+				},
+				Lat: w.latencies(),
+				Set: set,
+			})
+		}
+	}
+	defer func() {
+		for _, wk := range workers {
+			for _, w := range wk {
+				w.close()
+			}
+		}
+	}()
+	out, err := lanes.Run(ctx, ls, lanes.Options{Ramp: ramp})
+	if err != nil {
+		return nil, err
+	}
+	jobs := make([]result.BlockJob, len(ws))
+	var errs []error
+	for set, wl := range ws {
+		jobs[set] = summarize(wl, workers[set], out.Lat[set], out.Sample)
+		jobs[set].Interrupted = jobs[set].Interrupted && ctx.Err() != nil
+		for i, w := range workers[set] {
+			if w.err != nil {
+				errs = append(errs, fmt.Errorf("job %s worker %d: %w", wl.Name, i, w.err))
+			}
+		}
+	}
+	return jobs, errors.Join(errs...)
+}
+
+// prepare opens the worker's descriptor and readies its engine, on the
+// worker's own goroutine.
+func (w *worker) prepare() error {
+	h, err := w.spec.target.openWorker(w.spec.RW.Writes(), w.spec.Direct)
+	if err != nil {
+		return fmt.Errorf("open %s for worker %d: %w", w.spec.target.resolved, w.index, err)
+	}
+	w.h = h
+	is, err := w.spec.engine.prepare(w)
+	if err != nil {
+		return fmt.Errorf("%s for worker %d: %w", w.spec.engine.name(), w.index, err)
+	}
+	w.issuer = is
+	return nil
+}
+
+// summarize merges the workers' figures into one job, as fio's
+// group_reporting does for a job's clones: counts summed, runtime the
+// longest. recs are the workers' recorders merged (lat, clat, slat per
+// direction); cpu is the whole process over the group's window.
+func summarize(wl *workload, workers []*worker, recs []*latency.Recorder, cpu cpuclock.Sample) result.BlockJob {
+	job := result.BlockJob{JobName: wl.Name, GroupID: wl.groupID, Options: wl.options(), Config: wl.config()}
+	startNs, endNs := int64(math.MaxInt64), int64(0)
+	var ios, bytes, short [2]int64
+	for _, w := range workers {
+		job.Interrupted = job.Interrupted || w.stoppedEarly
+		job.Syncs += w.syncs
+		if len(w.marks) == 0 {
+			continue // never left the ramp
+		}
+		startNs, endNs = min(startNs, w.startNs), max(endNs, w.endNs)
+		for d := range 2 {
+			ios[d] += w.ios[d]
+			bytes[d] += w.bytes[d]
+			short[d] += w.short[d]
+		}
+	}
+	if endNs == 0 {
+		return job
+	}
+	elapsed := endNs - startNs
+	job.ElapsedNs = elapsed
+	job.JobRuntime = elapsed / 1e6
+	job.Series = mergeSeries(workers, startNs)
+	dirs := [2]*result.BlockDir{&job.Read, &job.Write}
+	for d, out := range dirs {
+		if ios[d] == 0 {
+			continue
+		}
+		out.TotalIOs, out.IOBytes, out.ShortIOs = ios[d], bytes[d], short[d]
+		out.IOKBytes = bytes[d] >> 10
+		out.Runtime, out.RuntimeNs = elapsed/1e6, elapsed
+		if elapsed > 0 {
+			out.IOPS = float64(ios[d]) * 1e9 / float64(elapsed)
+			out.BWBytes = int64(math.Round(float64(bytes[d]) * 1e9 / float64(elapsed)))
+			out.BW = out.BWBytes >> 10
+		}
+		out.Lat = result.LatNsFrom(recs[recLat+d], latency.FioPercentiles)
+		out.Clat = result.LatNsFrom(recs[recClat+d], latency.FioPercentiles)
+		if recs[recSlat+d].Count() > 0 {
+			out.Slat = result.LatNsFrom(recs[recSlat+d], latency.FioPercentiles)
+		}
+		sampleStats(out, job.Series, d)
+	}
+	if cpu.CPUKnown && cpu.Elapsed > 0 {
+		job.CPUKnown = true
+		job.UsrCPU = float64(cpu.CPU.User) / float64(cpu.Elapsed) * 100
+		job.SysCPU = float64(cpu.CPU.Sys) / float64(cpu.Elapsed) * 100
+	}
+	job.Trend = trendOf(job.Series)
+	return job
+}
+
+// sumGroup adds the jobs of one group as fio's "Run status group" does:
+// I/Os and bytes summed, over the longest runtime.
+func sumGroup(groupID int, jobs []result.BlockJob, first int) result.BlockGroup {
+	g := result.BlockGroup{GroupID: groupID}
+	var runtime int64
+	for i := range jobs {
+		g.Jobs = append(g.Jobs, first+i)
+		for d, in := range []*result.BlockDir{&jobs[i].Read, &jobs[i].Write} {
+			out := [2]*result.BlockDir{&g.Read, &g.Write}[d]
+			out.TotalIOs += in.TotalIOs
+			out.IOBytes += in.IOBytes
+			out.ShortIOs += in.ShortIOs
+			runtime = max(runtime, in.RuntimeNs)
+		}
+	}
+	for _, out := range []*result.BlockDir{&g.Read, &g.Write} {
+		if out.TotalIOs == 0 || runtime == 0 {
+			continue
+		}
+		out.IOKBytes = out.IOBytes >> 10
+		out.Runtime, out.RuntimeNs = runtime/1e6, runtime
+		out.IOPS = float64(out.TotalIOs) * 1e9 / float64(runtime)
+		out.BWBytes = int64(math.Round(float64(out.IOBytes) * 1e9 / float64(runtime)))
+		out.BW = out.BWBytes >> 10
+	}
+	return g
+}
+
+// mergeSeries adds the workers' per-second marks slot by slot.
+func mergeSeries(workers []*worker, startNs int64) []result.BlockSample {
+	var out []result.BlockSample
+	for _, w := range workers {
+		for k := 1; k < len(w.marks); k++ {
+			prev, cur := w.marks[k-1], w.marks[k]
+			if k > len(out) {
+				out = append(out, result.BlockSample{StartMs: (prev.atNs - startNs) / 1e6})
+			}
+			o := &out[k-1]
+			o.DurationNs = max(o.DurationNs, cur.atNs-prev.atNs)
+			o.ReadIOs += cur.ios[dirRead] - prev.ios[dirRead]
+			o.WriteIOs += cur.ios[dirWrite] - prev.ios[dirWrite]
+			o.ReadBytes += cur.bytes[dirRead] - prev.bytes[dirRead]
+			o.WriteBytes += cur.bytes[dirWrite] - prev.bytes[dirWrite]
+		}
+	}
+	for i := range out {
+		o := &out[i]
+		if o.DurationNs > 0 {
+			o.IOPS = float64(o.ReadIOs+o.WriteIOs) * 1e9 / float64(o.DurationNs)
+			o.BWBytes = int64(math.Round(float64(o.ReadBytes+o.WriteBytes) * 1e9 / float64(o.DurationNs)))
+		}
+	}
+	return out
+}
+
+// wholeSamples drops a closing sample shorter than half a second, whose rate
+// would be noise.
+func wholeSamples(series []result.BlockSample) []result.BlockSample {
+	if n := len(series); n > 1 && series[n-1].DurationNs < markEvery/2 {
+		return series[:n-1]
+	}
+	return series
+}
+
+// sampleStats fills fio's bw_*/iops_* sample statistics for one direction.
+func sampleStats(out *result.BlockDir, series []result.BlockSample, dir int) {
+	samples := wholeSamples(series)
+	if len(samples) == 0 {
+		return
+	}
+	var sumI, sumSqI, sumB, sumSqB float64
+	out.IOPSMin, out.BWMin = math.MaxInt64, math.MaxInt64
+	for _, s := range samples {
+		ios, bytes := s.ReadIOs, s.ReadBytes
+		if dir == dirWrite {
+			ios, bytes = s.WriteIOs, s.WriteBytes
+		}
+		secs := float64(s.DurationNs) / 1e9
+		iops, bw := float64(ios)/secs, float64(bytes)/secs/1024 // fio's bw_* samples are KiB/s
+		out.IOPSMin, out.IOPSMax = min(out.IOPSMin, int64(iops)), max(out.IOPSMax, int64(iops))
+		out.BWMin, out.BWMax = min(out.BWMin, int64(bw)), max(out.BWMax, int64(bw))
+		sumI, sumSqI, sumB, sumSqB = sumI+iops, sumSqI+iops*iops, sumB+bw, sumSqB+bw*bw
+	}
+	n := float64(len(samples))
+	out.IOPSSamples, out.BWSamples = len(samples), len(samples)
+	out.IOPSMean, out.BWMean = sumI/n, sumB/n
+	out.IOPSStddev = math.Sqrt(max(0, sumSqI/n-out.IOPSMean*out.IOPSMean))
+	out.BWDev = math.Sqrt(max(0, sumSqB/n-out.BWMean*out.BWMean))
+}
+
+// trendOf compares the mean IOPS of the last 10% of samples with the first 10%.
+func trendOf(series []result.BlockSample) result.BlockTrend {
+	samples := wholeSamples(series)
+	tr := result.BlockTrend{Samples: len(samples)}
+	if len(samples) < 2 {
+		return tr
+	}
+	k := max(1, len(samples)/10)
+	mean := func(s []result.BlockSample) float64 {
+		var sum float64
+		for _, x := range s {
+			sum += x.IOPS
+		}
+		return sum / float64(len(s))
+	}
+	tr.FirstIOPS, tr.LastIOPS = mean(samples[:k]), mean(samples[len(samples)-k:])
+	if tr.FirstIOPS > 0 {
+		tr.Known = true
+		tr.DropPct = (tr.FirstIOPS - tr.LastIOPS) / tr.FirstIOPS * 100
+	}
+	return tr
+}
+
+func (w *workload) config() result.BlockJobConfig {
+	c := result.BlockJobConfig{
+		RW: string(w.RW), RWMixRead: w.RWMixRead, BSBytes: w.BS, SizeBytes: w.Size, OffsetBytes: w.Offset,
+		IODepth: w.depth, NumJobs: w.NumJobs, IOEngine: string(w.engine.name()), Direct: w.Direct,
+		RuntimeNs: int64(w.Runtime), RampTimeNs: int64(w.RampTime), TimeBased: w.TimeBased,
+		Buffer: w.Buffer.String(), Fsync: w.Fsync, Seed: w.Seed,
+	}
+	if w.depth != w.IODepth {
+		c.IODepthRequested = w.IODepth
+	}
+	return c
+}
