@@ -121,6 +121,11 @@ func Check(flag, path string) (*Target, error) {
 	return nil, t.refuse("too many levels of symbolic links")
 }
 
+// Writable reports whether clyde, with its effective user and groups, may
+// write path (create files in it, for a directory): permissions and a
+// read-only mount, asked of the kernel without creating anything.
+func Writable(path string) error { return writable(path) }
+
 func (t *Target) refuse(format string, args ...any) error {
 	return result.Usagef(t.Flag, "%s: "+format, append([]any{t.Path}, args...)...)
 }
