@@ -1,8 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -49,7 +49,7 @@ func blockCommand() *cli.Command {
 			&cli.IntFlag{Name: "passes", Value: d.Passes, Usage: "cdm: measured passes per test after one warm-up; the best is kept"},
 			&cli.BoolFlag{Name: "destroy-data", Usage: "allow writing to an unused block device, destroying what it holds"},
 			&cli.StringFlag{Name: "output-format", Value: "text", Usage: "text|json|csv"},
-			&cli.StringFlag{Name: "output", Usage: "write the report to this file instead of stdout"},
+			&cli.StringFlag{Name: "output", Usage: "write the report to `FILE` instead of stdout (a file is replaced atomically once the run ends, a device or FIFO written in place)"},
 		}, keepFlags()...),
 		Action: blockAction,
 	}
@@ -113,16 +113,7 @@ func blockAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	out := c.App.Writer
-	if path := c.String("output"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			return result.Usagef("--output", "cannot create %s: %v", path, err)
-		}
-		defer f.Close()
-		out = f
-	}
-	keep, err := beginKeep(c, job.Filename)
+	keep, err := beginKeep(c, job.Filename) // checks --output too, before anything is created
 	if err != nil {
 		return err
 	}
@@ -133,8 +124,13 @@ func blockAction(c *cli.Context) error {
 		return runErr
 	}
 	res.Provenance = prov
-	if err := blockreport.Write(out, format, &res); err != nil {
-		return errors.Join(runErr, fmt.Errorf("write report: %w", err))
+	report := func(w io.Writer) error { return blockreport.Write(w, format, &res) }
+	if keep.result == nil {
+		if err := report(c.App.Writer); err != nil {
+			return joinLine(runErr, fmt.Errorf("write report: %w", err))
+		}
+	} else if err := keep.result.Write(c.App.Writer, report); err != nil {
+		return joinLine(runErr, err)
 	}
 	return keep.after(c.Context, &res, runErr)
 }
