@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/clydebench/clyde/result"
 )
 
 // errStop is the cause a test cancels its context with, as the CLI's ^C does.
@@ -32,10 +34,13 @@ func TestInputRefuses(t *testing.T) {
 		arg  func(t *testing.T, tmp string) string
 		max  int64
 		want string
+		// usage is set for input of the wrong kind, refused as a usage
+		// error (exit 2); content that is no result is exit 1.
+		usage bool
 	}{
-		{"empty file", write(""), 0, "is empty"},
-		{"white space only", write(" \n\t\n"), 0, "is empty"},
-		{"directory", func(t *testing.T, tmp string) string { return tmp }, 0, "is a directory"},
+		{"empty file", write(""), 0, "is empty", false},
+		{"white space only", write(" \n\t\n"), 0, "is empty", false},
+		{"directory", func(t *testing.T, tmp string) string { return tmp }, 0, "is a directory", true},
 		{"FIFO", func(t *testing.T, tmp string) string {
 			if runtime.GOOS == "windows" {
 				t.Skip("no FIFOs")
@@ -45,34 +50,34 @@ func TestInputRefuses(t *testing.T) {
 				t.Fatal(err)
 			}
 			return p
-		}, 0, "is a FIFO, not a regular file"},
+		}, 0, "is a FIFO, not a regular file", true},
 		{"symlink to /dev/zero", func(t *testing.T, tmp string) string {
 			p := filepath.Join(tmp, "r.json")
 			if err := os.Symlink("/dev/zero", p); err != nil {
 				t.Skip(err)
 			}
 			return p
-		}, 0, "is a character device"},
-		{"over the limit", write(strings.Repeat("1.98,2.00a,x\n", 100)), 1000, "over the 1000 bytes limit"},
+		}, 0, "is a character device", true},
+		{"over the limit", write(strings.Repeat("1.98,2.00a,x\n", 100)), 1000, "over the 1000 bytes limit", true},
 		{"over the default limit", func(t *testing.T, tmp string) string {
 			p := filepath.Join(tmp, "big.csv")
 			f, _ := os.Create(p)
 			f.Truncate(MaxInputBytes + 1) // sparse: costs no disk
 			f.Close()
 			return p
-		}, 0, "over the 64 MiB limit"},
-		{"block result with no jobs", write(`{"kind":"block","schema_version":1}`), 0, "no jobs"},
-		{"block result whose jobs did no I/O", write(`{"kind":"block","schema_version":1,"jobs":[{"jobname":"a"}]}`), 0, "no job did any I/O"},
-		{"fs result with no runs", write(`{"kind":"fs","schema_version":1}`), 0, "no runs"},
-		{"fs result whose run ran nothing", write(`{"kind":"fs","schema_version":1,"runs":[{}]}`), 0, "no test that ran"},
-		{"text cut after the header", write(strings.Join(lines[:3], "\n")), 0, "no data line"},
-		{"text cut before the data line", write(strings.Join(lines[:3], "\n") + "\n\n"), 0, "no data line"},
-		{"text cut in the data line", write(strings.Join(lines[:3], "\n") + "\n" + lines[3][:50] + "\n" + lines[4] + "\n"), 0, "before its seeks figure"},
-		{"text cut before the Latency line", write(strings.Join(lines[:4], "\n") + "\n"), 0, "no Latency line"},
-		{"text cut in the Latency line", write(strings.Join(lines[:4], "\n") + "\n" + lines[4][:40] + "\n"), 0, "Latency line ends before"},
-		{"text cut in the file section", write(strings.Join(lines[:8], "\n") + "\n"), 0, "no data line"},
-		{"text cut in the file data line", write(strings.Join(lines[:8], "\n") + "\n" + lines[8][:40] + "\n" + lines[9] + "\n"), 0, "before its ran_del figure"},
-		{"stdin given twice", func(t *testing.T, tmp string) string { return "-" }, 0, "given twice"},
+		}, 0, "over the 64 MiB limit", true},
+		{"block result with no jobs", write(`{"kind":"block","schema_version":1}`), 0, "no jobs", false},
+		{"block result whose jobs did no I/O", write(`{"kind":"block","schema_version":1,"jobs":[{"jobname":"a"}]}`), 0, "no job did any I/O", false},
+		{"fs result with no runs", write(`{"kind":"fs","schema_version":1}`), 0, "no runs", false},
+		{"fs result whose run ran nothing", write(`{"kind":"fs","schema_version":1,"runs":[{}]}`), 0, "no test that ran", false},
+		{"text cut after the header", write(strings.Join(lines[:3], "\n")), 0, "no data line", false},
+		{"text cut before the data line", write(strings.Join(lines[:3], "\n") + "\n\n"), 0, "no data line", false},
+		{"text cut in the data line", write(strings.Join(lines[:3], "\n") + "\n" + lines[3][:50] + "\n" + lines[4] + "\n"), 0, "before its seeks figure", false},
+		{"text cut before the Latency line", write(strings.Join(lines[:4], "\n") + "\n"), 0, "no Latency line", false},
+		{"text cut in the Latency line", write(strings.Join(lines[:4], "\n") + "\n" + lines[4][:40] + "\n"), 0, "Latency line ends before", false},
+		{"text cut in the file section", write(strings.Join(lines[:8], "\n") + "\n"), 0, "no data line", false},
+		{"text cut in the file data line", write(strings.Join(lines[:8], "\n") + "\n" + lines[8][:40] + "\n" + lines[9] + "\n"), 0, "before its ran_del figure", false},
+		{"stdin given twice", func(t *testing.T, tmp string) string { return "-" }, 0, "given twice", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -92,6 +97,9 @@ func TestInputRefuses(t *testing.T) {
 			case err := <-done:
 				if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 					t.Fatalf("err = %v, want one line saying %q", err, tc.want)
+				}
+				if result.IsUsage(err) != tc.usage {
+					t.Fatalf("err %q: usage error %v, want %v", err, result.IsUsage(err), tc.usage)
 				}
 			case <-time.After(10 * time.Second):
 				t.Fatal("Load blocked")

@@ -154,13 +154,13 @@ func (in *Input) checkFileInfo(arg string, st fs.FileInfo) error {
 	m := st.Mode()
 	switch {
 	case m.IsDir():
-		return fmt.Errorf("%s is a directory, not a result file", arg)
+		return refuse("%s is a directory, not a result file", arg)
 	case !m.IsRegular():
-		return fmt.Errorf("%s is a %s, not a regular file: give a result file, or - to read standard input", arg, modeName(m))
+		return refuse("%s is a %s, not a regular file: give a result file, or - to read standard input", arg, modeName(m))
 	case st.Size() == 0:
 		return fmt.Errorf("%s is empty: not a result", arg)
 	case st.Size() > in.max():
-		return fmt.Errorf("%s is %d bytes, over the %s limit for one input", arg, st.Size(), limitText(in.max()))
+		return refuse("%s is %d bytes, over the %s limit for one input", arg, st.Size(), limitText(in.max()))
 	}
 	return nil
 }
@@ -168,9 +168,9 @@ func (in *Input) checkFileInfo(arg string, st fs.FileInfo) error {
 func (in *Input) readStdin(ctx context.Context) ([]byte, error) {
 	switch {
 	case in.Stdin == nil:
-		return nil, errors.New("- (standard input): there is no standard input to read here")
+		return nil, refuse("- (standard input): there is no standard input to read here")
 	case in.stdinRead:
-		return nil, errors.New("- (standard input) is given twice; it can be read once")
+		return nil, refuse("- (standard input) is given twice; it can be read once")
 	}
 	in.stdinRead = true
 	data, err := readLimited(ctx, in.Stdin, in.max(), nil)
@@ -207,10 +207,17 @@ func readLimited(ctx context.Context, r io.Reader, max int64, abort func() error
 		case rd.err != nil:
 			return nil, unwrapPath(rd.err)
 		case int64(len(rd.data)) > max:
-			return nil, fmt.Errorf("over the %s limit for one input", limitText(max))
+			return nil, refuse("over the %s limit for one input", limitText(max))
 		}
 		return rd.data, nil
 	}
+}
+
+// refuse is an input of the wrong kind (a directory, a device, too big):
+// a usage error, exit 2, as a bad flag value is. Input that is the right
+// kind but not a result (damaged, empty, neither format) stays exit 1.
+func refuse(format string, args ...any) error {
+	return &result.UsageError{Msg: fmt.Sprintf(format, args...)}
 }
 
 func modeName(m fs.FileMode) string {
