@@ -247,6 +247,20 @@ func pathErr(err error) error {
 	return err
 }
 
+// CheckReadable checks, before a run that only reads the history (a
+// regression check with --no-history), that an existing file at path is a
+// clyde history; a missing one is fine: there is nothing to compare with.
+func CheckReadable(path string) error {
+	s, err := OpenReadOnly(path)
+	if errors.Is(err, ErrNoHistory) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return s.Close()
+}
+
 // CheckWritable checks, before a run, that its result can be saved at path,
 // creating nothing: an existing file must be a clyde history (or an empty
 // database) that clyde may write, with its directory writable for SQLite's

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -41,18 +42,13 @@ func snapshot(t *testing.T, dir string) string {
 		line := strings.TrimPrefix(p, dir) + " " + fi.Mode().String()
 		if fi.Mode().IsRegular() {
 			b, _ := os.ReadFile(p)
-			line += " " + sum(b)
+			line += fmt.Sprintf(" %x", sha256.Sum256(b))
 		}
 		out = append(out, line)
 		return nil
 	})
 	sort.Strings(out)
 	return strings.Join(out, "\n")
-}
-
-func sum(b []byte) string {
-	h := sha256.Sum256(b)
-	return string(h[:8])
 }
 
 func TestForeignDatabaseRefused(t *testing.T) {
