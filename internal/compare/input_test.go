@@ -6,9 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -42,14 +40,7 @@ func TestInputRefuses(t *testing.T) {
 		{"white space only", write(" \n\t\n"), 0, "is empty", false},
 		{"directory", func(t *testing.T, tmp string) string { return tmp }, 0, "is a directory", true},
 		{"FIFO", func(t *testing.T, tmp string) string {
-			if runtime.GOOS == "windows" {
-				t.Skip("no FIFOs")
-			}
-			p := filepath.Join(tmp, "fifo")
-			if err := syscall.Mkfifo(p, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			return p
+			return mkfifo(t, filepath.Join(tmp, "fifo"))
 		}, 0, "is a FIFO, not a regular file", true},
 		{"symlink to /dev/zero", func(t *testing.T, tmp string) string {
 			p := filepath.Join(tmp, "r.json")
