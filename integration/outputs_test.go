@@ -106,6 +106,7 @@ func TestJSONToDevStdout(t *testing.T) {
 			t.Fatalf("stdout is not the CSV line then the JSON result:\n%s", stdout)
 		}
 	}
+	guardDevStdout(t)
 	t.Run("pipe", func(t *testing.T) {
 		r := runClyde(t, quickFS(t.TempDir(), "--json", "/dev/stdout")...)
 		if r.code != exitOK {
@@ -128,6 +129,29 @@ func TestJSONToDevStdout(t *testing.T) {
 		}
 		b, _ := os.ReadFile(out)
 		check(t, string(b))
+	})
+}
+
+// guardDevStdout makes sure the machine's /dev/stdout is the usual symlink
+// before the test and puts it back after one that replaced it (as clyde's
+// old temporary-file-and-rename did), failing the test: a regression must
+// not break every later program's /dev/stdout.
+func guardDevStdout(t *testing.T) {
+	t.Helper()
+	const dest = "/proc/self/fd/1"
+	if got, err := os.Readlink("/dev/stdout"); err != nil || got != dest {
+		t.Skipf("/dev/stdout is not the usual symlink to %s (%q, %v)", dest, got, err)
+	}
+	t.Cleanup(func() {
+		if got, err := os.Readlink("/dev/stdout"); err == nil && got == dest {
+			return
+		}
+		t.Errorf("clyde replaced /dev/stdout; putting the symlink back")
+		tmp := "/dev/.stdout.restore"
+		os.Remove(tmp)
+		if err := os.Symlink(dest, tmp); err != nil || os.Rename(tmp, "/dev/stdout") != nil {
+			t.Errorf("could not restore /dev/stdout: %v", err)
+		}
 	})
 }
 
