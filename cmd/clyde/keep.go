@@ -153,7 +153,30 @@ func checkKeep(c *cli.Context) (*keeper, error) {
 		k.closeOutputs()
 		return nil, result.Usagef("--prom-textfile", "%s is the file %s writes too; give each its own", c.String("prom-textfile"), k.result.Flag)
 	}
+	if err := k.notOverHistory(); err != nil {
+		k.closeOutputs()
+		return nil, err
+	}
 	return k, nil
+}
+
+// notOverHistory refuses an output path that is the history database: the
+// result would replace every saved run.
+func (k *keeper) notOverHistory() error {
+	if k.dbPath == "" {
+		return nil
+	}
+	db, err := outfile.Check("--db", k.dbPath)
+	if err != nil {
+		return nil // not a file an output could replace; CheckWritable judged it
+	}
+	defer db.Close()
+	for _, t := range []*outfile.Target{k.result, k.prom} {
+		if db.Same(t) {
+			return result.Usagef(t.Flag, "%s is the history database; give another path", t.Path)
+		}
+	}
+	return nil
 }
 
 func (k *keeper) closeOutputs() {

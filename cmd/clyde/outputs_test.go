@@ -110,6 +110,10 @@ func TestRefusedBeforeTheRun(t *testing.T) {
 			p := filepath.Join(box, "both")
 			return smallFS(box, "--no-history", "--json", p, "--prom-textfile", p)
 		}, []string{"--prom-textfile", "--json writes too"}},
+		{"json over the history", func(t *testing.T, box string) []string {
+			p := filepath.Join(box, "h.db")
+			return smallFS(box, "--db", p, "--json", p)
+		}, []string{"--json", "is the history database"}},
 		{"another program's database", func(t *testing.T, box string) []string {
 			p := filepath.Join(box, "places.sqlite")
 			foreignDB(t, p)
