@@ -79,27 +79,6 @@ type keeper struct {
 	prom   *outfile.Target
 }
 
-// beginKeep reads the after-run flags, refuses what would fail after the
-// run (checkKeep), and takes the run lock on target (a directory or
-// device). A lock another run holds is an error naming it.
-func beginKeep(c *cli.Context, target string) (*keeper, error) {
-	k, err := checkKeep(c)
-	if err != nil {
-		return nil, err
-	}
-	me := runlock.Holder{PID: os.Getpid(), Host: sysinfo.Hostname(), Started: time.Now()}
-	lock, err := runlock.Acquire(runlock.Dir(), target, me)
-	switch {
-	case errors.Is(err, result.ErrNotSupported):
-		fmt.Fprintf(k.stderr, "clyde: warning: no run lock on this platform: %v\n", err)
-	case err != nil:
-		k.closeOutputs()
-		return nil, err
-	}
-	k.lock = lock
-	return k, nil
-}
-
 // checkKeep reads the after-run flags and refuses, before the run starts
 // and before anything is created, what would otherwise fail only after it:
 // a --check-regression that is not a percentage (nan, inf, 0, 100), a
@@ -157,6 +136,26 @@ func checkKeep(c *cli.Context) (*keeper, error) {
 		k.closeOutputs()
 		return nil, err
 	}
+	return k, nil
+}
+
+// beginKeep reads the after-run flags, refuses what would fail after the
+// run (checkKeep), and takes the run lock on target (a directory or
+// device). A lock another run holds is an error naming it.
+func beginKeep(c *cli.Context, target string) (*keeper, error) {
+	k, err := checkKeep(c)
+	if err != nil {
+		return nil, err
+	}
+	me := runlock.Holder{PID: os.Getpid(), Host: sysinfo.Hostname(), Started: time.Now()}
+	lock, err := runlock.Acquire(runlock.Dir(), target, me)
+	switch {
+	case errors.Is(err, result.ErrNotSupported):
+		fmt.Fprintf(k.stderr, "clyde: warning: no run lock on this platform: %v\n", err)
+	case err != nil:
+		return nil, err
+	}
+	k.lock = lock
 	return k, nil
 }
 
