@@ -241,7 +241,7 @@ func (t *Target) Write(out io.Writer, fill func(io.Writer) error) error {
 		err = t.writeReplace(fill)
 	}
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", t.Flag, t.Path, err)
+		return fmt.Errorf("%s %s: %w", t.Flag, t.Path, pathErr(err)) // "write /dev/full: " says nothing more
 	}
 	return nil
 }
