@@ -265,7 +265,9 @@ func assertCleanupRemovesLeftover(t *testing.T, dir string, before []string) {
 }
 
 // TestPermissionDenied runs clyde as a user who cannot write the target: it
-// must refuse before writing anything, in one line.
+// must refuse before writing anything, in one line. --no-history: the
+// default history is root's, which the user cannot write either, and that
+// is refused before the run too (see TestRefusedBeforeTheRun in cmd/clyde).
 func TestPermissionDenied(t *testing.T) {
 	fs := makeFS(t, tmpfs, 64, "mode=0755")
 	populate(t, fs.dir)
@@ -274,7 +276,7 @@ func TestPermissionDenied(t *testing.T) {
 	t.Run("started as the user", func(t *testing.T) {
 		needTool(t, "setpriv", "util-linux")
 		o := runClydeAs(t, []string{"setpriv", "--reuid=" + uid, "--regid=" + gid, "--clear-groups"},
-			"fs", "-d", fs.dir, "-s", "8", "-r", "0", "-n", "1")
+			"fs", "-d", fs.dir, "-s", "8", "-r", "0", "-n", "1", "--no-history")
 		if o.code != exitFailed {
 			t.Errorf("exit %d, want %d", o.code, exitFailed)
 		}
@@ -282,7 +284,7 @@ func TestPermissionDenied(t *testing.T) {
 		assertSameListing(t, fs.dir, before)
 	})
 	t.Run("root dropping to the user with -u", func(t *testing.T) {
-		o := runClyde(t, "fs", "-d", fs.dir, "-s", "8", "-r", "0", "-n", "1", "-u", uid+":"+gid)
+		o := runClyde(t, "fs", "-d", fs.dir, "-s", "8", "-r", "0", "-n", "1", "-u", uid+":"+gid, "--no-history")
 		if o.code != exitFailed {
 			t.Errorf("exit %d, want %d", o.code, exitFailed)
 		}

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -59,7 +59,7 @@ func blockCommand() *cli.Command {
 			&cli.BoolFlag{Name: "cleanup", Usage: "remove the file a killed run left at --filename, and its marker, then exit"},
 			&cli.BoolFlag{Name: "force", Usage: "with --cleanup: also remove a file whose marker names another host (shared storage)"},
 			&cli.StringFlag{Name: "output-format", Value: "text", Usage: "text|json|csv"},
-			&cli.StringFlag{Name: "output", Usage: "write the report to this file instead of stdout"},
+			&cli.StringFlag{Name: "output", Usage: "write the report to `FILE` instead of stdout (a file is replaced atomically once the run ends, a device or FIFO written in place)"},
 		}, keepFlags()...),
 		Action: blockAction,
 	}
@@ -129,25 +129,22 @@ func blockAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	out := c.App.Writer
-	if path := c.String("output"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			return result.Usagef("--output", "cannot create %s: %v", path, err)
-		}
-		defer f.Close()
-		out = f
-	}
-	keep, err := beginKeep(c)
+	keep, err := beginKeep(c) // checks --output too, before anything is created
 	if err != nil {
 		return err
 	}
+	defer keep.release()
 	res, runErr := blockbench.Run(c.Context, job)
 	if res == nil {
 		return runErr
 	}
-	if err := blockreport.Write(out, format, res); err != nil {
-		return errors.Join(runErr, fmt.Errorf("write report: %w", err))
+	report := func(w io.Writer) error { return blockreport.Write(w, format, res) }
+	if keep.result == nil {
+		if err := report(c.App.Writer); err != nil {
+			return joinLine(runErr, fmt.Errorf("write report: %w", err))
+		}
+	} else if err := keep.result.Write(c.App.Writer, report); err != nil {
+		return joinLine(runErr, err)
 	}
 	return keep.after(c.Context, res, runErr)
 }

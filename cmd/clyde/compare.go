@@ -1,7 +1,7 @@
 package main
 
 import (
-	"context"
+	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -17,14 +17,15 @@ func compareCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "compare",
 		Usage:     "print runs side by side, per column, with the % change against the first",
-		UsageText: "clyde compare A B [C ...]\n\nEach argument is a history id (12 or #12), a clyde JSON result, a bonnie++ CSV file or line,\nor a bonnie++ text report (1.96/1.97 or 2.00a layout). A file with several runs adds them all.",
+		UsageText: "clyde compare A B [C ...]\n\nEach argument is a history id (12 or #12), a clyde JSON result, a bonnie++ CSV file or line,\na bonnie++ text report (1.96/1.97 or 2.00a layout), or - for standard input. A file with several\nruns adds them all. Files are regular files of at most 64 MiB.",
 		Flags:     []cli.Flag{dbFlag()},
 		Action:    compareAction,
 	}
 }
 
-// loadArgs resolves every argument; the history is opened only when an
-// argument needs it.
+// loadArgs resolves every argument: files (regular files up to
+// compare.MaxInputBytes), - for stdin, history ids. The history is opened,
+// read-only, only when an argument needs it; the first ^C stops reading.
 func loadArgs(c *cli.Context, args []string) ([]*compare.Run, error) {
 	var store *history.Store
 	defer func() {
@@ -34,21 +35,25 @@ func loadArgs(c *cli.Context, args []string) ([]*compare.Run, error) {
 	}()
 	lookup := func(id int64) ([]byte, error) {
 		if store == nil {
-			s, err := openHistory(c)
+			s, err := openHistoryReadOnly(c)
+			if errors.Is(err, history.ErrNoHistory) {
+				return nil, fmt.Errorf("%w, so id %d cannot be looked up (check --db or CLYDE_DB)", err, id)
+			}
 			if err != nil {
 				return nil, err
 			}
 			store = s
 		}
-		e, err := store.Get(context.Background(), id)
+		e, err := store.Get(c.Context, id)
 		if err != nil {
 			return nil, err
 		}
 		return e.JSON, nil
 	}
+	in := &compare.Input{Lookup: lookup, Stdin: c.App.Reader}
 	var runs []*compare.Run
 	for _, a := range args {
-		rs, err := compare.Load(a, lookup)
+		rs, err := in.Load(c.Context, a)
 		if err != nil {
 			return nil, err
 		}

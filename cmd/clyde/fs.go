@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -44,7 +43,7 @@ func fsCommand() *cli.Command {
 			&cli.IntFlag{Name: "concurrency", Aliases: []string{"c"}, Value: 1, Usage: "run N copies of every test at once and report the aggregate"},
 			&cli.StringFlag{Name: "user", Aliases: []string{"u"}, Usage: "user[:group] to run as when started as root (not required)"},
 			&cli.StringFlag{Name: "group", Aliases: []string{"g"}, Usage: "group to run as when started as root"},
-			&cli.StringFlag{Name: "json", Usage: "write the full result, with its provenance, to `FILE`"},
+			&cli.StringFlag{Name: "json", Usage: "write the full result, with its provenance, to `FILE` (- for stdout; a file is replaced atomically, a device or FIFO written in place)"},
 			&cli.BoolFlag{Name: "percentiles", Usage: "after the tables, print each test's latency distribution (min, mean, p50, p90, p99, p99.9, max)"},
 			&cli.BoolFlag{Name: "random-data", Usage: "write incompressible data instead of bonnie++'s near-zero blocks"},
 			&cli.BoolFlag{Name: "no-evict", Usage: "do not drop the big file from the page cache before read phases"},
@@ -189,6 +188,7 @@ func fsAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	defer keep.release()
 	quiet := c.Bool("quiet")
 	// Progress is for a person watching: cron and pipes get none unless
 	// CLYDE_PROGRESS=1 asks for it.
@@ -204,8 +204,8 @@ func fsAction(c *cli.Context) error {
 	if err := printFSReport(stdout, stderr, res, quiet, c.IsSet("iterations"), c.Bool("percentiles")); err != nil && runErr == nil {
 		runErr = err
 	}
-	if path := c.String("json"); path != "" {
-		if err := writeJSONFile(path, res); err != nil {
+	if keep.result != nil { // --json, checked before the run
+		if err := keep.result.Write(stdout, func(w io.Writer) error { return result.EncodeJSON(w, res) }); err != nil {
 			runErr = joinLine(runErr, err)
 		}
 	}
@@ -240,34 +240,6 @@ func printFSReport(stdout, stderr io.Writer, res *result.FS, quiet, csvOnly, per
 		if _, err := fmt.Fprintln(stdout, bonnie.CSVLine(res.Config, run)); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// writeJSONFile writes the result atomically: a temporary file in the same
-// directory renamed into place, so a reader never sees half a result.
-func writeJSONFile(path string, v any) error {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	err = result.EncodeJSON(tmp, v)
-	if err == nil {
-		err = tmp.Chmod(0o644) // CreateTemp makes 0600; a result is for sharing
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"text/tabwriter"
@@ -48,7 +49,13 @@ func historyAction(c *cli.Context) error {
 		}
 		f.Since = t
 	}
-	store, err := openHistory(c)
+	// A missing database is an error (exit 1), not an empty listing: in
+	// cron, where HOME and XDG_DATA_HOME often differ from a login shell's,
+	// it usually means the runs went to another path.
+	store, err := openHistoryReadOnly(c)
+	if errors.Is(err, history.ErrNoHistory) {
+		return fmt.Errorf("%w: no run has been saved there yet, or they went to another --db/CLYDE_DB", err)
+	}
 	if err != nil {
 		return err
 	}

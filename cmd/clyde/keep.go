@@ -14,6 +14,7 @@ import (
 
 	"github.com/clydebench/clyde/internal/compare"
 	"github.com/clydebench/clyde/internal/history"
+	"github.com/clydebench/clyde/internal/outfile"
 	"github.com/clydebench/clyde/internal/prom"
 	"github.com/clydebench/clyde/result"
 )
@@ -35,7 +36,7 @@ func keepFlags() []cli.Flag {
 		dbFlag(),
 		&cli.BoolFlag{Name: "no-history", Usage: "do not save this run in the history database"},
 		&cli.StringFlag{Name: "check-regression", Usage: "exit 3 when any rate fell more than `PCT` percent below the median of the last 5 comparable runs (same host, target and parameters)"},
-		&cli.StringFlag{Name: "prom-textfile", Usage: "write the figures for node_exporter's textfile collector to `PATH` (atomically)"},
+		&cli.StringFlag{Name: "prom-textfile", Usage: "write the figures for node_exporter's textfile collector to `PATH` (a file is replaced atomically; a device or FIFO is written in place)"},
 	}
 }
 
@@ -47,13 +48,15 @@ func historyPath(c *cli.Context) (string, error) {
 	return history.DefaultPath(os.Getenv)
 }
 
-// openHistory opens the history for commands that need it.
-func openHistory(c *cli.Context) (*history.Store, error) {
+// openHistoryReadOnly opens the history for the commands that only read it
+// (history, compare, report); they create nothing, and a missing database
+// is history.ErrNoHistory.
+func openHistoryReadOnly(c *cli.Context) (*history.Store, error) {
 	path, err := historyPath(c)
 	if err != nil {
 		return nil, err
 	}
-	return history.Open(path)
+	return history.OpenReadOnly(path)
 }
 
 // keeper is the shared after-run step of clyde fs and clyde block: it saves
@@ -61,19 +64,30 @@ func openHistory(c *cli.Context) (*history.Store, error) {
 // Prometheus textfile. (The engines hold the run lock on their targets.)
 type keeper struct {
 	stderr     io.Writer
+	stdout     io.Writer
 	noHistory  bool
 	dbPath     string
 	regressPct float64
 	checkReg   bool
-	promPath   string
+	// result is where the command's result goes (fs --json, block
+	// --output), nil when not given; prom is --prom-textfile's file.
+	result *outfile.Target
+	prom   *outfile.Target
 }
 
-// beginKeep reads the after-run flags before the run.
-func beginKeep(c *cli.Context) (*keeper, error) {
-	k := &keeper{stderr: c.App.ErrWriter, noHistory: c.Bool("no-history"), promPath: c.String("prom-textfile")}
+// checkKeep reads the after-run flags and refuses, before the run starts
+// and before anything is created, what would otherwise fail only after it:
+// a --check-regression that is not a percentage (nan, inf, 0, 100), a
+// history that cannot take the result (another program's database, a
+// damaged file, a directory that cannot be written), and output paths
+// that cannot be written (see internal/outfile). Every refusal is a usage
+// error naming the flag. --no-history without --check-regression touches
+// no database at all.
+func checkKeep(c *cli.Context) (*keeper, error) {
+	k := &keeper{stderr: c.App.ErrWriter, stdout: c.App.Writer, noHistory: c.Bool("no-history")}
 	if s := c.String("check-regression"); s != "" {
 		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || v <= 0 || v >= 100 {
+		if err != nil || !(v > 0 && v < 100) { // written so that NaN fails too
 			return nil, result.Usagef("--check-regression", "want a percentage between 0 and 100, such as 10, got %q", s)
 		}
 		k.regressPct, k.checkReg = v, true
@@ -81,57 +95,142 @@ func beginKeep(c *cli.Context) (*keeper, error) {
 	if !k.noHistory || k.checkReg {
 		p, err := historyPath(c)
 		if err != nil {
-			fmt.Fprintf(k.stderr, "clyde: warning: %v\n", err)
+			return nil, result.Usagef("--db", "%v; give --db PATH, or --no-history", err)
+		}
+		check := history.CheckWritable
+		if k.noHistory {
+			check = history.CheckReadable
+		}
+		if err := check(p); err != nil {
+			return nil, result.Usagef("--db", "%v", err)
 		}
 		k.dbPath = p
+	}
+	// fs names its result file --json, block --output; c.String is "" for
+	// a flag the command does not have.
+	for _, name := range []string{"json", "output", "prom-textfile"} {
+		p := c.String(name)
+		if p == "" {
+			continue
+		}
+		t, err := outfile.Check("--"+name, p)
+		if err != nil {
+			k.closeOutputs()
+			return nil, err
+		}
+		if name == "prom-textfile" {
+			k.prom = t
+		} else {
+			k.result = t
+		}
+	}
+	if k.result.Same(k.prom) {
+		k.closeOutputs()
+		return nil, result.Usagef("--prom-textfile", "%s is the file %s writes too; give each its own", c.String("prom-textfile"), k.result.Flag)
+	}
+	if err := k.notOverHistory(); err != nil {
+		k.closeOutputs()
+		return nil, err
 	}
 	return k, nil
 }
 
-// after runs once the result is printed and its JSON written. History
-// trouble is a warning only: a result is never lost because of it. It
-// returns runErr, joined with a regression (exit 3) or a textfile error.
+// beginKeep reads the after-run flags and refuses what would fail after
+// the run (checkKeep). The engines take the run lock on their targets.
+func beginKeep(c *cli.Context) (*keeper, error) { return checkKeep(c) }
+
+// notOverHistory refuses an output path that is the history database: the
+// result would replace every saved run.
+func (k *keeper) notOverHistory() error {
+	if k.dbPath == "" {
+		return nil
+	}
+	db, err := outfile.Check("--db", k.dbPath)
+	if err != nil {
+		return nil // not a file an output could replace; CheckWritable judged it
+	}
+	defer db.Close()
+	for _, t := range []*outfile.Target{k.result, k.prom} {
+		if db.Same(t) {
+			return result.Usagef(t.Flag, "%s is the history database; give another path", t.Path)
+		}
+	}
+	return nil
+}
+
+func (k *keeper) closeOutputs() {
+	k.result.Close()
+	k.prom.Close()
+}
+
+// release closes the output directories checkKeep opened; deferred by the
+// command.
+func (k *keeper) release() {
+	if k != nil {
+		k.closeOutputs()
+	}
+}
+
+// after runs once the result is printed and its JSON written. It saves
+// the run to the history, checks for a regression and writes the
+// Prometheus textfile. A history that cannot be opened or written fails
+// the command (exit 1) so that cron mails it, but only now: the result is
+// never lost because of it. It returns runErr, or one line joining the
+// history's error, a regression (exit 3) and a textfile error.
 func (k *keeper) after(ctx context.Context, res any, runErr error) error {
 	run, host := keptRun(res)
 	if run == nil || runErr != nil {
 		return runErr // nothing finished, or a partial run: keep it out of the history
 	}
-	var store *history.Store
+	var err error
 	if k.dbPath != "" {
-		s, err := history.Open(k.dbPath)
-		if err != nil {
-			fmt.Fprintf(k.stderr, "clyde: warning: %v; the result was not saved there\n", err)
-		} else {
-			store = s
-			defer store.Close()
-		}
+		err = k.keepHistory(ctx, run, host, res)
 	}
-	var savedID int64
-	if store != nil && !k.noHistory {
-		id, err := saveRun(ctx, store, run, host, res)
-		if err != nil {
-			fmt.Fprintf(k.stderr, "clyde: warning: %v; the result was not saved there\n", err)
-		}
-		savedID = id
-	}
-	var errs []error
-	if k.checkReg && store != nil {
-		if err := k.checkRegression(ctx, store, run, host, savedID); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if k.promPath != "" {
+	if k.prom != nil {
 		var reg *prometheus.Registry
 		if run.FS != nil {
 			reg = prom.FSRegistry(host, run.FS)
 		} else {
 			reg = prom.BlockRegistry(host, run.Block)
 		}
-		if err := prom.Write(k.promPath, reg); err != nil {
-			errs = append(errs, fmt.Errorf("--prom-textfile %s: %w", k.promPath, err))
+		if perr := k.prom.Write(k.stdout, func(w io.Writer) error { return prom.Encode(w, reg) }); perr != nil {
+			err = joinLine(err, perr)
 		}
 	}
-	return errors.Join(errs...)
+	return err
+}
+
+// keepHistory saves run (unless --no-history) and checks it for a
+// regression (with --check-regression).
+func (k *keeper) keepHistory(ctx context.Context, run *compare.Run, host string, res any) error {
+	var store *history.Store
+	var err error
+	if k.noHistory {
+		store, err = history.OpenReadOnly(k.dbPath)
+		if errors.Is(err, history.ErrNoHistory) {
+			fmt.Fprintf(k.stderr, "clyde: regression check: %v, so no earlier run to compare with\n", err)
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("regression check could not run: %w", err)
+		}
+	} else if store, err = history.Open(k.dbPath); err != nil {
+		return fmt.Errorf("%w; the result was not saved there", err)
+	}
+	defer store.Close()
+	var saveErr error
+	var savedID int64
+	if !k.noHistory {
+		if savedID, err = saveRun(ctx, store, run, host, res); err != nil {
+			saveErr = fmt.Errorf("%w; the result was not saved there", err)
+		}
+	}
+	if k.checkReg {
+		if err := k.checkRegression(ctx, store, run, host, savedID); err != nil {
+			return joinLine(saveErr, err)
+		}
+	}
+	return saveErr
 }
 
 // keptRun wraps a command's result for history and comparison.
@@ -176,8 +275,7 @@ func (k *keeper) checkRegression(ctx context.Context, store *history.Store, run 
 	entries, err := store.Query(ctx, history.Filter{Host: host, Target: run.Target(), Kind: run.Kind(),
 		Params: run.Params(), BeforeID: savedID, Limit: regressionWindow, WithJSON: true})
 	if err != nil {
-		fmt.Fprintf(k.stderr, "clyde: warning: regression check skipped: %v\n", err)
-		return nil
+		return fmt.Errorf("regression check could not run: %w", err)
 	}
 	var prev []*compare.Run
 	for _, e := range entries {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -116,24 +117,82 @@ func TestRegressionExitCode(t *testing.T) {
 	}
 }
 
-func TestHistoryDamagedDBKeepsResult(t *testing.T) {
-	dir := t.TempDir()
+// TestDamagedHistory: a file that is no history is refused before the run
+// (exit 2, nothing run or written); damage the up-front check cannot see
+// fails the command after the result is printed and its JSON written
+// (exit 1, one line), so a cron job hears of it.
+func TestDamagedHistory(t *testing.T) {
+	t.Run("not a database: refused up front", func(t *testing.T) {
+		dir := t.TempDir()
+		db := filepath.Join(t.TempDir(), "h.db")
+		garbage := []byte(strings.Repeat("not a database ", 20))
+		os.WriteFile(db, garbage, 0o644)
+		js := filepath.Join(t.TempDir(), "r.json")
+		code, stdout, stderr := runClyde(t, smallFS(dir, "--db", db, "--json", js)...)
+		if code != exitUsage || stdout != "" {
+			t.Fatalf("exit %d, stdout %q with a damaged history; want %d before the run; stderr %s", code, stdout, exitUsage, stderr)
+		}
+		if line := oneLine(t, stderr); !strings.Contains(line, "--db") || !strings.Contains(line, "not a database") {
+			t.Fatalf("error %q", line)
+		}
+		if _, err := os.Stat(js); !os.IsNotExist(err) {
+			t.Fatalf("the JSON was written for a refused run: %v", err)
+		}
+		if b, _ := os.ReadFile(db); string(b) != string(garbage) {
+			t.Fatal("the damaged file was changed")
+		}
+	})
+	t.Run("damaged inside: fails after the result", func(t *testing.T) {
+		dir := t.TempDir()
+		db := damagedHistory(t)
+		js := filepath.Join(t.TempDir(), "r.json")
+		code, stdout, stderr := runClyde(t, smallFS(dir, "--db", db, "--json", js)...)
+		if code != exitFailed {
+			t.Fatalf("exit %d with a damaged history, want %d; stderr %s", code, exitFailed, stderr)
+		}
+		if line := oneLine(t, stderr); !strings.Contains(line, "damaged") || !strings.Contains(line, "not saved") {
+			t.Fatalf("error %q", line)
+		}
+		if !strings.Contains(stdout, "1.98,clyde,keep,") {
+			t.Fatalf("result not printed: %q", stdout)
+		}
+		if _, err := os.Stat(js); err != nil {
+			t.Fatalf("JSON not written: %v", err)
+		}
+		code, _, stderr = runClyde(t, smallFS(dir, "--db", db, "--no-history", "--check-regression", "20")...)
+		if line := oneLine(t, stderr); code != exitFailed || !strings.Contains(line, "regression check could not run") {
+			t.Fatalf("regression check on a damaged history: exit %d, %q", code, line)
+		}
+	})
+}
+
+// damagedHistory makes a clyde history whose every page but the first (the
+// schema) is overwritten with garbage: it opens and its schema reads fine,
+// saving into it or querying it fails.
+func damagedHistory(t *testing.T) string {
+	t.Helper()
 	db := filepath.Join(t.TempDir(), "h.db")
-	os.WriteFile(db, []byte(strings.Repeat("not a database ", 20)), 0o644)
-	js := filepath.Join(t.TempDir(), "r.json")
-	code, stdout, stderr := runClyde(t, smallFS(dir, "--db", db, "--json", js)...)
-	if code != 0 {
-		t.Fatalf("exit %d with a damaged history; stderr %s", code, stderr)
+	store, err := history.Open(db)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if line := oneLine(t, stderr); !strings.Contains(line, "warning") || !strings.Contains(line, "not a database") {
-		t.Fatalf("warning %q", line)
+	store.Save(context.Background(), history.Entry{Kind: "fs", JSON: []byte("{}")})
+	store.Close()
+	raw, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(stdout, "1.98,clyde,keep,") {
-		t.Fatalf("result not printed: %q", stdout)
+	var pageSize, pages int64
+	raw.QueryRow("PRAGMA page_size").Scan(&pageSize)
+	raw.QueryRow("PRAGMA page_count").Scan(&pages)
+	raw.Close()
+	f, err := os.OpenFile(db, os.O_WRONLY, 0)
+	if err != nil || pageSize == 0 || pages < 2 {
+		t.Fatalf("open %s: %v (page size %d, %d pages)", db, err, pageSize, pages)
 	}
-	if _, err := os.Stat(js); err != nil {
-		t.Fatalf("JSON not written: %v", err)
-	}
+	f.WriteAt([]byte(strings.Repeat("\xff", int(pageSize*(pages-1)))), pageSize)
+	f.Close()
+	return db
 }
 
 // parseTextfile reads a Prometheus textfile with Prometheus' own parser.
@@ -283,7 +342,9 @@ func TestHistoryCompareReportCLI(t *testing.T) {
 	trunc := filepath.Join(tmp, "t.json")
 	os.WriteFile(trunc, []byte(`{"kind":"fs","schema_version":1,"runs":[{"iter`), 0o644)
 	blockJSON := filepath.Join(tmp, "b.json")
-	os.WriteFile(blockJSON, []byte(`{"kind":"block","schema_version":1,"jobs":[]}`), 0o644)
+	os.WriteFile(blockJSON, []byte(`{"kind":"block","schema_version":1,"jobs":[{"jobname":"x","read":{"total_ios":1,"iops":1}}]}`), 0o644)
+	shapeless := filepath.Join(tmp, "s.json")
+	os.WriteFile(shapeless, []byte(`{"kind":"block","schema_version":1}`), 0o644)
 	neither := filepath.Join(tmp, "n.txt")
 	os.WriteFile(neither, []byte("just some words\n"), 0o644)
 	bad := []struct {
@@ -297,6 +358,7 @@ func TestHistoryCompareReportCLI(t *testing.T) {
 		{"truncated", []string{"compare", "--db", db, "1", trunc}, "truncated JSON", exitFailed},
 		{"short CSV line", []string{"compare", refDir + "bonnie-2.00a-ext4.txt", "1.98,2.00a,x,1,1,2G,,8192,5,730,99,142246"}, "fields", exitFailed},
 		{"fs vs block", []string{"compare", refDir + "bonnie-2.00a-ext4.txt", blockJSON}, "cannot compare an fs run", exitFailed},
+		{"shapeless result", []string{"report", shapeless}, "no jobs", exitFailed},
 		{"bad since", []string{"history", "--db", db, "--since", "lately"}, "--since", exitUsage},
 		{"one run", []string{"compare", refDir + "bonnie-2.00a-ext4.txt"}, "at least two", exitUsage},
 		{"bad format", []string{"report", refDir + "bonnie-2.00a-ext4.txt", "--format", "pdf"}, "--format", exitUsage},

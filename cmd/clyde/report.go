@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/clydebench/clyde/internal/bonnie"
 	"github.com/clydebench/clyde/internal/compare"
 	"github.com/clydebench/clyde/internal/htmlreport"
+	"github.com/clydebench/clyde/internal/outfile"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -28,7 +28,7 @@ func reportCommand() *cli.Command {
 		Flags: []cli.Flag{
 			dbFlag(),
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text|csv|json|html"},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout (a file is replaced atomically, a device or FIFO written in place)"},
 		},
 		Action: reportAction,
 	}
@@ -45,6 +45,14 @@ func reportAction(c *cli.Context) error {
 	if len(args) < 1 {
 		return &result.UsageError{Msg: "report: give a result file, a bonnie++ output file or a history id"}
 	}
+	var target *outfile.Target
+	if output != "" {
+		// Checked before any input is read; written only once all is rendered.
+		if target, err = outfile.Check("--output", output); err != nil {
+			return err
+		}
+		defer target.Close()
+	}
 	runs, err := loadArgs(c, args)
 	if err != nil {
 		return err
@@ -57,23 +65,23 @@ func reportAction(c *cli.Context) error {
 			}
 		}
 	}
-	out := c.App.Writer
-	if path := output; path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			return result.Usagef("--output", "cannot create %s: %v", path, err)
-		}
-		defer f.Close()
-		out = f
+	render := func(w io.Writer) error { return renderReport(w, format, runs) }
+	if target == nil {
+		return render(c.App.Writer)
 	}
+	return target.Write(c.App.Writer, render)
+}
+
+// renderReport writes runs in format.
+func renderReport(w io.Writer, format string, runs []*compare.Run) error {
 	switch format {
 	case "html":
-		return htmlreport.Write(out, runs)
+		return htmlreport.Write(w, runs)
 	case "json":
-		return reportJSON(out, runs)
+		return reportJSON(w, runs)
 	}
 	for _, r := range runs {
-		if err := reportRun(out, format, r); err != nil {
+		if err := reportRun(w, format, r); err != nil {
 			return err
 		}
 	}

@@ -34,7 +34,7 @@ func ParseText(lines []string) ([]TextReport, error) {
 	var reports []TextReport
 	for i := 0; i < len(lines); i++ {
 		version, ok := versionOf(lines[i])
-		if !ok || i+3 >= len(lines) {
+		if !ok {
 			continue
 		}
 		isIO := strings.Contains(lines[i], "Sequential Output")
@@ -42,9 +42,16 @@ func ParseText(lines []string) ([]TextReport, error) {
 		if !isIO && !isFile {
 			continue
 		}
+		// A report cut short (a pasted excerpt, a killed bonnie++, a
+		// truncated file) is refused rather than read as a smaller run.
+		if i+3 >= len(lines) || !isDataRow(lines[i+3]) {
+			return nil, fmt.Errorf("bonnie++ text line %d: no data line after the header that starts on line %d: the report is cut short", i+4, i+1)
+		}
 		row, lat := lines[i+3], ""
 		if i+4 < len(lines) && strings.HasPrefix(lines[i+4], "Latency") {
 			lat = lines[i+4]
+		} else if hasLatencyRow(version) {
+			return nil, fmt.Errorf("bonnie++ text line %d: no Latency line after the data line (bonnie++ %s prints one): the report is cut short", i+5, version)
 		}
 		var rep *TextReport
 		if isIO || len(reports) == 0 || reports[len(reports)-1].hasFiles() {
@@ -70,6 +77,32 @@ func ParseText(lines []string) ([]TextReport, error) {
 		reports[i].finish()
 	}
 	return reports, nil
+}
+
+// isDataRow is false for what cannot be a report's data line: nothing, or
+// the next section's first line.
+func isDataRow(line string) bool {
+	t := strings.TrimSpace(line)
+	return t != "" && !strings.HasPrefix(t, "Latency") && !strings.HasPrefix(t, "Version ")
+}
+
+// hasLatencyRow is true for the versions whose text reports always print a
+// Latency line under each data line: 1.96 and later, and clyde's own.
+func hasLatencyRow(version string) bool {
+	return !(strings.HasPrefix(version, "1.0") || strings.HasPrefix(version, "1.9") && version < "1.96")
+}
+
+// checkComplete refuses a data line (or its Latency line) that ends early:
+// bonnie++ always fills the last column of a section it prints (seeks,
+// random delete), so a blank one means the line was cut.
+func checkComplete(cells [12]string, lat string, lats [6]string, last result.FSTest) error {
+	if cells[10] == "" {
+		return fmt.Errorf("the data line ends before its %s figure: the report is cut short", last.Name())
+	}
+	if lat != "" && lats[5] == "" {
+		return fmt.Errorf("the Latency line ends before its %s figure: the report is cut short", last.Name())
+	}
+	return nil
 }
 
 // isOldLayout is true for the versions whose text file rates are real rates
@@ -174,6 +207,9 @@ func (r *TextReport) parseIORow(row, lat string, suffixed bool) error {
 	if lat != "" {
 		lats = latenciesOf(lat)
 	}
+	if err := checkComplete(cells, lat, lats, result.Seeks); err != nil {
+		return err
+	}
 	for i := range 6 {
 		t := result.FSTest(i)
 		if err := setCell(&r.Run.Tests[t], cells[2*i], cells[2*i+1], lats[i], t != result.Seeks && suffixed); err != nil {
@@ -194,6 +230,9 @@ func (r *TextReport) parseFileRow(row, lat string) error {
 	var lats [6]string
 	if lat != "" {
 		lats = latenciesOf(lat)
+	}
+	if err := checkComplete(cells, lat, lats, result.RandDelete); err != nil {
+		return err
 	}
 	for i := range 6 {
 		t := result.SeqCreate + result.FSTest(i)

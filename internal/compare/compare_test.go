@@ -219,7 +219,8 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"unknown id without history", "12345", "no history"},
 		{"neither", write("notes.txt", "hello\nworld\n"), "neither a clyde JSON result nor bonnie++ output"},
-		{"empty file", write("empty", ""), "neither"},
+		{"empty file", write("empty", ""), "is empty"},
+		{"only white space", write("blank", "\n  \n"), "is empty"},
 		{"truncated JSON", write("t.json", `{"kind": "fs", "schema_version": 1, "runs": [`), "truncated JSON"},
 		{"missing fields", write("short.csv", first[:strings.LastIndex(first, ",")]+"\n"), "49 fields"},
 		{"missing fields inline", first[:200], "fields"},

@@ -1,9 +1,13 @@
 package compare
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -21,33 +25,63 @@ type Lookup func(id int64) ([]byte, error)
 // bonnie++ output.
 var ErrNotResult = errors.New("neither a clyde JSON result nor bonnie++ output (text report or CSV line)")
 
-// Load turns one command-line argument into runs: an existing file (clyde
-// JSON, bonnie++ CSV, bonnie++ text), a history id ("12" or "#12"), or a
-// bonnie++ CSV line given inline. A file may hold several runs (a CSV file,
-// or two text reports pasted together). lookup may be nil when there is no
-// history. Every error is one line and names the argument.
+// MaxInputBytes is the most compare and report read from one file or from
+// standard input: far above any result (a year of -x 10 CSV lines is a
+// few MiB), far below what would exhaust memory (a symlink to /dev/zero).
+const MaxInputBytes = 64 << 20
+
+// Input turns command-line arguments into runs. Files must be regular
+// files (after symlinks) up to the size limit; "-" is standard input, read
+// once. Reading stops at the first ^C (ctx).
+type Input struct {
+	// Lookup finds history ids; nil when there is no history.
+	Lookup Lookup
+	// Stdin is what "-" reads; nil refuses "-".
+	Stdin io.Reader
+	// MaxBytes caps one input; 0 means MaxInputBytes.
+	MaxBytes int64
+
+	stdinRead bool
+}
+
+// Load turns one argument into runs with no standard input and no ^C:
+// Input.Load for callers that have neither.
 func Load(arg string, lookup Lookup) ([]*Run, error) {
+	return (&Input{Lookup: lookup}).Load(context.Background(), arg)
+}
+
+// Load turns one command-line argument into runs: an existing file (clyde
+// JSON, bonnie++ CSV, bonnie++ text), "-" for standard input, a history id
+// ("12" or "#12"), or a bonnie++ CSV line given inline. A file may hold
+// several runs (a CSV file, or two text reports pasted together). Every
+// error is one line and names the argument.
+func (in *Input) Load(ctx context.Context, arg string) ([]*Run, error) {
 	if arg == "" {
 		return nil, errors.New("empty argument: want a history id, a result file or a bonnie++ CSV line")
 	}
-	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
-		data, err := os.ReadFile(arg)
+	if arg == "-" {
+		data, err := in.readStdin(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", arg, err)
+			return nil, err
+		}
+		return LoadBytes("stdin", data)
+	}
+	if st, err := os.Stat(arg); err == nil {
+		data, err := in.readFile(ctx, arg, st)
+		if err != nil {
+			return nil, err
 		}
 		runs, err := loadData(filepath.Base(arg), data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", arg, err)
 		}
 		return runs, nil
-	} else if err == nil {
-		return nil, fmt.Errorf("%s is a directory, not a result file", arg)
 	}
 	if id, ok := historyID(arg); ok {
-		if lookup == nil {
+		if in.Lookup == nil {
 			return nil, fmt.Errorf("%s: no such file, and there is no history to look the id up in", arg)
 		}
-		data, err := lookup(id)
+		data, err := in.Lookup(id)
 		if err != nil {
 			return nil, err
 		}
@@ -68,6 +102,146 @@ func Load(arg string, lookup Lookup) ([]*Run, error) {
 		return runs, nil
 	}
 	return nil, fmt.Errorf("%s: no such file, history id or bonnie++ CSV line", oneLine(arg))
+}
+
+func (in *Input) max() int64 {
+	if in.MaxBytes > 0 {
+		return in.MaxBytes
+	}
+	return MaxInputBytes
+}
+
+// limitText says the limit as people think of it: "64 MiB".
+func limitText(n int64) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// readFile reads a regular file of at most the limit. Anything else that a
+// name can lead to is refused before it is opened: a FIFO would block
+// forever, a device such as /dev/zero never ends.
+func (in *Input) readFile(ctx context.Context, arg string, st fs.FileInfo) ([]byte, error) {
+	if err := in.checkFileInfo(arg, st); err != nil {
+		return nil, err
+	}
+	// Not blocking on open: a FIFO put in the file's place since the stat
+	// must not hang; the descriptor is checked again below.
+	f, err := openNonBlocking(arg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", arg, unwrapPath(err))
+	}
+	defer f.Close()
+	st, err = f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", arg, unwrapPath(err))
+	}
+	if err := in.checkFileInfo(arg, st); err != nil {
+		return nil, err
+	}
+	data, err := readLimited(ctx, f, in.max(), f.Close)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", arg, err)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("%s is empty (only white space): not a result", arg)
+	}
+	return data, nil
+}
+
+func (in *Input) checkFileInfo(arg string, st fs.FileInfo) error {
+	m := st.Mode()
+	switch {
+	case m.IsDir():
+		return refuse("%s is a directory, not a result file", arg)
+	case !m.IsRegular():
+		return refuse("%s is a %s, not a regular file: give a result file, or - to read standard input", arg, modeName(m))
+	case st.Size() == 0:
+		return fmt.Errorf("%s is empty: not a result", arg)
+	case st.Size() > in.max():
+		return refuse("%s is %d bytes, over the %s limit for one input", arg, st.Size(), limitText(in.max()))
+	}
+	return nil
+}
+
+func (in *Input) readStdin(ctx context.Context) ([]byte, error) {
+	switch {
+	case in.Stdin == nil:
+		return nil, refuse("- (standard input): there is no standard input to read here")
+	case in.stdinRead:
+		return nil, refuse("- (standard input) is given twice; it can be read once")
+	}
+	in.stdinRead = true
+	data, err := readLimited(ctx, in.Stdin, in.max(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("- (standard input): %w", err)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, errors.New("- (standard input) is empty: not a result")
+	}
+	return data, nil
+}
+
+// readLimited reads r to its end, at most max bytes, and gives up at once
+// when ctx ends (the first ^C): the read goes on in a goroutine that abort
+// (when given) unblocks; standard input's is left to the exiting process.
+func readLimited(ctx context.Context, r io.Reader, max int64, abort func() error) ([]byte, error) {
+	type read struct {
+		data []byte
+		err  error
+	}
+	done := make(chan read, 1)
+	go func() {
+		data, err := io.ReadAll(io.LimitReader(r, max+1))
+		done <- read{data, err}
+	}()
+	select {
+	case <-ctx.Done():
+		if abort != nil {
+			_ = abort()
+		}
+		return nil, fmt.Errorf("reading stopped: %w", context.Cause(ctx))
+	case rd := <-done:
+		switch {
+		case rd.err != nil:
+			return nil, unwrapPath(rd.err)
+		case int64(len(rd.data)) > max:
+			return nil, refuse("over the %s limit for one input", limitText(max))
+		}
+		return rd.data, nil
+	}
+}
+
+// refuse is an input of the wrong kind (a directory, a device, too big):
+// a usage error, exit 2, as a bad flag value is. Input that is the right
+// kind but not a result (damaged, empty, neither format) stays exit 1.
+func refuse(format string, args ...any) error {
+	return &result.UsageError{Msg: fmt.Sprintf(format, args...)}
+}
+
+func modeName(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "FIFO"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
+	case m&fs.ModeDevice != 0:
+		return "block device"
+	}
+	return "special file"
+}
+
+// unwrapPath drops the operation and path *fs.PathError adds: the message
+// names the argument already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // historyID reads "12" or "#12".
@@ -128,6 +302,9 @@ func decodeClyde(data []byte) (*Run, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := fsHasFigures(f); err != nil {
+			return nil, err
+		}
 		return &Run{Source: "clyde JSON", FS: f}, nil
 	case "block":
 		var b result.Block
@@ -137,9 +314,44 @@ func decodeClyde(data []byte) (*Run, error) {
 		if b.SchemaVersion > result.SchemaVersion {
 			return nil, fmt.Errorf("result schema %d is newer than this clyde reads (%d)", b.SchemaVersion, result.SchemaVersion)
 		}
+		if err := blockHasFigures(&b); err != nil {
+			return nil, err
+		}
 		return &Run{Source: "clyde JSON", Block: &b}, nil
 	}
 	return nil, fmt.Errorf("unknown result kind %q", kind)
+}
+
+// fsHasFigures refuses an fs result with nothing to show, such as
+// {"kind":"fs","schema_version":1}: a report of it would print nothing.
+func fsHasFigures(f *result.FS) error {
+	if len(f.Runs) == 0 {
+		return errors.New("a clyde fs result with no runs: nothing to show")
+	}
+	for i, run := range f.Runs {
+		ran := false
+		for _, t := range run.Tests {
+			ran = ran || t.Ran
+		}
+		if !ran {
+			return fmt.Errorf("a clyde fs result whose run %d has no test that ran: nothing to show", i+1)
+		}
+	}
+	return nil
+}
+
+// blockHasFigures refuses a block result with no job, or none that did
+// any I/O.
+func blockHasFigures(b *result.Block) error {
+	if len(b.Jobs) == 0 {
+		return errors.New("a clyde block result with no jobs: nothing to show")
+	}
+	for _, j := range b.Jobs {
+		if j.Read.TotalIOs > 0 || j.Write.TotalIOs > 0 {
+			return nil
+		}
+	}
+	return errors.New("a clyde block result in which no job did any I/O: nothing to show")
 }
 
 // csvRecord is one parsed CSV data line and where it was.

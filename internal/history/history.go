@@ -9,12 +9,16 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/clydebench/clyde/internal/outfile"
 )
 
 // DefaultPath is where the history lives: $CLYDE_DB, else
@@ -51,6 +55,13 @@ type Entry struct {
 type Store struct {
 	db   *sql.DB
 	path string
+	// hasRuns is false for a database without clyde's table yet (an empty
+	// file opened read-only): it holds no runs.
+	hasRuns bool
+	// immutable is set for a read-only store opened without locks (no
+	// writer was there); opened is the file as it was then.
+	immutable bool
+	opened    fs.FileInfo
 }
 
 // busyTimeout is how long a writer waits for another writer before giving up.
@@ -71,15 +82,81 @@ CREATE INDEX IF NOT EXISTS runs_comparable ON runs (host, target, kind, params, 
 CREATE INDEX IF NOT EXISTS runs_start ON runs (start_time);
 `
 
-// Open opens (creating if needed) the history at path. A database another
-// process holds locked for longer than a few seconds, or one that is not
-// a clyde history, gives an error that says so on one line.
+// ErrNoHistory is returned by OpenReadOnly for a path where no database
+// exists: nothing has been saved there yet (or CLYDE_DB/--db points
+// elsewhere than the runs went).
+var ErrNoHistory = errors.New("no history")
+
+// clydeColumns are the columns of clyde's runs table; a runs table without
+// them is another program's.
+var clydeColumns = []string{"id", "kind", "host", "target", "params", "start_time", "summary", "result"}
+
+// Open opens the history at path for saving, creating it and its directory
+// if needed. A database that holds tables that are not clyde's is refused
+// before anything is written to it: clyde does not add its table to
+// another program's file. A database another process holds locked for
+// longer than a few seconds, or one that is not a database, gives an error
+// that says so on one line.
 func Open(path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("history %s: %w", path, err)
 	}
-	dsn := "file:" + path + "?_pragma=busy_timeout(" + fmt.Sprint(busyTimeout.Milliseconds()) + ")" +
-		"&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_txlock=immediate"
+	// journal_mode(WAL) is not in the DSN: it rewrites the file's header,
+	// and a foreign database must be refused before anything is written.
+	dsn := fileURI(path) + "?_pragma=busy_timeout(" + fmt.Sprint(busyTimeout.Milliseconds()) + ")" +
+		"&_pragma=synchronous(FULL)&_txlock=immediate"
+	s, err := open(path, dsn)
+	if err != nil {
+		return nil, err
+	}
+	for _, stmt := range []string{"PRAGMA journal_mode=WAL", schema} {
+		if _, err := s.db.Exec(stmt); err != nil {
+			s.Close()
+			return nil, describe(path, err)
+		}
+	}
+	s.hasRuns = true
+	return s, nil
+}
+
+// OpenReadOnly opens an existing history for reading and creates nothing:
+// no directory, no database, and, when no writer has the database open
+// (no -wal file beside it), not even SQLite's -wal and -shm files, which a
+// read-only connection would otherwise leave behind. A missing path is
+// ErrNoHistory.
+func OpenReadOnly(path string) (*Store, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%w at %s", ErrNoHistory, path)
+	case err != nil:
+		return nil, fmt.Errorf("history %s: %w", path, pathErr(err))
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("history %s is not a regular file", path)
+	}
+	_, walErr := os.Stat(path + "-wal")
+	immutable := errors.Is(walErr, fs.ErrNotExist)
+	s, err := open(path, readOnlyDSN(path, immutable))
+	if err != nil {
+		return nil, err
+	}
+	s.immutable, s.opened = immutable, fi
+	return s, nil
+}
+
+func readOnlyDSN(path string, immutable bool) string {
+	dsn := fileURI(path) + "?mode=ro&_pragma=busy_timeout(" + fmt.Sprint(busyTimeout.Milliseconds()) + ")"
+	if immutable {
+		// With no -wal file, every committed run is in the main file;
+		// immutable reads it without the locks and -shm a WAL reader
+		// needs. read falls back to a shared reader if a writer came.
+		dsn += "&immutable=1"
+	}
+	return dsn
+}
+
+// open opens dsn on one connection and checks the schema is clyde's.
+func open(path, dsn string) (*Store, error) {
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, describe(path, err)
@@ -87,11 +164,149 @@ func Open(path string) (*Store, error) {
 	// One connection: SQLite serialises writers anyway, and a single
 	// connection keeps transactions and pragmas on the same handle.
 	db.SetMaxOpenConns(1)
-	if _, err := db.Exec(schema); err != nil {
+	s := &Store{db: db, path: path}
+	if s.hasRuns, err = checkSchema(db, path); err != nil {
 		db.Close()
-		return nil, describe(path, err)
+		return nil, err
 	}
-	return &Store{db: db, path: path}, nil
+	return s, nil
+}
+
+// checkSchema refuses a database holding anything that is not clyde's:
+// another table, a view or trigger, or a runs table of another shape. It
+// reports whether clyde's runs table is there (a new, empty file has none).
+func checkSchema(db *sql.DB, path string) (bool, error) {
+	rows, err := db.Query("SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view', 'trigger') ORDER BY name")
+	if err != nil {
+		return false, describe(path, err)
+	}
+	defer rows.Close()
+	hasRuns := false
+	for rows.Next() {
+		var typ, name string
+		if err := rows.Scan(&typ, &name); err != nil {
+			return false, describe(path, err)
+		}
+		switch {
+		case typ == "table" && name == "runs":
+			hasRuns = true
+		case typ == "table" && strings.HasPrefix(name, "sqlite_"): // SQLite's own (AUTOINCREMENT's counters)
+		default:
+			return false, foreign(path, typ, name)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return false, describe(path, err)
+	}
+	if !hasRuns {
+		return false, nil
+	}
+	cols := map[string]bool{}
+	info, err := db.Query("SELECT name FROM pragma_table_info('runs')")
+	if err != nil {
+		return false, describe(path, err)
+	}
+	defer info.Close()
+	for info.Next() {
+		var name string
+		if err := info.Scan(&name); err != nil {
+			return false, describe(path, err)
+		}
+		cols[name] = true
+	}
+	for _, c := range clydeColumns {
+		if !cols[c] {
+			return false, fmt.Errorf("history %s holds a table \"runs\" without clyde's column %q: it is another program's database; give --db or CLYDE_DB a file of clyde's own", path, c)
+		}
+	}
+	return true, info.Err()
+}
+
+func foreign(path, typ, name string) error {
+	return fmt.Errorf("history %s holds %s %q, which is not clyde's: it is another program's database, and clyde adds nothing to it; give --db or CLYDE_DB a file of clyde's own", path, typ, name)
+}
+
+// fileURI makes path an SQLite URI ("file:" form, so mode=ro and immutable
+// apply), escaping what a URI would read as its query or fragment.
+func fileURI(path string) string {
+	return "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+}
+
+// absent is true for a path that does not exist, or has a file where a
+// directory should be on the way (then the walk up says which).
+func absent(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
+// pathErr drops the operation and path *fs.PathError adds.
+func pathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// CheckReadable checks, before a run that only reads the history (a
+// regression check with --no-history), that an existing file at path is a
+// clyde history; a missing one is fine: there is nothing to compare with.
+func CheckReadable(path string) error {
+	s, err := OpenReadOnly(path)
+	if errors.Is(err, ErrNoHistory) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return s.Close()
+}
+
+// CheckWritable checks, before a run, that its result can be saved at path,
+// creating nothing: an existing file must be a clyde history (or an empty
+// database) that clyde may write, with its directory writable for SQLite's
+// side files; for a new one, the nearest existing directory on the way
+// must be writable, so that Open can create the rest after the run.
+func CheckWritable(path string) error {
+	if li, err := os.Lstat(path); err == nil && li.Mode()&fs.ModeSymlink != 0 {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("history %s is a symlink to a missing file", path)
+		}
+	}
+	if _, err := os.Stat(path); err == nil {
+		s, err := OpenReadOnly(path)
+		if err != nil {
+			return err
+		}
+		s.Close()
+		for _, p := range []string{path, filepath.Dir(path)} {
+			if err := outfile.Writable(p); err != nil {
+				return fmt.Errorf("history %s cannot be written: %s: %v", path, p, err)
+			}
+		}
+		return nil
+	} else if !absent(err) {
+		return fmt.Errorf("history %s: %w", path, pathErr(err))
+	}
+	dir := filepath.Dir(path)
+	for {
+		fi, err := os.Stat(dir)
+		switch {
+		case err == nil && !fi.IsDir():
+			return fmt.Errorf("history %s cannot be created: %s is not a directory", path, dir)
+		case err == nil:
+			if err := outfile.Writable(dir); err != nil {
+				return fmt.Errorf("history %s cannot be created: %s: %v", path, dir, err)
+			}
+			return nil
+		case !absent(err):
+			return fmt.Errorf("history %s cannot be created: %w", path, err)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return fmt.Errorf("history %s cannot be created: no directory on its path exists", path)
+		}
+		dir = parent
+	}
 }
 
 // Path is the database file.
@@ -161,6 +376,9 @@ type Filter struct {
 
 // Query returns matching entries, newest first.
 func (s *Store) Query(ctx context.Context, f Filter) ([]Entry, error) {
+	if !s.hasRuns {
+		return nil, nil
+	}
 	cols := "id, kind, host, target, params, start_time, summary"
 	if f.WithJSON {
 		cols += ", result"
@@ -187,29 +405,69 @@ func (s *Store) Query(ctx context.Context, f Filter) ([]Entry, error) {
 	if f.Limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", f.Limit)
 	}
-	rows, err := s.db.QueryContext(ctx, q, args...)
+	var out []Entry
+	err := s.read(func() error {
+		out = nil
+		rows, err := s.db.QueryContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var e Entry
+			var start int64
+			dst := []any{&e.ID, &e.Kind, &e.Host, &e.Target, &e.Params, &start, &e.Summary}
+			if f.WithJSON {
+				dst = append(dst, &e.JSON)
+			}
+			if err := rows.Scan(dst...); err != nil {
+				return err
+			}
+			e.StartTime = time.Unix(0, start).UTC()
+			out = append(out, e)
+		}
+		return rows.Err()
+	})
 	if err != nil {
 		return nil, describe(s.path, err)
 	}
-	defer rows.Close()
-	var out []Entry
-	for rows.Next() {
-		var e Entry
-		var start int64
-		dst := []any{&e.ID, &e.Kind, &e.Host, &e.Target, &e.Params, &start, &e.Summary}
-		if f.WithJSON {
-			dst = append(dst, &e.JSON)
-		}
-		if err := rows.Scan(dst...); err != nil {
-			return nil, describe(s.path, err)
-		}
-		e.StartTime = time.Unix(0, start).UTC()
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, describe(s.path, err)
-	}
 	return out, nil
+}
+
+// errNoTable stands for a query on a database without clyde's table yet.
+var errNoTable = errors.New("no runs table")
+
+// read runs fn, which reads the database. A store opened immutable (no
+// writer was there) runs it again on an ordinary read-only connection
+// when a writer has touched the file since: an immutable reader takes no
+// lock, so it could have seen a checkpoint half done.
+func (s *Store) read(fn func() error) error {
+	if !s.hasRuns {
+		return errNoTable
+	}
+	err := fn()
+	if !s.immutable || !s.changed() {
+		return err
+	}
+	db, oerr := sql.Open("sqlite", readOnlyDSN(s.path, false))
+	if oerr != nil {
+		return oerr
+	}
+	db.SetMaxOpenConns(1)
+	s.db.Close()
+	s.db, s.immutable = db, false
+	return fn()
+}
+
+// changed reports whether the file differs from when the store was opened,
+// or a writer has it open now (its -wal file exists).
+func (s *Store) changed() bool {
+	fi, err := os.Stat(s.path)
+	if err != nil || fi.Size() != s.opened.Size() || !fi.ModTime().Equal(s.opened.ModTime()) {
+		return true
+	}
+	_, err = os.Stat(s.path + "-wal")
+	return err == nil
 }
 
 // ErrUnknownID is returned by Get for an id the history does not hold.
@@ -219,10 +477,12 @@ var ErrUnknownID = errors.New("no such history entry")
 func (s *Store) Get(ctx context.Context, id int64) (Entry, error) {
 	var e Entry
 	var start int64
-	err := s.db.QueryRowContext(ctx,
-		`SELECT id, kind, host, target, params, start_time, summary, result FROM runs WHERE id = ?`, id).
-		Scan(&e.ID, &e.Kind, &e.Host, &e.Target, &e.Params, &start, &e.Summary, &e.JSON)
-	if errors.Is(err, sql.ErrNoRows) {
+	err := s.read(func() error {
+		return s.db.QueryRowContext(ctx,
+			`SELECT id, kind, host, target, params, start_time, summary, result FROM runs WHERE id = ?`, id).
+			Scan(&e.ID, &e.Kind, &e.Host, &e.Target, &e.Params, &start, &e.Summary, &e.JSON)
+	})
+	if errors.Is(err, sql.ErrNoRows) || errors.Is(err, errNoTable) {
 		return e, fmt.Errorf("%w: %d is not in %s", ErrUnknownID, id, s.path)
 	}
 	if err != nil {

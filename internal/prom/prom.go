@@ -1,13 +1,17 @@
 // Package prom writes a run's figures for node_exporter's textfile
 // collector, so a cron job's results land in Prometheus next to the
-// machine's other metrics. The file is replaced atomically
-// (client_golang's WriteToTextfile), so the collector never reads half.
+// machine's other metrics. Encode writes the text format; the caller
+// (internal/outfile) replaces the file atomically, so the collector never
+// reads half, and writes a device or FIFO in place.
 package prom
 
 import (
+	"fmt"
+	"io"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/expfmt"
 
 	"github.com/clydebench/clyde/result"
 )
@@ -108,9 +112,21 @@ func BlockRegistry(host string, res *result.Block) *prometheus.Registry {
 	return reg
 }
 
-// Write writes reg to path atomically.
-func Write(path string, reg *prometheus.Registry) error {
-	return prometheus.WriteToTextfile(path, reg)
+// Encode writes reg's metrics in the text exposition format, the one
+// node_exporter's textfile collector reads (what client_golang's
+// WriteToTextfile writes, without its temporary-file-and-rename, which
+// would replace a device node or cannot write /dev/stdout).
+func Encode(w io.Writer, reg *prometheus.Registry) error {
+	families, err := reg.Gather()
+	if err != nil {
+		return fmt.Errorf("gather metrics: %w", err)
+	}
+	for _, mf := range families {
+		if _, err := expfmt.MetricFamilyToText(w, mf); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func mean(vs []float64) float64 {

@@ -1,0 +1,377 @@
+// Package outfile writes the output files a user names on the command line
+// (--json, --prom-textfile, --output, report -o) under one rule: a regular
+// file, or a path that does not exist yet, is replaced atomically through
+// its directory's handle; anything else that exists (a character device, a
+// FIFO, /dev/stdout, /proc/self/fd/N) is written in place and never
+// replaced. Check runs before the benchmark does, so a path that cannot be
+// written refuses the run before anything is created; Write runs after.
+package outfile
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/clydebench/clyde/result"
+)
+
+// maxLinks is how many symlinks Check follows before giving up, as the
+// kernel's ELOOP limit.
+const maxLinks = 40
+
+// newFileMode is the mode of a file clyde creates: a result is for sharing.
+const newFileMode = 0o644
+
+// kind is how a Target is written.
+type kind int
+
+const (
+	// replace: a regular file or an absent path, replaced through root.
+	replace kind = iota
+	// inPlace: an existing non-regular file, opened for writing as it is.
+	inPlace
+	// stdout: "-" (or our own fd 1), the command's standard output.
+	stdout
+	// ownFD: /dev/fd/N or /proc/self/fd/N for another of our descriptors.
+	ownFD
+)
+
+// Target is a checked output path, ready to be written once.
+type Target struct {
+	// Flag and Path are as the user gave them, for messages.
+	Flag, Path string
+	kind       kind
+	// replace: the directory's handle, and the name in it.
+	root *os.Root
+	name string
+	// inPlace: the resolved path, what it was at Check, and whether the
+	// last component is a magic link the kernel must follow (/proc/PID/fd/N).
+	path   string
+	info   fs.FileInfo
+	follow bool
+	// ownFD: the descriptor.
+	fd int
+}
+
+// Check resolves path and decides how it will be written; every refusal is
+// a *result.UsageError naming flag, and nothing is created. "-" is standard
+// output. Symlinks are followed to their target, which gets the same rules,
+// except a symlink in a shared sticky directory (/tmp) owned by neither us
+// nor the directory's owner, which the kernel's protected_symlinks would
+// refuse too. A directory, a block device and a socket are refused; the
+// directory of a file to be created or replaced must exist and be writable.
+// Close the Target when it will not be written.
+func Check(flag, path string) (*Target, error) {
+	t := &Target{Flag: flag, Path: path}
+	if path == "" {
+		return nil, result.Usagef(flag, "empty path; give a file name, or - for standard output")
+	}
+	if path == "-" {
+		t.kind = stdout
+		return t, nil
+	}
+	if strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator)) {
+		return nil, t.refuse("names a directory; give a file name")
+	}
+	p, err := filepath.Abs(path)
+	if err != nil {
+		return nil, t.refuse("%v", err)
+	}
+	for range maxLinks {
+		if fd, ok := ownDescriptor(p); ok {
+			return t.checkFD(fd)
+		}
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return t.checkReplace(p)
+		}
+		if err != nil {
+			return nil, t.refuse("%v", pathErr(err))
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			return t.checkExisting(p, fi, false)
+		}
+		if err := symlinkTrusted(p, fi); err != nil {
+			return nil, t.refuse("%v", err)
+		}
+		if isMagicLink(p) {
+			// /proc/PID/fd/N: its text ("pipe:[123]") is no path; only
+			// the kernel can follow it.
+			fi, err := os.Stat(p)
+			if err != nil {
+				return nil, t.refuse("%v", pathErr(err))
+			}
+			return t.checkExisting(p, fi, true)
+		}
+		dest, err := os.Readlink(p)
+		if err != nil {
+			return nil, t.refuse("%v", pathErr(err))
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(p), dest)
+		}
+		p = filepath.Clean(dest)
+	}
+	return nil, t.refuse("too many levels of symbolic links")
+}
+
+// Writable reports whether clyde, with its effective user and groups, may
+// write path (create files in it, for a directory): permissions and a
+// read-only mount, asked of the kernel without creating anything.
+func Writable(path string) error { return writable(path) }
+
+func (t *Target) refuse(format string, args ...any) error {
+	return result.Usagef(t.Flag, "%s: "+format, append([]any{t.Path}, args...)...)
+}
+
+// pathErr drops the operation and path *fs.PathError adds: the message
+// already names the path the user gave.
+func pathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// checkExisting applies the rules to an existing non-symlink p.
+func (t *Target) checkExisting(p string, fi fs.FileInfo, follow bool) (*Target, error) {
+	m := fi.Mode()
+	switch {
+	case m.IsDir():
+		return nil, t.refuse("is a directory; give a file name in it")
+	case m.IsRegular() && !follow:
+		return t.checkReplace(p)
+	case m.IsRegular():
+		return nil, t.refuse("is another process's descriptor of a regular file; name the file itself")
+	case m&fs.ModeDevice != 0 && m&fs.ModeCharDevice == 0:
+		return nil, t.refuse("is a block device; clyde writes results only to files, character devices, FIFOs and standard output (a benchmark target goes in --filename)")
+	case m&fs.ModeSocket != 0:
+		return nil, t.refuse("is a socket; clyde writes results only to files, character devices, FIFOs and standard output")
+	}
+	if err := writable(p); err != nil {
+		return nil, t.refuse("cannot be written: %v", err)
+	}
+	t.kind, t.path, t.info, t.follow = inPlace, p, fi, follow
+	return t, nil
+}
+
+// checkReplace checks that p's directory exists and is writable, and opens
+// it: the new file is renamed into it through this handle.
+func (t *Target) checkReplace(p string) (*Target, error) {
+	dir, name := filepath.Split(p)
+	dir = filepath.Clean(dir)
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, t.refuse("directory %s does not exist", dir)
+	case err != nil:
+		return nil, t.refuse("%v", err)
+	case !st.IsDir():
+		return nil, t.refuse("%s is not a directory", dir)
+	}
+	if err := writable(dir); err != nil {
+		return nil, t.refuse("cannot create files in %s: %v", dir, err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, t.refuse("%v", pathErr(err))
+	}
+	t.kind, t.root, t.name = replace, root, name
+	return t, nil
+}
+
+func (t *Target) checkFD(fd int) (*Target, error) {
+	if err := fdWritable(fd); err != nil {
+		return nil, t.refuse("descriptor %d %v", fd, err)
+	}
+	t.kind, t.fd = ownFD, fd
+	if fd == 1 {
+		t.kind = stdout
+	}
+	return t, nil
+}
+
+// InPlace reports whether the target is written where it is (a device, a
+// FIFO, standard output) rather than replaced.
+func (t *Target) InPlace() bool { return t != nil && t.kind != replace }
+
+// Same reports whether t and u would replace the same file; two in-place
+// targets (both /dev/stdout) are never the same, as writing both is fine.
+func (t *Target) Same(u *Target) bool {
+	if t == nil || u == nil || t.kind != replace || u.kind != replace || t.name != u.name {
+		return false
+	}
+	a, err1 := t.root.Stat(".")
+	b, err2 := u.root.Stat(".")
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
+}
+
+// Close releases what Check holds (the directory's handle). Write closes
+// the Target itself; Close after Write, and on a nil Target, does nothing.
+func (t *Target) Close() {
+	if t != nil && t.root != nil {
+		t.root.Close()
+		t.root = nil
+	}
+}
+
+// Write writes what fill produces: to out for standard output, in place
+// for a device or FIFO, otherwise into a temporary file in the target's
+// directory that is renamed over the target once it is complete and on
+// disk. A replaced file keeps its mode (and, when clyde runs as root, its
+// owner); a new one gets 0644. The error names the flag and the path.
+func (t *Target) Write(out io.Writer, fill func(io.Writer) error) error {
+	defer t.Close()
+	var err error
+	switch t.kind {
+	case stdout:
+		err = fill(out)
+	case ownFD:
+		err = t.writeFD(fill)
+	case inPlace:
+		err = t.writeInPlace(fill)
+	default:
+		err = t.writeReplace(fill)
+	}
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", t.Flag, t.Path, pathErr(err)) // "write /dev/full: " says nothing more
+	}
+	return nil
+}
+
+func (t *Target) writeFD(fill func(io.Writer) error) error {
+	f, err := dupFD(t.fd)
+	if err != nil {
+		return err
+	}
+	err = fill(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// writeInPlace opens the node Check saw, without creating or truncating,
+// and refuses one that was swapped since.
+func (t *Target) writeInPlace(fill func(io.Writer) error) error {
+	f, err := openInPlace(t.path, t.follow)
+	if err != nil {
+		return pathErr(err)
+	}
+	fi, err := f.Stat()
+	if err == nil && !sameNode(fi, t.info) {
+		err = errors.New("changed since clyde checked it at the start; not written")
+	}
+	if err == nil {
+		err = fill(f)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// writeReplace writes a temporary file beside the target and renames it
+// over the target, all through the directory's handle: no path is looked up
+// again, so a directory swapped for a symlink since Check changes nothing.
+func (t *Target) writeReplace(fill func(io.Writer) error) error {
+	mode := fs.FileMode(newFileMode)
+	var old fs.FileInfo
+	switch fi, err := t.root.Lstat(t.name); {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return pathErr(err)
+	case fi.Mode().IsRegular():
+		old = fi
+		mode = fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+	default:
+		return fmt.Errorf("became a %s since clyde checked it at the start; not replaced", describeMode(fi.Mode()))
+	}
+	tmp, tmpName, err := createTemp(t.root, t.name)
+	if err != nil {
+		return err
+	}
+	err = fill(tmp)
+	if err == nil && old != nil {
+		err = copyOwner(tmp, old) // before the chmod: chown clears setuid bits
+	}
+	if err == nil {
+		err = tmp.Chmod(mode)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = t.root.Rename(tmpName, t.name)
+	}
+	if err != nil {
+		_ = t.root.Remove(tmpName)
+		return pathErr(err)
+	}
+	syncDir(t.root)
+	return nil
+}
+
+// createTemp makes a new file in root, exclusively: O_EXCL fails on any
+// name that exists, a symlink included, so nothing planted is followed.
+func createTemp(root *os.Root, name string) (*os.File, string, error) {
+	if len(name) > 200 {
+		name = name[:200]
+	}
+	var err error
+	for range 10 {
+		var b [6]byte
+		_, _ = rand.Read(b[:])
+		tmpName := "." + name + ".clyde-" + hex.EncodeToString(b[:]) + ".tmp"
+		var f *os.File
+		f, err = root.OpenFile(tmpName, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if err == nil {
+			return f, tmpName, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	return nil, "", fmt.Errorf("create a temporary file beside it: %w", pathErr(err))
+}
+
+// syncDir makes the rename durable; where a directory cannot be synced
+// (Windows) the rename is still atomic, only its durability is the OS's.
+func syncDir(root *os.Root) {
+	if d, err := root.Open("."); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+}
+
+// sameNode is os.SameFile made strict for nodes: a removed file's inode
+// number is reused at once, so type and device number must match too.
+func sameNode(a, b fs.FileInfo) bool {
+	return os.SameFile(a, b) && a.Mode().Type() == b.Mode().Type() && rdev(a) == rdev(b)
+}
+
+func describeMode(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "symlink"
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "FIFO"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
+}

@@ -1,0 +1,116 @@
+//go:build unix
+
+package outfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// writable asks the kernel whether clyde, with its effective user and
+// groups (after -u), may write path: permissions, a read-only mount.
+func writable(path string) error {
+	if err := unix.Faccessat(unix.AT_FDCWD, path, unix.W_OK, unix.AT_EACCESS); err != nil {
+		return err
+	}
+	return nil
+}
+
+// ownFDPath matches the names of clyde's own descriptors: /dev/fd/N and
+// /proc/self/fd/N (/dev/stdout leads to one of these).
+var ownFDPath = regexp.MustCompile(`^/(?:dev/fd|proc/(self|thread-self|[0-9]+)/fd)/([0-9]+)$`)
+
+// ownDescriptor reports whether p names one of clyde's own descriptors,
+// which are written as they are: opening /proc/self/fd/1 anew would start
+// at offset 0 of a redirected stdout, over what was written before.
+func ownDescriptor(p string) (int, bool) {
+	m := ownFDPath.FindStringSubmatch(p)
+	if m == nil {
+		return 0, false
+	}
+	if m[1] != "" && m[1] != "self" && m[1] != "thread-self" && m[1] != strconv.Itoa(os.Getpid()) {
+		return 0, false
+	}
+	fd, err := strconv.Atoi(m[2])
+	return fd, err == nil
+}
+
+func fdWritable(fd int) error {
+	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	if err != nil {
+		return fmt.Errorf("is not open: %v", err)
+	}
+	if fl&unix.O_ACCMODE == unix.O_RDONLY {
+		return errors.New("is open for reading only")
+	}
+	return nil
+}
+
+// dupFD returns a copy of fd that can be closed without closing fd.
+func dupFD(fd int) (*os.File, error) {
+	nfd, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("duplicate descriptor %d: %w", fd, err)
+	}
+	return os.NewFile(uintptr(nfd), "/dev/fd/"+strconv.Itoa(fd)), nil
+}
+
+// openInPlace opens an existing node for writing: never created, never
+// truncated, no controlling terminal taken. follow is set only for magic
+// links (/proc/PID/fd/N), which only the kernel can follow.
+func openInPlace(path string, follow bool) (*os.File, error) {
+	flags := os.O_WRONLY | unix.O_NOCTTY
+	if !follow {
+		flags |= unix.O_NOFOLLOW
+	}
+	return os.OpenFile(path, flags, 0)
+}
+
+// copyOwner gives the replacement the replaced file's owner and group when
+// clyde runs as root (a user's file stays the user's); a non-root clyde
+// cannot give a file away, and its own files keep their owner anyway.
+func copyOwner(f *os.File, old fs.FileInfo) error {
+	st, ok := old.Sys().(*syscall.Stat_t)
+	if !ok || os.Geteuid() != 0 {
+		return nil
+	}
+	return f.Chown(int(st.Uid), int(st.Gid))
+}
+
+// symlinkTrusted applies the kernel's protected_symlinks rule to a symlink
+// clyde is about to follow: in a sticky world-writable directory such as
+// /tmp, only a link owned by clyde's user or the directory's owner is
+// followed. Another user's link there is how a planted symlink redirects a
+// root process's output over /etc/passwd.
+func symlinkTrusted(p string, link fs.FileInfo) error {
+	dir := filepath.Dir(p)
+	dfi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if dfi.Mode()&fs.ModeSticky == 0 || dfi.Mode().Perm()&0o002 == 0 {
+		return nil
+	}
+	lst, ok1 := link.Sys().(*syscall.Stat_t)
+	dst, ok2 := dfi.Sys().(*syscall.Stat_t)
+	if !ok1 || !ok2 || int(lst.Uid) == os.Geteuid() || lst.Uid == dst.Uid {
+		return nil
+	}
+	return fmt.Errorf("is a symlink owned by uid %d in the shared directory %s; clyde does not follow another user's symlink there", lst.Uid, dir)
+}
+
+// rdev is a device node's device number.
+func rdev(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Rdev)
+	}
+	return 0
+}
