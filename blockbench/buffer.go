@@ -4,23 +4,11 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"math/rand/v2"
-	"unsafe"
 )
 
 // compressChunk is fio's buffer_compress_chunk default: the unit in which
 // random bytes and zeros alternate for --buffer compressible:PCT.
 const compressChunk = 512
-
-// alignedBuffer is the one place I/O buffers come from: n bytes starting on a
-// BufferAlign boundary, so O_DIRECT accepts them on every device.
-func alignedBuffer(n int) []byte {
-	b := make([]byte, n+BufferAlign)
-	skip := 0
-	if rem := int(uintptr(unsafe.Pointer(&b[0])) & (BufferAlign - 1)); rem != 0 {
-		skip = BufferAlign - rem
-	}
-	return b[skip : skip+n : skip+n]
-}
 
 // fillBuffer writes the --buffer pattern into buf.
 func fillBuffer(buf []byte, spec Buffer, rng *rand.PCG) {

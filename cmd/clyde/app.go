@@ -34,9 +34,6 @@ var ErrRegression = errors.New("regression found")
 // errInterrupted marks a run stopped by SIGINT, SIGTERM or SIGHUP.
 var errInterrupted = errors.New("interrupted")
 
-// buildCommit is the commit clyde was built from.
-func buildCommit() string { return buildinfo.Commit() }
-
 // asUsageError makes urfave/cli's flag-parsing errors exit with code 2.
 func asUsageError(_ *cli.Context, err error, _ bool) error {
 	return &result.UsageError{Msg: err.Error()}
