@@ -14,7 +14,8 @@ func (psyncEngine) queues() bool     { return false }
 func (psyncEngine) available() error { return nil }
 
 func (psyncEngine) prepare(w *worker) (issuer, error) {
-	p := &psyncIssuer{rbuf: osio.AlignedBuffer(int(w.spec.BS)), wbuf: osio.AlignedBuffer(int(w.spec.BS))}
+	size := w.pattern.maxSize(w)
+	p := &psyncIssuer{rbuf: osio.AlignedBuffer(size), wbuf: osio.AlignedBuffer(size)}
 	fillBuffer(p.wbuf, w.spec.Buffer, w.dataRand())
 	return p, nil
 }
@@ -26,29 +27,27 @@ func (*psyncIssuer) close() {}
 // run is the synchronous loop. Nothing in it allocates; latency goes into
 // this worker's own recorders through complete.
 func (p *psyncIssuer) run(w *worker) {
-	bs := int(w.spec.BS)
 	t0 := w.now()
 	if t0 >= w.nextEvent && w.tick(t0) {
 		return
 	}
 	for {
-		dir := w.pickDir()
-		off := w.nextOffset(dir)
+		dir, off, size := w.pattern.next(w)
 		var n int
 		var err error
 		if dir == dirRead {
-			n, err = w.h.Pread(p.rbuf, off)
+			n, err = w.h.Pread(p.rbuf[:size], off)
 		} else {
-			n, err = w.h.Pwrite(p.wbuf, off)
+			n, err = w.h.Pwrite(p.wbuf[:size], off)
 		}
 		t1 := w.now()
 		if err != nil {
-			w.fail(fmt.Errorf("%s %d bytes at offset %d: %w", dirNames[dir], bs, off, err))
+			w.fail(fmt.Errorf("%s %d bytes at offset %d: %w", dirNames[dir], size, off, err))
 			return
 		}
 		// A synchronous call has no submission stage: its completion
 		// latency is its whole latency, as fio's psync reports it.
-		if !w.complete(dir, n, t0, t0, t1) {
+		if !w.complete(dir, n, size, off, t0, t0, t1) {
 			return
 		}
 		if t1 >= w.nextEvent && w.tick(t1) {

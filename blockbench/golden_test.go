@@ -43,7 +43,7 @@ func syntheticWorkers(wl *workload, seconds int, iops func(sec int) int64, meanN
 					dir = dirWrite
 				}
 				lat := max(10, int64(meanNs*(0.5+rng.ExpFloat64()*0.5)))
-				w.complete(dir, int(wl.BS), 0, lat/10, lat)
+				w.complete(dir, int(wl.BS), int(wl.BS), 0, 0, lat/10, lat)
 			}
 			w.marks = append(w.marks, mark{atNs: int64(sec+1) * int64(time.Second), ios: w.ios, bytes: w.bytes})
 		}

@@ -329,6 +329,7 @@ func (uringEngine) available() error { return uringProbe() }
 // uringSlot is one I/O in flight: its buffer stays put while the kernel owns it.
 type uringSlot struct {
 	buf      []byte
+	size     int   // of this I/O, at most len(buf)
 	prepNs   int64 // when the I/O was set up
 	submitNs int64 // when io_uring_enter took it
 	off      int64
@@ -355,8 +356,9 @@ func (uringEngine) prepare(w *worker) (issuer, error) {
 	}
 	r.slots = make([]uringSlot, w.spec.depth)
 	data := w.dataRand()
+	size := w.pattern.maxSize(w)
 	for i := range r.slots {
-		r.slots[i].buf = osio.AlignedBuffer(int(w.spec.BS))
+		r.slots[i].buf = osio.AlignedBuffer(size)
 		fillBuffer(r.slots[i].buf, w.spec.Buffer, data)
 	}
 	return &uringIssuer{ring: r}, nil
@@ -380,7 +382,6 @@ type uringIssuer struct {
 	pending  uint32 // SQEs published in the tail but not yet taken by the kernel
 	tail     uint32 // SQ tail, owned by this thread
 	fd       int32
-	bs       uint32
 }
 
 func (u *uringIssuer) close() {
@@ -398,7 +399,7 @@ func (u *uringIssuer) run(w *worker) {
 	r := u.ring
 	depth := len(r.slots)
 	u.free, u.nFree = make([]int32, depth), depth
-	u.fd, u.bs, u.tail = int32(w.h.Fd()), uint32(w.spec.BS), *r.sqTail
+	u.fd, u.tail = int32(w.h.Fd()), *r.sqTail
 	for i := range u.free {
 		u.free[i] = int32(depth - 1 - i)
 	}
@@ -491,15 +492,14 @@ func (u *uringIssuer) fillSQE(w *worker, now int64) int32 {
 	u.nFree--
 	i := u.free[u.nFree]
 	s := &r.slots[i]
-	s.dir = w.pickDir()
-	s.off = w.nextOffset(s.dir)
+	s.dir, s.off, s.size = w.pattern.next(w)
 	s.prepNs, s.submitNs = now, now
 	op := uint8(uringOpRead)
 	if s.dir == dirWrite {
 		op = uringOpWrite
 	}
 	r.sqes[u.tail&r.sqMask] = uringSQE{opcode: op, fd: u.fd, off: uint64(s.off),
-		addr: uint64(uintptr(unsafe.Pointer(unsafe.SliceData(s.buf)))), len: u.bs, userData: uint64(i)}
+		addr: uint64(uintptr(unsafe.Pointer(unsafe.SliceData(s.buf)))), len: uint32(s.size), userData: uint64(i)}
 	u.tail++
 	u.pending++
 	u.inflight++
@@ -527,11 +527,11 @@ func (u *uringIssuer) reap(w *worker, t1 int64) bool {
 		u.nFree++
 		u.inflight--
 		if res < 0 {
-			w.fail(fmt.Errorf("%s %d bytes at offset %d: %w", dirNames[s.dir], len(s.buf), s.off, unix.Errno(-res)))
+			w.fail(fmt.Errorf("%s %d bytes at offset %d: %w", dirNames[s.dir], s.size, s.off, unix.Errno(-res)))
 			ok = false
 			continue
 		}
-		if !w.complete(s.dir, int(res), s.prepNs, s.submitNs, t1) {
+		if !w.complete(s.dir, int(res), s.size, s.off, s.prepNs, s.submitNs, t1) {
 			ok = false
 		}
 	}

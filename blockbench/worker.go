@@ -81,6 +81,12 @@ type worker struct {
 	// split is true when the engine has a submission stage, so clat and
 	// slat are apart from lat.
 	split bool
+	// pattern draws each I/O's direction, offset and size: fio's rw modes
+	// (fioPattern) unless the workload brings its own.
+	pattern ioPattern
+	// observe, when set, sees every completion (per-I/O logs); nil costs a
+	// compare per I/O.
+	observe func(dir, n int, off, prepNs, submitNs, doneNs int64)
 
 	// Fixed per job.
 	mixed     bool
@@ -113,6 +119,7 @@ func newWorker(spec *workload, index int) *worker {
 			w.recs[recSlat+d] = latency.New()
 		}
 	}
+	w.pattern = fioPattern{}
 	w.mixed = spec.RW.Mixed()
 	w.mixRead = uint64(spec.RWMixRead)
 	w.random = spec.RW.Random()
@@ -220,6 +227,26 @@ func (w *worker) finish() {
 	}
 }
 
+// ioPattern draws the I/O a worker issues next. Engines call it once per
+// I/O; an implementation must not allocate.
+type ioPattern interface {
+	// next is the direction, offset and size of the next I/O.
+	next(w *worker) (dir int, off int64, size int)
+	// maxSize is the largest size next returns: what buffers are made for.
+	maxSize(w *worker) int
+}
+
+// fioPattern is fio's rw modes: a fixed block size, the direction drawn by
+// rwmixread for mixed modes, offsets at random or in sequence.
+type fioPattern struct{}
+
+func (fioPattern) next(w *worker) (int, int64, int) {
+	dir := w.pickDir()
+	return dir, w.nextOffset(dir), int(w.spec.BS)
+}
+
+func (fioPattern) maxSize(w *worker) int { return int(w.spec.BS) }
+
 // pickDir draws the direction of the next I/O: for mixed modes each I/O on
 // its own, with probability rwmixread of being a read.
 func (w *worker) pickDir() int {
@@ -246,14 +273,17 @@ func (w *worker) nextOffset(dir int) int64 {
 	return off
 }
 
-// complete counts one finished I/O of n bytes, set up at prepNs, submitted
-// at submitNs and completed at doneNs: the one place every engine's
-// completions are counted. It issues the fsync --fsync asks for, and
-// returns false when that fails or the I/O budget of a non-time-based job
-// is spent.
-func (w *worker) complete(dir, n int, prepNs, submitNs, doneNs int64) bool {
-	if int64(n) != w.spec.BS {
+// complete counts one finished I/O of want bytes at off that moved n, set
+// up at prepNs, submitted at submitNs and completed at doneNs: the one place
+// every engine's completions are counted. It issues the fsync --fsync asks
+// for, and returns false when that fails or the I/O budget of a
+// non-time-based job is spent.
+func (w *worker) complete(dir, n, want int, off, prepNs, submitNs, doneNs int64) bool {
+	if n != want {
 		w.short[dir]++
+	}
+	if w.observe != nil {
+		w.observe(dir, n, off, prepNs, submitNs, doneNs)
 	}
 	w.recs[recLat+dir].Record(time.Duration(doneNs - prepNs))
 	if w.split {
