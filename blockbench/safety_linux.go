@@ -575,7 +575,10 @@ func parseFdinfoFlags(b []byte) (uint64, bool) {
 			continue
 		}
 		n, err := strconv.ParseUint(string(bytes.TrimSpace(rest)), 8, 64)
-		return n, err == nil
+		if err != nil {
+			return 0, false // ParseUint returns the largest value on overflow
+		}
+		return n, true
 	}
 	return 0, false
 }
