@@ -1,48 +1,30 @@
 package blockbench
 
 import (
+	"errors"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/clydebench/clyde/internal/units"
 	"github.com/clydebench/clyde/result"
 )
 
 // ParseSize reads a size as fio does with its default kb_base=1024: a plain
-// number is bytes; k, m, g, t (also KB, KiB, MB, MiB, ...) are powers of 1024,
-// case-insensitive. flag names the option in the error.
+// number is bytes; k, m, g, t, p (also KB, KiB, MB, MiB, ...) are powers of
+// 1024, case-insensitive (internal/units). flag names the option in the error.
 func ParseSize(flag, s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	i := 0
-	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
-		i++
-	}
-	if i == 0 {
+	n, err := units.Parse(strings.TrimSpace(s), units.Bytes)
+	switch {
+	case errors.Is(err, units.ErrTooLarge):
+		return 0, result.Usagef(flag, "%q is too large; give at most 8 EiB", s)
+	case errors.Is(err, units.ErrUnknownUnit):
+		return 0, result.Usagef(flag, "%q has an unknown unit; accepted: k, m, g, t, p (also KiB, MB, ...)", s)
+	case err != nil:
 		return 0, result.Usagef(flag, "%q is not a size; give bytes or a number with k, m, g or t (4k, 1m, 1GiB)", s)
 	}
-	n, err := strconv.ParseInt(t[:i], 10, 64)
-	if err != nil {
-		return 0, result.Usagef(flag, "%q is too large; give at most an exabyte", s)
-	}
-	var shift uint
-	switch strings.ToLower(t[i:]) {
-	case "", "b":
-	case "k", "kb", "kib":
-		shift = 10
-	case "m", "mb", "mib":
-		shift = 20
-	case "g", "gb", "gib":
-		shift = 30
-	case "t", "tb", "tib":
-		shift = 40
-	default:
-		return 0, result.Usagef(flag, "%q has an unknown unit; accepted: k, m, g, t (also KiB, MB, ...)", s)
-	}
-	if n > math.MaxInt64>>shift {
-		return 0, result.Usagef(flag, "%q is too large; give at most an exabyte", s)
-	}
-	return n << shift, nil
+	return n, nil
 }
 
 // ParseBSList reads --bs: one size or a comma list, each run as its own job.

@@ -5,64 +5,29 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
+	"github.com/clydebench/clyde/internal/units"
 	"github.com/clydebench/clyde/result"
 )
-
-// unit is one suffix a bonnie++ number may carry and what it multiplies by.
-type unit struct {
-	suffix string
-	mult   int64
-}
 
 // Suffix tables. bonnie++'s size_from_str multiplies by 2^10, 2^20, 2^30 by
 // the suffix's position in a per-field list; clyde accepts the same letters
 // plus the spelled-out binary units people type today (512KiB, 2GiB).
 var (
 	// -s size counts MiB: g and t as bonnie++ (m is what atoi ignored there).
-	sizeUnitsMiB = []unit{{"m", 1}, {"mib", 1}, {"mb", 1}, {"g", 1 << 10}, {"gib", 1 << 10}, {"gb", 1 << 10}, {"t", 1 << 20}, {"tib", 1 << 20}, {"tb", 1 << 20}}
+	sizeUnitsMiB = []units.Unit{{Suffix: "m", Mult: 1}, {Suffix: "mib", Mult: 1}, {Suffix: "mb", Mult: 1}, {Suffix: "g", Mult: 1 << 10}, {Suffix: "gib", Mult: 1 << 10}, {Suffix: "gb", Mult: 1 << 10}, {Suffix: "t", Mult: 1 << 20}, {Suffix: "tib", Mult: 1 << 20}, {Suffix: "tb", Mult: 1 << 20}}
 	// Byte counts (chunk sizes, file sizes).
-	byteUnits = []unit{{"b", 1}, {"k", 1 << 10}, {"kib", 1 << 10}, {"kb", 1 << 10}, {"m", 1 << 20}, {"mib", 1 << 20}, {"mb", 1 << 20}, {"g", 1 << 30}, {"gib", 1 << 30}, {"gb", 1 << 30}}
+	byteUnits = units.Bytes
 	// Counts that take k for x1024 (seeks, directories).
-	countK = []unit{{"k", 1 << 10}}
+	countK = []units.Unit{{Suffix: "k", Mult: 1 << 10}}
 	// -n num counts units of 1024 files; m means 1024 of those.
-	filesUnits = []unit{{"k", 1}, {"m", 1 << 10}}
+	filesUnits = []units.Unit{{Suffix: "k", Mult: 1}, {Suffix: "m", Mult: 1 << 10}}
 )
 
-// parseNumber reads a non-negative whole number with an optional suffix from
-// units. It is strict where bonnie++'s atoi was not: trailing junk, signs and
-// empty strings are errors.
-func parseNumber(s string, units []unit) (int64, error) {
-	if s == "" {
-		return 0, fmt.Errorf("empty value")
-	}
-	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	if i == 0 {
-		return 0, fmt.Errorf("%q is not a number", s)
-	}
-	n, err := strconv.ParseInt(s[:i], 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q is too large", s)
-	}
-	rest := strings.ToLower(s[i:])
-	if rest == "" {
-		return n, nil
-	}
-	for _, u := range units {
-		if rest == u.suffix {
-			if n > (1<<62)/u.mult {
-				return 0, fmt.Errorf("%q is too large", s)
-			}
-			return n * u.mult, nil
-		}
-	}
-	return 0, fmt.Errorf("%q has an unknown unit %q", s, s[i:])
-}
+// parseNumber reads a non-negative whole number with an optional suffix
+// from table (internal/units).
+func parseNumber(s string, table []units.Unit) (int64, error) { return units.Parse(s, table) }
 
 // SizeSpec is the parsed -s size[:chunk[:seeks[:procs]]] argument.
 type SizeSpec struct {

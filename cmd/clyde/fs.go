@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"github.com/clydebench/clyde/fsbench"
 	"github.com/clydebench/clyde/internal/bonnie"
 	"github.com/clydebench/clyde/internal/sysinfo"
+	"github.com/clydebench/clyde/internal/units"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -142,21 +142,13 @@ func fsOptions(c *cli.Context) (fsbench.Options, error) {
 	return o, o.Validate()
 }
 
+// parseWhole reads a whole number without a unit (internal/units), at most 2^40.
 func parseWhole(s string) (int64, error) {
-	var n int64
-	if s == "" {
-		return 0, errors.New("empty value")
+	n, err := units.Parse(s, nil)
+	if err == nil && n > 1<<40 {
+		err = fmt.Errorf("%q is too large", s)
 	}
-	for _, ch := range s {
-		if ch < '0' || ch > '9' {
-			return 0, fmt.Errorf("%q is not a whole number", s)
-		}
-		n = n*10 + int64(ch-'0')
-		if n > 1<<40 {
-			return 0, fmt.Errorf("%q is too large", s)
-		}
-	}
-	return n, nil
+	return n, err
 }
 
 func fsAction(c *cli.Context) error {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clydebench/clyde/internal/units"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -306,26 +307,21 @@ func (p *lineParser) size(i int, units string, lowest int64) int64 {
 	return v
 }
 
-// parseSize reads "<digits>[unit]" with the units of print_size.
-func parseSize(s, units string) (int64, error) {
-	digits, mult := s, int64(1)
-	if s != "" {
-		last := strings.ToUpper(s[len(s)-1:])
-		if k := strings.Index(strings.ToUpper(units), last); k >= 0 && last != " " {
-			digits = s[:len(s)-1]
-			for range k {
-				mult *= 1024
-			}
-		}
+// parseSize reads "<digits>[unit]" with the units of print_size: units[0]
+// is x1 (a space: no letter), each following letter x1024 more.
+func parseSize(s, letters string) (int64, error) {
+	table := units.Powers(letters, 0)
+	if strings.HasPrefix(letters, " ") {
+		table = units.Powers(letters[1:], 1)
 	}
-	if !isDigits(digits) {
-		return 0, errors.New("is not a size (digits and an optional " + strings.TrimSpace(units) + " unit)")
-	}
-	n, err := strconv.ParseInt(digits, 10, 64)
-	if err != nil || n > math.MaxInt64/mult {
+	n, err := units.Parse(s, table)
+	switch {
+	case errors.Is(err, units.ErrTooLarge):
 		return 0, errors.New("is too large")
+	case err != nil:
+		return 0, errors.New("is not a size (digits and an optional " + strings.TrimSpace(letters) + " unit)")
 	}
-	return n * mult, nil
+	return n, nil
 }
 
 // isDigits reports whether s is a non-empty run of ASCII digits, the only

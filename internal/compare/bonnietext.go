@@ -1,12 +1,12 @@
 package compare
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/clydebench/clyde/internal/bonnie"
+	"github.com/clydebench/clyde/internal/units"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -304,14 +304,14 @@ func parseTextRate(s string, suffixed bool) (float64, error) {
 // "64M:16k:2:1000:3" (size:chunk:concurrency:seeks:procs, 1.98+).
 func (r *TextReport) parseSizeField(s string) error {
 	parts := strings.Split(s, ":")
-	mib, err := parseUnitNumber(parts[0], map[byte]int64{'M': 1, 'G': 1024, 'T': 1 << 20})
+	mib, err := parseUnitNumber(parts[0], units.Powers("MGT", 0))
 	if err != nil || mib <= 0 {
 		return fmt.Errorf("size %q is not a file size like 2G or 300M", s)
 	}
 	r.Config.FileSizeMiB = mib
 	r.Config.ChunkBytes, r.Config.Seeks, r.Config.SeekProcs = 8192, 8192, 5
 	if len(parts) > 1 && parts[1] != "" {
-		c, err := parseUnitNumber(parts[1], map[byte]int64{'k': 1 << 10, 'm': 1 << 20, 'g': 1 << 30})
+		c, err := parseUnitNumber(parts[1], units.Powers("kmg", 1))
 		if err != nil || c <= 0 || c > 1<<30 {
 			return fmt.Errorf("chunk %q in %q is not a size like 16k", parts[1], s)
 		}
@@ -330,19 +330,12 @@ func (r *TextReport) parseSizeField(s string) error {
 }
 
 // parseUnitNumber reads digits with an optional one-letter unit suffix.
-func parseUnitNumber(s string, units map[byte]int64) (int64, error) {
-	if s == "" {
-		return 0, errors.New("empty")
-	}
-	mult := int64(1)
-	if m, ok := units[s[len(s)-1]]; ok {
-		s, mult = s[:len(s)-1], m
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 || n > 1<<40 {
+func parseUnitNumber(s string, table []units.Unit) (int64, error) {
+	n, err := units.Parse(s, table)
+	if err != nil || n > 1<<40 {
 		return 0, fmt.Errorf("%q is not a number", s)
 	}
-	return n * mult, nil
+	return n, nil
 }
 
 // parseFileSpec reads "256:4096:512/16", "16", "1:link", "1:4096:0".
