@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/clydebench/clyde/internal/osio"
+	"github.com/clydebench/clyde/internal/sysinfo"
 )
 
 // sysfsRoot, procRoot and devRoot are variables so tests can point them at
@@ -353,46 +354,26 @@ func readDevNumber(dir string) (uint64, bool) {
 // mountedAny looks for a mount of any of the nodes, by the device number the
 // kernel records in mountinfo and by the mount's source path.
 func mountedAny(nodes []devNode) (string, bool, error) {
-	f, err := os.Open(filepath.Join(procRoot, "self", "mountinfo"))
+	mounts, err := sysinfo.ReadMounts(filepath.Join(procRoot, "self", "mountinfo"))
 	if err != nil {
-		return "", false, fmt.Errorf("read mount table: %w", err)
+		return "", false, err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 5 {
-			continue
-		}
-		sep := -1
-		for i, fl := range fields {
-			if fl == "-" {
-				sep = i
-				break
-			}
-		}
-		var source, fstype string
-		if sep > 0 && sep+2 < len(fields) {
-			fstype, source = fields[sep+1], unescapeMount(fields[sep+2])
-		}
-		var maj, mnr uint32
-		_, _ = fmt.Sscanf(fields[2], "%d:%d", &maj, &mnr)
-		byNumber := unix.Mkdev(maj, mnr)
+	for _, m := range mounts {
+		byNumber := unix.Mkdev(m.Major, m.Minor)
 		bySource := uint64(0)
-		if strings.HasPrefix(source, "/dev/") {
+		if strings.HasPrefix(m.Source, "/dev/") {
 			var st unix.Stat_t
-			if unix.Stat(source, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFBLK {
+			if unix.Stat(m.Source, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFBLK {
 				bySource = st.Rdev
 			}
 		}
 		for _, n := range nodes {
 			if n.dev == byNumber || n.dev == bySource {
-				return fmt.Sprintf("/dev/%s is mounted on %s (%s)", n.name, unescapeMount(fields[4]), fstype), true, nil
+				return fmt.Sprintf("/dev/%s is mounted on %s (%s)", n.name, m.MountPoint, m.FSType), true, nil
 			}
 		}
 	}
-	return "", false, sc.Err()
+	return "", false, nil
 }
 
 // swapEntries lists the paths in /proc/swaps: partitions and swap files.
@@ -407,7 +388,7 @@ func swapEntries() ([]string, error) {
 	var paths []string
 	for _, line := range strings.Split(string(b), "\n")[1:] {
 		if fields := strings.Fields(line); len(fields) > 0 {
-			paths = append(paths, unescapeMount(fields[0]))
+			paths = append(paths, sysinfo.UnescapeOctal(fields[0]))
 		}
 	}
 	return paths, nil
@@ -446,23 +427,6 @@ func swapFile(id osio.Identity) (string, bool, error) {
 		}
 	}
 	return "", false, nil
-}
-
-// unescapeMount undoes the kernel's octal escapes (\040 for a space).
-func unescapeMount(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) && s[i+1] >= '0' && s[i+1] <= '3' {
-			b.WriteByte((s[i+1]-'0')<<6 | (s[i+2]-'0')<<3 | (s[i+3] - '0'))
-			i += 3
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // openMatch says whether an open descriptor, as stat shows its file, is

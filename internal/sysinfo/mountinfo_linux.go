@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -205,3 +206,22 @@ func mountNotes(m mountInfo) []string {
 	}
 	return notes
 }
+
+// MountInfo is one line of a mountinfo file, unescaped.
+type MountInfo = mountInfo
+
+// ReadMounts parses the mountinfo file at path (/proc/self/mountinfo; tests
+// give a fake one): the one reader of the mount table, which the block
+// engine's safety rules use as well.
+func ReadMounts(path string) ([]MountInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read mount table: %w", err)
+	}
+	defer f.Close()
+	return parseMountInfo(f)
+}
+
+// UnescapeOctal undoes the kernel's \ooo escaping (\040 for a space) in
+// /proc/self/mountinfo and /proc/swaps.
+func UnescapeOctal(s string) string { return unescapeOctal(s) }
