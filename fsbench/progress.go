@@ -11,22 +11,6 @@ import (
 	"github.com/clydebench/clyde/result"
 )
 
-// progressWords are bonnie++'s progress messages, so logs read the same.
-var progressWords = [result.FSTestCount]string{
-	"Writing a byte at a time...",
-	"Writing intelligently...",
-	"Rewriting...",
-	"Reading a byte at a time...",
-	"Reading intelligently...",
-	"start 'em...",
-	"Create files in sequential order...",
-	"Stat files in sequential order...",
-	"Delete files in sequential order...",
-	"Create files in random order...",
-	"Stat files in random order...",
-	"Delete files in random order...",
-}
-
 // progress prints phase progress in bonnie++'s words and, when live, a line
 // of operations done that refreshes twice a second once a phase has run for
 // a second. The workers publish their counts every checkEvery operations.
@@ -48,7 +32,7 @@ func (p *progress) start(t result.FSTest, copies []*copyState) {
 		return
 	}
 	p.test, p.copies, p.shown = t, copies, false
-	fmt.Fprint(p.w, progressWords[t])
+	fmt.Fprint(p.w, t.Progress())
 	if !p.live {
 		return
 	}
@@ -70,7 +54,7 @@ func (p *progress) start(t result.FSTest, copies []*copyState) {
 					done += c.done.Load()
 				}
 				rate := float64(done) / now.Sub(began).Seconds()
-				fmt.Fprintf(p.w, "\r\033[K%s %s ops, %s/s", progressWords[p.test],
+				fmt.Fprintf(p.w, "\r\033[K%s %s ops, %s/s", p.test.Progress(),
 					humanize.Comma(done), humanize.Comma(int64(rate)))
 				p.shown = true
 			}
@@ -87,7 +71,7 @@ func (p *progress) stop(ok bool) {
 		p.wg.Wait()
 		p.stopCh = nil
 		if p.shown {
-			fmt.Fprintf(p.w, "\r\033[K%s", progressWords[p.test])
+			fmt.Fprintf(p.w, "\r\033[K%s", p.test.Progress())
 		}
 	}
 	if !ok {

@@ -287,7 +287,7 @@ func (r *runner) runPhase(ctx context.Context, run *result.FSRun, p phaseFuncs) 
 		c.done.Store(0)
 		if p.setup != nil {
 			if err := p.setup(c); err != nil {
-				return fmt.Errorf("%s: prepare: %w", phaseName(p.test), err)
+				return fmt.Errorf("%s: prepare: %w", p.test.Phase(), err)
 			}
 		}
 		n := 1
@@ -320,7 +320,7 @@ func (r *runner) runPhase(ctx context.Context, run *result.FSRun, p phaseFuncs) 
 	}
 	out, err := lanes.Run(ctx, ls, lanes.Options{Started: func() { r.prog.start(p.test, r.copies) }})
 	if err != nil {
-		return fmt.Errorf("%s: %w", phaseName(p.test), err)
+		return fmt.Errorf("%s: %w", p.test.Phase(), err)
 	}
 	for _, n := range counts {
 		tr.Ops += n.ops
@@ -336,25 +336,16 @@ func (r *runner) runPhase(ctx context.Context, run *result.FSRun, p phaseFuncs) 
 	tr.Interrupted = out.Err != nil && ctx.Err() != nil
 	tr.Finish()
 	if out.Err != nil {
-		return fmt.Errorf("%s: %w", phaseName(p.test), out.Err)
+		return fmt.Errorf("%s: %w", p.test.Phase(), out.Err)
 	}
 	if p.after != nil {
 		for _, c := range r.copies {
 			if err := p.after(c); err != nil {
-				return fmt.Errorf("%s: %w", phaseName(p.test), err)
+				return fmt.Errorf("%s: %w", p.test.Phase(), err)
 			}
 		}
 	}
 	return nil
-}
-
-// phaseName is the name an error message gives a phase.
-func phaseName(t result.FSTest) string {
-	return [...]string{
-		"per-char write", "block write", "rewrite", "per-char read", "block read", "random seeks",
-		"sequential create", "sequential stat", "sequential delete",
-		"random create", "random stat", "random delete",
-	}[t]
 }
 
 // stopped reports whether the phase was cancelled; loops call it every few

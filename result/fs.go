@@ -27,9 +27,22 @@ const (
 	FSTestCount
 )
 
-var fsTestNames = [FSTestCount]string{
-	"putc", "put_block", "rewrite", "getc", "get_block", "seeks",
-	"seq_create", "seq_stat", "seq_del", "ran_create", "ran_stat", "ran_del",
+// fsTests is the one table of what each bonnie++ test is called: its CSV
+// header name, the phase name error messages give it, and bonnie++'s
+// progress words for it.
+var fsTests = [FSTestCount]struct{ name, phase, progress string }{
+	{"putc", "per-char write", "Writing a byte at a time..."},
+	{"put_block", "block write", "Writing intelligently..."},
+	{"rewrite", "rewrite", "Rewriting..."},
+	{"getc", "per-char read", "Reading a byte at a time..."},
+	{"get_block", "block read", "Reading intelligently..."},
+	{"seeks", "random seeks", "start 'em..."},
+	{"seq_create", "sequential create", "Create files in sequential order..."},
+	{"seq_stat", "sequential stat", "Stat files in sequential order..."},
+	{"seq_del", "sequential delete", "Delete files in sequential order..."},
+	{"ran_create", "random create", "Create files in random order..."},
+	{"ran_stat", "random stat", "Stat files in random order..."},
+	{"ran_del", "random delete", "Delete files in random order..."},
 }
 
 // Name is the test's bonnie++ CSV header name.
@@ -37,7 +50,23 @@ func (t FSTest) Name() string {
 	if t < 0 || t >= FSTestCount {
 		return "unknown"
 	}
-	return fsTestNames[t]
+	return fsTests[t].name
+}
+
+// Phase is the test's name in messages: "block write".
+func (t FSTest) Phase() string {
+	if t < 0 || t >= FSTestCount {
+		return "unknown phase"
+	}
+	return fsTests[t].phase
+}
+
+// Progress is bonnie++'s progress message for the test, so logs read the same.
+func (t FSTest) Progress() string {
+	if t < 0 || t >= FSTestCount {
+		return ""
+	}
+	return fsTests[t].progress
 }
 
 // IsIO reports whether t is one of the six tests on the big file.
