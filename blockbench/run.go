@@ -38,8 +38,14 @@ func Run(ctx context.Context, j Job) (*result.Block, error) {
 		return nil, err
 	}
 	res, err := RunPlan(ctx, p)
-	if res != nil && table != nil {
-		res.Profile = table.finish(steps, res.Jobs)
+	if res != nil {
+		// Each step is one group of one job, so jobs and steps line up.
+		for i := range res.Jobs {
+			res.Jobs[i].Warmup = steps[i].warmup
+		}
+		if table != nil {
+			res.Profile = table.finish(steps, res.Jobs)
+		}
 	}
 	return res, err
 }

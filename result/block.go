@@ -72,6 +72,9 @@ type BlockJob struct {
 	// Syncs counts fsync calls issued for --fsync.
 	Syncs       int64 `json:"syncs"`
 	Interrupted bool  `json:"interrupted,omitempty"`
+	// Warmup marks a pass that ran only to prepare the drive (CDM's
+	// uncounted first pass): reports and comparisons leave it out.
+	Warmup bool `json:"warmup,omitempty"`
 }
 
 // BlockJobConfig is a job as it ran, every default resolved.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // EncodeJSON writes v as indented JSON with a trailing newline: the form
@@ -51,6 +52,33 @@ func DecodeFS(data []byte) (*FS, error) {
 	}
 	f.Fixup()
 	return &f, nil
+}
+
+// DecodeBlock reads a saved clyde block result and checks it is one this
+// version understands.
+func DecodeBlock(data []byte) (*Block, error) {
+	kind, err := Kind(data)
+	if err != nil {
+		return nil, err
+	}
+	if kind != "block" {
+		return nil, fmt.Errorf("a clyde %s result, not a block result", kind)
+	}
+	var b Block
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, describeJSONError(err)
+	}
+	if b.SchemaVersion > SchemaVersion {
+		return nil, fmt.Errorf("result schema %d is newer than this clyde reads (%d)", b.SchemaVersion, SchemaVersion)
+	}
+	for i := range b.Jobs {
+		// Results saved before the warmup field marked a warm-up pass
+		// only in its name.
+		if strings.HasSuffix(b.Jobs[i].JobName, "(warm-up)") {
+			b.Jobs[i].Warmup = true
+		}
+	}
+	return &b, nil
 }
 
 // describeJSONError turns encoding/json's errors into one line that says

@@ -40,15 +40,6 @@ func JSON(w io.Writer, res *result.Block) error {
 	return enc.Encode(res)
 }
 
-// Decode reads a saved result back.
-func Decode(r io.Reader) (*result.Block, error) {
-	var res result.Block
-	if err := json.NewDecoder(r).Decode(&res); err != nil {
-		return nil, fmt.Errorf("decode block result: %w", err)
-	}
-	return &res, nil
-}
-
 // Text writes a preset's table, or for plain jobs fio's normal layout.
 func Text(w io.Writer, res *result.Block) error {
 	ew := &errWriter{w: w}

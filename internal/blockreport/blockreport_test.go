@@ -3,6 +3,7 @@ package blockreport
 import (
 	"bytes"
 	"flag"
+	"github.com/clydebench/clyde/result"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,12 +30,7 @@ func TestGoldens(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.golden+"/"+tc.format, func(t *testing.T) {
-			f, err := os.Open(filepath.Join(dir, tc.in))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			res, err := Decode(f)
+			res, err := decodeFile(filepath.Join(dir, tc.in))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,12 +64,7 @@ func TestTablesHaveTheirShape(t *testing.T) {
 	}
 	for in, wants := range cases {
 		t.Run(in, func(t *testing.T) {
-			f, err := os.Open(filepath.Join(dir, in))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			res, err := Decode(f)
+			res, err := decodeFile(filepath.Join(dir, in))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,9 +91,9 @@ func FuzzDecode(f *testing.F) {
 	if b, err := os.ReadFile(filepath.Join(dir, "result.json")); err == nil {
 		f.Add(b)
 	}
-	f.Add([]byte(`{"jobs":[{"read":{"lat_ns":{"percentile":{"x":1}}}}]}`))
+	f.Add([]byte(`{"kind":"block","schema_version":1,"jobs":[{"read":{"lat_ns":{"percentile":{"x":1}}}}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		res, err := Decode(bytes.NewReader(b))
+		res, err := result.DecodeBlock(b)
 		if err != nil {
 			return
 		}
@@ -110,4 +101,13 @@ func FuzzDecode(f *testing.F) {
 			_ = Write(&bytes.Buffer{}, format, res) // must not panic
 		}
 	})
+}
+
+// decodeFile reads a saved block result through the one decoder.
+func decodeFile(path string) (*result.Block, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return result.DecodeBlock(b)
 }

@@ -3,7 +3,6 @@ package compare
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -290,7 +289,7 @@ func loadData(name string, data []byte) ([]*Run, error) {
 	return loadBonnie(name, strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n"))
 }
 
-// DecodeResult reads a saved clyde result of either kind.
+// decodeClyde reads a saved clyde result of either kind.
 func decodeClyde(data []byte) (*Run, error) {
 	kind, err := result.Kind(data)
 	if err != nil {
@@ -307,17 +306,14 @@ func decodeClyde(data []byte) (*Run, error) {
 		}
 		return &Run{Source: "clyde JSON", FS: f}, nil
 	case "block":
-		var b result.Block
-		if err := json.Unmarshal(data, &b); err != nil {
+		b, err := result.DecodeBlock(data)
+		if err != nil {
 			return nil, fmt.Errorf("block result: %v", err)
 		}
-		if b.SchemaVersion > result.SchemaVersion {
-			return nil, fmt.Errorf("result schema %d is newer than this clyde reads (%d)", b.SchemaVersion, result.SchemaVersion)
-		}
-		if err := blockHasFigures(&b); err != nil {
+		if err := blockHasFigures(b); err != nil {
 			return nil, err
 		}
-		return &Run{Source: "clyde JSON", Block: &b}, nil
+		return &Run{Source: "clyde JSON", Block: b}, nil
 	}
 	return nil, fmt.Errorf("unknown result kind %q", kind)
 }

@@ -223,7 +223,7 @@ func blockFigures(b *result.Block) []Figure {
 		f.Values = append(f.Values, v)
 	}
 	for _, j := range b.Jobs {
-		if strings.HasSuffix(j.JobName, "(warm-up)") {
+		if j.Warmup {
 			continue
 		}
 		k := JobKey(j.Config)

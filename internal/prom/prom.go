@@ -8,7 +8,6 @@ package prom
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
@@ -90,7 +89,7 @@ func BlockRegistry(host string, res *result.Block) *prometheus.Registry {
 		dev = res.Target.Path
 	}
 	for _, j := range res.Jobs {
-		if strings.HasSuffix(j.JobName, "(warm-up)") {
+		if j.Warmup {
 			continue
 		}
 		for _, d := range []struct {
