@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/clydebench/clyde/internal/buildinfo"
+	"github.com/clydebench/clyde/internal/keep"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -27,9 +28,6 @@ const (
 
 // version is what --version prints (internal/buildinfo).
 var version = buildinfo.Version()
-
-// ErrRegression is returned when --check-regression finds a column that fell.
-var ErrRegression = errors.New("regression found")
 
 // errInterrupted marks a run stopped by SIGINT, SIGTERM or SIGHUP.
 var errInterrupted = errors.New("interrupted")
@@ -101,7 +99,7 @@ func exitCode(err error) int {
 		return exitInterrupted
 	case result.IsUsage(err):
 		return exitUsage
-	case errors.Is(err, ErrRegression):
+	case errors.Is(err, keep.ErrRegression):
 		return exitRegression
 	default:
 		return exitFailed

@@ -11,6 +11,7 @@ import (
 
 	"github.com/clydebench/clyde/blockbench"
 	"github.com/clydebench/clyde/internal/blockreport"
+	"github.com/clydebench/clyde/internal/compare"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -129,24 +130,24 @@ func blockAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	keep, err := beginKeep(c) // checks --output too, before anything is created
+	kp, err := beginKeep(c) // checks --output too, before anything is created
 	if err != nil {
 		return err
 	}
-	defer keep.release()
+	defer kp.release()
 	res, runErr := blockbench.Run(c.Context, job)
 	if res == nil {
 		return runErr
 	}
 	report := func(w io.Writer) error { return blockreport.Write(w, format, res) }
-	if keep.result == nil {
+	if kp.result == nil {
 		if err := report(c.App.Writer); err != nil {
 			return joinLine(runErr, fmt.Errorf("write report: %w", err))
 		}
-	} else if err := keep.result.Write(c.App.Writer, report); err != nil {
+	} else if err := kp.result.Write(c.App.Writer, report); err != nil {
 		return joinLine(runErr, err)
 	}
-	return keep.after(c.Context, res, runErr)
+	return kp.after(c.Context, compare.FromBlock(res), runErr)
 }
 
 // blockCleanup is `clyde block --cleanup`: what a killed run left at

@@ -10,6 +10,7 @@ import (
 
 	"github.com/clydebench/clyde/fsbench"
 	"github.com/clydebench/clyde/internal/bonnie"
+	"github.com/clydebench/clyde/internal/compare"
 	"github.com/clydebench/clyde/internal/sysinfo"
 	"github.com/clydebench/clyde/internal/units"
 	"github.com/clydebench/clyde/result"
@@ -176,11 +177,11 @@ func fsAction(c *cli.Context) error {
 	if err := switchUser(c.String("user"), c.String("group")); err != nil {
 		return err
 	}
-	keep, err := beginKeep(c)
+	kp, err := beginKeep(c)
 	if err != nil {
 		return err
 	}
-	defer keep.release()
+	defer kp.release()
 	quiet := c.Bool("quiet")
 	// Progress is for a person watching: cron and pipes get none unless
 	// CLYDE_PROGRESS=1 asks for it.
@@ -196,12 +197,12 @@ func fsAction(c *cli.Context) error {
 	if err := printFSReport(stdout, stderr, res, quiet, c.IsSet("iterations"), c.Bool("percentiles")); err != nil && runErr == nil {
 		runErr = err
 	}
-	if keep.result != nil { // --json, checked before the run
-		if err := keep.result.Write(stdout, func(w io.Writer) error { return result.EncodeJSON(w, res) }); err != nil {
+	if kp.result != nil { // --json, checked before the run
+		if err := kp.result.Write(stdout, func(w io.Writer) error { return result.EncodeJSON(w, res) }); err != nil {
 			runErr = joinLine(runErr, err)
 		}
 	}
-	return keep.after(c.Context, res, runErr)
+	return kp.after(c.Context, compare.FromFS(res), runErr)
 }
 
 // printFSReport prints like bonnie++: without -x the text tables (on stderr

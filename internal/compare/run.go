@@ -5,6 +5,7 @@
 package compare
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -313,3 +314,19 @@ func contains(ss []string, s string) bool {
 	}
 	return false
 }
+
+// Encode is the run's result as saved: clyde's JSON of its kind.
+func (r *Run) Encode() ([]byte, error) {
+	var b bytes.Buffer
+	var err error
+	if r.Block != nil {
+		err = result.EncodeJSON(&b, r.Block)
+	} else {
+		err = result.EncodeJSON(&b, r.FS)
+	}
+	return b.Bytes(), err
+}
+
+// FromFS and FromBlock wrap a result clyde just made.
+func FromFS(f *result.FS) *Run       { return &Run{FS: f, Source: "clyde"} }
+func FromBlock(b *result.Block) *Run { return &Run{Block: b, Source: "clyde"} }

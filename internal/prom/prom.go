@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
 
+	"github.com/clydebench/clyde/internal/compare"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -28,6 +29,14 @@ const (
 	fsTargetLabel = "dir"
 	blkTargetLbl  = "device"
 )
+
+// Registry holds a run's figures, whatever its kind.
+func Registry(run *compare.Run) *prometheus.Registry {
+	if run.Block != nil {
+		return BlockRegistry(run.Host(), run.Block)
+	}
+	return FSRegistry(run.Host(), run.FS)
+}
 
 // FSRegistry holds an fs result's figures: the mean over -x iterations of
 // every test that produced a number (too-short and skipped tests are left

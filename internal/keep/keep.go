@@ -1,0 +1,174 @@
+// Package keep is what happens to a finished run after its report is
+// written: it is saved in the history, checked against the comparable runs
+// before it (--check-regression), and written as a Prometheus textfile. It
+// works on compare.Run, the one wrapper that every result kind (fs, block,
+// copy) has, so no step switches on the kind.
+package keep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/clydebench/clyde/internal/compare"
+	"github.com/clydebench/clyde/internal/history"
+	"github.com/clydebench/clyde/internal/outfile"
+	"github.com/clydebench/clyde/internal/prom"
+	"github.com/clydebench/clyde/result"
+)
+
+// ErrRegression is returned when the regression check finds a column that
+// fell (exit code 3).
+var ErrRegression = errors.New("regression found")
+
+// RegressionWindow is how many earlier comparable runs the check takes the
+// median of.
+const RegressionWindow = 5
+
+// Options say what to keep of a run.
+type Options struct {
+	// DBPath is the history; "" touches no database.
+	DBPath string
+	// NoHistory does not save the run (a regression check still reads).
+	NoHistory bool
+	// RegressPct is the regression threshold in percent; 0 checks nothing.
+	RegressPct float64
+	// Prom is the textfile to write, nil for none.
+	Prom *outfile.Target
+	// Stdout is where an output of "-" goes; Stderr gets the notes.
+	Stdout, Stderr io.Writer
+}
+
+// Check refuses, before the run starts and before anything is created, a
+// history that could not take the result (another program's database, a
+// damaged file, a directory that cannot be written) and an output that is
+// the history database (the result would replace every saved run). Every
+// refusal is a usage error naming the flag.
+func (o *Options) Check(outputs ...*outfile.Target) error {
+	if o.DBPath == "" {
+		return nil
+	}
+	check := history.CheckWritable
+	if o.NoHistory {
+		check = history.CheckReadable
+	}
+	if err := check(o.DBPath); err != nil {
+		return result.Usagef("--db", "%v", err)
+	}
+	db, err := outfile.Check("--db", o.DBPath)
+	if err != nil {
+		return nil // not a file an output could replace; check judged it
+	}
+	defer db.Close()
+	for _, t := range append(outputs, o.Prom) {
+		if db.Same(t) {
+			return result.Usagef(t.Flag, "%s is the history database; give another path", t.Path)
+		}
+	}
+	return nil
+}
+
+// After runs once the result is printed and its file written. It saves the
+// run to the history, checks for a regression and writes the Prometheus
+// textfile. A history that cannot be opened or written fails (exit 1) so
+// that cron mails it, but only now: the result is never lost because of it.
+// A partial run (runErr) is kept out of the history. It returns runErr, or
+// one line joining the history's error, a regression and a textfile error.
+func After(ctx context.Context, o Options, run *compare.Run, runErr error) error {
+	if run == nil || runErr != nil {
+		return runErr
+	}
+	var err error
+	if o.DBPath != "" {
+		err = keepHistory(ctx, o, run)
+	}
+	if o.Prom != nil {
+		reg := prom.Registry(run)
+		if perr := o.Prom.Write(o.Stdout, func(w io.Writer) error { return prom.Encode(w, reg) }); perr != nil {
+			err = joinLine(err, perr)
+		}
+	}
+	return err
+}
+
+// keepHistory saves run (unless NoHistory) and checks it for a regression.
+func keepHistory(ctx context.Context, o Options, run *compare.Run) error {
+	var store *history.Store
+	var err error
+	if o.NoHistory {
+		store, err = history.OpenReadOnly(o.DBPath)
+		if errors.Is(err, history.ErrNoHistory) {
+			fmt.Fprintf(o.Stderr, "clyde: regression check: %v, so no earlier run to compare with\n", err)
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("regression check could not run: %w", err)
+		}
+	} else if store, err = history.Open(o.DBPath); err != nil {
+		return fmt.Errorf("%w; the result was not saved there", err)
+	}
+	defer store.Close()
+	var saveErr error
+	var savedID int64
+	if !o.NoHistory {
+		if savedID, err = save(ctx, store, run); err != nil {
+			saveErr = fmt.Errorf("%w; the result was not saved there", err)
+		}
+	}
+	if o.RegressPct > 0 {
+		if err := checkRegression(ctx, o, store, run, savedID); err != nil {
+			return joinLine(saveErr, err)
+		}
+	}
+	return saveErr
+}
+
+func save(ctx context.Context, store *history.Store, run *compare.Run) (int64, error) {
+	data, err := run.Encode()
+	if err != nil {
+		return 0, err
+	}
+	return store.Save(ctx, history.Entry{
+		Kind: run.Kind(), Host: run.Host(), Target: run.Target(), Params: run.Params(),
+		StartTime: run.Provenance().StartTime, Summary: run.Summary(), JSON: data,
+	})
+}
+
+// checkRegression compares run with the median of the last comparable runs
+// before it (same host, target, kind and parameters).
+func checkRegression(ctx context.Context, o Options, store *history.Store, run *compare.Run, savedID int64) error {
+	entries, err := store.Query(ctx, history.Filter{Host: run.Host(), Target: run.Target(), Kind: run.Kind(),
+		Params: run.Params(), BeforeID: savedID, Limit: RegressionWindow, WithJSON: true})
+	if err != nil {
+		return fmt.Errorf("regression check could not run: %w", err)
+	}
+	var prev []*compare.Run
+	for _, e := range entries {
+		rs, err := compare.LoadBytes("#"+strconv.FormatInt(e.ID, 10), e.JSON)
+		if err != nil || len(rs) != 1 {
+			continue
+		}
+		prev = append(prev, rs[0])
+	}
+	if len(prev) == 0 {
+		fmt.Fprintln(o.Stderr, "clyde: regression check: no earlier comparable run in the history yet")
+		return nil
+	}
+	if regs := compare.Regressions(run, prev, o.RegressPct); len(regs) > 0 {
+		return fmt.Errorf("%w: %s", ErrRegression, compare.RegressionSummary(regs, len(prev)))
+	}
+	return nil
+}
+
+// joinLine adds err to prev on the same line: errors.Join would print two.
+func joinLine(prev, err error) error {
+	if prev == nil {
+		return err
+	}
+	if err == nil {
+		return prev
+	}
+	return fmt.Errorf("%w; %w", prev, err)
+}
