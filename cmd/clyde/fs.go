@@ -9,8 +9,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/clydebench/clyde/fsbench"
-	"github.com/clydebench/clyde/internal/bonnie"
 	"github.com/clydebench/clyde/internal/compare"
+	"github.com/clydebench/clyde/internal/fsreport"
 	"github.com/clydebench/clyde/internal/sysinfo"
 	"github.com/clydebench/clyde/internal/units"
 	"github.com/clydebench/clyde/result"
@@ -194,7 +194,11 @@ func fsAction(c *cli.Context) error {
 	if res == nil {
 		return runErr
 	}
-	if err := printFSReport(stdout, stderr, res, quiet, c.IsSet("iterations"), c.Bool("percentiles")); err != nil && runErr == nil {
+	text := stdout
+	if quiet {
+		text = stderr // bonnie++ -q: tables to stderr, CSV alone on stdout
+	}
+	if err := fsreport.Write(text, stdout, res, fsreport.Options{CSVOnly: c.IsSet("iterations"), Percentiles: c.Bool("percentiles")}); err != nil && runErr == nil {
 		runErr = err
 	}
 	if kp.result != nil { // --json, checked before the run
@@ -203,38 +207,6 @@ func fsAction(c *cli.Context) error {
 		}
 	}
 	return kp.after(c.Context, compare.FromFS(res), runErr)
-}
-
-// printFSReport prints like bonnie++: without -x the text tables (on stderr
-// with -q) then the CSV line; with -x only CSV lines, a header first when
-// there is more than one.
-func printFSReport(stdout, stderr io.Writer, res *result.FS, quiet, csvOnly, percentiles bool) error {
-	text := stdout
-	if quiet {
-		text = stderr
-	}
-	if csvOnly && res.Config.Iterations > 1 {
-		fmt.Fprintln(stdout, bonnie.CSVHeader())
-	}
-	for _, run := range res.Runs {
-		if !csvOnly {
-			if err := bonnie.WriteText(text, res.Config, run); err != nil {
-				return err
-			}
-			if advice := bonnie.TooShortAdvice(res.Config, run); advice != "" {
-				fmt.Fprintln(text, advice)
-			}
-		}
-		if percentiles {
-			if err := bonnie.WritePercentiles(text, run); err != nil {
-				return err
-			}
-		}
-		if _, err := fmt.Fprintln(stdout, bonnie.CSVLine(res.Config, run)); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func isTerminal(w io.Writer) bool {

@@ -313,3 +313,25 @@ func TestFSCleanupAfterKill(t *testing.T) {
 		t.Fatalf("after --cleanup: %v, want only the lookalike", entries)
 	}
 }
+
+// TestReportPrintsWhatTheRunPrinted: `clyde report r.json` renders the
+// saved result through the same reporter as the run, too-short advice and
+// all, so the two print the same bytes.
+func TestReportPrintsWhatTheRunPrinted(t *testing.T) {
+	dir := t.TempDir()
+	jsonPath := filepath.Join(t.TempDir(), "r.json")
+	code, runOut, stderr := runClyde(t, "fs", "-d", dir, "-s", "0", "-n", "1", "-r", "0", "-z", "7", "--no-history", "--json", jsonPath)
+	if code != 0 {
+		t.Fatalf("run: exit %d, %s", code, stderr)
+	}
+	if !strings.Contains(runOut, "too short to measure") {
+		t.Fatalf("the run printed no too-short advice to compare: %q", runOut)
+	}
+	code, reportOut, stderr := runClyde(t, "report", jsonPath)
+	if code != 0 {
+		t.Fatalf("report: exit %d, %s", code, stderr)
+	}
+	if reportOut != runOut {
+		t.Errorf("report printed\n%s\nthe run printed\n%s", reportOut, runOut)
+	}
+}

@@ -9,8 +9,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/clydebench/clyde/internal/blockreport"
-	"github.com/clydebench/clyde/internal/bonnie"
 	"github.com/clydebench/clyde/internal/compare"
+	"github.com/clydebench/clyde/internal/fsreport"
 	"github.com/clydebench/clyde/internal/htmlreport"
 	"github.com/clydebench/clyde/internal/outfile"
 	"github.com/clydebench/clyde/result"
@@ -104,23 +104,14 @@ func reportJSON(w io.Writer, runs []*compare.Run) error {
 	return result.EncodeJSON(w, vals)
 }
 
-// reportRun renders one run: bonnie++'s tables and CSV line for fs runs,
-// the block reporter's text or CSV for block runs.
+// reportRun renders one run as the run printed it: bonnie++'s tables,
+// advice and CSV line for fs runs (fsreport), the block reporter's text or
+// CSV for block runs.
 func reportRun(w io.Writer, format string, r *compare.Run) error {
 	if r.Block != nil {
 		return blockreport.Write(w, format, r.Block)
 	}
-	for _, run := range r.FS.Runs {
-		if format == "text" {
-			if err := bonnie.WriteText(w, r.FS.Config, run); err != nil {
-				return err
-			}
-		}
-		if _, err := fmt.Fprintln(w, bonnie.CSVLine(r.FS.Config, run)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return fsreport.Write(w, w, r.FS, fsreport.Options{CSVOnly: format == "csv"})
 }
 
 // trailingReportFlags accepts --format and --output after the file names

@@ -1,0 +1,55 @@
+// Package fsreport renders a clyde fs result as bonnie++ prints its own:
+// the two text tables of each run, the advice for tests too short to
+// measure, the latency percentiles when asked, and the 1.98 CSV line. A run
+// and `clyde report` of its saved JSON print through the same function, so
+// they print the same bytes.
+package fsreport
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/clydebench/clyde/internal/bonnie"
+	"github.com/clydebench/clyde/result"
+)
+
+// Options shape the report.
+type Options struct {
+	// CSVOnly prints only CSV lines, a header first when there is more than
+	// one run (bonnie++ -x).
+	CSVOnly bool
+	// Percentiles prints each test's latency distribution after the tables.
+	Percentiles bool
+}
+
+// Write prints res like bonnie++: for each run the text tables and advice
+// (to text) then the CSV line (to csv); bonnie++ -q sends text to stderr,
+// so the two may differ.
+func Write(text, csv io.Writer, res *result.FS, o Options) error {
+	if o.CSVOnly && len(res.Runs) > 1 {
+		if _, err := fmt.Fprintln(csv, bonnie.CSVHeader()); err != nil {
+			return err
+		}
+	}
+	for _, run := range res.Runs {
+		if !o.CSVOnly {
+			if err := bonnie.WriteText(text, res.Config, run); err != nil {
+				return err
+			}
+			if advice := bonnie.TooShortAdvice(res.Config, run); advice != "" {
+				if _, err := fmt.Fprintln(text, advice); err != nil {
+					return err
+				}
+			}
+		}
+		if o.Percentiles {
+			if err := bonnie.WritePercentiles(text, run); err != nil {
+				return err
+			}
+		}
+		if _, err := fmt.Fprintln(csv, bonnie.CSVLine(res.Config, run)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
