@@ -25,17 +25,21 @@ type profileTable struct {
 	rows   []profileRow
 }
 
-// Profile loads, exported so that documentation and tests can show them.
-var (
-	// OrionSmallLoads and OrionLargeLoads are the outstanding-I/O points of
-	// the orion preset (ORION's "simple" run: small, then large, in isolation).
-	OrionSmallLoads = []int{1, 2, 4, 8, 16, 32}
-	OrionLargeLoads = []int{1, 2, 4, 8}
-	// IometerReadPcts are the % Read access specifications of iometer-mix.
-	IometerReadPcts = []int{100, 99, 90, 50, 10, 0}
-	// SweepSizes are bs-sweep's block sizes, 1 KiB to 1 MiB.
-	SweepSizes = []int64{1 << 10, 2 << 10, 4 << 10, 8 << 10, 16 << 10, 32 << 10, 64 << 10, 128 << 10, 256 << 10, 512 << 10, 1 << 20}
-)
+// The presets' loads. They are functions that return fresh slices, so no
+// caller can change a preset for every later run.
+
+// OrionSmallLoads and OrionLargeLoads are the outstanding-I/O points of the
+// orion preset (ORION's "simple" run: small, then large, in isolation).
+func OrionSmallLoads() []int { return []int{1, 2, 4, 8, 16, 32} }
+func OrionLargeLoads() []int { return []int{1, 2, 4, 8} }
+
+// IometerReadPcts are the % Read access specifications of iometer-mix.
+func IometerReadPcts() []int { return []int{100, 99, 90, 50, 10, 0} }
+
+// SweepSizes are bs-sweep's block sizes, 1 KiB to 1 MiB.
+func SweepSizes() []int64 {
+	return []int64{1 << 10, 2 << 10, 4 << 10, 8 << 10, 16 << 10, 32 << 10, 64 << 10, 128 << 10, 256 << 10, 512 << 10, 1 << 20}
+}
 
 // plan turns a job into the workloads it runs, one group each (a plain job
 // per block size, or one pass of one preset row), the step each group is,
@@ -116,7 +120,7 @@ func profileRows(j *Job) []profileRow {
 			}
 		}
 	case ProfileIometerMix:
-		for _, pct := range IometerReadPcts {
+		for _, pct := range IometerReadPcts() {
 			rw := RandRW
 			switch pct {
 			case 100:
@@ -143,14 +147,14 @@ func profileRows(j *Job) []profileRow {
 			}
 			return r
 		}
-		for _, l := range OrionSmallLoads {
+		for _, l := range OrionSmallLoads() {
 			rows = append(rows, point(fmt.Sprintf("Small=%d Large=0", l), 8<<10, l))
 		}
-		for _, l := range OrionLargeLoads {
+		for _, l := range OrionLargeLoads() {
 			rows = append(rows, point(fmt.Sprintf("Small=0 Large=%d", l), 1<<20, l))
 		}
 	case ProfileBSSweep:
-		for _, bs := range SweepSizes {
+		for _, bs := range SweepSizes() {
 			rows = append(rows, profileRow{label: sizeLabel(bs), rw: j.RW, mix: j.RWMixRead, bs: bs, depth: j.IODepth, numJobs: j.NumJobs})
 		}
 	}
