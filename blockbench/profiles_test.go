@@ -36,16 +36,3 @@ func TestProfilesProduceTables(t *testing.T) {
 	}
 }
 
-func ExampleRun() {
-	j := NewJob(filepath.Join(dirForExample(), "clyde-example.tmp"))
-	j.RW, j.Size, j.TimeBased, j.Runtime = RandRead, 1<<20, false, 0 // one pass over 1 MiB
-	res, err := Run(context.Background(), j)
-	if err != nil {
-		panic(err)
-	}
-	r := res.Jobs[0].Read
-	// fio's shape: total_ios, io_bytes, lat_ns percentiles.
-	_ = r.Lat.Percentile
-	fmtPrintln(r.TotalIOs, r.IOBytes)
-	// Output: 256 1048576
-}
