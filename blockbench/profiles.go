@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/clydebench/clyde/internal/units"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -155,7 +156,7 @@ func profileRows(j *Job) []profileRow {
 		}
 	case ProfileBSSweep:
 		for _, bs := range SweepSizes() {
-			rows = append(rows, profileRow{label: sizeLabel(bs), rw: j.RW, mix: j.RWMixRead, bs: bs, depth: j.IODepth, numJobs: j.NumJobs})
+			rows = append(rows, profileRow{label: units.Label(bs), rw: j.RW, mix: j.RWMixRead, bs: bs, depth: j.IODepth, numJobs: j.NumJobs})
 		}
 	}
 	return rows

@@ -35,4 +35,3 @@ func TestProfilesProduceTables(t *testing.T) {
 		})
 	}
 }
-

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/clydebench/clyde/internal/buildinfo"
 	"github.com/clydebench/clyde/internal/sysinfo"
+	"github.com/clydebench/clyde/internal/units"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -295,22 +295,11 @@ func workloadFrom(j *Job, rw RW, bs int64) Workload {
 		name = string(rw)
 	}
 	if len(j.BlockSizes) > 1 || j.Profile != ProfileNone {
-		name += "-" + sizeLabel(bs)
+		name += "-" + units.Label(bs)
 	}
 	return Workload{
 		Name: name, Filename: j.Filename, RW: rw, RWMixRead: j.RWMixRead, BS: bs, Size: j.Size, Offset: j.Offset,
 		IODepth: j.IODepth, NumJobs: j.NumJobs, IOEngine: j.IOEngine, Direct: j.Direct, Runtime: j.Runtime,
 		RampTime: j.RampTime, TimeBased: j.TimeBased, Buffer: j.Buffer, Fsync: j.Fsync, Seed: j.Seed,
 	}
-}
-
-// sizeLabel prints a block size the way fio's job names and CDM's rows do: 4k, 1m.
-func sizeLabel(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return strconv.FormatInt(n>>20, 10) + "m"
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return strconv.FormatInt(n>>10, 10) + "k"
-	}
-	return strconv.FormatInt(n, 10)
 }

@@ -141,17 +141,20 @@ type CacheState struct {
 	Error string `json:"error,omitempty"`
 }
 
+// RateUnit is the unit of the test's rate, as bonnie++ prints it.
+func (t FSTest) RateUnit() string {
+	switch {
+	case t == Seeks:
+		return "seeks/s"
+	case t.IsIO():
+		return "KiB/s"
+	}
+	return "files/s"
+}
+
 // Finish fills the derived figures (rate, %CP, too-short flag) from the raw ones.
 func (r *FSTestResult) Finish() {
-	r.Name = r.Test.Name()
-	switch {
-	case r.Test == Seeks:
-		r.RateUnit = "seeks/s"
-	case r.Test.IsIO():
-		r.RateUnit = "KiB/s"
-	default:
-		r.RateUnit = "files/s"
-	}
+	r.Name, r.RateUnit = r.Test.Name(), r.Test.RateUnit()
 	if !r.Ran || r.ElapsedNs <= 0 {
 		r.RatePerSec, r.CPUPercent, r.TooShort = 0, 0, false
 		return

@@ -475,7 +475,7 @@ func (l Line) Result() (result.FSConfig, result.FSRun) {
 	for i, tf := range l.Tests {
 		t := result.FSTest(i)
 		r := &run.Tests[i]
-		r.Test, r.Name, r.RateUnit = t, t.Name(), rateUnit(t)
+		r.Test, r.Name, r.RateUnit = t, t.Name(), t.RateUnit()
 		r.Ran = tf.RateState != CellAbsent
 		r.TooShort = tf.RateState == CellTooFast
 		if tf.RateState == CellKnown {
@@ -489,15 +489,4 @@ func (l Line) Result() (result.FSConfig, result.FSRun) {
 		}
 	}
 	return cfg, run
-}
-
-// rateUnit is the unit result.FSTestResult.Finish gives test t's rate.
-func rateUnit(t result.FSTest) string {
-	switch {
-	case t == result.Seeks:
-		return "seeks/s"
-	case t.IsIO():
-		return "KiB/s"
-	}
-	return "files/s"
 }

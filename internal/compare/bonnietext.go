@@ -128,7 +128,7 @@ func (r *TextReport) hasFiles() bool { return r.Config.FilesK > 0 }
 func (r *TextReport) finish() {
 	for t := range r.Run.Tests {
 		tr := &r.Run.Tests[t]
-		tr.Name, tr.RateUnit = tr.Test.Name(), fsUnit(tr.Test)
+		tr.Name, tr.RateUnit = tr.Test.Name(), tr.Test.RateUnit()
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clydebench/clyde/internal/units"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -170,7 +171,7 @@ func fsFigures(r *Run) []Figure {
 			}
 		}
 		if rate.Unit == "" {
-			rate.Unit = fsUnit(t)
+			rate.Unit = t.RateUnit()
 		}
 		if rate.State == Unknown {
 			rate.Values = nil
@@ -181,16 +182,6 @@ func fsFigures(r *Run) []Figure {
 	return append(rates, lats...)
 }
 
-func fsUnit(t result.FSTest) string {
-	switch {
-	case t == result.Seeks:
-		return "seeks/s"
-	case t.IsIO():
-		return "KiB/s"
-	}
-	return "files/s"
-}
-
 // JobKey names a block job by what it did, so the same job of two runs
 // lines up even when their names differ.
 func JobKey(c result.BlockJobConfig) string {
@@ -198,17 +189,7 @@ func JobKey(c result.BlockJobConfig) string {
 	if c.RW == "rw" || c.RW == "randrw" {
 		rw += " " + strconv.Itoa(c.RWMixRead) + "%r"
 	}
-	return fmt.Sprintf("%s %s qd%d j%d", rw, sizeLabel(c.BSBytes), c.IODepth, c.NumJobs)
-}
-
-func sizeLabel(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return strconv.FormatInt(n>>20, 10) + "m"
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return strconv.FormatInt(n>>10, 10) + "k"
-	}
-	return strconv.FormatInt(n, 10)
+	return fmt.Sprintf("%s %s qd%d j%d", rw, units.Label(c.BSBytes), c.IODepth, c.NumJobs)
 }
 
 func blockFigures(b *result.Block) []Figure {

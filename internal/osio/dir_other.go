@@ -3,7 +3,6 @@
 package osio
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -166,53 +165,6 @@ func (d Dir) OpenSubdir(name []byte) (Dir, error) {
 // Remove removes the file or empty directory name in d.
 func (d Dir) Remove(name []byte) error { return d.root.Remove(nameString(name)) }
 
-// RemoveAll removes name and everything below it one entry at a time (Go's
-// RemoveAll fails on non-empty directories under Wine; removing entry by
-// entry works everywhere). A missing name is not an error.
-func (d Dir) RemoveAll(name []byte) error {
-	e, err := d.Lstat(name)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		return err
-	}
-	if e.Dir {
-		sub, err := d.OpenSubdir(name)
-		if err != nil {
-			return err
-		}
-		err = sub.removeContents()
-		if cerr := sub.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return err
-		}
-	}
-	if err := d.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return nil
-}
-
-func (d Dir) removeContents() error {
-	for {
-		names, err := d.ReadNames()
-		if err != nil {
-			return err
-		}
-		if len(names) == 0 {
-			return nil
-		}
-		for _, n := range names {
-			if err := d.RemoveAll(Name(n)); err != nil {
-				return err
-			}
-		}
-	}
-}
-
 // Rename renames oldName to newName within d.
 func (d Dir) Rename(oldName, newName []byte) error {
 	return d.root.Rename(nameString(oldName), nameString(newName))
@@ -296,27 +248,4 @@ func eofIsNil(err error) error {
 		return nil
 	}
 	return err
-}
-
-// Scanner reads a directory's names.
-type Scanner struct{}
-
-// NewScanner returns a scanner.
-func NewScanner() *Scanner { return &Scanner{} }
-
-// Scan calls fn with each entry's NUL-terminated name, skipping dot names.
-func (s *Scanner) Scan(d Dir, fn func(name []byte) error) error {
-	names, err := d.ReadNames()
-	if err != nil {
-		return err
-	}
-	for _, n := range names {
-		if n == "" || n[0] == '.' {
-			continue
-		}
-		if err := fn(Name(n)); err != nil {
-			return err
-		}
-	}
-	return nil
 }

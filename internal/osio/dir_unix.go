@@ -201,54 +201,6 @@ func (d Dir) Remove(name []byte) error {
 	return nil
 }
 
-// RemoveAll removes name in d and, when it is a directory, everything in it,
-// through descriptors: a symlink anywhere below is removed, never followed.
-// A missing name is not an error.
-func (d Dir) RemoveAll(name []byte) error {
-	e, err := d.Lstat(name)
-	if err != nil {
-		if errors.Is(err, unix.ENOENT) {
-			return nil
-		}
-		return err
-	}
-	if e.Dir {
-		sub, err := d.OpenSubdir(name)
-		if err != nil {
-			return err
-		}
-		err = sub.removeContents()
-		if cerr := sub.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return err
-		}
-	}
-	if err := d.Remove(name); err != nil && !errors.Is(err, unix.ENOENT) {
-		return err
-	}
-	return nil
-}
-
-// removeContents empties d, one entry at a time.
-func (d Dir) removeContents() error {
-	for {
-		names, err := d.ReadNames()
-		if err != nil {
-			return err
-		}
-		if len(names) == 0 {
-			return nil
-		}
-		for _, n := range names {
-			if err := d.RemoveAll(Name(n)); err != nil {
-				return err
-			}
-		}
-	}
-}
-
 // Rename renames oldName to newName within d.
 func (d Dir) Rename(oldName, newName []byte) error {
 	if err := unix.Renameat(d.sysfd(), nameString(oldName), d.sysfd(), nameString(newName)); err != nil {

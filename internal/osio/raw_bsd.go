@@ -69,30 +69,6 @@ func (f File) WriteSmall(b []byte) (int, error)  { return unix.Write(f.sysfd(), 
 func (f File) ReadSmall(b []byte) (int, error)   { return unix.Read(f.sysfd(), b) }
 func (f File) CloseSmall() error                 { return unix.Close(f.sysfd()) }
 
-// Scanner reads a directory's names.
-type Scanner struct{}
-
-// NewScanner returns a scanner.
-func NewScanner() *Scanner { return &Scanner{} }
-
-// Scan calls fn with each entry's NUL-terminated name, skipping names that
-// start with '.', in readdir order.
-func (s *Scanner) Scan(d Dir, fn func(name []byte) error) error {
-	names, err := d.ReadNames()
-	if err != nil {
-		return err
-	}
-	for _, n := range names {
-		if n == "" || n[0] == '.' {
-			continue
-		}
-		if err := fn(Name(n)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // ReadNames lists every entry of d but "." and "..", dot files included,
 // through a duplicate of d's descriptor.
 func (d Dir) ReadNames() ([]string, error) {

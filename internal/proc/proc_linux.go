@@ -4,23 +4,11 @@ package proc
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
-
-// Exists reports whether pid exists (signal 0 probes without sending).
-func Exists(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := unix.Kill(pid, 0)
-	return err == nil || errors.Is(err, unix.EPERM)
-}
 
 // BootID names this boot of the machine; a marker from another boot is
 // from a run that cannot still be going, whatever process has its pid now.

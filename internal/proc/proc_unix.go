@@ -1,4 +1,4 @@
-//go:build unix && !linux
+//go:build unix
 
 package proc
 
@@ -16,8 +16,3 @@ func Exists(pid int) bool {
 	err := unix.Kill(pid, 0)
 	return err == nil || errors.Is(err, unix.EPERM)
 }
-
-// BootID and StartTicks are read on Linux only; elsewhere a reused
-// pid keeps a leftover marker looking alive until that process ends.
-func BootID() string        { return "" }
-func StartTicks(int) uint64 { return 0 }

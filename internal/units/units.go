@@ -88,3 +88,15 @@ func Parse(s string, units []Unit) (int64, error) {
 	}
 	return 0, fmt.Errorf("%q has an %w %q", s, ErrUnknownUnit, rest)
 }
+
+// Label prints a byte count the way fio's job names and CrystalDiskMark's
+// rows do: 4k, 1m, 512.
+func Label(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + "m"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.FormatInt(n>>10, 10) + "k"
+	}
+	return strconv.FormatInt(n, 10)
+}

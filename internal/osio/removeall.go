@@ -1,0 +1,56 @@
+package osio
+
+import (
+	"errors"
+	"io/fs"
+)
+
+// RemoveAll removes name in d and, when it is a directory, everything in it,
+// one entry at a time through descriptors: a symlink anywhere below is
+// removed, never followed. (Go's os.RemoveAll also fails on non-empty
+// directories under Wine; removing entry by entry works everywhere.) A
+// missing name is not an error.
+func (d Dir) RemoveAll(name []byte) error {
+	e, err := d.Lstat(name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	if e.Dir {
+		sub, err := d.OpenSubdir(name)
+		if err != nil {
+			return err
+		}
+		err = sub.removeContents()
+		if cerr := sub.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := d.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// removeContents empties d, one entry at a time.
+func (d Dir) removeContents() error {
+	for {
+		names, err := d.ReadNames()
+		if err != nil {
+			return err
+		}
+		if len(names) == 0 {
+			return nil
+		}
+		for _, n := range names {
+			if err := d.RemoveAll(Name(n)); err != nil {
+				return err
+			}
+		}
+	}
+}
