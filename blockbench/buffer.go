@@ -1,9 +1,10 @@
 package blockbench
 
 import (
-	"encoding/binary"
 	"math/bits"
 	"math/rand/v2"
+
+	"github.com/clydebench/clyde/internal/datagen"
 )
 
 // compressChunk is fio's buffer_compress_chunk default: the unit in which
@@ -20,23 +21,11 @@ func fillBuffer(buf []byte, spec Buffer, rng *rand.PCG) {
 		for start := 0; start < len(buf); start += compressChunk {
 			chunk := buf[start:min(start+compressChunk, len(buf))]
 			r := min(randomLen, len(chunk))
-			fillRandom(chunk[:r], rng)
+			datagen.Fill(chunk[:r], rng)
 			clear(chunk[r:])
 		}
 	default:
-		fillRandom(buf, rng)
-	}
-}
-
-func fillRandom(buf []byte, rng *rand.PCG) {
-	i := 0
-	for ; i+8 <= len(buf); i += 8 {
-		binary.LittleEndian.PutUint64(buf[i:], rng.Uint64())
-	}
-	if i < len(buf) {
-		var tail [8]byte
-		binary.LittleEndian.PutUint64(tail[:], rng.Uint64())
-		copy(buf[i:], tail[:])
+		datagen.Fill(buf, rng)
 	}
 }
 

@@ -23,9 +23,9 @@ var dirNames = [2]string{"read", "write"}
 const (
 	// markEvery is the period of the per-second series.
 	markEvery = int64(time.Second)
-	// checkEvery bounds how long a worker goes without looking at its context
+	// checkInterval bounds how long a worker goes without looking at its context
 	// and deadline, so ^C stops a run within a tenth of a second.
-	checkEvery = int64(100 * time.Millisecond)
+	checkInterval = int64(100 * time.Millisecond)
 )
 
 // mark is a worker's cumulative counters at one instant; consecutive marks
@@ -142,7 +142,7 @@ func newWorker(spec *workload, index int) *worker {
 	if w.rampEnd == 0 {
 		w.startMeasuring(0)
 	} else {
-		w.nextEvent = min(w.rampEnd, checkEvery)
+		w.nextEvent = min(w.rampEnd, checkInterval)
 	}
 	return w
 }
@@ -181,7 +181,7 @@ func (w *worker) startMeasuring(now int64) {
 }
 
 func (w *worker) nextEventAfter(now int64) int64 {
-	next := now + checkEvery
+	next := now + checkInterval
 	if w.measuring {
 		next = min(next, w.nextMark)
 	} else {
@@ -193,7 +193,7 @@ func (w *worker) nextEventAfter(now int64) int64 {
 	return next
 }
 
-// tick runs at most every checkEvery, never per I/O: it ends the ramp, takes
+// tick runs at most every checkInterval, never per I/O: it ends the ramp, takes
 // the per-second marks, and says whether to stop issuing I/O.
 func (w *worker) tick(now int64) (stop bool) {
 	if !w.measuring && now >= w.rampEnd {

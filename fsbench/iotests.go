@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/clydebench/clyde/internal/cpuclock"
+	"github.com/clydebench/clyde/internal/datagen"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
@@ -267,7 +268,7 @@ func (r *runner) putBlock(ctx context.Context, c *copyState, chunks int64) (int6
 }
 
 // chunkLoop runs op once per chunk of the big file and times each call;
-// every checkEvery chunks it publishes progress and stops if cancelled. At
+// every checkEveryOps chunks it publishes progress and stops if cancelled. At
 // the end it fsyncs and closes the file inside the timing, as bonnie++ does.
 func (r *runner) chunkLoop(ctx context.Context, c *copyState, chunks int64, op func(k int64) error) (int64, int64, error) {
 	chunk := int64(r.opts.ChunkBytes)
@@ -449,7 +450,7 @@ func (r *runner) seekLane(ctx context.Context, c *copyState, w int) (int64, int6
 		}
 		lat.Record(time.Duration(cpuclock.Nanotime() - t0))
 		n++
-		if n%checkEvery == 0 {
+		if n%checkEveryOps == 0 {
 			if w == 0 {
 				c.done.Store(n * int64(procs))
 			}
@@ -474,13 +475,7 @@ const randomPoolBytes = 8 << 20
 func randomPool(seed uint32, copyIndex, chunk int) []byte {
 	n := max(randomPoolBytes, chunk)
 	p := osio.AlignedBuffer(n)
-	src := mrand.NewPCG(uint64(seed), uint64(copyIndex)+1)
-	for i := 0; i+8 <= len(p); i += 8 {
-		v := src.Uint64()
-		for k := range 8 {
-			p[i+k] = byte(v >> (8 * k))
-		}
-	}
+	datagen.Fill(p, mrand.NewPCG(uint64(seed), uint64(copyIndex)+1))
 	return p
 }
 

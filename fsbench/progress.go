@@ -13,7 +13,7 @@ import (
 
 // progress prints phase progress in bonnie++'s words and, when live, a line
 // of operations done that refreshes twice a second once a phase has run for
-// a second. The workers publish their counts every checkEvery operations.
+// a second. The workers publish their counts every checkEveryOps operations.
 type progress struct {
 	w    io.Writer
 	live bool

@@ -359,13 +359,13 @@ func stopped(ctx context.Context) bool {
 	}
 }
 
-// checkEvery is how many operations a loop does between cancellation checks
+// checkEveryOps is how many operations a loop does between cancellation checks
 // and live-progress updates.
-const checkEvery = 256
+const checkEveryOps = 256
 
 // opClock ends each operation of a sequential loop: it records the time since
 // the previous operation ended (one clock read per operation), and every
-// checkEvery operations publishes the count for the live line and reports
+// checkEveryOps operations publishes the count for the live line and reports
 // cancellation.
 type opClock struct {
 	ctx  context.Context
@@ -385,7 +385,7 @@ func (k *opClock) done(n int64) error {
 	now := cpuclock.Nanotime()
 	k.lat.Record(time.Duration(now - k.prev))
 	k.prev = now
-	if n%checkEvery == 0 {
+	if n%checkEveryOps == 0 {
 		k.c.done.Store(n)
 		if stopped(k.ctx) {
 			return k.ctx.Err()
