@@ -187,9 +187,12 @@ func (k *keeper) after(ctx context.Context, res any, runErr error) error {
 	}
 	if k.promPath != "" {
 		var reg *prometheus.Registry
-		if run.FS != nil {
+		switch {
+		case run.FS != nil:
 			reg = prom.FSRegistry(host, run.FS)
-		} else {
+		case run.Copy != nil:
+			reg = prom.CopyRegistry(host, run.Copy)
+		default:
 			reg = prom.BlockRegistry(host, run.Block)
 		}
 		if err := prom.Write(k.promPath, reg); err != nil {
@@ -212,6 +215,11 @@ func keptRun(res any) (*compare.Run, string) {
 			return nil, ""
 		}
 		return &compare.Run{Block: r, Source: "clyde"}, r.Provenance.Hostname
+	case *result.Copy:
+		if r == nil {
+			return nil, ""
+		}
+		return &compare.Run{Copy: r, Source: "clyde"}, r.Provenance.Hostname
 	}
 	return nil, ""
 }

@@ -138,6 +138,12 @@ func decodeClyde(data []byte) (*Run, error) {
 			return nil, fmt.Errorf("result schema %d is newer than this clyde reads (%d)", b.SchemaVersion, result.SchemaVersion)
 		}
 		return &Run{Source: "clyde JSON", Block: &b}, nil
+	case "copy":
+		c, err := result.DecodeCopy(data)
+		if err != nil {
+			return nil, err
+		}
+		return &Run{Source: "clyde JSON", Copy: c}, nil
 	}
 	return nil, fmt.Errorf("unknown result kind %q", kind)
 }
