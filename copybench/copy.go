@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/clydebench/clyde/internal/cpuclock"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
@@ -23,18 +22,17 @@ func (r *runner) copySet(ctx context.Context, si int, set Set, m Method, ss *sou
 		return fmt.Errorf("make the copies' directories: %w", err)
 	}
 	_ = dst.SyncFS()
-	cache, err := r.evictSources(ctx, ss, set)
-	fig.SourceCache = cache
-	if err != nil {
+	if err := r.evictSources(ctx, ss, set, fig); err != nil {
 		return fmt.Errorf("evict sources: %w", err)
 	}
 	r.lat.Reset()
 	r.prog.begin("Copying %s with %s", set.Name(), m)
-	sw := cpuclock.Start()
-	err = r.opts.eachPair(r.src.run.Dir, ss.root, dst, root, set, func(sd, dd osio.Dir, i int) error {
-		t0 := cpuclock.Nanotime()
+	cpu0, cpuErr := r.cpu()
+	start := r.clock()
+	err := r.opts.eachPair(r.src.run.Dir, ss.root, dst, root, set, func(sd, dd osio.Dir, i int) error {
+		t0 := r.clock()
 		err := r.copyFile(ctx, m, sd, dd, fileName(i), set.FileBytes)
-		r.lat.Record(time.Duration(cpuclock.Nanotime() - t0))
+		r.lat.Record(time.Duration(r.clock() - t0))
 		if err != nil {
 			return fmt.Errorf("file %d of %d (%s): %w", i+1, set.Files, r.opts.relName(set, i), err)
 		}
@@ -50,17 +48,19 @@ func (r *runner) copySet(ctx context.Context, si int, set Set, m Method, ss *sou
 			err = fmt.Errorf("syncfs %s: %w", r.dst.path, err)
 		}
 	}
-	sample := sw.Stop()
+	fig.ElapsedNs = r.clock() - start
+	if cpu1, err := r.cpu(); err == nil && cpuErr == nil {
+		used := cpu1.Sub(cpu0)
+		fig.CPUUserNs, fig.CPUSysNs, fig.CPUKnown = int64(used.User), int64(used.Sys), true
+	}
 	r.prog.end(err)
-	fig.ElapsedNs = int64(sample.Elapsed)
-	fig.CPUUserNs, fig.CPUSysNs, fig.CPUKnown = int64(sample.CPU.User), int64(sample.CPU.Sys), sample.CPUKnown
 	fig.Latency = r.lat.Summary()
 	if err != nil {
 		return err
 	}
 	fig.Ran = true
 	r.prog.begin("Verifying %s copies", set.Name())
-	err = r.verify(ctx, ss, root, set, m, fig)
+	err = r.verify(ctx, si, ss, root, set, m, fig)
 	r.prog.end(err)
 	if err != nil {
 		return fmt.Errorf("verify: %w", err)

@@ -19,6 +19,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/clydebench/clyde/internal/cpuclock"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
@@ -125,9 +126,13 @@ type Options struct {
 	CommandLine     []string
 	Version, Commit string
 
-	// corrupt, set by tests, damages copies after the timed part and
-	// before verification.
-	corrupt func(d osio.Dir, name []byte) error
+	// inspect, set by tests, sees (and may damage) every copy after the
+	// timed part and before verification: file i of set si, in d.
+	inspect func(si, i int, d osio.Dir, name []byte) error
+	// clock and cpu, set by tests, replace the monotonic clock and the
+	// process CPU reading, so golden results are the same on every run.
+	clock func() int64
+	cpu   func() (cpuclock.Usage, error)
 }
 
 // DefaultOptions returns CopySpdBench's sets copied with readwrite, 1 MiB

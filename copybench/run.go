@@ -25,6 +25,9 @@ type side struct {
 	lock   *runlock.Lock
 	run    *rundir.Run
 	fsType string
+	// device is the block device beneath a FUSE filesystem (ntfs-3g),
+	// whose page cache must be dropped too for cold reads; "" otherwise.
+	device string
 }
 
 // runner holds one clyde copy run.
@@ -36,6 +39,8 @@ type runner struct {
 	lat      *latency.Recorder
 	prog     *progress
 	runnable []Method
+	clock    func() int64
+	cpu      func() (cpuclock.Usage, error)
 }
 
 // Run copies every set with every method opts asks for. A refused run
@@ -50,7 +55,14 @@ func Run(ctx context.Context, opts Options) (*result.Copy, error) {
 	if err := Preflight(&opts); err != nil {
 		return nil, err
 	}
-	r := &runner{opts: opts, lat: latency.New(), prog: &progress{w: opts.Progress}}
+	r := &runner{opts: opts, lat: latency.New(), prog: &progress{w: opts.Progress},
+		clock: cpuclock.Nanotime, cpu: cpuclock.ProcessCPU}
+	if opts.clock != nil {
+		r.clock = opts.clock
+	}
+	if opts.cpu != nil {
+		r.cpu = opts.cpu
+	}
 	defer r.closeSides()
 	if err := r.openSides(); err != nil {
 		return nil, err
@@ -62,6 +74,9 @@ func Run(ctx context.Context, opts Options) (*result.Copy, error) {
 		Config:        opts.config(),
 	}
 	r.src.fsType = res.Provenance.Filesystem.Type
+	if fs := res.Provenance.Filesystem; fs.Type == "fuseblk" && strings.HasPrefix(fs.Source, "/dev/") {
+		r.src.device = fs.Source
+	}
 	r.dst.fsType = r.src.fsType
 	if opts.To != "" {
 		fs, err := sysinfo.FilesystemOf(opts.To)

@@ -70,8 +70,19 @@ func (r *runner) writeSource(ctx context.Context, d osio.Dir, si, i int, size in
 
 // evictSources writes every source of the set back and drops it from the
 // page cache, then sums what mincore still finds resident: the copy then
-// reads from the device, and the result says whether it could.
-func (r *runner) evictSources(ctx context.Context, ss *sourceSet, set Set) (result.CacheState, error) {
+// reads from the device, and the result says whether it could. Beneath a
+// FUSE filesystem it drops the device's cache too.
+func (r *runner) evictSources(ctx context.Context, ss *sourceSet, set Set, fig *result.CopyFigure) error {
+	var err error
+	fig.SourceCache, err = r.evictFiles(ctx, ss, set)
+	if err == nil && r.src.device != "" {
+		st := osio.EvictDevice(r.src.device, set.Bytes())
+		fig.DeviceCache = &st
+	}
+	return err
+}
+
+func (r *runner) evictFiles(ctx context.Context, ss *sourceSet, set Set) (result.CacheState, error) {
 	agg := result.CacheState{Evicted: true}
 	err := r.opts.eachFile(r.src.run.Dir, ss.root, set, func(d osio.Dir, i int) error {
 		f, err := d.Open(fileName(i), osio.ReadOnly, 0)
@@ -102,11 +113,11 @@ func (r *runner) evictSources(ctx context.Context, ss *sourceSet, set Set) (resu
 
 // verify reads every copy of the set, checks its size and checksum against
 // its source's, and counts the copies whose extents are shared (clones).
-func (r *runner) verify(ctx context.Context, ss *sourceSet, root string, set Set, m Method, fig *result.CopyFigure) error {
+func (r *runner) verify(ctx context.Context, si int, ss *sourceSet, root string, set Set, m Method, fig *result.CopyFigure) error {
 	return r.opts.eachFile(r.dst.run.Dir, root, set, func(d osio.Dir, i int) error {
 		name := fileName(i)
-		if r.opts.corrupt != nil {
-			if err := r.opts.corrupt(d, name); err != nil {
+		if r.opts.inspect != nil {
+			if err := r.opts.inspect(si, i, d, name); err != nil {
 				return err
 			}
 		}

@@ -89,6 +89,11 @@ type CopyFigure struct {
 	// SourceCache sums the page-cache check of every source file made just
 	// before the set was copied: Cold when under 1% was still resident.
 	SourceCache CacheState `json:"source_cache"`
+	// DeviceCache is, on a FUSE filesystem on a block device (ntfs-3g),
+	// the page cache of the device beneath, dropped too: such a file's data
+	// stays cached there when the file's own pages are gone. FileBytes is
+	// the device's size; Cold is under 1% of the set's bytes resident.
+	DeviceCache *CacheState `json:"device_cache,omitempty"`
 	// Verified is true when every copy's checksum matched its source's.
 	Verified bool `json:"verified"`
 	// SharedFiles counts the copies FIEMAP found sharing extents with
@@ -120,6 +125,12 @@ func (f *CopyFigure) Finish() {
 	if f.CPUKnown {
 		f.CPUPercent = float64(f.CPUUserNs+f.CPUSysNs) / float64(f.ElapsedNs) * 100
 	}
+}
+
+// SourcesCold says whether the set was copied from sources found out of
+// every page cache they could be in.
+func (f *CopyFigure) SourcesCold() bool {
+	return f.SourceCache.Cold && (f.DeviceCache == nil || f.DeviceCache.Cold)
 }
 
 // Figure returns the result of set with method, or nil.

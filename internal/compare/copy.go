@@ -31,7 +31,7 @@ func copyKey(method, set string) string { return method + " " + copyreport.SetCo
 func copyFigures(c *result.Copy) []Figure {
 	var out []Figure
 	for _, f := range c.Results {
-		if !f.Ran {
+		if !f.Ran || f.Interrupted {
 			continue
 		}
 		k := copyKey(f.Method, f.Set)
@@ -52,7 +52,7 @@ func copySummary(c *result.Copy) string {
 	var parts []string
 	method := ""
 	for _, f := range c.Results {
-		if !f.Ran {
+		if !f.Ran || f.Interrupted {
 			continue
 		}
 		if method == "" {
@@ -111,7 +111,7 @@ func (t *Table) writeCopyText(w io.Writer) error {
 				fmt.Fprintf(tw, "%-*s\t", width, label)
 				for _, s := range sets {
 					f := r.Copy.Figure(s, m)
-					v, ok := 0.0, f != nil && f.Ran && f.NotDataCopy == clones
+					v, ok := 0.0, f != nil && f.Ran && !f.Interrupted && f.NotDataCopy == clones
 					if ok {
 						v, ok = value(f)
 					}
@@ -120,7 +120,7 @@ func (t *Table) writeCopyText(w io.Writer) error {
 						continue
 					}
 					mark := ""
-					if !clones && !f.SourceCache.Cold {
+					if !clones && !f.SourcesCold() {
 						mark, warm = "*", true
 					}
 					fmt.Fprintf(tw, "%s\t%s\t", copyCell(v, digits, clones)+mark, t.copyChange(i, s, m, v, clones, value))

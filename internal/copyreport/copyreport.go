@@ -74,12 +74,18 @@ func Text(w io.Writer, res *result.Copy) error {
 func heading(b *strings.Builder, res *result.Copy) {
 	c := res.Config
 	fmt.Fprintf(b, "clyde copy %s\n", describeSide(res.Provenance.Filesystem, c.Dir))
+	if n := res.Provenance.Filesystem.Note; n != "" {
+		fmt.Fprintf(b, "        (%s)\n", n)
+	}
 	if res.ToFilesystem != nil || c.To != "" {
 		fs := result.Filesystem{}
 		if res.ToFilesystem != nil {
 			fs = *res.ToFilesystem
 		}
 		fmt.Fprintf(b, "        to %s\n", describeSide(fs, c.To))
+		if fs.Note != "" {
+			fmt.Fprintf(b, "        (%s)\n", fs.Note)
+		}
 	} else {
 		b.WriteString("        copies beside the sources, in the same directory\n")
 	}
@@ -209,7 +215,7 @@ func ifElse(c bool, a, b string) string {
 
 // warmMark flags a figure whose sources were not found cold.
 func warmMark(f *result.CopyFigure) string {
-	if f.SourceCache.Cold {
+	if f.SourcesCold() {
 		return ""
 	}
 	return "*"
@@ -253,10 +259,10 @@ func footer(b *strings.Builder, res *result.Copy) {
 		var methods []string
 		cache := ""
 		for _, f := range res.Results {
-			if f.Set == s.Name && f.Ran && !f.SourceCache.Cold {
+			if f.Set == s.Name && f.Ran && !f.SourcesCold() {
 				methods = append(methods, f.Method)
 				if cache == "" {
-					cache = cacheText(f.SourceCache)
+					cache = cacheText(&f)
 				}
 			}
 		}
@@ -267,7 +273,7 @@ func footer(b *strings.Builder, res *result.Copy) {
 	if len(warm) > 0 {
 		lines = append(lines, "* sources still in the page cache when copied: "+strings.Join(warm, "; "))
 	} else if anyRan(res) {
-		lines = append(lines, "sources written back, evicted and found cold (mincore) before every copy")
+		lines = append(lines, "sources written back, evicted and found cold (mincore) before every copy"+deviceText(res))
 	}
 	if n, all := verified(res); all && n > 0 {
 		lines = append(lines, "every copy verified: its xxhash64 matches its source's")
@@ -282,6 +288,17 @@ func footer(b *strings.Builder, res *result.Copy) {
 	for _, l := range lines {
 		b.WriteString(l + "\n")
 	}
+}
+
+// deviceText mentions the device beneath a FUSE filesystem, whose cache
+// was dropped too.
+func deviceText(res *result.Copy) string {
+	for _, f := range res.Results {
+		if f.DeviceCache != nil {
+			return ", with the page cache of " + res.Provenance.Filesystem.Source + " beneath the FUSE filesystem"
+		}
+	}
+	return ""
 }
 
 func anyRan(res *result.Copy) bool {
@@ -304,7 +321,15 @@ func verified(res *result.Copy) (n int, all bool) {
 	return n, all
 }
 
-func cacheText(c result.CacheState) string {
+// cacheText says why a figure's sources were not cold.
+func cacheText(f *result.CopyFigure) string {
+	if f.SourceCache.Cold && f.DeviceCache != nil {
+		return "the device beneath: " + cacheStateText(*f.DeviceCache)
+	}
+	return cacheStateText(f.SourceCache)
+}
+
+func cacheStateText(c result.CacheState) string {
 	switch {
 	case c.Error != "":
 		return c.Error
@@ -365,7 +390,7 @@ func CSV(w io.Writer, res *result.Copy) error {
 				row = append(row, strconv.FormatInt(f.Files, 10), strconv.FormatInt(f.Bytes, 10),
 					strconv.FormatInt(f.ElapsedNs, 10), fmt.Sprintf("%.3f", f.MBPerSec), fmt.Sprintf("%.1f", f.FilesPerSec),
 					strconv.FormatInt(l.P50Ns, 10), strconv.FormatInt(l.P90Ns, 10), strconv.FormatInt(l.P99Ns, 10),
-					strconv.FormatInt(l.MaxNs, 10), fmt.Sprintf("%.1f", f.CPUPercent), strconv.FormatBool(f.SourceCache.Cold),
+					strconv.FormatInt(l.MaxNs, 10), fmt.Sprintf("%.1f", f.CPUPercent), strconv.FormatBool(f.SourcesCold()),
 					strconv.FormatBool(f.Verified), strconv.FormatBool(f.NotDataCopy), status(f))
 			}
 			_ = cw.Write(row)
