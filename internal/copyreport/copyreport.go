@@ -275,7 +275,10 @@ func footer(b *strings.Builder, res *result.Copy) {
 	} else if anyRan(res) {
 		lines = append(lines, "sources written back, evicted and found cold (mincore) before every copy"+deviceText(res))
 	}
-	if n, all := verified(res); all && n > 0 {
+	switch n, all := verified(res); {
+	case all && n > 0 && res.Interrupted:
+		lines = append(lines, "every copy that finished verified: its xxhash64 matches its source's")
+	case all && n > 0:
 		lines = append(lines, "every copy verified: its xxhash64 matches its source's")
 	}
 	lines = append(lines, res.Notes...)
@@ -371,7 +374,8 @@ var CSVHeader = []string{"target", "method", "set", "file_bytes", "files", "byte
 	"verified", "not_data_copy", "status"}
 
 // CSV writes a header and one line per set and method, the methods that
-// could not run included with their reason as the status.
+// could not run included with their reason as the status. Clones have their
+// time but no rates: they copy no data.
 func CSV(w io.Writer, res *result.Copy) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write(CSVHeader)
@@ -386,9 +390,14 @@ func CSV(w io.Writer, res *result.Copy) error {
 			case f == nil:
 				row = append(row, "", "", "", "", "", "", "", "", "", "", "", "", "", "not run")
 			default:
+				// A clone copies no data: no rate to chart beside the copies.
+				mbps, fps := fmt.Sprintf("%.3f", f.MBPerSec), fmt.Sprintf("%.1f", f.FilesPerSec)
+				if f.NotDataCopy || !f.Ran {
+					mbps, fps = "", ""
+				}
 				l := f.Latency
 				row = append(row, strconv.FormatInt(f.Files, 10), strconv.FormatInt(f.Bytes, 10),
-					strconv.FormatInt(f.ElapsedNs, 10), fmt.Sprintf("%.3f", f.MBPerSec), fmt.Sprintf("%.1f", f.FilesPerSec),
+					strconv.FormatInt(f.ElapsedNs, 10), mbps, fps,
 					strconv.FormatInt(l.P50Ns, 10), strconv.FormatInt(l.P90Ns, 10), strconv.FormatInt(l.P99Ns, 10),
 					strconv.FormatInt(l.MaxNs, 10), fmt.Sprintf("%.1f", f.CPUPercent), strconv.FormatBool(f.SourcesCold()),
 					strconv.FormatBool(f.Verified), strconv.FormatBool(f.NotDataCopy), status(f))
