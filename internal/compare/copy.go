@@ -73,9 +73,7 @@ func copySummary(c *result.Copy) string {
 	return method + " " + strings.Join(parts, ", ")
 }
 
-func formatNs(ns int64) string {
-	return strings.TrimSpace(cellText(Cell{State: Known, Value: float64(ns)}, 0))
-}
+func formatNs(ns int64) string { return copyreport.FormatDuration(ns) }
 
 // writeCopyText prints clyde copy runs as the write-ups do: a row per run
 // and method, a column per set, MB/s, then files/s, each figure with its

@@ -64,7 +64,7 @@ func Text(w io.Writer, res *result.Copy) error {
 	}
 	if len(clones) > 0 {
 		b.WriteString("\nno data copied: each copy shares the source's extents (a clone), so these are times, not copy rates\n")
-		table(&b, res, "time per set", clones, func(f *result.CopyFigure) string { return formatNs(f.ElapsedNs) })
+		table(&b, res, "time per set", clones, func(f *result.CopyFigure) string { return FormatDuration(f.ElapsedNs) })
 	}
 	footer(&b, res)
 	_, err := io.WriteString(w, b.String())
@@ -241,7 +241,7 @@ func latencyTable(b *strings.Builder, res *result.Copy, methods []string) {
 			}
 			l := f.Latency
 			fmt.Fprintf(tw, "%-*s\t%s\t%s\t%s\t%s\t\n", width, fmt.Sprintf("%-*s  %s", mw, m, SetColumn(s.Name)),
-				formatNs(l.P50Ns), formatNs(l.P90Ns), formatNs(l.P99Ns), formatNs(l.MaxNs))
+				FormatDuration(l.P50Ns), FormatDuration(l.P90Ns), FormatDuration(l.P99Ns), FormatDuration(l.MaxNs))
 		}
 	}
 	tw.Flush()
@@ -353,8 +353,8 @@ func sizeText(n int) string {
 	return strconv.Itoa(n) + " bytes"
 }
 
-// formatNs is a duration with three significant figures or so.
-func formatNs(ns int64) string {
+// FormatDuration is a duration with three significant figures or so.
+func FormatDuration(ns int64) string {
 	switch {
 	case ns <= 0:
 		return "-"
