@@ -139,11 +139,13 @@ func TestCopyAcrossFilesystems(t *testing.T) {
 var longSets = []string{"--set", "16m:4,4k:200", "--seed", "4", "--no-history"}
 
 // copySteps are progress words of clyde copy's steps and the words its
-// one-line error uses for them.
+// one-line error uses for them. Verification reads copies from the page
+// cache too fast for a signal sent on its words to land reliably inside
+// it; copybench's TestCancelLeavesNothing cancels it in-process instead.
 var copySteps = []struct{ word, name string }{
 	{"Creating 16Mx4 sources...", "create 16Mx4 sources"},
 	{"Copying 16Mx4 with readwrite...", "copy 16Mx4 with readwrite"},
-	{"Verifying 16Mx4 copies...", "copy 16Mx4 with readwrite: verify"},
+	{"Copying 4Kx200 with readwrite...", "copy 4Kx200 with readwrite"},
 }
 
 // TestCopySignals sends SIGINT, SIGTERM or SIGHUP in each step of a copy
