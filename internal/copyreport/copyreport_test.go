@@ -2,8 +2,8 @@ package copyreport
 
 import (
 	"bytes"
-	"fmt"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
