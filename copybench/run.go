@@ -93,6 +93,9 @@ func Run(ctx context.Context, opts Options) (*result.Copy, error) {
 	// error.
 	methods, err := r.probe(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("%w: %w", context.Cause(ctx), err)
+		}
 		return nil, r.removePrivateDirs(err)
 	}
 	res.Methods = methods
@@ -269,6 +272,10 @@ func (r *runner) notes(res *result.Copy) []string {
 		notes = append(notes, "--no-fsync: a copy was counted once its data was in the page cache, not on the disk")
 	case SyncFS:
 		notes = append(notes, "--syncfs: one syncfs of the destination ends each set, inside the timed part (as cp followed by sync -f)")
+	}
+	if t := r.src.fsType; r.src.device == "" && (strings.HasPrefix(t, "fuse") || strings.HasPrefix(t, "nfs") ||
+		t == "cifs" || t == "smb3" || t == "9p" || t == "virtiofs") {
+		notes = append(notes, "the sources are on "+t+": clyde dropped their pages here, but the server or FUSE daemon may keep them in a cache of its own")
 	}
 	var cloned, sharedCFR bool
 	for _, f := range res.Results {

@@ -133,15 +133,19 @@ func copyAction(c *cli.Context) error {
 	if res == nil {
 		return runErr
 	}
-	text := stdout
-	if quiet {
-		text = stderr
-		if err := copyreport.CSV(stdout, res); err != nil {
-			runErr = joinLine(runErr, fmt.Errorf("write CSV: %w", err))
+	// A run that failed before any set was copied has no table to print;
+	// its JSON still says what failed.
+	if len(res.Results) > 0 {
+		text := stdout
+		if quiet {
+			text = stderr
+			if err := copyreport.CSV(stdout, res); err != nil {
+				runErr = joinLine(runErr, fmt.Errorf("write CSV: %w", err))
+			}
 		}
-	}
-	if err := copyreport.Text(text, res); err != nil {
-		runErr = joinLine(runErr, fmt.Errorf("write report: %w", err))
+		if err := copyreport.Text(text, res); err != nil {
+			runErr = joinLine(runErr, fmt.Errorf("write report: %w", err))
+		}
 	}
 	if out != nil {
 		if err := out.write(func(w io.Writer) error { return result.EncodeJSON(w, res) }); err != nil {
