@@ -28,10 +28,11 @@ cross:
 		GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) build -o /dev/null ./...; \
 	done
 
-# Side-by-side comparisons with bonnie++ and fio, run on this machine.
+# Side-by-side comparisons with bonnie++, fio and cp, run on this machine.
 bench: build
 	BIN=$(BIN) scripts/bench-fs.sh
 	@if [ -x scripts/bench-block.sh ]; then BIN=$(BIN) scripts/bench-block.sh; fi
+	BIN=$(BIN) scripts/bench-copy.sh
 
 # A short run of every fuzz target, FUZZJOBS targets at a time, each with
 # FUZZJOBS-th of the CPUs (-parallel), so CI fuzzes every target for FUZZTIME

@@ -10,6 +10,7 @@ import (
 
 	"github.com/clydebench/clyde/internal/blockreport"
 	"github.com/clydebench/clyde/internal/compare"
+	"github.com/clydebench/clyde/internal/copyreport"
 	"github.com/clydebench/clyde/internal/fsreport"
 	"github.com/clydebench/clyde/internal/htmlreport"
 	"github.com/clydebench/clyde/internal/outfile"
@@ -94,6 +95,8 @@ func reportJSON(w io.Writer, runs []*compare.Run) error {
 	for i, r := range runs {
 		if r.Block != nil {
 			vals[i] = r.Block
+		} else if r.Copy != nil {
+			vals[i] = r.Copy
 		} else {
 			vals[i] = r.FS
 		}
@@ -110,6 +113,9 @@ func reportJSON(w io.Writer, runs []*compare.Run) error {
 func reportRun(w io.Writer, format string, r *compare.Run) error {
 	if r.Block != nil {
 		return blockreport.Write(w, format, r.Block)
+	}
+	if r.Copy != nil {
+		return copyreport.Write(w, format, r.Copy)
 	}
 	return fsreport.Write(w, w, r.FS, fsreport.Options{CSVOnly: format == "csv"})
 }

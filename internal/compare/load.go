@@ -314,6 +314,12 @@ func decodeClyde(data []byte) (*Run, error) {
 			return nil, err
 		}
 		return &Run{Source: "clyde JSON", Block: b}, nil
+	case "copy":
+		c, err := result.DecodeCopy(data)
+		if err != nil {
+			return nil, err
+		}
+		return &Run{Source: "clyde JSON", Copy: c}, nil
 	}
 	return nil, fmt.Errorf("unknown result kind %q", kind)
 }

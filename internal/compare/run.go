@@ -26,14 +26,18 @@ type Run struct {
 	Source string
 	FS     *result.FS
 	Block  *result.Block
+	Copy   *result.Copy
 	// UnknownRate marks fs tests whose rate the input could not give:
 	// bonnie++ 2.00a text reports print the file count in place of the file
 	// rates, and without the CSV line there is no way back to the rate.
 	UnknownRate [result.FSTestCount]bool
 }
 
-// Kind is "fs" or "block".
+// Kind is "fs", "block" or "copy".
 func (r *Run) Kind() string {
+	if r.Copy != nil {
+		return "copy"
+	}
 	if r.Block != nil {
 		return "block"
 	}
@@ -42,6 +46,9 @@ func (r *Run) Kind() string {
 
 // Provenance is the run's provenance; imports have only what their input said.
 func (r *Run) Provenance() result.Provenance {
+	if r.Copy != nil {
+		return r.Copy.Provenance
+	}
 	if r.Block != nil {
 		return r.Block.Provenance
 	}
@@ -62,6 +69,9 @@ func (r *Run) Host() string {
 
 // Target is the directory (fs) or file/device (block) the run measured.
 func (r *Run) Target() string {
+	if r.Copy != nil {
+		return copyTarget(r.Copy.Config)
+	}
 	if r.Block != nil {
 		if r.Block.Target.ResolvedPath != "" {
 			return r.Block.Target.ResolvedPath
@@ -82,7 +92,9 @@ type blockParams struct {
 // runs to be comparable (--check-regression's "same parameters").
 func (r *Run) Params() string {
 	var v any
-	if r.Block != nil {
+	if r.Copy != nil {
+		v = copyParams(r.Copy.Config)
+	} else if r.Block != nil {
 		p := blockParams{}
 		if r.Block.Profile != nil {
 			p.Profile = r.Block.Profile.Name
@@ -137,6 +149,9 @@ type Figure struct {
 
 // Figures lists the run's columns in report order.
 func (r *Run) Figures() []Figure {
+	if r.Copy != nil {
+		return copyFigures(r.Copy)
+	}
 	if r.Block != nil {
 		return blockFigures(r.Block)
 	}
@@ -268,6 +283,9 @@ func spread(vs []float64) float64 {
 // the block rates and the sequential create rate of an fs run, the first
 // job's figures of a block run.
 func (r *Run) Summary() string {
+	if r.Copy != nil {
+		return copySummary(r.Copy)
+	}
 	var keys []string
 	if r.FS != nil {
 		keys = []string{"put_block", "get_block", "seeks", "seq_create"}
@@ -300,14 +318,18 @@ func contains(ss []string, s string) bool {
 func (r *Run) Encode() ([]byte, error) {
 	var b bytes.Buffer
 	var err error
-	if r.Block != nil {
+	switch {
+	case r.Block != nil:
 		err = result.EncodeJSON(&b, r.Block)
-	} else {
+	case r.Copy != nil:
+		err = result.EncodeJSON(&b, r.Copy)
+	default:
 		err = result.EncodeJSON(&b, r.FS)
 	}
 	return b.Bytes(), err
 }
 
-// FromFS and FromBlock wrap a result clyde just made.
+// FromFS, FromBlock and FromCopy wrap a result clyde just made.
 func FromFS(f *result.FS) *Run       { return &Run{FS: f, Source: "clyde"} }
 func FromBlock(b *result.Block) *Run { return &Run{Block: b, Source: "clyde"} }
+func FromCopy(c *result.Copy) *Run   { return &Run{Copy: c, Source: "clyde"} }

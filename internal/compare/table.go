@@ -106,24 +106,11 @@ func Compare(runs []*Run) (*Table, error) {
 // WriteText prints the table: a legend of the runs, then one line per column
 // with each run's figure and its change against the first run.
 func (t *Table) WriteText(w io.Writer) error {
-	var b strings.Builder
-	for i, r := range t.Runs {
-		fmt.Fprintf(&b, "%s  %s  %s", runLetter(i), r.Label, r.Source)
-		if h := r.Host(); h != "" {
-			fmt.Fprintf(&b, ", host %s", h)
-		}
-		if tg := r.Target(); tg != "" {
-			fmt.Fprintf(&b, ", %s", tg)
-		}
-		if !r.Provenance().StartTime.IsZero() {
-			fmt.Fprintf(&b, ", %s", r.Provenance().StartTime.Format("2006-01-02 15:04"))
-		}
-		if n := repeats(r); n > 1 {
-			fmt.Fprintf(&b, ", %d repeats", n)
-		}
-		b.WriteByte('\n')
+	if t.Runs[0].Copy != nil {
+		return t.writeCopyText(w)
 	}
-	b.WriteByte('\n')
+	var b strings.Builder
+	t.legend(&b)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	width := len("column")
 	for _, r := range t.Rows {
@@ -164,6 +151,27 @@ func (t *Table) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// legend names each run by its letter, then a blank line.
+func (t *Table) legend(b *strings.Builder) {
+	for i, r := range t.Runs {
+		fmt.Fprintf(b, "%s  %s  %s", runLetter(i), r.Label, r.Source)
+		if h := r.Host(); h != "" {
+			fmt.Fprintf(b, ", host %s", h)
+		}
+		if tg := r.Target(); tg != "" {
+			fmt.Fprintf(b, ", %s", tg)
+		}
+		if !r.Provenance().StartTime.IsZero() {
+			fmt.Fprintf(b, ", %s", r.Provenance().StartTime.Format("2006-01-02 15:04"))
+		}
+		if n := repeats(r); n > 1 {
+			fmt.Fprintf(b, ", %d repeats", n)
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
 }
 
 func repeats(r *Run) int {

@@ -32,8 +32,11 @@ const (
 
 // Registry holds a run's figures, whatever its kind.
 func Registry(run *compare.Run) *prometheus.Registry {
-	if run.Block != nil {
+	switch {
+	case run.Block != nil:
 		return BlockRegistry(run.Host(), run.Block)
+	case run.Copy != nil:
+		return CopyRegistry(run.Host(), run.Copy)
 	}
 	return FSRegistry(run.Host(), run.FS)
 }
