@@ -161,6 +161,11 @@ func (r *runner) evict(c *copyState, run *result.FSRun, t result.FSTest) {
 		return
 	}
 	st := evictBig(c, r.opts.SizeMiB<<20)
+	if r.device != "" {
+		dev := osio.EvictDevice(r.device, r.opts.SizeMiB<<20)
+		st.Device = &dev
+		st.Cold = st.Cold && dev.Cold
+	}
 	if prev := run.Tests[t].Cache; prev != nil {
 		// Several copies: the phase is cold only if every copy's file is.
 		prev.ResidentBytes += st.ResidentBytes

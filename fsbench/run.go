@@ -55,7 +55,10 @@ type copyState struct {
 
 // runner holds one clyde fs run.
 type runner struct {
-	opts    Options
+	opts Options
+	// device is the block device beneath a FUSE filesystem (ntfs-3g),
+	// whose own cache read phases must drop too; "" otherwise.
+	device  string
 	private *rundir.Run
 	copies  []*copyState
 	prog    *progress
@@ -97,6 +100,9 @@ func Run(ctx context.Context, opts Options) (*result.FS, error) {
 		Kind:          "fs",
 		Provenance:    sysinfo.NewProvenance(cmdline, buildinfo.Version(), buildinfo.Commit(), opts.Dir),
 		Config:        opts.config(),
+	}
+	if fs := res.Provenance.Filesystem; fs.Type == "fuseblk" && strings.HasPrefix(fs.Source, "/dev/") {
+		r.device = fs.Source
 	}
 	if err := r.makePrivateDir(parent); err != nil {
 		return res, err

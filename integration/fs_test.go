@@ -43,6 +43,7 @@ func TestFSOnRealFilesystems(t *testing.T) {
 						tr.Name, tr.Ran, tr.Ops, tr.ElapsedNs, tr.RatePerSec, tr.RateUnit)
 				}
 			}
+			assertColdReads(t, res, fs)
 			assertSameListing(t, fs.dir, before)
 
 			blockJSON := filepath.Join(out, "block.json")
@@ -55,6 +56,29 @@ func TestFSOnRealFilesystems(t *testing.T) {
 			assertBlockSane(t, blockJSON, fs)
 			assertSameListing(t, fs.dir, before)
 		})
+	}
+}
+
+// assertColdReads checks every read phase says how cold it was: on a disk
+// filesystem cold, and on ntfs-3g (a FUSE filesystem reading its device
+// through the device's own page cache) with that cache dropped and checked
+// as well; tmpfs keeps its pages and says so.
+func assertColdReads(t *testing.T, res *result.FS, fs *testFS) {
+	t.Helper()
+	for _, test := range []result.FSTest{result.Rewrite, result.GetBlock, result.Seeks} {
+		c := res.Runs[0].Tests[test].Cache
+		switch {
+		case c == nil:
+			t.Errorf("%s: no cache state", test.Name())
+		case fs.kind == tmpfs:
+			if c.Cold {
+				t.Errorf("%s on tmpfs claims cold reads", test.Name())
+			}
+		case !c.Cold:
+			t.Errorf("%s: not cold: %+v", test.Name(), *c)
+		case fs.kind == ntfs && (c.Device == nil || !c.Device.Evicted || !c.Device.Cold):
+			t.Errorf("%s on ntfs-3g: the device's cache was not dropped and checked: %+v", test.Name(), c.Device)
+		}
 	}
 }
 

@@ -136,9 +136,14 @@ type CacheState struct {
 	// after eviction; -1 when it could not be checked.
 	ResidentBytes int64 `json:"resident_bytes"`
 	FileBytes     int64 `json:"file_bytes"`
-	// Cold is true when the check ran and found under 1% resident.
+	// Cold is true when the check ran and found under 1% resident (and,
+	// with Device, the device beneath was cold too).
 	Cold  bool   `json:"cold"`
 	Error string `json:"error,omitempty"`
+	// Device is, beneath a FUSE filesystem on a block device (ntfs-3g), the
+	// device's own page cache: such a filesystem reads the device through
+	// it, so a file whose pages were dropped can still be read from memory.
+	Device *CacheState `json:"device,omitempty"`
 }
 
 // RateUnit is the unit of the test's rate, as bonnie++ prints it.
