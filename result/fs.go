@@ -107,9 +107,14 @@ type CacheState struct {
 	// after eviction; -1 when it could not be checked.
 	ResidentBytes int64 `json:"resident_bytes"`
 	FileBytes     int64 `json:"file_bytes"`
-	// Cold is true when the check ran and found under 1% resident.
-	Cold  bool   `json:"cold"`
-	Error string `json:"error,omitempty"`
+	// Cold is true when the check ran and found under 1% resident; false
+	// when it found more, or when there was no check (ResidentBytes -1):
+	// Method says which.
+	Cold bool `json:"cold"`
+	// Method is how the pages were dropped and how that was checked, or
+	// that it could not be.
+	Method string `json:"method,omitempty"`
+	Error  string `json:"error,omitempty"`
 }
 
 // Finish fills the derived figures (rate, %CP, too-short flag) from the raw ones.

@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package osio
 
@@ -32,6 +32,9 @@ var NoFile = File{}
 
 // DirectSupported says whether Direct opens can work here.
 const DirectSupported = false
+
+// WriteThroughSupported says whether WriteThrough opens can work here.
+const WriteThroughSupported = false
 
 // OpenDir opens the directory a user named.
 func OpenDir(path string) (Dir, error) {
@@ -72,8 +75,8 @@ func osFlags(flag Flag) (int, error) {
 	if flag&Create != 0 {
 		flags |= os.O_CREATE | os.O_EXCL
 	}
-	if flag&Direct != 0 {
-		return 0, fmt.Errorf("uncached (direct) I/O on %s: %w", runtime.GOOS, result.ErrNotSupported)
+	if flag&(Direct|WriteThrough|Overlapped) != 0 {
+		return 0, fmt.Errorf("uncached, write-through or overlapped I/O on %s: %w", runtime.GOOS, result.ErrNotSupported)
 	}
 	return flags, nil // NoFollow and Exclusive: the identity check after each open is what guards here
 }
