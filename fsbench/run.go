@@ -47,6 +47,8 @@ type copyState struct {
 	tickets []int32     // seek tickets; negative writes back
 	names   *nameSet
 	scanner *osio.Scanner
+	// flushed says what the phase's closing flush covered (flush.go).
+	flushed string
 	// sharedTable[lane] is true when the lane's thread could not get a
 	// descriptor table of its own (osio.IsolateThread), so what the lane
 	// left open must be closed by the runner rather than by the kernel.

@@ -96,7 +96,12 @@ type FSTestResult struct {
 	RatePerSec  float64        `json:"rate_per_sec"`
 	CPUPercent  float64        `json:"cpu_percent"`
 	TooShort    bool           `json:"too_short"`
-	Notes       []string       `json:"notes,omitempty"`
+	// Flush says what the create and delete tests flushed at their end,
+	// where bonnie++ calls sync: the filesystem (syncfs), the volume, or
+	// each file and directory of the phase where the platform cannot flush
+	// a whole volume (Windows without administrator rights).
+	Flush string   `json:"flush,omitempty"`
+	Notes []string `json:"notes,omitempty"`
 }
 
 // CacheState says how cold the page cache was when a read phase started.

@@ -231,6 +231,9 @@ func (d Dir) Sync() error {
 	return f.Sync()
 }
 
+// SyncFSMethod is what SyncFS does, for results.
+const SyncFSMethod = "none"
+
 // SyncFS: no per-filesystem flush here; the result says so.
 func (d Dir) SyncFS() error { return result.ErrNotSupported }
 

@@ -332,15 +332,19 @@ func (d Dir) Lstat(name []byte) (Entry, error) {
 }
 
 // entryOfHandle describes an open file or directory: the volume serial and
-// file ID are its identity, with its creation time as the birth time.
+// the 64-bit file ID are its identity. No birth time is added: an NTFS file
+// ID carries the MFT record's sequence number, which changes when the
+// record is reused, so a later file does not get an earlier one's ID; and
+// Wine reports a creation time that moves with the file's status change
+// time, which would make a directory look replaced once files were made in
+// it.
 func entryOfHandle(h windows.Handle) (Entry, error) {
 	var info windows.ByHandleFileInformation
 	if err := windows.GetFileInformationByHandle(h, &info); err != nil {
 		return Entry{}, err
 	}
 	e := Entry{
-		ID: Identity{Dev: uint64(info.VolumeSerialNumber), Ino: uint64(info.FileIndexHigh)<<32 | uint64(info.FileIndexLow),
-			Birth: info.CreationTime.Nanoseconds()},
+		ID:    Identity{Dev: uint64(info.VolumeSerialNumber), Ino: uint64(info.FileIndexHigh)<<32 | uint64(info.FileIndexLow)},
 		Dir:   info.FileAttributes&windows.FILE_ATTRIBUTE_DIRECTORY != 0,
 		Size:  int64(info.FileSizeHigh)<<32 | int64(info.FileSizeLow),
 		UID:   -1,
@@ -589,6 +593,9 @@ func (d Dir) Sync() error {
 	return windows.FlushFileBuffers(h)
 }
 
+// SyncFSMethod is what SyncFS does, for results.
+const SyncFSMethod = "FlushFileBuffers on the volume"
+
 // SyncFS flushes the whole volume the directory is on (FlushFileBuffers on
 // the volume's handle: what syncfs does on Linux), which Windows allows
 // administrators only. Where the volume cannot be opened the error wraps
@@ -597,19 +604,19 @@ func (d Dir) Sync() error {
 func (d Dir) SyncFS() error {
 	vol, err := volumeOf(d.h)
 	if err != nil {
-		return fmt.Errorf("find the volume of %s: %v: %w", d.path, err, result.ErrNotSupported)
+		return fmt.Errorf("the volume of %s is unknown (%v): %w", d.path, err, result.ErrNotSupported)
 	}
 	p, _ := windows.UTF16PtrFromString(vol)
 	h, err := windows.CreateFile(p, windows.GENERIC_READ|windows.GENERIC_WRITE, windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE, nil,
 		windows.OPEN_EXISTING, 0, 0)
 	if err != nil {
-		return fmt.Errorf("open volume %s to flush it (needs an administrator): %v: %w", vol, err, result.ErrNotSupported)
+		return fmt.Errorf("volume %s cannot be opened to flush it, which needs an administrator (%v): %w", vol, err, result.ErrNotSupported)
 	}
 	defer windows.CloseHandle(h)
 	if err := windows.FlushFileBuffers(h); err != nil {
 		if errors.Is(err, windows.ERROR_INVALID_FUNCTION) {
 			// The volume's driver has no flush (Wine's volumes among them).
-			return fmt.Errorf("flush volume %s: %v: %w", vol, err, result.ErrNotSupported)
+			return fmt.Errorf("volume %s has no flush (%v): %w", vol, err, result.ErrNotSupported)
 		}
 		return fmt.Errorf("flush volume %s: %w", vol, err)
 	}
