@@ -164,7 +164,7 @@ func (r *runner) createOne(root osio.Dir, path []byte, size int64, chunk []byte)
 		written += int64(w)
 	}
 	if r.opts.SyncWrites {
-		if err := f.Sync(); err != nil {
+		if err := r.fullSync(f); err != nil {
 			_ = f.CloseSmall()
 			return written, fmt.Errorf("fsync: %w", err)
 		}

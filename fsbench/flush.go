@@ -102,3 +102,13 @@ func (r *runner) flushDeleted(c *copyState) (string, error) {
 func notSupported(err error) string {
 	return strings.TrimSuffix(err.Error(), ": "+result.ErrNotSupported.Error())
 }
+
+// fullSync is -b's flush of a file: through the drive's write cache
+// (F_FULLFSYNC on macOS), noting when the filesystem allowed only fsync.
+func (r *runner) fullSync(f osio.File) error {
+	full, err := f.SyncFull()
+	if err == nil && !full {
+		r.plainSync.Store(true)
+	}
+	return err
+}

@@ -273,7 +273,7 @@ func (r *runner) syncIfAsked(c *copyState) error {
 	if !r.opts.SyncWrites {
 		return nil
 	}
-	if err := c.file.Sync(); err != nil {
+	if err := r.fullSync(c.file); err != nil {
 		return fmt.Errorf("fsync %s: %w", c.bigPath, err)
 	}
 	return nil
@@ -427,7 +427,7 @@ func (r *runner) seekLane(ctx context.Context, c *copyState, w int) (int64, int6
 				return fail(fmt.Errorf("write %s at %d: %w", c.bigPath, off, err))
 			}
 			if r.opts.SyncWrites {
-				if err := f.Sync(); err != nil {
+				if err := r.fullSync(f); err != nil {
 					return fail(fmt.Errorf("fsync %s: %w", c.bigPath, err))
 				}
 			}

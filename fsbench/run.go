@@ -61,6 +61,9 @@ type runner struct {
 	private *rundir.Run
 	copies  []*copyState
 	prog    *progress
+	// plainSync is set when a -b flush could not go through the drive's
+	// cache (macOS without F_FULLFSYNC on the filesystem).
+	plainSync atomic.Bool
 }
 
 // Run runs the bonnie++ suite as opts says. It returns what finished even when
@@ -238,6 +241,14 @@ func (r *runner) runIterations(ctx context.Context, res *result.FS) error {
 			c.rng.Reset()
 		}
 		err := r.runSuite(ctx, &run)
+		if r.plainSync.Load() {
+			for t := range run.Tests {
+				if run.Tests[t].Ran {
+					run.Tests[t].Notes = append(run.Tests[t].Notes,
+						"-b: the filesystem refused F_FULLFSYNC, so the flushes were fsync(2), which leaves the drive's write cache unflushed")
+				}
+			}
+		}
 		res.Runs = append(res.Runs, run)
 		if err != nil {
 			return err
