@@ -293,8 +293,12 @@ type blockResult struct {
 			IODepthRequested int    `json:"iodepth_requested"`
 			Direct           bool   `json:"direct"`
 		} `json:"config"`
-		Read  struct{ TotalIOs int64 `json:"total_ios"` } `json:"read"`
-		Write struct{ TotalIOs int64 `json:"total_ios"` } `json:"write"`
+		Read struct {
+			TotalIOs int64 `json:"total_ios"`
+		} `json:"read"`
+		Write struct {
+			TotalIOs int64 `json:"total_ios"`
+		} `json:"write"`
 	} `json:"jobs"`
 }
 
@@ -420,16 +424,50 @@ func TestInterruptsUnderWine(t *testing.T) {
 	}
 }
 
+// TestKilledRunUnderWine: a run killed outright (no event, no cleanup)
+// leaves its private directory; clyde fs --cleanup recognises it by its
+// marker, sees its process is gone though the pid may be reused (Wine
+// hands out the same few; the marker's start time tells them apart), and
+// removes it.
+func TestKilledRunUnderWine(t *testing.T) {
+	b := need(t)
+	t.Parallel()
+	d := workDir(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd, stdout, stderr := b.start(ctx, b.clyde, "fs", "-d", winPath(d), "-s", "256", "-r", "0", "-n", "0", "-q", "--no-history")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !waitForRun(d, time.Minute) {
+		_ = cmd.Process.Kill()
+		t.Fatalf("no run directory appeared:\n%s", stderr)
+	}
+	time.Sleep(300 * time.Millisecond)
+	_ = cmd.Process.Kill()
+	_ = result(t, cmd.Wait(), stdout, stderr)
+	if !waitForRun(d, 0) {
+		t.Fatal("the killed run left nothing to clean up; the test shows nothing")
+	}
+	r := b.run(t, b.clyde, "fs", "--cleanup", "-d", winPath(d))
+	if r.code != 0 || !strings.Contains(r.stdout, "removed") {
+		t.Errorf("--cleanup: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	assertAsFound(t, d)
+}
+
 func waitForRun(d string, limit time.Duration) bool {
-	for end := time.Now().Add(limit); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+	for end := time.Now().Add(limit); ; time.Sleep(50 * time.Millisecond) {
 		entries, _ := os.ReadDir(d)
 		for _, e := range entries {
 			if strings.HasPrefix(e.Name(), "clyde.") {
 				return true
 			}
 		}
+		if !time.Now().Before(end) {
+			return false
+		}
 	}
-	return false
 }
 
 // TestRefusalsUnderWine: bad input is exit 2 with one line naming the
