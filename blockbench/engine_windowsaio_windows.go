@@ -21,11 +21,27 @@ import (
 // completions in batches with GetQueuedCompletionStatusEx.
 type windowsAIOEngine struct{}
 
-var procGetQueuedCompletionStatusEx = windows.NewLazySystemDLL("kernel32.dll").NewProc("GetQueuedCompletionStatusEx")
+// The loop calls kernel32 through syscall.SyscallN directly: the errors
+// come back as syscall.Errno, never boxed into an error (which allocates),
+// and ReadFile and WriteFile take no byte count, as Microsoft asks of
+// overlapped calls (x/sys's wrappers need one under the race detector).
+var (
+	kernel32                        = windows.NewLazySystemDLL("kernel32.dll")
+	procGetQueuedCompletionStatusEx = kernel32.NewProc("GetQueuedCompletionStatusEx")
+	procReadFile                    = kernel32.NewProc("ReadFile")
+	procWriteFile                   = kernel32.NewProc("WriteFile")
+)
 
-func (windowsAIOEngine) name() Engine         { return EngineWindowsAIO }
-func (windowsAIOEngine) queues() bool         { return true }
-func (windowsAIOEngine) available() error     { return procGetQueuedCompletionStatusEx.Find() }
+func (windowsAIOEngine) name() Engine { return EngineWindowsAIO }
+func (windowsAIOEngine) queues() bool { return true }
+func (windowsAIOEngine) available() error {
+	for _, p := range []*windows.LazyProc{procGetQueuedCompletionStatusEx, procReadFile, procWriteFile} {
+		if err := p.Find(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 func (windowsAIOEngine) openFlags() osio.Flag { return osio.Overlapped }
 
 // aioSlot is one I/O in flight. Its OVERLAPPED and buffer stay put, and
@@ -136,15 +152,18 @@ func (a *aioIssuer) submitFree(w *worker, now int64) bool {
 		s.dir, s.off, s.size = w.pattern.next(w)
 		s.prepNs, s.submitNs = now, now
 		s.ov = windows.Overlapped{Offset: uint32(s.off), OffsetHigh: uint32(s.off >> 32)}
-		var err error
-		if s.dir == dirRead {
-			err = windows.ReadFile(a.h, s.buf[:s.size], nil, &s.ov)
-		} else {
-			err = windows.WriteFile(a.h, s.buf[:s.size], nil, &s.ov)
+		proc := procReadFile
+		if s.dir == dirWrite {
+			proc = procWriteFile
+		}
+		var err syscall.Errno
+		if r, _, e := syscall.SyscallN(proc.Addr(), uintptr(a.h), uintptr(unsafe.Pointer(unsafe.SliceData(s.buf))), uintptr(s.size), 0,
+			uintptr(unsafe.Pointer(&s.ov))); r == 0 {
+			err = e
 		}
 		w.remaining--
 		switch err {
-		case nil, windows.ERROR_IO_PENDING:
+		case 0, windows.ERROR_IO_PENDING:
 			// Done at once or queued: either way a completion packet
 			// comes to the port, and the slot is Windows' until then.
 			a.inflight++

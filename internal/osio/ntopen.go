@@ -10,9 +10,6 @@ import (
 // is a pure function the tests check on every platform. The values are the
 // SDK's (winnt.h, ntifs.h).
 const (
-	ntGenericRead        = 0x80000000
-	ntGenericWrite       = 0x40000000
-	ntDelete             = 0x00010000
 	ntSynchronize        = 0x00100000
 	ntFileGenericRead    = 0x00120089
 	ntFileGenericWrite   = 0x00120116
@@ -24,27 +21,23 @@ const (
 	ntShareDelete = 0x4
 
 	// NtCreateFile dispositions and create options.
-	ntFileOpen                  = 0x1
-	ntFileCreate                = 0x2
-	ntDirectoryFile             = 0x00000001
-	ntWriteThrough              = 0x00000002
-	ntNoIntermediateBuffering   = 0x00000008
-	ntSynchronousIONonalert     = 0x00000020
-	ntNonDirectoryFile          = 0x00000040
-	ntOpenForBackupIntent       = 0x00004000
-	ntOpenReparsePoint          = 0x00200000
-	win32FlagWriteThrough       = 0x80000000
-	win32FlagOverlapped         = 0x40000000
-	win32FlagNoBuffering        = 0x20000000
-	win32FlagBackupSemantics    = 0x02000000
-	win32FlagOpenReparsePoint   = 0x00200000
-	win32CreateNew              = 1
-	win32OpenExisting           = 3
-	win32FileAttributeNormal    = 0x80
-	ntFileAttributeNormal       = 0x80
-	ntFileAttributeReadonly     = 0x1
-	ntFileAttributeDirectory    = 0x10
-	ntFileAttributeReparsePoint = 0x400
+	ntFileOpen                = 0x1
+	ntFileCreate              = 0x2
+	ntDirectoryFile           = 0x00000001
+	ntWriteThrough            = 0x00000002
+	ntNoIntermediateBuffering = 0x00000008
+	ntSynchronousIONonalert   = 0x00000020
+	ntNonDirectoryFile        = 0x00000040
+	ntOpenForBackupIntent     = 0x00004000
+	ntOpenReparsePoint        = 0x00200000
+	win32FlagWriteThrough     = 0x80000000
+	win32FlagOverlapped       = 0x40000000
+	win32FlagNoBuffering      = 0x20000000
+	win32FlagOpenReparsePoint = 0x00200000
+	win32CreateNew            = 1
+	win32OpenExisting         = 3
+	win32FileAttributeNormal  = 0x80
+	ntFileAttributeNormal     = 0x80
 )
 
 // winOpen is one open as Windows takes it: NtCreateFile's access, share
