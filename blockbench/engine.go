@@ -3,6 +3,7 @@ package blockbench
 import (
 	"fmt"
 
+	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -28,7 +29,16 @@ type issuer interface {
 }
 
 // engines are every engine clyde has, in the order auto prefers them.
-var engines = []engine{uringEngine{}, psyncEngine{}}
+var engines = []engine{uringEngine{}, windowsAIOEngine{}, psyncEngine{}}
+
+// engineOpenFlags are the open flags an engine needs on its workers'
+// handles beyond read, write and direct (windowsaio: an overlapped handle).
+func engineOpenFlags(e engine) osio.Flag {
+	if o, ok := e.(interface{ openFlags() osio.Flag }); ok {
+		return o.openFlags()
+	}
+	return 0
+}
 
 // engineByName finds an engine; auto is resolved by pickEngine.
 func engineByName(name Engine) (engine, bool) {

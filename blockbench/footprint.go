@@ -24,7 +24,7 @@ func buffersPerWorker(engine Engine, depth int) uint64 {
 	switch engine {
 	case EnginePsync:
 		return 2
-	case EngineIOUring:
+	case EngineIOUring, EngineWindowsAIO:
 		return uint64(depth)
 	}
 	return uint64(max(2, depth))

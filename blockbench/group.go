@@ -69,7 +69,7 @@ func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool) ([]result.
 // prepare opens the worker's descriptor and readies its engine, on the
 // worker's own goroutine.
 func (w *worker) prepare() error {
-	h, err := w.spec.target.openWorker(w.spec.RW.Writes(), w.spec.Direct)
+	h, err := w.spec.target.openWorker(w.spec.RW.Writes(), w.spec.Direct, engineOpenFlags(w.spec.engine))
 	if err != nil {
 		return fmt.Errorf("open %s for worker %d: %w", w.spec.target.resolved, w.index, err)
 	}

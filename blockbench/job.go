@@ -53,23 +53,24 @@ func (m RW) Writes() bool { return m != Read && m != RandRead }
 // Engine is how I/O is issued.
 type Engine string
 
-// The engines. EngineAuto, the default, picks a queueing engine (io_uring)
-// where the platform has one and the queue depth is above 1, psync
-// otherwise, so that --iodepth 32 and a preset's "Q32" mean 32 I/Os in
-// flight; the result names the engine that ran.
+// The engines. EngineAuto, the default, picks a queueing engine (io_uring
+// on Linux, windowsaio on Windows) where the platform has one and the queue
+// depth is above 1, psync otherwise, so that --iodepth 32 and a preset's
+// "Q32" mean 32 I/Os in flight; the result names the engine that ran.
 const (
-	EnginePsync   Engine = "psync"
-	EngineIOUring Engine = "io_uring"
-	EngineAuto    Engine = "auto"
+	EnginePsync      Engine = "psync"
+	EngineIOUring    Engine = "io_uring"
+	EngineWindowsAIO Engine = "windowsaio"
+	EngineAuto       Engine = "auto"
 )
 
-// ParseEngine accepts psync, io_uring and auto.
+// ParseEngine accepts psync, io_uring, windowsaio and auto.
 func ParseEngine(s string) (Engine, error) {
 	switch Engine(s) {
-	case EnginePsync, EngineIOUring, EngineAuto:
+	case EnginePsync, EngineIOUring, EngineWindowsAIO, EngineAuto:
 		return Engine(s), nil
 	}
-	return "", result.Usagef("--ioengine", "unknown engine %q; accepted: psync, io_uring, auto", s)
+	return "", result.Usagef("--ioengine", "unknown engine %q; accepted: psync, io_uring, windowsaio, auto", s)
 }
 
 // Profile names a preset that runs several jobs and prints one table.
@@ -227,3 +228,8 @@ func (j *Job) Validate() error {
 	}
 	return nil
 }
+
+// DirectByDefault says whether a profile runs with Direct when the caller
+// did not choose: the cdm preset does on Windows, where CrystalDiskMark
+// measures with the file cache off.
+func DirectByDefault(p Profile) bool { return p == ProfileCDM && profileDirectDefault }

@@ -219,6 +219,9 @@ func (w *workload) resolve() (string, error) {
 	if w.BS > w.Size {
 		return "", result.Usagef("--bs", "%d is larger than the region of %d bytes; give a smaller --bs or a larger --size", w.BS, w.Size)
 	}
+	if err := w.target.checkAlign(w); err != nil {
+		return "", err
+	}
 	if w.engine, err = pickEngine(w.IOEngine, w.IODepth); err != nil {
 		return "", err
 	}

@@ -100,21 +100,33 @@ func TestRandRWReadShare(t *testing.T) {
 	}
 }
 
+// queueingEngine is the queueing engine this platform has, or "" with why not.
+func queueingEngine() (Engine, error) {
+	var errs []error
+	for _, e := range []engine{uringEngine{}, windowsAIOEngine{}} {
+		err := e.available()
+		if err == nil {
+			return e.name(), nil
+		}
+		errs = append(errs, err)
+	}
+	return "", errors.Join(errs...)
+}
+
 func TestEnginesGiveSameCounts(t *testing.T) {
-	if err := uringAvailable(); err != nil {
-		t.Skipf("io_uring not available here: %v", err)
+	queued, err := queueingEngine()
+	if err != nil {
+		t.Skipf("no queueing engine here: %v", err)
 	}
-	path := filepath.Join(t.TempDir(), "f")
-	if err := os.WriteFile(path, make([]byte, 2<<20), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := testDir(t)
 	for _, rw := range []RW{RandRead, Write, RandRW, ReadWrite} {
 		t.Run(string(rw), func(t *testing.T) {
 			var got [2][2]int64
-			for e, engine := range []Engine{EnginePsync, EngineIOUring} {
-				j := countJob(path, rw, 2<<20, 4096)
+			for e, engine := range []Engine{EnginePsync, queued} {
+				// A file clyde creates (and removes) for each run:
+				// Windows writes to existing files only on Linux's checks.
+				j := countJob(filepath.Join(dir, string(rw)+"-"+string(engine)), rw, 2<<20, 4096)
 				j.IOEngine, j.IODepth, j.NumJobs, j.RWMixRead = engine, 16, 2, 60
-				j.DestroyData = true // an existing file
 				res, err := Run(context.Background(), j)
 				if err != nil {
 					t.Fatalf("%s: %v", engine, err)
@@ -125,7 +137,7 @@ func TestEnginesGiveSameCounts(t *testing.T) {
 				}
 			}
 			if got[0] != got[1] {
-				t.Errorf("psync read/write %v, io_uring %v", got[0], got[1])
+				t.Errorf("psync read/write %v, %s %v", got[0], queued, got[1])
 			}
 		})
 	}
@@ -255,20 +267,20 @@ func TestRampIsNotCounted(t *testing.T) {
 }
 
 func TestLoopsDoNotAllocate(t *testing.T) {
-	for _, engine := range []Engine{EnginePsync, EngineIOUring} {
+	for _, engine := range []Engine{EnginePsync, EngineIOUring, EngineWindowsAIO} {
 		t.Run(string(engine), func(t *testing.T) {
-			if engine == EngineIOUring && uringAvailable() != nil {
-				t.Skip("io_uring not available here")
+			e, _ := engineByName(engine)
+			if err := e.available(); err != nil {
+				t.Skipf("%s not available here: %v", engine, err)
 			}
-			path := filepath.Join(t.TempDir(), "f")
+			path := filepath.Join(testDir(t), "f")
 			if err := os.WriteFile(path, make([]byte, 1<<20), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			h, err := osio.OpenFile(path, osio.ReadWrite)
+			h, err := osio.OpenFile(path, osio.ReadWrite|engineOpenFlags(e))
 			if err != nil {
 				t.Fatal(err)
 			}
-			e, _ := engineByName(engine)
 			wl := &workload{Workload: Workload{RW: RandRW, RWMixRead: 50, BS: 4096, Size: 1 << 20, IODepth: 16, NumJobs: 1,
 				IOEngine: engine, Buffer: Buffer{Kind: BufferRandom}, Seed: 1}, engine: e, depth: 16}
 			w := newWorker(wl, 0)

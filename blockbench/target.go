@@ -62,6 +62,46 @@ type target struct {
 	// must hear about even when the report goes to a file.
 	notes []string
 	warn  io.Writer
+
+	// sectors is what uncached I/O on the target is held to, read once
+	// (sectorsRead) where the platform tells (Windows).
+	sectors     osio.SectorInfo
+	sectorsErr  error
+	sectorsRead bool
+}
+
+// checkAlign holds an uncached workload (and on Windows every workload on a
+// raw disk) to the target's sector size where the platform reads it, so a
+// block size or offset Windows would refuse with ERROR_INVALID_PARAMETER
+// is a usage error before anything is created. Elsewhere validate's
+// DirectAlign is the rule.
+func (t *target) checkAlign(w *workload) error {
+	if !w.Direct && !(t.device && rawDiskAligned) {
+		return nil
+	}
+	if !t.sectorsRead {
+		p := t.resolved
+		if !t.exists {
+			p = t.dirPath
+		}
+		t.sectors, t.sectorsErr = osio.SectorSize(p)
+		t.sectorsRead = true
+	}
+	if errors.Is(t.sectorsErr, result.ErrNotSupported) {
+		return nil
+	}
+	si := t.sectors // unknown when it could not be read: 4 KiB then
+	req := si.Required()
+	switch {
+	case w.BS%req != 0:
+		return result.Usagef("--bs", "%d is not a multiple of the sector size of %s, %s, which uncached I/O needs", w.BS, t.given, si)
+	case w.Offset%req != 0:
+		return result.Usagef("--offset", "%d is not a multiple of the sector size of %s, %s, which uncached I/O needs", w.Offset, t.given, si)
+	case si.BufferAlign() > osio.BufferAlign:
+		return result.Usagef("--direct", "the sector size of %s, %s, is larger than the %d-byte buffer alignment clyde keeps",
+			t.given, si, osio.BufferAlign)
+	}
+	return nil
 }
 
 // region is the byte range a workload uses after defaults are resolved.
@@ -72,6 +112,14 @@ type region struct{ offset, size int64 }
 // killed run. A file that does not exist yet is sized later (sizeNew).
 func resolveTarget(filename string, warn io.Writer) (*target, error) {
 	t := &target{given: filename, warn: warn, file: osio.NoFile}
+	if isRawDisk(filename) {
+		var err error
+		t.resolved, t.exists, t.device = filename, true, true
+		if t.size, err = deviceSize(filename); err != nil {
+			return nil, result.Usagef("--filename", "%v", err)
+		}
+		return t, nil
+	}
 	resolved, err := filepath.EvalSymlinks(filename)
 	switch {
 	case err == nil:
@@ -318,10 +366,10 @@ func pwriteFull(f osio.File, b []byte, off int64) error {
 // directory's descriptor, an existing target by its resolved path without
 // following a symlink. A descriptor that is not the target the run started
 // on (the file was replaced or renamed over) is closed unused.
-func (t *target) openWorker(write, direct bool) (osio.File, error) {
-	flag := osio.ReadOnly
+func (t *target) openWorker(write, direct bool, extra osio.Flag) (osio.File, error) {
+	flag := osio.ReadOnly | extra
 	if write {
-		flag = osio.ReadWrite
+		flag = osio.ReadWrite | extra
 	}
 	if direct {
 		flag |= osio.Direct

@@ -145,7 +145,7 @@ func TestCreatedFileReplaced(t *testing.T) {
 			var h osio.File
 			var err error
 			if when != "before the workers open it" {
-				if h, err = tg.openWorker(true, false); err != nil {
+				if h, err = tg.openWorker(true, false, 0); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -157,7 +157,7 @@ func TestCreatedFileReplaced(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !h.Valid() {
-				if _, err := tg.openWorker(true, false); err == nil || !strings.Contains(err.Error(), "replaced during the run") {
+				if _, err := tg.openWorker(true, false, 0); err == nil || !strings.Contains(err.Error(), "replaced during the run") {
 					t.Errorf("worker open of the replacement: err = %v, want a refusal", err)
 				}
 			} else {

@@ -2,7 +2,6 @@ package fsbench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -27,10 +26,14 @@ func (r *runner) runFileTests(ctx context.Context, run *result.FSRun) error {
 			{test: del, setup: r.prepareStat(random), work: r.deleteFiles(random)},
 		}
 		for _, p := range phases {
+			for _, c := range r.copies {
+				c.flushed = ""
+			}
 			if err := r.runPhase(ctx, run, p); err != nil {
 				r.removeTestDirs()
 				return err
 			}
+			run.Tests[p.test].Flush = r.copies[0].flushed
 		}
 		for _, c := range r.copies {
 			c.names = nil
@@ -128,10 +131,9 @@ func (r *runner) createFiles(ctx context.Context, c *copyState, _ int) (int64, i
 			return int64(i), written, err
 		}
 	}
-	if err := root.SyncFS(); err != nil && !errors.Is(err, result.ErrNotSupported) {
-		return int64(s.n), written, fmt.Errorf("syncfs: %w", err)
-	}
-	return int64(s.n), written, nil
+	how, err := r.flushCreated(c, root)
+	c.flushed = how
+	return int64(s.n), written, err
 }
 
 // symlinkTarget points a link at file 0 from any directory. bonnie++ linked
@@ -162,7 +164,7 @@ func (r *runner) createOne(root osio.Dir, path []byte, size int64, chunk []byte)
 		written += int64(w)
 	}
 	if r.opts.SyncWrites {
-		if err := f.Sync(); err != nil {
+		if err := r.fullSync(f); err != nil {
 			_ = f.CloseSmall()
 			return written, fmt.Errorf("fsync: %w", err)
 		}
@@ -401,8 +403,7 @@ func (r *runner) removeDirs(c *copyState) error {
 	if err := c.dir.RmdirSmall(osio.Name(c.testDir)); err != nil {
 		return fmt.Errorf("rmdir %s/%s: %w", c.dir.Path(), c.testDir, err)
 	}
-	if err := c.dir.SyncFS(); err != nil && !errors.Is(err, result.ErrNotSupported) {
-		return fmt.Errorf("syncfs: %w", err)
-	}
-	return nil
+	how, err := r.flushDeleted(c)
+	c.flushed = how
+	return err
 }

@@ -26,7 +26,7 @@ func (r *runner) runIOTests(ctx context.Context, run *result.FSRun) error {
 	if byteIO > 0 {
 		phases = append(phases, phaseFuncs{
 			test:    result.PutChar,
-			prepare: func(c *copyState, _ int) error { return r.openBig(c, true, false) },
+			prepare: func(c *copyState, _ int) error { return r.openBig(c, result.PutChar) },
 			work: func(ctx context.Context, c *copyState, _ int) (int64, int64, error) {
 				return r.putChar(ctx, c, byteIO)
 			},
@@ -38,14 +38,14 @@ func (r *runner) runIOTests(ctx context.Context, run *result.FSRun) error {
 			clear(c.buf)
 			return removeBig(c)
 		},
-		prepare: func(c *copyState, _ int) error { return r.openBig(c, true, o.Direct) },
+		prepare: func(c *copyState, _ int) error { return r.openBig(c, result.PutBlock) },
 		work: func(ctx context.Context, c *copyState, _ int) (int64, int64, error) {
 			return r.putBlock(ctx, c, chunks)
 		},
 	}, phaseFuncs{
 		test:    result.Rewrite,
 		setup:   func(c *copyState) error { r.evict(c, run, result.Rewrite); return nil },
-		prepare: func(c *copyState, _ int) error { return r.openAtStart(c, o.Direct) },
+		prepare: func(c *copyState, _ int) error { return r.openAtStart(c, result.Rewrite) },
 		work: func(ctx context.Context, c *copyState, _ int) (int64, int64, error) {
 			return r.rewrite(ctx, c, chunks)
 		},
@@ -54,7 +54,7 @@ func (r *runner) runIOTests(ctx context.Context, run *result.FSRun) error {
 		phases = append(phases, phaseFuncs{
 			test:    result.GetChar,
 			setup:   func(c *copyState) error { r.evict(c, run, result.GetChar); return nil },
-			prepare: func(c *copyState, _ int) error { return r.openAtStart(c, false) },
+			prepare: func(c *copyState, _ int) error { return r.openAtStart(c, result.GetChar) },
 			work: func(ctx context.Context, c *copyState, _ int) (int64, int64, error) {
 				return r.getChar(ctx, c, byteIO)
 			},
@@ -63,7 +63,7 @@ func (r *runner) runIOTests(ctx context.Context, run *result.FSRun) error {
 	phases = append(phases, phaseFuncs{
 		test:    result.GetBlock,
 		setup:   func(c *copyState) error { r.evict(c, run, result.GetBlock); return nil },
-		prepare: func(c *copyState, _ int) error { return r.openAtStart(c, o.Direct) },
+		prepare: func(c *copyState, _ int) error { return r.openAtStart(c, result.GetBlock) },
 		work: func(ctx context.Context, c *copyState, _ int) (int64, int64, error) {
 			return r.getBlock(ctx, c, chunks)
 		},
@@ -124,20 +124,8 @@ func (r *runner) closeBig() {
 	}
 }
 
-// openFlags are the big file's open flags for a phase.
-func openFlags(create, direct bool) osio.Flag {
-	f := osio.ReadWrite
-	if create {
-		f |= osio.Create
-	}
-	if direct {
-		f |= osio.Direct
-	}
-	return f
-}
-
-func (r *runner) openBig(c *copyState, create, direct bool) error {
-	f, err := c.dir.Open(c.bigName, openFlags(create, direct), 0o600)
+func (r *runner) openBig(c *copyState, test result.FSTest) error {
+	f, err := c.dir.Open(c.bigName, bigFileFlags(test, &r.opts), 0o600)
 	if err != nil {
 		return err
 	}
@@ -146,8 +134,8 @@ func (r *runner) openBig(c *copyState, create, direct bool) error {
 }
 
 // openAtStart opens the existing big file for a read or rewrite phase.
-func (r *runner) openAtStart(c *copyState, direct bool) error {
-	if err := r.openBig(c, false, direct); err != nil {
+func (r *runner) openAtStart(c *copyState, test result.FSTest) error {
+	if err := r.openBig(c, test); err != nil {
 		return err
 	}
 	_, err := c.file.Seek(0, io.SeekStart)
@@ -180,13 +168,10 @@ func (r *runner) evict(c *copyState, run *result.FSRun, t result.FSTest) {
 	run.Tests[t].Cache = &st
 }
 
+// evictBig drops the big file's cached pages. No handle of it is open
+// here, which Windows needs (see osio.EvictFile).
 func evictBig(c *copyState, size int64) result.CacheState {
-	f, err := c.dir.Open(c.bigName, osio.ReadOnly, 0)
-	if err != nil {
-		return result.CacheState{FileBytes: size, ResidentBytes: -1, Error: err.Error()}
-	}
-	defer f.Close()
-	return osio.EvictPageCache(f, size)
+	return osio.EvictFile(c.dir, c.bigName, size)
 }
 
 // finishFile is bonnie++'s Close(): fsync then close, inside the timing.
@@ -294,7 +279,7 @@ func (r *runner) syncIfAsked(c *copyState) error {
 	if !r.opts.SyncWrites {
 		return nil
 	}
-	if err := c.file.Sync(); err != nil {
+	if err := r.fullSync(c.file); err != nil {
 		return fmt.Errorf("fsync %s: %w", c.bigPath, err)
 	}
 	return nil
@@ -400,7 +385,7 @@ func (r *runner) setupSeeks(c *copyState, run *result.FSRun) {
 // openSeekLane opens the lane's own descriptor, as each bonnie++ seek thread
 // reopens the file.
 func (r *runner) openSeekLane(c *copyState, lane int) error {
-	f, err := c.dir.Open(c.bigName, openFlags(false, r.opts.Direct), 0)
+	f, err := c.dir.Open(c.bigName, bigFileFlags(result.Seeks, &r.opts), 0)
 	if err != nil {
 		return err
 	}
@@ -448,7 +433,7 @@ func (r *runner) seekLane(ctx context.Context, c *copyState, w int) (int64, int6
 				return fail(fmt.Errorf("write %s at %d: %w", c.bigPath, off, err))
 			}
 			if r.opts.SyncWrites {
-				if err := f.Sync(); err != nil {
+				if err := r.fullSync(f); err != nil {
 					return fail(fmt.Errorf("fsync %s: %w", c.bigPath, err))
 				}
 			}

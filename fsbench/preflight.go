@@ -6,6 +6,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 
+	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/sysinfo"
 	"github.com/clydebench/clyde/result"
 )
@@ -48,6 +49,15 @@ func Preflight(o *Options) error {
 	}
 	if err := checkWritable(o.Dir); err != nil {
 		return fmt.Errorf("preflight: %s is not writable: %w", o.Dir, err)
+	}
+	if o.Direct {
+		// Windows holds uncached I/O to the volume's sector size, which
+		// only the volume can tell (elsewhere SectorSize is not read).
+		if si, err := osio.SectorSize(o.Dir); err == nil {
+			if err := si.CheckDirectAlign(int64(o.ChunkBytes), 0); err != nil {
+				return result.Usagef("-D", "uncached I/O in %s: chunk %v; use -s size:%d or a multiple of it", o.Dir, err, si.Required())
+			}
+		}
 	}
 	sp, err := sysinfo.Space(o.Dir)
 	if err != nil {

@@ -47,6 +47,8 @@ type copyState struct {
 	tickets []int32     // seek tickets; negative writes back
 	names   *nameSet
 	scanner *osio.Scanner
+	// flushed says what the phase's closing flush covered (flush.go).
+	flushed string
 	// sharedTable[lane] is true when the lane's thread could not get a
 	// descriptor table of its own (osio.IsolateThread), so what the lane
 	// left open must be closed by the runner rather than by the kernel.
@@ -62,6 +64,9 @@ type runner struct {
 	private *rundir.Run
 	copies  []*copyState
 	prog    *progress
+	// plainSync is set when a -b flush could not go through the drive's
+	// cache (macOS without F_FULLFSYNC on the filesystem).
+	plainSync atomic.Bool
 }
 
 // Run runs the bonnie++ suite as opts says. It returns what finished even when
@@ -242,6 +247,14 @@ func (r *runner) runIterations(ctx context.Context, res *result.FS) error {
 			c.rng.Reset()
 		}
 		err := r.runSuite(ctx, &run)
+		if r.plainSync.Load() {
+			for t := range run.Tests {
+				if run.Tests[t].Ran {
+					run.Tests[t].Notes = append(run.Tests[t].Notes,
+						"-b: the filesystem refused F_FULLFSYNC, so the flushes were fsync(2), which leaves the drive's write cache unflushed")
+				}
+			}
+		}
 		res.Runs = append(res.Runs, run)
 		if err != nil {
 			return err

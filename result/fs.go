@@ -125,7 +125,12 @@ type FSTestResult struct {
 	RatePerSec  float64        `json:"rate_per_sec"`
 	CPUPercent  float64        `json:"cpu_percent"`
 	TooShort    bool           `json:"too_short"`
-	Notes       []string       `json:"notes,omitempty"`
+	// Flush says what the create and delete tests flushed at their end,
+	// where bonnie++ calls sync: the filesystem (syncfs), the volume, or
+	// each file and directory of the phase where the platform cannot flush
+	// a whole volume (Windows without administrator rights).
+	Flush string   `json:"flush,omitempty"`
+	Notes []string `json:"notes,omitempty"`
 }
 
 // CacheState says how cold the page cache was when a read phase started.
@@ -137,9 +142,13 @@ type CacheState struct {
 	ResidentBytes int64 `json:"resident_bytes"`
 	FileBytes     int64 `json:"file_bytes"`
 	// Cold is true when the check ran and found under 1% resident (and,
-	// with Device, the device beneath was cold too).
-	Cold  bool   `json:"cold"`
-	Error string `json:"error,omitempty"`
+	// with Device, the device beneath was cold too); false when it found
+	// more, or when there was no check (ResidentBytes -1): Method says which.
+	Cold bool `json:"cold"`
+	// Method is how the pages were dropped and how that was checked, or
+	// that it could not be.
+	Method string `json:"method,omitempty"`
+	Error  string `json:"error,omitempty"`
 	// Device is, beneath a FUSE filesystem on a block device (ntfs-3g), the
 	// device's own page cache: such a filesystem reads the device through
 	// it, so a file whose pages were dropped can still be read from memory.

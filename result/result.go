@@ -36,6 +36,12 @@ type Filesystem struct {
 	Source       string `json:"source,omitempty"`
 	DeviceModel  string `json:"device_model,omitempty"`
 	DeviceSerial string `json:"device_serial,omitempty"`
+	// VolumeName is the volume's label, ClusterBytes its allocation unit
+	// (the NTFS cluster size) and SectorBytes the sector size its
+	// allocation is counted in, where the platform reports them (Windows).
+	VolumeName   string `json:"volume_name,omitempty"`
+	ClusterBytes int64  `json:"cluster_bytes,omitempty"`
+	SectorBytes  int64  `json:"sector_bytes,omitempty"`
 	// Note explains a type that needs it (ntfs-3g shows up as fuseblk).
 	Note string `json:"note,omitempty"`
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/urfave/cli/v2"
 
@@ -106,13 +105,14 @@ func exitCode(err error) int {
 	}
 }
 
-// signalContext is cancelled by the first SIGINT, SIGTERM or SIGHUP (the
-// terminal closed: the run cleans up as for ^C rather than die and leave its
-// files); the second one ends the process at once with exit code 130.
+// signalContext is cancelled by the first of stopSignals: SIGINT, SIGTERM
+// or SIGHUP (the terminal closed: the run cleans up as for ^C rather than
+// die and leave its files), and on Windows ^C, ^Break and the console
+// closing; the second one ends the process at once with exit code 130.
 func signalContext() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(ch, stopSignals...)
 	done := make(chan struct{})
 	go func() {
 		select {

@@ -44,10 +44,10 @@ func blockCommand() *cli.Command {
 			&cli.StringFlag{Name: "rw", Value: string(d.RW), Usage: "read|write|randread|randwrite|rw (readwrite)|randrw"},
 			&cli.IntFlag{Name: "rwmixread", Value: d.RWMixRead, Usage: "percent reads in rw/randrw; each I/O picks its direction on its own"},
 			&cli.StringFlag{Name: "bs", Value: "4k", Usage: "block size, or a comma list that runs one job per size"},
-			&cli.IntFlag{Name: "iodepth", Value: d.IODepth, Usage: "I/Os in flight per worker (io_uring)"},
+			&cli.IntFlag{Name: "iodepth", Value: d.IODepth, Usage: "I/Os in flight per worker (io_uring, windowsaio)"},
 			&cli.IntFlag{Name: "numjobs", Value: d.NumJobs, Usage: "workers per job, summed in the report"},
-			&cli.StringFlag{Name: "ioengine", Value: string(d.IOEngine), Usage: "psync|io_uring|auto (auto: io_uring when iodepth > 1; the presets' default)"},
-			&cli.BoolFlag{Name: "direct", Usage: "O_DIRECT: bypass the page cache (bs and offset must be multiples of 512)"},
+			&cli.StringFlag{Name: "ioengine", Value: string(d.IOEngine), Usage: "psync|io_uring|windowsaio|auto (auto: io_uring on Linux, windowsaio on Windows, when iodepth > 1; the presets' default)"},
+			&cli.BoolFlag{Name: "direct", Usage: "bypass the page cache: O_DIRECT, F_NOCACHE on macOS, FILE_FLAG_NO_BUFFERING on Windows (bs and offset multiples of 512, of the sector size on Windows; the cdm preset's default on Windows)"},
 			&cli.StringFlag{Name: "runtime", Value: "5", Usage: "measured time per job: seconds or 500ms, 2m (0: no limit)"},
 			&cli.StringFlag{Name: "ramp_time", Value: "0", Usage: "unmeasured time before each job"},
 			&cli.BoolFlag{Name: "time_based", Value: true, Usage: "run for --runtime; false also ends a job after --size bytes per worker"},
@@ -105,6 +105,9 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 	j.IODepth = c.Int("iodepth")
 	j.NumJobs = c.Int("numjobs")
 	j.Direct = c.Bool("direct")
+	if !c.IsSet("direct") {
+		j.Direct = blockbench.DirectByDefault(j.Profile)
+	}
 	j.TimeBased = c.Bool("time_based")
 	j.Fsync = c.Int("fsync")
 	j.Seed = c.Uint64("seed")

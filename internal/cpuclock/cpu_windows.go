@@ -4,6 +4,7 @@ package cpuclock
 
 import (
 	"time"
+	"unsafe"
 
 	"github.com/clydebench/clyde/result"
 
@@ -24,5 +25,32 @@ func ProcessCPU() (Usage, error) {
 	return Usage{User: toDur(user), Sys: toDur(kernel)}, nil
 }
 
-// MaxRSS is not read on Windows yet; results leave it out.
-func MaxRSS() (int64, error) { return 0, result.ErrNotSupported }
+// processMemoryCounters is PROCESS_MEMORY_COUNTERS.
+type processMemoryCounters struct {
+	cb                         uint32
+	pageFaultCount             uint32
+	peakWorkingSetSize         uintptr
+	workingSetSize             uintptr
+	quotaPeakPagedPoolUsage    uintptr
+	quotaPagedPoolUsage        uintptr
+	quotaPeakNonPagedPoolUsage uintptr
+	quotaNonPagedPoolUsage     uintptr
+	pagefileUsage              uintptr
+	peakPagefileUsage          uintptr
+}
+
+var procK32GetProcessMemoryInfo = windows.NewLazySystemDLL("kernel32.dll").NewProc("K32GetProcessMemoryInfo")
+
+// MaxRSS is the process's peak working set in bytes: the memory that was
+// resident at once, Windows' counterpart of getrusage's ru_maxrss.
+func MaxRSS() (int64, error) {
+	if err := procK32GetProcessMemoryInfo.Find(); err != nil {
+		return 0, result.ErrNotSupported
+	}
+	pmc := processMemoryCounters{cb: uint32(unsafe.Sizeof(processMemoryCounters{}))}
+	r, _, err := procK32GetProcessMemoryInfo.Call(uintptr(windows.CurrentProcess()), uintptr(unsafe.Pointer(&pmc)), uintptr(pmc.cb))
+	if r == 0 {
+		return 0, err
+	}
+	return int64(pmc.peakWorkingSetSize), nil
+}

@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package osio
 
@@ -31,6 +31,9 @@ var NoFile = File{}
 
 // DirectSupported says whether Direct opens can work here.
 const DirectSupported = false
+
+// WriteThroughSupported says whether WriteThrough opens can work here.
+const WriteThroughSupported = false
 
 // OpenDir opens the directory a user named.
 func OpenDir(path string) (Dir, error) {
@@ -71,8 +74,8 @@ func osFlags(flag Flag) (int, error) {
 	if flag&Create != 0 {
 		flags |= os.O_CREATE | os.O_EXCL
 	}
-	if flag&Direct != 0 {
-		return 0, fmt.Errorf("uncached (direct) I/O on %s: %w", runtime.GOOS, result.ErrNotSupported)
+	if flag&(Direct|WriteThrough|Overlapped) != 0 {
+		return 0, fmt.Errorf("uncached, write-through or overlapped I/O on %s: %w", runtime.GOOS, result.ErrNotSupported)
 	}
 	return flags, nil // NoFollow and Exclusive: the identity check after each open is what guards here
 }
@@ -179,6 +182,9 @@ func (d Dir) Sync() error {
 	defer f.Close()
 	return f.Sync()
 }
+
+// SyncFSMethod is what SyncFS does, for results.
+const SyncFSMethod = "none"
 
 // SyncFS: no per-filesystem flush here; the result says so.
 func (d Dir) SyncFS() error { return result.ErrNotSupported }

@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/clydebench/clyde/result"
 )
 
 // Dir is an open directory. Its methods resolve names relative to it. The
@@ -59,7 +61,13 @@ func (d Dir) Close() error {
 
 func (d Dir) join(name []byte) string { return d.path + "/" + nameString(name) }
 
+// WriteThroughSupported says whether WriteThrough opens can work here.
+const WriteThroughSupported = false
+
 func unixFlags(flag Flag) (int, error) {
+	if flag&(WriteThrough|Overlapped) != 0 {
+		return 0, fmt.Errorf("write-through and overlapped opens are Windows flags: %w", result.ErrNotSupported)
+	}
 	flags := unix.O_NOFOLLOW | unix.O_CLOEXEC
 	switch {
 	case flag&ReadWrite != 0:

@@ -18,7 +18,7 @@ import (
 // some FUSE filesystems keep their pages: the result says so rather than
 // claiming cold reads.
 func EvictPageCache(f File, fileBytes int64) result.CacheState {
-	st := result.CacheState{FileBytes: fileBytes, ResidentBytes: -1}
+	st := result.CacheState{FileBytes: fileBytes, ResidentBytes: -1, Method: evictMethod}
 	if err := unix.Fsync(f.sysfd()); err != nil {
 		st.Error = "fsync: " + err.Error()
 		return st
@@ -36,6 +36,19 @@ func EvictPageCache(f File, fileBytes int64) result.CacheState {
 	st.ResidentBytes = resident
 	st.Cold = resident*100 < fileBytes
 	return st
+}
+
+// evictMethod is what the result says of the eviction.
+const evictMethod = "fsync, posix_fadvise(POSIX_FADV_DONTNEED), then mincore counted the resident pages"
+
+// EvictFile is EvictPageCache for the file name in d, opened read-only for it.
+func EvictFile(d Dir, name []byte, fileBytes int64) result.CacheState {
+	f, err := d.Open(name, ReadOnly, 0)
+	if err != nil {
+		return result.CacheState{FileBytes: fileBytes, ResidentBytes: -1, Method: evictMethod, Error: err.Error()}
+	}
+	defer f.Close()
+	return EvictPageCache(f, fileBytes)
 }
 
 // residentBytes maps the file in windows and asks mincore which pages are in memory.

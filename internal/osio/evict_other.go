@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !windows
 
 package osio
 
@@ -13,4 +13,9 @@ import (
 func EvictPageCache(_ File, fileBytes int64) result.CacheState {
 	return result.CacheState{FileBytes: fileBytes, ResidentBytes: -1,
 		Error: "page-cache eviction is not supported on " + runtime.GOOS}
+}
+
+// EvictFile is EvictPageCache for the file name in d.
+func EvictFile(_ Dir, _ []byte, fileBytes int64) result.CacheState {
+	return EvictPageCache(NoFile, fileBytes)
 }

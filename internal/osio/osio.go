@@ -7,8 +7,11 @@
 // Names passed to Dir methods are NUL-terminated byte slices (Name makes one):
 // on Linux the hot loops of the file tests call the kernel with them directly,
 // without an allocation per operation. On the BSDs and macOS the same calls go
-// through x/sys/unix's *at functions; elsewhere (Windows) through os.Root,
-// which opens every name relative to the directory's handle and refuses to
+// through x/sys/unix's *at functions. On Windows every name is opened with
+// NtCreateFile relative to the directory's handle (dir_windows.go), the one
+// exception being symlink creation, which goes by full path after checking
+// that the directory is still the one opened. Elsewhere they go through
+// os.Root, which opens every name relative to the directory and refuses to
 // leave it.
 package osio
 
@@ -47,7 +50,20 @@ const (
 	// Exclusive opens a block device exclusively (O_EXCL on Linux): the
 	// open fails with EBUSY while the kernel or another program claims the
 	// device, and nothing can mount or claim it while the descriptor lasts.
+	// On Windows it is share mode 0: the open fails while any other handle
+	// with read, write or delete access is open, and no such handle can be
+	// opened while it lasts.
 	Exclusive
+	// WriteThrough makes every write reach the device before it returns
+	// (FILE_FLAG_WRITE_THROUGH). Only Windows has it as an open flag here
+	// (WriteThroughSupported); elsewhere the open fails with an error
+	// wrapping result.ErrNotSupported.
+	WriteThrough
+	// Overlapped opens a handle for asynchronous I/O (FILE_FLAG_OVERLAPPED,
+	// Windows only): the queueing engine issues its reads and writes on it
+	// through an I/O completion port. Elsewhere it is refused like
+	// WriteThrough.
+	Overlapped
 )
 
 // BufferAlign is the alignment of every buffer AlignedBuffer returns: it

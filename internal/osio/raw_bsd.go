@@ -49,6 +49,9 @@ func (d Dir) SymlinkSmall(target, newName []byte) error {
 	return unix.Symlinkat(nameString(target), d.sysfd(), nameString(newName))
 }
 
+// SyncFSMethod is what SyncFS does, for results.
+const SyncFSMethod = "sync(2)"
+
 // SyncFS is bonnie++'s sync(): these systems have no per-filesystem syncfs.
 func (d Dir) SyncFS() error { return unix.Sync() }
 

@@ -90,6 +90,9 @@ func (d Dir) SymlinkSmall(target, newName []byte) error {
 	return errnoErr(e)
 }
 
+// SyncFSMethod is what SyncFS does, for results.
+const SyncFSMethod = "syncfs(2) of the filesystem"
+
 // SyncFS flushes the filesystem holding d. bonnie++ calls sync(), which
 // flushes every filesystem on the machine; syncfs keeps other disks'
 // writeback out of clyde's timings.

@@ -18,7 +18,7 @@ func (d Dir) RemoveAll(name []byte) error {
 		}
 		return err
 	}
-	if e.Dir {
+	if e.Dir && !e.Link { // a Windows junction is both: removed, not entered
 		sub, err := d.OpenSubdir(name)
 		if err != nil {
 			return err
