@@ -63,9 +63,11 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 	started := time.Now()
 	res.Timestamp, res.TimestampMs = started.Unix(), started.UnixMilli()
 	runErr := prepareTargets(ctx, targets, p.DestroyData)
+	stopped := map[int]bool{}
 	if runErr == nil {
-		runErr = runGroups(ctx, groups, res)
+		runErr = runPlanGroups(ctx, &p, groups, res, stopped)
 	}
+	analyseSustained(p.Steady, res, stopped)
 	res.Target = targets[0].describe()
 	for _, t := range targets {
 		cerr := t.cleanup()
@@ -101,12 +103,26 @@ func prepareTargets(ctx context.Context, targets []*target, destroy bool) error 
 }
 
 func runGroups(ctx context.Context, groups [][]*workload, res *result.Block) error {
+	return runPlanGroups(ctx, &Plan{}, groups, res, map[int]bool{})
+}
+
+// runPlanGroups runs the groups in order, with the plan's steady-state
+// watch and AfterGroup; stopped records the groups a watch ended.
+func runPlanGroups(ctx context.Context, p *Plan, groups [][]*workload, res *result.Block, stopped map[int]bool) error {
 	for i, ws := range groups {
 		if err := ctx.Err(); err != nil {
 			res.Interrupted = true
 			return fmt.Errorf("before group %d of %d: %w", i+1, len(groups), context.Cause(ctx))
 		}
-		jobs, err := runGroup(ctx, ws, new(atomic.Bool))
+		stop := new(atomic.Bool)
+		watch := watchGroup(p.Steady, ws, stop)
+		jobs, err := runGroup(ctx, ws, stop)
+		if watch.finish() {
+			stopped[i] = true
+		}
+		if p.AfterGroup != nil {
+			p.AfterGroup(i, jobs)
+		}
 		first := len(res.Jobs)
 		for k := range jobs {
 			if err == nil && !jobs[k].Interrupted && jobs[k].Read.TotalIOs+jobs[k].Write.TotalIOs == 0 {
@@ -140,6 +156,13 @@ func runGroups(ctx context.Context, groups [][]*workload, res *result.Block) err
 func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 	if len(p.Groups) == 0 {
 		return nil, nil, nil, result.Usagef("", "nothing to run: the plan has no workloads")
+	}
+	if p.Steady != nil {
+		for _, g := range p.Groups {
+			if err := p.Steady.validate(g); err != nil {
+				return nil, nil, nil, err
+			}
+		}
 	}
 	var targets []*target
 	byName := map[string]*target{}
@@ -235,6 +258,9 @@ func orNone(names []string) string {
 
 // validate holds the rules of one workload that need no look at the target.
 func (w *Workload) validate() error {
+	if w.Volume != nil {
+		return result.Usagef("-simulate", "several LUNs as one volume are not supported yet; list one LUN")
+	}
 	if strings.TrimSpace(w.Filename) == "" {
 		return result.Usagef("--filename", "missing; give a file path or a block device")
 	}

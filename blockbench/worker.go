@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -78,6 +79,9 @@ type worker struct {
 	// stop, when set, ends the worker at its next tick: the group has
 	// what it needs (steady state reached).
 	stop *atomic.Bool
+	// live, when set, is the lock under which marks are appended, so a
+	// steadyWatch can read them while the worker runs (once a second).
+	live *sync.Mutex
 	// split is true when the engine has a submission stage, so clat and
 	// slat are apart from lat.
 	split bool
@@ -139,6 +143,9 @@ func newWorker(spec *workload, index int) *worker {
 	}
 	w.remaining = math.MaxInt64
 	w.marks = make([]mark, 0, int(spec.Runtime/time.Second)+3)
+	if spec.watch != nil {
+		spec.watch.add(w)
+	}
 	if w.rampEnd == 0 {
 		w.startMeasuring(0)
 	} else {
@@ -174,7 +181,13 @@ func (w *worker) startMeasuring(now int64) {
 	}
 	w.ios, w.bytes, w.short, w.syncs = [2]int64{}, [2]int64{}, [2]int64{}, 0
 	w.startNs, w.endNs = now, now
+	if w.live != nil {
+		w.live.Lock()
+	}
 	w.marks = append(w.marks[:0], mark{atNs: now})
+	if w.live != nil {
+		w.live.Unlock()
+	}
 	w.nextMark = now + markEvery
 	w.remaining = w.ioLimit
 	w.nextEvent = w.nextEventAfter(now)
@@ -200,7 +213,7 @@ func (w *worker) tick(now int64) (stop bool) {
 		w.startMeasuring(now)
 	}
 	if w.measuring && now >= w.nextMark {
-		w.marks = append(w.marks, mark{atNs: now, ios: w.ios, bytes: w.bytes})
+		w.addMark(mark{atNs: now, ios: w.ios, bytes: w.bytes})
 		for w.nextMark <= now {
 			w.nextMark += markEvery
 		}
@@ -223,8 +236,18 @@ func (w *worker) finish() {
 	}
 	last := w.marks[len(w.marks)-1]
 	if w.endNs > last.atNs {
-		w.marks = append(w.marks, mark{atNs: w.endNs, ios: w.ios, bytes: w.bytes})
+		w.addMark(mark{atNs: w.endNs, ios: w.ios, bytes: w.bytes})
 	}
+}
+
+// addMark appends a per-second mark, under the watch's lock when a
+// steadyWatch reads them.
+func (w *worker) addMark(m mark) {
+	if w.live != nil {
+		w.live.Lock()
+		defer w.live.Unlock()
+	}
+	w.marks = append(w.marks, m)
 }
 
 // ioPattern draws the I/O a worker issues next. Engines call it once per
