@@ -59,6 +59,7 @@ func Text(w io.Writer, res *result.Block) error {
 			jobText(ew, &res.Jobs[i])
 		}
 	}
+	sustainedText(ew, res)
 	for _, n := range res.Notes {
 		ew.printf("note: %s\n", n)
 	}
