@@ -98,6 +98,10 @@ type workload struct {
 	groupID int
 	// watch follows the group for --until-steady; nil otherwise.
 	watch *steadyWatch
+	// vol are a Volume's targets (target is the first) and vmap its layout
+	// for this workload's block size; nil without a Volume.
+	vol  []*target
+	vmap *volumeMap
 }
 
 func (w *workload) String() string {

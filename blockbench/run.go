@@ -176,6 +176,14 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 			if err := w.validate(); err != nil {
 				return nil, nil, nil, err
 			}
+			if w.Volume != nil {
+				ts, err := resolveVolume(w, byName, &targets, p.Warn)
+				if err != nil {
+					return nil, nil, nil, err
+				}
+				ws = append(ws, &workload{Workload: w, target: ts[0], vol: ts, groupID: gi})
+				continue
+			}
 			t := byName[w.Filename]
 			if t == nil {
 				var err error
@@ -228,11 +236,20 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 // resolve fixes a workload's region on its target, its engine and the depth
 // that engine keeps; it returns a note when the depth had to be capped.
 func (w *workload) resolve() (string, error) {
-	reg, err := w.target.region(w)
+	var reg region
+	var err error
+	if w.vol != nil {
+		reg, err = w.volumeRegion()
+	} else {
+		reg, err = w.target.region(w)
+	}
 	if err != nil {
 		return "", err
 	}
 	w.Offset, w.Size = reg.offset, reg.size
+	if w.vol != nil {
+		w.vmap = newVolumeMap(w.vol, w.Volume.Stripe, w.BS, reg)
+	}
 	if w.BS > w.Size {
 		return "", result.Usagef("--bs", "%d is larger than the region of %d bytes; give a smaller --bs or a larger --size", w.BS, w.Size)
 	}
@@ -259,9 +276,10 @@ func orNone(names []string) string {
 // validate holds the rules of one workload that need no look at the target.
 func (w *Workload) validate() error {
 	if w.Volume != nil {
-		return result.Usagef("-simulate", "several LUNs as one volume are not supported yet; list one LUN")
-	}
-	if strings.TrimSpace(w.Filename) == "" {
+		if err := w.Volume.validate(w); err != nil {
+			return err
+		}
+	} else if strings.TrimSpace(w.Filename) == "" {
 		return result.Usagef("--filename", "missing; give a file path or a block device")
 	}
 	if _, err := ParseRW(string(w.RW)); err != nil {

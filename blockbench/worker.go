@@ -82,6 +82,10 @@ type worker struct {
 	// live, when set, is the lock under which marks are appended, so a
 	// steadyWatch can read them while the worker runs (once a second).
 	live *sync.Mutex
+	// hs are a volume's descriptors (hs[0] is h), lun the one the last
+	// drawn I/O goes to (volume.go); nil and 0 otherwise.
+	hs  []osio.File
+	lun int
 	// split is true when the engine has a submission stage, so clat and
 	// slat are apart from lat.
 	split bool
@@ -132,6 +136,9 @@ func newWorker(spec *workload, index int) *worker {
 	}
 	w.nBlocks = uint64(spec.Size / spec.BS)
 	w.regionEnd = spec.Offset + int64(w.nBlocks)*spec.BS
+	if spec.vmap != nil {
+		w.useVolume()
+	}
 	w.pos = [2]int64{spec.Offset, spec.Offset}
 	w.rampEnd = int64(spec.RampTime)
 	if spec.Runtime > 0 {
@@ -343,4 +350,8 @@ func (w *worker) close() {
 		_ = w.h.Close() // read-only or already synced; a close error changes no figure
 		w.h = osio.NoFile
 	}
+	for _, h := range w.hs[min(1, len(w.hs)):] {
+		_ = h.Close()
+	}
+	w.hs = nil
 }

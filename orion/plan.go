@@ -45,10 +45,32 @@ func (t *Test) target() target {
 		}
 	}
 	if t.opt.Simulate == "raid0" {
-		v.Stripe = StripeBytes
-		total = int64(len(t.luns)) * (smallest / StripeBytes * StripeBytes)
+		v.Stripe = t.stripe()
+		total = int64(len(t.luns)) * (smallest / v.Stripe * v.Stripe)
 	}
 	return target{filename: t.luns[0].Path, volume: v, size: total}
+}
+
+// stripe is -simulate raid0's stripe depth: ASM's 1 MB, or the large I/O
+// size when that is larger, so that no I/O crosses a stripe.
+func (t *Test) stripe() int64 { return max(StripeBytes, int64(t.opt.SizeLarge)<<10) }
+
+// checkStripe refuses I/O sizes that do not divide the stripe: such an I/O
+// would span two LUNs, which one request cannot.
+func (t *Test) checkStripe() error {
+	if t.opt.Simulate != "raid0" || len(t.luns) < 2 {
+		return nil
+	}
+	st := t.stripe()
+	if st%(int64(t.opt.SizeLarge)<<10) != 0 {
+		return result.Usagef("-size_large", "%d KiB does not divide the %d KiB stripe of -simulate raid0", t.opt.SizeLarge, st>>10)
+	}
+	for _, s := range t.opt.SizeSmall {
+		if st%(int64(s)<<10) != 0 {
+			return result.Usagef("-size_small", "%d KiB does not divide the %d KiB stripe of -simulate raid0; give a power of two", s, st>>10)
+		}
+	}
+	return nil
 }
 
 // rw is the rw mode for -write: reads, writes, or a mix with each I/O

@@ -71,6 +71,9 @@ func Prepare(o Options) (*Test, error) {
 		now = o.Now
 	}
 	t.started = now()
+	if err := t.checkStripe(); err != nil {
+		return nil, err
+	}
 	if err := t.layout(); err != nil {
 		return nil, err
 	}
@@ -223,6 +226,9 @@ func (t *Test) describe() *result.Orion {
 		CacheSizeMiB: t.opt.CacheSize, Simulate: t.opt.Simulate, Direct: t.opt.Direct, Started: t.started.Format("20060102_1504")}
 	if t.opt.Type == "seq" {
 		o.NumStreamIO = t.opt.NumStreamIO
+	}
+	if t.opt.Simulate == "raid0" {
+		o.StripeKiB = int(t.stripe() >> 10)
 	}
 	for _, l := range t.luns {
 		o.LUNs = append(o.LUNs, result.OrionLUN{Path: l.Path, SizeBytes: l.SizeBytes})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -50,6 +51,49 @@ func TestMixedPointRuns(t *testing.T) {
 			}
 			if typ == "seq" && res.Jobs[1].Config.OffsetBytes == res.Jobs[2].Config.OffsetBytes {
 				t.Error("two streams start at the same offset")
+			}
+		})
+	}
+}
+
+// Several LUNs make one volume: concatenated or striped, every point's
+// workloads span all of them, and the summary names each.
+func TestSeveralLUNs(t *testing.T) {
+	for _, sim := range []string{"concat", "raid0"} {
+		t.Run(sim, func(t *testing.T) {
+			dir := t.TempDir()
+			var lines string
+			for _, n := range []string{"a.img", "b.img", "c.img"} {
+				p := filepath.Join(dir, n)
+				if err := os.WriteFile(p, make([]byte, 4<<20), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				lines += p + "\n"
+			}
+			if err := os.WriteFile(filepath.Join(dir, "t.lun"), []byte(lines), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			o := DefaultOptions(RunAdvanced)
+			o.TestName, o.OutputDir, o.Direct, o.Duration = filepath.Join(dir, "t"), dir, false, 200*time.Millisecond
+			o.Matrix, o.NumSmall, o.NumLarge, o.Simulate = MatrixPoint, 3, 1, sim
+			tt, err := Prepare(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := tt.Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.WriteFiles(os.Stdout, res); err != nil {
+				t.Fatal(err)
+			}
+			p := res.Orion.Sets[0].Points[0]
+			if p.SmallIOPS <= 0 || p.LargeMBPS <= 0 || res.Orion.NumDisks != 3 || len(res.Orion.LUNs) != 3 {
+				t.Errorf("point %+v, %d disks: want figures over 3 LUNs", p, res.Orion.NumDisks)
+			}
+			sum, _ := os.ReadFile(filepath.Join(dir, res.Orion.Sets[0].Prefix+"_summary.txt"))
+			if !strings.Contains(string(sum), "3 FILEs found.") || !strings.Contains(string(sum), "Simulated Array Type: "+strings.ToUpper(sim)) {
+				t.Errorf("summary does not describe the volume:\n%s", sum)
 			}
 		})
 	}

@@ -20,6 +20,8 @@ type Orion struct {
 	// CacheSizeMiB is -cache_size; -1 when it was not given.
 	CacheSizeMiB int    `json:"cache_size_mib"`
 	Simulate     string `json:"simulate"`
+	// StripeKiB is -simulate raid0's stripe depth.
+	StripeKiB int `json:"stripe_kib,omitempty"`
 	// Direct says the LUNs were opened with O_DIRECT, as ORION opens them.
 	Direct bool       `json:"direct"`
 	LUNs   []OrionLUN `json:"luns"`

@@ -144,8 +144,8 @@ func orionHeader(ew *errWriter, res *result.Block, o *result.Orion, s *result.Or
 		ew.printf("Number of Concurrent IOs Per Stream: %d\n", o.NumStreamIO)
 	}
 	ew.printf("Simulated Array Type: %s\n", strings.ToUpper(o.Simulate))
-	if o.Simulate == "raid0" {
-		ew.printf("Stripe Depth: 1024 KB\n")
+	if o.StripeKiB > 0 {
+		ew.printf("Stripe Depth: %d KB\n", o.StripeKiB)
 	}
 	ew.printf("Write: %d%%\n", o.WritePct)
 	if o.CacheSizeMiB < 0 {
