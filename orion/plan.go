@@ -178,7 +178,7 @@ func (t *Test) large(tg target, label string, load int) ([]blockbench.Workload, 
 // warmUp reads -cache_size MiB at random in large I/Os before a point with
 // sequential streams, as ORION warms the array's cache; it is not measured.
 func (t *Test) warmUp(tg target, label string) blockbench.Workload {
-	w := t.workload(tg, label+" cache warm-up", true, t.opt.SizeLarge, 1)
+	w := t.workload(tg, label+" cache (warm-up)", true, t.opt.SizeLarge, 1)
 	w.RW, w.RWMixRead = blockbench.RandRead, 100
 	bs := int64(t.opt.SizeLarge) << 10
 	size := int64(t.opt.CacheSize) << 20
