@@ -44,21 +44,35 @@ func ReadLUNs(testName string) ([]LUN, error) {
 		return nil, result.Usagef("-testname", "%s is larger than %d bytes; it should list LUNs, one per line", path, maxLUNFile)
 	}
 	var luns []LUN
-	for i, line := range strings.Split(string(data), "\n") {
-		name := strings.TrimSpace(strings.TrimSuffix(line, "\r"))
-		if name == "" {
-			continue
-		}
-		size, err := lunSize(name)
+	for _, l := range lunLines(data) {
+		size, err := lunSize(l.name)
 		if err != nil {
-			return nil, result.Usagef("-testname", "%s line %d: %s: %v", path, i+1, name, err)
+			return nil, result.Usagef("-testname", "%s line %d: %s: %v", path, l.line, l.name, err)
 		}
-		luns = append(luns, LUN{Path: name, SizeBytes: size})
+		luns = append(luns, LUN{Path: l.name, SizeBytes: size})
 	}
 	if len(luns) == 0 {
 		return nil, result.Usagef("-testname", "%s lists no LUN; give one file or device per line", path)
 	}
 	return luns, nil
+}
+
+// lunLine is one name of a .lun file and its line number.
+type lunLine struct {
+	name string
+	line int
+}
+
+// lunLines splits a .lun file: one name per line, surrounding blanks and a
+// DOS line end dropped, blank lines skipped.
+func lunLines(data []byte) []lunLine {
+	var out []lunLine
+	for i, line := range strings.Split(string(data), "\n") {
+		if name := strings.TrimSpace(strings.TrimSuffix(line, "\r")); name != "" {
+			out = append(out, lunLine{name, i + 1})
+		}
+	}
+	return out
 }
 
 // lunSize is the size of an existing regular file or block device; ORION

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -202,4 +203,22 @@ func TestRefusedTestsCreateNothing(t *testing.T) {
 	if len(after) != len(before) {
 		t.Errorf("refused runs left files: %v -> %v", before, after)
 	}
+}
+
+func FuzzLUNLines(f *testing.F) {
+	for _, s := range []string{"/dev/sdb\n/dev/sdc\n", "\r\n a \r\n\n", "", "x"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		prev := 0
+		for _, l := range lunLines(data) {
+			if l.name == "" || strings.TrimSpace(l.name) != l.name || strings.Contains(l.name, "\n") {
+				t.Fatalf("name %q", l.name)
+			}
+			if l.line <= prev {
+				t.Fatalf("line %d after %d", l.line, prev)
+			}
+			prev = l.line
+		}
+	})
 }
