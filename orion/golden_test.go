@@ -157,6 +157,24 @@ func TestGoldenFiles(t *testing.T) {
 			if want := 5 * len(o.SizeSmall); len(written) != want {
 				t.Fatalf("wrote %d files, want %d: %v", len(written), want, written)
 			}
+			if tc.name == "normal" {
+				// The same run as a saved result: internal/blockreport's
+				// input for clyde report's text of an ORION run.
+				for i := range res.Orion.LUNs {
+					res.Orion.LUNs[i].Path = filepath.Base(res.Orion.LUNs[i].Path)
+				}
+				res.Orion.TestName = "ssd"
+				for i := range res.Jobs { // the histograms make it 170 KB; the text needs none
+					for _, d := range []*result.BlockDir{&res.Jobs[i].Read, &res.Jobs[i].Write} {
+						d.Lat.HDR = ""
+					}
+				}
+				got, err := json.MarshalIndent(res, "", "  ")
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkGoldenFile(t, "../testdata/block/orion-normal.json", append(got, '\n'))
+			}
 			for _, path := range written {
 				got, err := os.ReadFile(path)
 				if err != nil {

@@ -101,7 +101,14 @@ func (t *Test) workload(tg target, name string, random bool, bsKiB, load int) bl
 		Size: t.opt.Size, IODepth: load, NumJobs: 1, IOEngine: t.opt.IOEngine, Direct: t.opt.Direct,
 		Runtime: t.opt.Duration, TimeBased: true, Buffer: blockbench.Buffer{Kind: blockbench.BufferRandom},
 	}
-	if _, queues, err := blockbench.ResolveEngine(t.opt.IOEngine, load); err == nil && !queues && load > 1 {
+	// ORION issues asynchronous I/O at every load, 1 included: auto picks
+	// the engine a queue needs for all of them, so the matrix is measured
+	// on one engine.
+	e, queues, err := blockbench.ResolveEngine(t.opt.IOEngine, 2)
+	if err == nil && t.opt.IOEngine == blockbench.EngineAuto {
+		w.IOEngine = e
+	}
+	if err == nil && !queues && load > 1 {
 		w.IODepth, w.NumJobs = 1, load
 		t.byWorkers = true
 	}

@@ -54,6 +54,8 @@ func Text(w io.Writer, res *result.Block) error {
 	ew := &errWriter{w: w}
 	if res.Profile != nil {
 		profileTable(ew, res)
+	} else if res.Orion != nil {
+		orionText(ew, res) // orion.go: each matrix's summary; the JSON has the jobs
 	} else {
 		for i := range res.Jobs {
 			jobText(ew, &res.Jobs[i])

@@ -194,6 +194,18 @@ func OrionSummary(w io.Writer, res *result.Block, set int) error {
 	return ew.err
 }
 
+// orionText is clyde report's text for an ORION run: each set's summary.
+func orionText(ew *errWriter, res *result.Block) {
+	for i := range res.Orion.Sets {
+		if i > 0 {
+			ew.printf("\n")
+		}
+		if ew.err == nil {
+			ew.err = OrionSummary(ew.w, res, i)
+		}
+	}
+}
+
 // OrionPeaks writes the summary's closing lines alone, for the terminal.
 func OrionPeaks(w io.Writer, s *result.OrionSet) error {
 	ew := &errWriter{w: w}
