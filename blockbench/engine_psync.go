@@ -36,9 +36,9 @@ func (p *psyncIssuer) run(w *worker) {
 		var n int
 		var err error
 		if dir == dirRead {
-			n, err = w.h.Pread(p.rbuf[:size], off)
+			n, err = w.file().Pread(p.rbuf[:size], off)
 		} else {
-			n, err = w.h.Pwrite(p.wbuf[:size], off)
+			n, err = w.file().Pwrite(p.wbuf[:size], off)
 		}
 		t1 := w.now()
 		if err != nil {

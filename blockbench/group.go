@@ -74,6 +74,11 @@ func (w *worker) prepare() error {
 		return fmt.Errorf("open %s for worker %d: %w", w.spec.target.resolved, w.index, err)
 	}
 	w.h = h
+	if w.spec.vol != nil {
+		if err := w.openVolume(h); err != nil {
+			return err
+		}
+	}
 	is, err := w.spec.engine.prepare(w)
 	if err != nil {
 		return fmt.Errorf("%s for worker %d: %w", w.spec.engine.name(), w.index, err)

@@ -83,15 +83,18 @@ const (
 	ProfileIometerMix Profile = "iometer-mix"
 	ProfileOrion      Profile = "orion"
 	ProfileBSSweep    Profile = "bs-sweep"
+	// ProfileSustained is one long mixed job with the sustained-load
+	// analysis (sustained.go).
+	ProfileSustained Profile = "sustained"
 )
 
 // ParseProfile accepts the preset names.
 func ParseProfile(s string) (Profile, error) {
 	switch Profile(s) {
-	case ProfileNone, ProfileCDM, ProfileIometerMix, ProfileOrion, ProfileBSSweep:
+	case ProfileNone, ProfileCDM, ProfileIometerMix, ProfileOrion, ProfileBSSweep, ProfileSustained:
 		return Profile(s), nil
 	}
-	return "", result.Usagef("--profile", "unknown profile %q; accepted: cdm, iometer-mix, orion, bs-sweep", s)
+	return "", result.Usagef("--profile", "unknown profile %q; accepted: cdm, iometer-mix, orion, bs-sweep, sustained", s)
 }
 
 // Defaults. Size and runtime follow CrystalDiskMark (1 GiB, 5 s); the rest
@@ -178,6 +181,10 @@ type Job struct {
 	Warn io.Writer
 	// CommandLine is recorded in the provenance; nil records os.Args.
 	CommandLine []string
+	// Steady adds the sustained-load analysis and steady-state detection
+	// (and with UntilSteady ends each job at steady state); the sustained
+	// preset sets it when it is nil.
+	Steady *SteadyState
 }
 
 // NewJob returns a Job with every default filled in.

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/clydebench/clyde/result"
 )
 
 // Workload is one fio job as it runs: a region of one target, the rw mode
@@ -48,6 +50,10 @@ type Workload struct {
 	// Fsync issues an fsync after every Fsync writes of a worker; 0 never.
 	Fsync int
 	Seed  uint64
+
+	// Volume, when set, replaces Filename with several existing targets
+	// laid out as one (volume.go).
+	Volume *Volume
 }
 
 // Group is workloads that run at the same time against their targets:
@@ -74,6 +80,12 @@ type Plan struct {
 	CommandLine []string
 	// Notes go into the result as they are (what a preset ran differently).
 	Notes []string
+	// Steady, when set, adds the sustained-load analysis to the result and
+	// can end each group at steady state (steady.go).
+	Steady *SteadyState
+	// AfterGroup, when set, is called after each group with its jobs, as
+	// they go into the result (a progress line, ORION's trace).
+	AfterGroup func(group int, jobs []result.BlockJob)
 }
 
 // workload is a Workload as it runs: its target found, its region, engine
@@ -84,6 +96,12 @@ type workload struct {
 	engine  engine
 	depth   int // what runs: IODepth, or 1 for an engine without a queue
 	groupID int
+	// watch follows the group for --until-steady; nil otherwise.
+	watch *steadyWatch
+	// vol are a Volume's targets (target is the first) and vmap its layout
+	// for this workload's block size; nil without a Volume.
+	vol  []*target
+	vmap *volumeMap
 }
 
 func (w *workload) String() string {

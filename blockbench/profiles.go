@@ -29,11 +29,6 @@ type profileTable struct {
 // The presets' loads. They are functions that return fresh slices, so no
 // caller can change a preset for every later run.
 
-// OrionSmallLoads and OrionLargeLoads are the outstanding-I/O points of the
-// orion preset (ORION's "simple" run: small, then large, in isolation).
-func OrionSmallLoads() []int { return []int{1, 2, 4, 8, 16, 32} }
-func OrionLargeLoads() []int { return []int{1, 2, 4, 8} }
-
 // IometerReadPcts are the % Read access specifications of iometer-mix.
 func IometerReadPcts() []int { return []int{100, 99, 90, 50, 10, 0} }
 
@@ -46,22 +41,27 @@ func SweepSizes() []int64 {
 // per block size, or one pass of one preset row), the step each group is,
 // and a table for presets.
 func (j *Job) plan() (Plan, []step, *profileTable, error) {
-	p := Plan{DestroyData: j.DestroyData, SizeGiven: j.SizeGiven, Warn: j.Warn, CommandLine: j.CommandLine}
+	p := Plan{DestroyData: j.DestroyData, SizeGiven: j.SizeGiven, Warn: j.Warn, CommandLine: j.CommandLine, Steady: j.Steady}
 	var steps []step
 	add := func(w Workload, st step) {
 		p.Groups = append(p.Groups, Group{w})
 		steps = append(steps, st)
 	}
-	if j.Profile == ProfileNone {
+	if j.Profile == ProfileSustained && p.Steady == nil {
+		p.Steady = &SteadyState{}
+	}
+	if j.Profile == ProfileNone || j.Profile == ProfileSustained {
 		for _, bs := range j.BlockSizes {
 			add(workloadFrom(j, j.RW, bs), step{row: -1})
 		}
 		return p, steps, nil, nil
 	}
-	t := &profileTable{name: j.Profile, rows: profileRows(j)}
-	if j.Profile == ProfileOrion && len(t.rows) > 0 && t.rows[0].numJobs > 1 {
-		p.Notes = append(p.Notes, "the engine keeps one I/O in flight, so each ORION load of N outstanding I/Os ran as N workers of one I/O each")
+	if j.Profile == ProfileOrion {
+		// ORION's load matrices, data points and files are package orion's;
+		// blockbench cannot import it, so the CLI hands the job over there.
+		return p, nil, nil, result.Usagef("--profile", "orion runs through package orion (orion.RunJob), which clyde block calls for it")
 	}
+	t := &profileTable{name: j.Profile, rows: profileRows(j)}
 	for r, row := range t.rows {
 		w := workloadFrom(j, row.rw, row.bs)
 		w.Name = fmt.Sprintf("%s %s", row.label, w.RW)
@@ -131,28 +131,6 @@ func profileRows(j *Job) []profileRow {
 			}
 			label := fmt.Sprintf("4K; %d%% Read; 100%% random", pct)
 			rows = append(rows, profileRow{label: label, rw: rw, mix: pct, bs: 4 << 10, depth: 1, numJobs: 1})
-		}
-	case ProfileOrion:
-		// ORION keeps its outstanding I/Os with asynchronous I/O; where
-		// clyde's engine cannot, a load of N runs as N workers of one I/O
-		// each, as ORION's own non-async mode does (the result says so).
-		e, ok := engineByName(j.IOEngine)
-		if !ok {
-			e, _ = pickEngine(EngineAuto, 2)
-		}
-		byThreads := !e.queues()
-		point := func(label string, bs int64, load int) profileRow {
-			r := profileRow{label: label, rw: RandRead, bs: bs, depth: load, numJobs: 1, load: load}
-			if byThreads {
-				r.depth, r.numJobs = 1, load
-			}
-			return r
-		}
-		for _, l := range OrionSmallLoads() {
-			rows = append(rows, point(fmt.Sprintf("Small=%d Large=0", l), 8<<10, l))
-		}
-		for _, l := range OrionLargeLoads() {
-			rows = append(rows, point(fmt.Sprintf("Small=0 Large=%d", l), 1<<20, l))
 		}
 	case ProfileBSSweep:
 		for _, bs := range SweepSizes() {

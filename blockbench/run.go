@@ -69,9 +69,11 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 	started := time.Now()
 	res.Timestamp, res.TimestampMs = started.Unix(), started.UnixMilli()
 	runErr := prepareTargets(ctx, targets, p.DestroyData)
+	stopped := map[int]bool{}
 	if runErr == nil {
-		runErr = runGroups(ctx, groups, res)
+		runErr = runPlanGroups(ctx, &p, groups, res, stopped)
 	}
+	analyseSustained(p.Steady, res, stopped)
 	res.Target = targets[0].describe()
 	for _, t := range targets {
 		cerr := t.cleanup()
@@ -107,12 +109,26 @@ func prepareTargets(ctx context.Context, targets []*target, destroy bool) error 
 }
 
 func runGroups(ctx context.Context, groups [][]*workload, res *result.Block) error {
+	return runPlanGroups(ctx, &Plan{}, groups, res, map[int]bool{})
+}
+
+// runPlanGroups runs the groups in order, with the plan's steady-state
+// watch and AfterGroup; stopped records the groups a watch ended.
+func runPlanGroups(ctx context.Context, p *Plan, groups [][]*workload, res *result.Block, stopped map[int]bool) error {
 	for i, ws := range groups {
 		if err := ctx.Err(); err != nil {
 			res.Interrupted = true
 			return fmt.Errorf("before group %d of %d: %w", i+1, len(groups), context.Cause(ctx))
 		}
-		jobs, err := runGroup(ctx, ws, new(atomic.Bool))
+		stop := new(atomic.Bool)
+		watch := watchGroup(p.Steady, ws, stop)
+		jobs, err := runGroup(ctx, ws, stop)
+		if watch.finish() {
+			stopped[i] = true
+		}
+		if p.AfterGroup != nil {
+			p.AfterGroup(i, jobs)
+		}
 		first := len(res.Jobs)
 		for k := range jobs {
 			if err == nil && !jobs[k].Interrupted && jobs[k].Read.TotalIOs+jobs[k].Write.TotalIOs == 0 {
@@ -147,6 +163,13 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 	if len(p.Groups) == 0 {
 		return nil, nil, nil, result.Usagef("", "nothing to run: the plan has no workloads")
 	}
+	if p.Steady != nil {
+		for _, g := range p.Groups {
+			if err := p.Steady.validate(g); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+	}
 	var targets []*target
 	byName := map[string]*target{}
 	var groups [][]*workload
@@ -158,6 +181,14 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 		for _, w := range g {
 			if err := w.validate(); err != nil {
 				return nil, nil, nil, err
+			}
+			if w.Volume != nil {
+				ts, err := resolveVolume(w, byName, &targets, p.Warn)
+				if err != nil {
+					return nil, nil, nil, err
+				}
+				ws = append(ws, &workload{Workload: w, target: ts[0], vol: ts, groupID: gi})
+				continue
 			}
 			t := byName[w.Filename]
 			if t == nil {
@@ -211,11 +242,20 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 // resolve fixes a workload's region on its target, its engine and the depth
 // that engine keeps; it returns a note when the depth had to be capped.
 func (w *workload) resolve() (string, error) {
-	reg, err := w.target.region(w)
+	var reg region
+	var err error
+	if w.vol != nil {
+		reg, err = w.volumeRegion()
+	} else {
+		reg, err = w.target.region(w)
+	}
 	if err != nil {
 		return "", err
 	}
 	w.Offset, w.Size = reg.offset, reg.size
+	if w.vol != nil {
+		w.vmap = newVolumeMap(w.vol, w.Volume.Stripe, w.BS, reg)
+	}
 	if w.BS > w.Size {
 		return "", result.Usagef("--bs", "%d is larger than the region of %d bytes; give a smaller --bs or a larger --size", w.BS, w.Size)
 	}
@@ -244,7 +284,11 @@ func orNone(names []string) string {
 
 // validate holds the rules of one workload that need no look at the target.
 func (w *Workload) validate() error {
-	if strings.TrimSpace(w.Filename) == "" {
+	if w.Volume != nil {
+		if err := w.Volume.validate(w); err != nil {
+			return err
+		}
+	} else if strings.TrimSpace(w.Filename) == "" {
 		return result.Usagef("--filename", "missing; give a file path or a block device")
 	}
 	if _, err := ParseRW(string(w.RW)); err != nil {

@@ -331,7 +331,10 @@ func TestExistingFileWrites(t *testing.T) {
 		{"randrw", func(j *Job) { j.RW, j.RWMixRead = RandRW, 99 }, true},
 		{"cdm preset (writes half its rows)", func(j *Job) { j.Profile, j.Passes, j.Size = ProfileCDM, 1, 0 }, true},
 		{"read", func(j *Job) { j.RW = RandRead }, false},
-		{"orion preset (reads only)", func(j *Job) { j.Profile, j.Size = ProfileOrion, 0 }, false},
+		{"sustained preset (writes 30%)", func(j *Job) {
+			ApplySustained(j)
+			j.Profile, j.Size, j.Runtime, j.TimeBased, j.Direct = ProfileSustained, 0, 0, false, false
+		}, true},
 		{"write with destroy-data", func(j *Job) { j.RW, j.DestroyData = Write, true }, false},
 	}
 	for _, tc := range cases {

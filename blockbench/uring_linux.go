@@ -382,6 +382,7 @@ type uringIssuer struct {
 	pending  uint32 // SQEs published in the tail but not yet taken by the kernel
 	tail     uint32 // SQ tail, owned by this thread
 	fd       int32
+	fds      []int32
 }
 
 func (u *uringIssuer) close() {
@@ -400,6 +401,9 @@ func (u *uringIssuer) run(w *worker) {
 	depth := len(r.slots)
 	u.free, u.nFree = make([]int32, depth), depth
 	u.fd, u.tail = int32(w.h.Fd()), *r.sqTail
+	for _, h := range w.hs {
+		u.fds = append(u.fds, int32(h.Fd())) // a volume's members, w.lun picks one
+	}
 	for i := range u.free {
 		u.free[i] = int32(depth - 1 - i)
 	}
@@ -498,7 +502,11 @@ func (u *uringIssuer) fillSQE(w *worker, now int64) int32 {
 	if s.dir == dirWrite {
 		op = uringOpWrite
 	}
-	r.sqes[u.tail&r.sqMask] = uringSQE{opcode: op, fd: u.fd, off: uint64(s.off),
+	fd := u.fd
+	if u.fds != nil {
+		fd = u.fds[w.lun]
+	}
+	r.sqes[u.tail&r.sqMask] = uringSQE{opcode: op, fd: fd, off: uint64(s.off),
 		addr: uint64(uintptr(unsafe.Pointer(unsafe.SliceData(s.buf)))), len: uint32(s.size), userData: uint64(i)}
 	u.tail++
 	u.pending++

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -78,6 +79,13 @@ type worker struct {
 	// stop, when set, ends the worker at its next tick: the group has
 	// what it needs (steady state reached).
 	stop *atomic.Bool
+	// live, when set, is the lock under which marks are appended, so a
+	// steadyWatch can read them while the worker runs (once a second).
+	live *sync.Mutex
+	// hs are a volume's descriptors (hs[0] is h), lun the one the last
+	// drawn I/O goes to (volume.go); nil and 0 otherwise.
+	hs  []osio.File
+	lun int
 	// split is true when the engine has a submission stage, so clat and
 	// slat are apart from lat.
 	split bool
@@ -128,6 +136,9 @@ func newWorker(spec *workload, index int) *worker {
 	}
 	w.nBlocks = uint64(spec.Size / spec.BS)
 	w.regionEnd = spec.Offset + int64(w.nBlocks)*spec.BS
+	if spec.vmap != nil {
+		w.useVolume()
+	}
 	w.pos = [2]int64{spec.Offset, spec.Offset}
 	w.rampEnd = int64(spec.RampTime)
 	if spec.Runtime > 0 {
@@ -139,6 +150,9 @@ func newWorker(spec *workload, index int) *worker {
 	}
 	w.remaining = math.MaxInt64
 	w.marks = make([]mark, 0, int(spec.Runtime/time.Second)+3)
+	if spec.watch != nil {
+		spec.watch.add(w)
+	}
 	if w.rampEnd == 0 {
 		w.startMeasuring(0)
 	} else {
@@ -174,7 +188,13 @@ func (w *worker) startMeasuring(now int64) {
 	}
 	w.ios, w.bytes, w.short, w.syncs = [2]int64{}, [2]int64{}, [2]int64{}, 0
 	w.startNs, w.endNs = now, now
+	if w.live != nil {
+		w.live.Lock()
+	}
 	w.marks = append(w.marks[:0], mark{atNs: now})
+	if w.live != nil {
+		w.live.Unlock()
+	}
 	w.nextMark = now + markEvery
 	w.remaining = w.ioLimit
 	w.nextEvent = w.nextEventAfter(now)
@@ -200,7 +220,7 @@ func (w *worker) tick(now int64) (stop bool) {
 		w.startMeasuring(now)
 	}
 	if w.measuring && now >= w.nextMark {
-		w.marks = append(w.marks, mark{atNs: now, ios: w.ios, bytes: w.bytes})
+		w.addMark(mark{atNs: now, ios: w.ios, bytes: w.bytes})
 		for w.nextMark <= now {
 			w.nextMark += markEvery
 		}
@@ -223,8 +243,18 @@ func (w *worker) finish() {
 	}
 	last := w.marks[len(w.marks)-1]
 	if w.endNs > last.atNs {
-		w.marks = append(w.marks, mark{atNs: w.endNs, ios: w.ios, bytes: w.bytes})
+		w.addMark(mark{atNs: w.endNs, ios: w.ios, bytes: w.bytes})
 	}
+}
+
+// addMark appends a per-second mark, under the watch's lock when a
+// steadyWatch reads them.
+func (w *worker) addMark(m mark) {
+	if w.live != nil {
+		w.live.Lock()
+		defer w.live.Unlock()
+	}
+	w.marks = append(w.marks, m)
 }
 
 // ioPattern draws the I/O a worker issues next. Engines call it once per
@@ -320,4 +350,8 @@ func (w *worker) close() {
 		_ = w.h.Close() // read-only or already synced; a close error changes no figure
 		w.h = osio.NoFile
 	}
+	for _, h := range w.hs[min(1, len(w.hs)):] {
+		_ = h.Close()
+	}
+	w.hs = nil
 }

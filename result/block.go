@@ -27,6 +27,10 @@ type Block struct {
 	// group"), for groups of more than one job.
 	Groups  []BlockGroup  `json:"groups,omitempty"`
 	Profile *BlockProfile `json:"profile,omitempty"`
+	// Orion is a clyde orion run's matrices (result/orion.go); Sustained
+	// how long jobs held up, with steady state (result/steady.go).
+	Orion     *Orion           `json:"orion,omitempty"`
+	Sustained []BlockSustained `json:"sustained,omitempty"`
 	// Interrupted is true when a signal stopped the run; Jobs holds what ran.
 	Interrupted bool     `json:"interrupted,omitempty"`
 	Error       string   `json:"error,omitempty"`

@@ -6,12 +6,14 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/clydebench/clyde/blockbench"
 	"github.com/clydebench/clyde/internal/blockreport"
 	"github.com/clydebench/clyde/internal/compare"
+	"github.com/clydebench/clyde/orion"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -54,7 +56,12 @@ func blockCommand() *cli.Command {
 			&cli.StringFlag{Name: "buffer", Value: "random", Usage: "write data: random|zero|compressible:PCT"},
 			&cli.IntFlag{Name: "fsync", Usage: "fsync after every N writes of a worker (0: never)"},
 			&cli.Uint64Flag{Name: "seed", Value: d.Seed, Usage: "random seed for offsets, directions and data"},
-			&cli.StringFlag{Name: "profile", Usage: "preset: cdm|iometer-mix|orion|bs-sweep"},
+			&cli.StringFlag{Name: "profile", Usage: "preset: cdm|iometer-mix|orion|bs-sweep|sustained (4k randrw 70/30, iodepth 32, direct, 30m, steady-state analysis)"},
+			&cli.StringFlag{Name: "steadystate", Usage: "fio's ss= criterion, such as iops_slope:0.3% or iops:20%; reports it (--until-steady also stops there)"},
+			&cli.StringFlag{Name: "ss_dur", Usage: "fio's ss_dur: the rolling window of --steadystate, such as 60s"},
+			&cli.StringFlag{Name: "ss_ramp", Usage: "fio's ss_ramp: seconds of the series before --steadystate looks"},
+			&cli.StringFlag{Name: "ss-round", Usage: "one round of SNIA's steady-state rule (5 rounds within 20%, slope within 10%; default 1m)"},
+			&cli.BoolFlag{Name: "until-steady", Usage: "stop each job at steady state (--steadystate, else SNIA's rule); --runtime is the cap"},
 			&cli.IntFlag{Name: "passes", Value: d.Passes, Usage: "cdm: measured passes per test after one warm-up; the best is kept"},
 			&cli.BoolFlag{Name: "destroy-data", Usage: "allow writing to an unused block device or an existing file, destroying what it holds"},
 			&cli.BoolFlag{Name: "cleanup", Usage: "remove the file a killed run left at --filename, and its marker, then exit"},
@@ -115,7 +122,58 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 	j.DestroyData = c.Bool("destroy-data")
 	j.Warn = c.App.ErrWriter
 	j.CommandLine = os.Args
+	if err := sustainedFlags(c, &j); err != nil {
+		return j, err
+	}
 	return j, j.Validate()
+}
+
+// sustainedFlags applies the sustained preset's settings to every flag not
+// given, and the steady-state flags, which any job takes.
+func sustainedFlags(c *cli.Context, j *blockbench.Job) error {
+	if j.Profile == blockbench.ProfileSustained {
+		preset := blockbench.SustainedJob(j.Filename)
+		if !c.IsSet("rw") {
+			j.RW = preset.RW
+		}
+		if !c.IsSet("rwmixread") {
+			j.RWMixRead = preset.RWMixRead
+		}
+		if !c.IsSet("bs") {
+			j.BlockSizes = preset.BlockSizes
+		}
+		if !c.IsSet("iodepth") {
+			j.IODepth = preset.IODepth
+		}
+		if !c.IsSet("runtime") {
+			j.Runtime = preset.Runtime
+		}
+		if !c.IsSet("direct") {
+			j.Direct = preset.Direct
+		}
+	}
+	given := false
+	for _, f := range []string{"steadystate", "ss_dur", "ss_ramp", "ss-round", "until-steady"} {
+		given = given || c.IsSet(f)
+	}
+	if !given {
+		return nil
+	}
+	ss := &blockbench.SteadyState{Criterion: c.String("steadystate"), UntilSteady: c.Bool("until-steady")}
+	for _, f := range []struct {
+		name string
+		dst  *time.Duration
+	}{{"ss_dur", &ss.Dur}, {"ss_ramp", &ss.Ramp}, {"ss-round", &ss.Round}} {
+		if c.IsSet(f.name) {
+			d, err := blockbench.ParseDuration("--"+f.name, c.String(f.name))
+			if err != nil {
+				return err
+			}
+			*f.dst = d
+		}
+	}
+	j.Steady = ss
+	return nil
 }
 
 func blockAction(c *cli.Context) error {
@@ -138,7 +196,11 @@ func blockAction(c *cli.Context) error {
 		return err
 	}
 	defer kp.release()
-	res, runErr := blockbench.Run(c.Context, job)
+	run := blockbench.Run
+	if job.Profile == blockbench.ProfileOrion {
+		run = orion.RunJob // ORION's planner; blockbench cannot import it
+	}
+	res, runErr := run(c.Context, job)
 	if res == nil {
 		return runErr
 	}

@@ -45,11 +45,14 @@ func Text(w io.Writer, res *result.Block) error {
 	ew := &errWriter{w: w}
 	if res.Profile != nil {
 		profileTable(ew, res)
+	} else if res.Orion != nil {
+		orionText(ew, res) // orion.go: each matrix's summary; the JSON has the jobs
 	} else {
 		for i := range res.Jobs {
 			jobText(ew, &res.Jobs[i])
 		}
 	}
+	sustainedText(ew, res)
 	for _, n := range res.Notes {
 		ew.printf("note: %s\n", n)
 	}

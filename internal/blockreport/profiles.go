@@ -71,8 +71,10 @@ func iometerTable(ew *errWriter, p *result.BlockProfile) {
 	}
 }
 
-// orionTable lists ORION's data points, small then large, and its summary lines.
+// orionTable lists ORION's data points, small then large, and its summary
+// lines; MBPS is ORION's MB, 2^20 bytes, as in clyde orion's files.
 func orionTable(ew *errWriter, p *result.BlockProfile) {
+	mbps := func(bw int64) float64 { return float64(bw) / (1 << 20) }
 	ew.printf("ORION-style run: simple (small: 8 KiB random reads, large: 1024 KiB random reads, write 0%%)\n")
 	ew.printf("%5s %6s %6s %12s %10s %14s\n", "Point", "Small", "Large", "IOPS", "MBPS", "Avg lat (us)")
 	type best struct {

@@ -230,6 +230,18 @@ func buildCharts(runs []*compare.Run) ([]chart, error) {
 			if err := add(fmt.Sprintf("%s %s: IOPS per second", compare.RunLetter(i), r.Label), p, err); err != nil {
 				return nil, err
 			}
+			// ORION's matrices (orion.go) and sustained runs (sustained.go).
+			for _, charts := range []func(string, *result.Block) ([]namedPlot, error){orionCharts, sustainedCharts} {
+				ps, err := charts(compare.RunLetter(i)+" "+r.Label, r.Block)
+				if err != nil {
+					return nil, err
+				}
+				for _, np := range ps {
+					if err := add(np.title, np.plot, nil); err != nil {
+						return nil, err
+					}
+				}
+			}
 		}
 	}
 	p, err := sweepChart(runs)

@@ -1,0 +1,14 @@
+package blockbench
+
+// ResolveEngine says which engine a workload asking for name at depth I/Os
+// in flight per worker runs on here, and whether that engine keeps them in
+// flight. A preset that must hold a load of N outstanding I/Os (ORION's)
+// runs N workers of one I/O each on an engine that does not, rather than
+// let RunPlan cap the depth to 1.
+func ResolveEngine(name Engine, depth int) (Engine, bool, error) {
+	e, err := pickEngine(name, depth)
+	if err != nil {
+		return "", false, err
+	}
+	return e.name(), e.queues(), nil
+}

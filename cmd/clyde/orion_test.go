@@ -1,0 +1,87 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clydebench/clyde/result"
+)
+
+// --profile sustained fills the preset's settings where no flag was given
+// and keeps the ones that were; the steady-state flags reach the analysis.
+func TestSustainedProfileFlags(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "target")
+	code, out, stderr := runClyde(t, "block", "--filename", file, "--size", "4m", "--profile", "sustained", "--runtime", "2",
+		"--direct=false", "--iodepth", "4", "--steadystate", "iops:90%", "--ss_dur", "2", "--ss-round", "1s",
+		"--output-format", "json", "--no-history")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res result.Block
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	c := res.Jobs[0].Config
+	if c.RW != "randrw" || c.RWMixRead != 70 || c.BSBytes != 4096 || c.RuntimeNs != 2e9 || c.Direct {
+		t.Errorf("config %+v: want the preset's randrw 70/30 4k with the given runtime and --direct=false", c)
+	}
+	if c.IODepth != 4 && c.IODepthRequested != 4 {
+		t.Errorf("iodepth %d (requested %d), want the given 4", c.IODepth, c.IODepthRequested)
+	}
+	if len(res.Sustained) != 1 || res.Sustained[0].Fio == nil || res.Sustained[0].SNIA.RoundS != 1 {
+		t.Errorf("sustained %+v: want SNIA rounds of 1 s and fio's criterion", res.Sustained)
+	}
+}
+
+func TestSteadyFlagsRefused(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "target")
+	for _, tc := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"--steadystate", "iops:10%"}, "--ss_dur"},
+		{[]string{"--steadystate", "latency:3", "--ss_dur", "10"}, "--steadystate"},
+		{[]string{"--ss_dur", "soon"}, "--ss_dur"},
+		{[]string{"--until-steady", "--runtime", "0"}, "--until-steady"},
+	} {
+		code, _, stderr := runClyde(t, append([]string{"block", "--filename", file, "--size", "1m", "--no-history"}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.flag) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2, one line naming %s", tc.args, code, stderr, tc.flag)
+		}
+	}
+	if _, err := os.Stat(file); err == nil {
+		t.Error("a refused job created its file")
+	}
+}
+
+// The summary echoes ORION's part of the command in ORION's order.
+func TestOrionCommandLineEcho(t *testing.T) {
+	dir := t.TempDir()
+	lun := filepath.Join(dir, "lun.img")
+	if err := os.WriteFile(lun, make([]byte, 4<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "t.lun"), []byte(lun+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runClyde(t, "orion", "-duration", "1", "-num_small", "2", "-matrix", "point", "-testname", filepath.Join(dir, "t"),
+		"-run", "advanced", "-output-dir", dir, "--direct=false", "--no-history")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sums, _ := filepath.Glob(filepath.Join(dir, "t_*_summary.txt"))
+	if len(sums) != 1 {
+		t.Fatalf("summaries %v", sums)
+	}
+	b, _ := os.ReadFile(sums[0])
+	want := "Commandline:\n-run advanced -testname " + filepath.Join(dir, "t") + " -duration 1 -matrix point -num_small 2\n"
+	if !strings.Contains(string(b), want) {
+		t.Errorf("summary does not echo %q:\n%s", want, b)
+	}
+	if !strings.Contains(out, "Maximum Small IOPS=") {
+		t.Errorf("stdout lacks the closing lines:\n%s", out)
+	}
+}

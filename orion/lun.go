@@ -1,0 +1,118 @@
+package orion
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/clydebench/clyde/result"
+)
+
+// maxLUNFile bounds what is read of a .lun file: a list of paths, never
+// anything near this.
+const maxLUNFile = 1 << 20
+
+// LUN is one line of a .lun file: a file or a block device that exists.
+type LUN struct {
+	Path      string
+	SizeBytes int64
+}
+
+// ReadLUNs reads T.lun, one file or block device per line as ORION wants
+// it (blank lines are skipped; ORION allows no comments). Every problem is a
+// usage error naming -testname: a missing or empty file, a LUN that does
+// not exist, is a directory or something other than a file or block
+// device, or is empty.
+func ReadLUNs(testName string) ([]LUN, error) {
+	path := testName + ".lun"
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, result.Usagef("-testname", "%s: %v; list the files or devices to test in it, one per line", path, pathErr(err))
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
+		return nil, result.Usagef("-testname", "%s is not a regular file", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxLUNFile+1))
+	if err != nil {
+		return nil, result.Usagef("-testname", "read %s: %v", path, pathErr(err))
+	}
+	if len(data) > maxLUNFile {
+		return nil, result.Usagef("-testname", "%s is larger than %d bytes; it should list LUNs, one per line", path, maxLUNFile)
+	}
+	var luns []LUN
+	for _, l := range lunLines(data) {
+		size, err := lunSize(l.name)
+		if err != nil {
+			return nil, result.Usagef("-testname", "%s line %d: %s: %v", path, l.line, l.name, err)
+		}
+		luns = append(luns, LUN{Path: l.name, SizeBytes: size})
+	}
+	if len(luns) == 0 {
+		return nil, result.Usagef("-testname", "%s lists no LUN; give one file or device per line", path)
+	}
+	return luns, nil
+}
+
+// lunLine is one name of a .lun file and its line number.
+type lunLine struct {
+	name string
+	line int
+}
+
+// lunLines splits a .lun file: one name per line, surrounding blanks and a
+// DOS line end dropped, blank lines skipped.
+func lunLines(data []byte) []lunLine {
+	var out []lunLine
+	for i, line := range strings.Split(string(data), "\n") {
+		if name := strings.TrimSpace(strings.TrimSuffix(line, "\r")); name != "" {
+			out = append(out, lunLine{name, i + 1})
+		}
+	}
+	return out
+}
+
+// lunSize is the size of an existing regular file or block device; ORION
+// tests what is there and clyde creates no LUN.
+func lunSize(name string) (int64, error) {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return 0, pathErr(err)
+	}
+	m := fi.Mode()
+	switch {
+	case m.IsDir():
+		return 0, errors.New("is a directory; list files or block devices")
+	case m.IsRegular():
+		if fi.Size() == 0 {
+			return 0, errors.New("is empty; ORION reads what a LUN holds, so give a file with data in it")
+		}
+		return fi.Size(), nil
+	case m&fs.ModeDevice != 0 && m&fs.ModeCharDevice == 0:
+		f, err := os.Open(name)
+		if err != nil {
+			return 0, pathErr(err)
+		}
+		defer f.Close()
+		n, err := f.Seek(0, io.SeekEnd)
+		if err != nil {
+			return 0, fmt.Errorf("size: %w", pathErr(err))
+		}
+		if n == 0 {
+			return 0, errors.New("is a block device of size 0")
+		}
+		return n, nil
+	}
+	return 0, errors.New("is neither a regular file nor a block device")
+}
+
+func pathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
