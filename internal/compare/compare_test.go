@@ -315,3 +315,26 @@ func FuzzLoadArg(f *testing.F) {
 		}
 	})
 }
+
+// TestConcurrentJobsAreApart: the same small job beside two different large
+// loads (two ORION points) is two figures, not two repeats of one.
+func TestConcurrentJobsAreApart(t *testing.T) {
+	small := result.BlockJobConfig{RW: "randread", BSBytes: 8 << 10, IODepth: 1, NumJobs: 1}
+	large1 := result.BlockJobConfig{RW: "randread", BSBytes: 1 << 20, IODepth: 1, NumJobs: 1}
+	large2 := large1
+	large2.IODepth = 2
+	dir := result.BlockDir{TotalIOs: 10, IOPS: 100}
+	b := &result.Block{Jobs: []result.BlockJob{
+		{Config: small, Read: dir}, {Config: large1, Read: dir},
+		{Config: small, Read: dir}, {Config: large2, Read: dir},
+	}, Groups: []result.BlockGroup{{GroupID: 0, Jobs: []int{0, 1}}, {GroupID: 1, Jobs: []int{2, 3, 99}}}}
+	figs := blockFigures(b)
+	for _, f := range figs {
+		if len(f.Values) != 1 {
+			t.Errorf("%s: %d values, want each point apart", f.Key, len(f.Values))
+		}
+	}
+	if len(figs) != 8 {
+		t.Errorf("%d figures, want 4 jobs x (iops, bw)", len(figs))
+	}
+}

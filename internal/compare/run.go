@@ -219,11 +219,27 @@ func blockFigures(b *result.Block) []Figure {
 		}
 		f.Values = append(f.Values, v)
 	}
-	for _, j := range b.Jobs {
+	// A job that ran beside others (a group: an ORION point, a fio job
+	// file's concurrent jobs) is only the same measurement as another when
+	// its companions were the same too.
+	with := map[int]string{}
+	for _, g := range b.Groups {
+		keys := make([]string, len(g.Jobs))
+		for k, i := range g.Jobs {
+			if i >= 0 && i < len(b.Jobs) {
+				keys[k] = JobKey(b.Jobs[i].Config)
+			}
+		}
+		for k, i := range g.Jobs {
+			others := append(append([]string(nil), keys[:k]...), keys[k+1:]...)
+			with[i] = " (with " + strings.Join(others, ", ") + ")"
+		}
+	}
+	for i, j := range b.Jobs {
 		if j.Warmup {
 			continue
 		}
-		k := JobKey(j.Config)
+		k := JobKey(j.Config) + with[i]
 		for _, d := range []struct {
 			name string
 			dir  result.BlockDir
