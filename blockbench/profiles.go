@@ -208,10 +208,11 @@ func fillRow(pr *result.BlockProfileRow, j *result.BlockJob) {
 	pr.MeanLatNs = meanLat(j)
 	pr.ReadMeanNs, pr.ReadMaxNs = j.Read.Lat.Mean, j.Read.Lat.Max
 	pr.WriteMeanNs, pr.WriteMaxNs = j.Write.Lat.Mean, j.Write.Lat.Max
-	pr.P99LatNs = max(p99(j.Read.Lat.Percentile), p99(j.Write.Lat.Percentile))
+	pr.P99LatNs = max(p99(&j.Read), p99(&j.Write))
 }
 
-func p99(ps result.Percentiles) int64 {
-	v, _ := ps.At(99)
+// p99 is the total latency (lat) at the 99th percentile.
+func p99(d *result.BlockDir) int64 {
+	v, _ := d.LatPercentile(99)
 	return v
 }

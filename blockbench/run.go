@@ -58,14 +58,20 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 		cmdline = os.Args
 	}
 	res := &result.Block{SchemaVersion: result.SchemaVersion, Kind: "block",
-		Provenance: sysinfo.NewProvenance(cmdline, buildinfo.Version(), buildinfo.Commit(), provenancePath(targets[0])),
-		Notes:      append(append([]string(nil), p.Notes...), notes...)}
+		FioVersion:    result.FioVersionSlot(buildinfo.Version()),
+		Provenance:    sysinfo.NewProvenance(cmdline, buildinfo.Version(), buildinfo.Commit(), provenancePath(targets[0])),
+		GlobalOptions: result.Options(p.GlobalOptions),
+		Notes:         append(append([]string(nil), p.Notes...), notes...)}
 	started := time.Now()
 	res.Timestamp, res.TimestampMs = started.Unix(), started.UnixMilli()
+	res.Time = started.Format(result.FioTime)
 	runErr := prepareTargets(ctx, targets, p.DestroyData)
 	if runErr == nil {
+		disks := diskStatsBefore(targets)
 		runErr = runGroups(ctx, groups, res)
+		res.DiskUtil = disks.after()
 	}
+	setElapsed(res, started)
 	res.Target = targets[0].describe()
 	for _, t := range targets {
 		cerr := t.cleanup()
@@ -116,9 +122,10 @@ func runGroups(ctx context.Context, groups [][]*workload, res *result.Block) err
 				return err
 			}
 		}
+		res.Groups = append(res.Groups, reportGroups(jobs, first)...)
 		res.Jobs = append(res.Jobs, jobs...)
-		if len(jobs) > 1 {
-			res.Groups = append(res.Groups, sumGroup(i, jobs, first))
+		for k := range jobs {
+			res.Notes = append(res.Notes, jobs[k].Notes...)
 		}
 		if err != nil {
 			res.Error = err.Error()
@@ -144,14 +151,21 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 	var targets []*target
 	byName := map[string]*target{}
 	var groups [][]*workload
+	reportGroup, worker := -1, 1
 	for gi, g := range p.Groups {
 		if len(g) == 0 {
 			return nil, nil, nil, result.Usagef("", "group %d has no workloads", gi+1)
 		}
 		var ws []*workload
-		for _, w := range g {
+		for k, w := range g {
 			if err := w.validate(); err != nil {
 				return nil, nil, nil, err
+			}
+			if w.Log.Any() && p.WriteLog == nil {
+				return nil, nil, nil, errors.New("job " + w.Name + " asks for logs, and the plan has no WriteLog to write them")
+			}
+			if k == 0 || w.NewGroup {
+				reportGroup++
 			}
 			t := byName[w.Filename]
 			if t == nil {
@@ -164,7 +178,8 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 				t.fill, t.seed = w.Buffer, w.Seed
 			}
 			t.writes = t.writes || w.RW.Writes()
-			ws = append(ws, &workload{Workload: w, target: t, groupID: gi})
+			ws = append(ws, &workload{Workload: w, target: t, groupID: reportGroup, firstWorker: worker, writeLog: p.WriteLog})
+			worker += w.NumJobs
 		}
 		groups = append(groups, ws)
 	}
@@ -278,6 +293,17 @@ func (w *Workload) validate() error {
 		return result.Usagef("--ramp_time", "%v is negative; give a duration such as 2s or 0", w.RampTime)
 	case w.Fsync < 0:
 		return result.Usagef("--fsync", "%d is negative; give N to fsync after every N writes, 0 never", w.Fsync)
+	}
+	for _, p := range w.Report.PercentileList {
+		if !(p >= 0 && p <= 100) { // written so that NaN fails too
+			return result.Usagef("--percentile_list", "%g is outside 0..100", p)
+		}
+	}
+	if len(w.Report.PercentileList) > maxPercentiles {
+		return result.Usagef("--percentile_list", "%d points; fio takes at most %d", len(w.Report.PercentileList), maxPercentiles)
+	}
+	if err := w.Log.validate(); err != nil {
+		return err
 	}
 	return w.Buffer.validate()
 }

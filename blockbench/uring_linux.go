@@ -497,12 +497,19 @@ func (u *uringIssuer) fillSQE(w *worker, now int64) int32 {
 	op := uint8(uringOpRead)
 	if s.dir == dirWrite {
 		op = uringOpWrite
+		if w.fill != nil {
+			// fio fills the buffer before it starts the I/O's clock.
+			w.refill(s.buf[:s.size])
+			s.prepNs = w.now()
+			s.submitNs = s.prepNs
+		}
 	}
 	r.sqes[u.tail&r.sqMask] = uringSQE{opcode: op, fd: u.fd, off: uint64(s.off),
 		addr: uint64(uintptr(unsafe.Pointer(unsafe.SliceData(s.buf)))), len: uint32(s.size), userData: uint64(i)}
 	u.tail++
 	u.pending++
 	u.inflight++
+	w.markDepth(u.inflight)
 	w.remaining--
 	atomic.StoreUint32(r.sqTail, u.tail)
 	return i
@@ -518,6 +525,7 @@ func (u *uringIssuer) reap(w *worker, t1 int64) bool {
 		return true
 	}
 	ok := true
+	w.markReap(int(tail - head))
 	for ; head != tail; head++ {
 		c := &r.cqes[head&r.cqMask]
 		i := int32(c.userData)
