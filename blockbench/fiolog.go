@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/clydebench/clyde/result"
@@ -189,14 +190,19 @@ func newWorkerLog(w *worker, number int, pool *logPool) *workerLog {
 			n = int(int64(w.spec.Runtime)/l.avgNs)*2 + 8
 		}
 		l.windows = make([]logWindow, 0, n)
-		return l
-	}
-	l.spare = pool.spare
-	l.chunks = make([]*logChunk, 0, maxLogBytes/(logChunkLen*int(sizeofSample))+2)
-	w.observe = func(dir, n int, off, prepNs, submitNs, doneNs int64) {
-		if w.measuring {
-			l.add(ioSample{prepNs: prepNs, submitNs: submitNs, doneNs: doneNs, off: off, n: int32(n), dir: int8(dir)})
+	} else {
+		l.spare = pool.spare
+		l.chunks = make([]*logChunk, 0, maxLogBytes/(logChunkLen*sizeofSample)+2)
+		w.observe = func(dir, n int, off, prepNs, submitNs, doneNs int64) {
+			if w.measuring {
+				l.add(ioSample{prepNs: prepNs, submitNs: submitNs, doneNs: doneNs, off: off, n: int32(n), dir: int8(dir)})
+			}
 		}
+	}
+	if w.measuring {
+		// A worker without a ramp measures from its creation.
+		l.start(w.startNs)
+		w.nextEvent = w.nextEventAfter(w.startNs)
 	}
 	return l
 }
@@ -382,6 +388,7 @@ type logPool struct {
 	spare chan *logChunk
 	quit  chan struct{}
 	done  chan struct{}
+	once  sync.Once
 }
 
 // startLogPool starts the chunk allocator for workers per-I/O loggers; nil
@@ -407,12 +414,13 @@ func startLogPool(workers int) *logPool {
 	return p
 }
 
-// stop ends the allocator once the workers are done.
+// stop ends the allocator once the workers are done; stopping twice is
+// stopping once.
 func (p *logPool) stop() {
 	if p == nil {
 		return
 	}
-	close(p.quit)
+	p.once.Do(func() { close(p.quit) })
 	<-p.done
 }
 

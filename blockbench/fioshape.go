@@ -1,6 +1,7 @@
 package blockbench
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/clydebench/clyde/internal/cpuclock"
 	"github.com/clydebench/clyde/internal/latency"
+	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -329,6 +331,9 @@ func (w *workload) fioOptions() map[string]string {
 	if w.EndFsync {
 		set("end_fsync", "1")
 	}
+	if w.Invalidate {
+		set("invalidate", "1")
+	}
 	if w.NewGroup {
 		set("new_group", "1")
 	}
@@ -401,4 +406,35 @@ func setElapsed(res *result.Block, started time.Time) {
 	for i := range res.Jobs {
 		res.Jobs[i].Eta, res.Jobs[i].Elapsed = 0, secs
 	}
+}
+
+// invalidate drops the cached pages of the files the group's workloads
+// ask it for (fio's invalidate), once per file, before the group starts,
+// and returns a note for each file whose pages stayed (tmpfs keeps them)
+// or that could not be checked. A block device is not invalidated: fio
+// flushes its buffers with an ioctl clyde does not issue; a note says so
+// for buffered I/O on one.
+func invalidate(ws []*workload) []string {
+	var notes []string
+	done := map[*target]bool{}
+	for _, w := range ws {
+		t := w.target
+		if !w.Invalidate || w.Direct || done[t] || !t.file.Valid() {
+			continue
+		}
+		done[t] = true
+		if t.device {
+			notes = append(notes, fmt.Sprintf("job %s: invalidate: the page cache of block device %s is not dropped; give direct=1 for reads from the device", w.Name, t.resolved))
+			continue
+		}
+		st := osio.EvictPageCache(t.file, t.size)
+		switch {
+		case st.Error != "":
+			notes = append(notes, fmt.Sprintf("job %s: invalidate %s: %s", w.Name, t.resolved, st.Error))
+		case !st.Cold:
+			notes = append(notes, fmt.Sprintf("job %s: invalidate: %d of %d bytes of %s stayed in the page cache (tmpfs keeps them), so buffered reads are from memory",
+				w.Name, st.ResidentBytes, st.FileBytes, t.resolved))
+		}
+	}
+	return notes
 }

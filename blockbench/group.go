@@ -244,7 +244,7 @@ func (w *workload) config() result.BlockJobConfig {
 		RW: string(w.RW), RWMixRead: w.RWMixRead, BSBytes: w.BS, SizeBytes: w.Size, OffsetBytes: w.Offset,
 		IODepth: w.depth, NumJobs: w.NumJobs, IOEngine: string(w.engine.name()), Direct: w.Direct,
 		RuntimeNs: int64(w.Runtime), RampTimeNs: int64(w.RampTime), TimeBased: w.TimeBased,
-		Buffer: w.Buffer.String(), Fsync: w.Fsync, Seed: w.Seed,
+		Buffer: w.Buffer.String(), Fsync: w.Fsync, Seed: w.Seed, EndFsync: w.EndFsync, Invalidate: w.Invalidate,
 	}
 	if w.depth != w.IODepth {
 		c.IODepthRequested = w.IODepth

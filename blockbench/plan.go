@@ -50,6 +50,10 @@ type Workload struct {
 	// runtime (fio's end_fsync).
 	EndFsync bool
 	Seed     uint64
+	// Invalidate drops the target file's cached pages before the workload's
+	// group starts (fio's invalidate, on by default in job files), so
+	// buffered reads come from the device.
+	Invalidate bool
 	// NewGroup starts a new reporting group at this workload (fio's
 	// new_group): it still runs at the same time as the rest of its Group,
 	// but is summed and numbered apart from the workloads before it.

@@ -41,7 +41,8 @@ var (
 // per block size, or one pass of one preset row), the step each group is,
 // and a table for presets.
 func (j *Job) plan() (Plan, []step, *profileTable, error) {
-	p := Plan{DestroyData: j.DestroyData, SizeGiven: j.SizeGiven, Warn: j.Warn, CommandLine: j.CommandLine}
+	p := Plan{DestroyData: j.DestroyData, SizeGiven: j.SizeGiven, Warn: j.Warn, CommandLine: j.CommandLine, WriteLog: j.WriteLog,
+		Notes: append([]string(nil), j.Notes...)}
 	var steps []step
 	add := func(w Workload, st step) {
 		p.Groups = append(p.Groups, Group{w})

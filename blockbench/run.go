@@ -112,6 +112,7 @@ func runGroups(ctx context.Context, groups [][]*workload, res *result.Block) err
 			res.Interrupted = true
 			return fmt.Errorf("before group %d of %d: %w", i+1, len(groups), context.Cause(ctx))
 		}
+		res.Notes = append(res.Notes, invalidate(ws)...)
 		jobs, err := runGroup(ctx, ws, new(atomic.Bool))
 		first := len(res.Jobs)
 		for k := range jobs {
@@ -321,6 +322,7 @@ func workloadFrom(j *Job, rw RW, bs int64) Workload {
 		Name: name, Filename: j.Filename, RW: rw, RWMixRead: j.RWMixRead, BS: bs, Size: j.Size, Offset: j.Offset,
 		IODepth: j.IODepth, NumJobs: j.NumJobs, IOEngine: j.IOEngine, Direct: j.Direct, Runtime: j.Runtime,
 		RampTime: j.RampTime, TimeBased: j.TimeBased, Buffer: j.Buffer, Fsync: j.Fsync, Seed: j.Seed,
+		EndFsync: j.EndFsync, Invalidate: j.Invalidate, Report: j.Report, Log: j.Log,
 	}
 }
 

@@ -120,6 +120,9 @@ type BlockJobConfig struct {
 	Buffer           string `json:"buffer"`
 	Fsync            int    `json:"fsync"`
 	Seed             uint64 `json:"seed"`
+	// EndFsync and Invalidate are fio's end_fsync and invalidate.
+	EndFsync   bool `json:"end_fsync,omitempty"`
+	Invalidate bool `json:"invalidate,omitempty"`
 }
 
 // BlockGroup is the jobs of one group summed, as fio's group_reporting
