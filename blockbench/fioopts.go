@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -48,3 +49,7 @@ func (j *Job) LogNames() []string {
 	}
 	return LogNames(p)
 }
+
+// CanAdviseAccess says whether Workload.FadviseHint works on this platform
+// (posix_fadvise); a job file's fio default is on only where it does.
+const CanAdviseAccess = osio.CanAdviseAccess

@@ -334,6 +334,9 @@ func (w *workload) fioOptions() map[string]string {
 	if w.Invalidate {
 		set("invalidate", "1")
 	}
+	if w.FadviseHint {
+		set("fadvise_hint", "1")
+	}
 	if w.NewGroup {
 		set("new_group", "1")
 	}
@@ -437,4 +440,15 @@ func invalidate(ws []*workload) []string {
 		}
 	}
 	return notes
+}
+
+// dropPass drops the file's cached pages at the end of a pass (see
+// worker.dropEvery), inside the measured time as fio's reopen is.
+func (w *worker) dropPass() {
+	if err := osio.DropCache(w.h); err != nil {
+		w.fail(fmt.Errorf("invalidate after a pass: %w", err))
+	}
+	for w.nextDrop <= w.ios[dirRead]+w.ios[dirWrite] {
+		w.nextDrop += w.dropEvery
+	}
 }

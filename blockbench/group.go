@@ -11,6 +11,7 @@ import (
 	"github.com/clydebench/clyde/internal/cpuclock"
 	"github.com/clydebench/clyde/internal/lanes"
 	"github.com/clydebench/clyde/internal/latency"
+	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -86,6 +87,11 @@ func (w *worker) prepare() error {
 		return fmt.Errorf("open %s for worker %d: %w", w.spec.target.resolved, w.index, err)
 	}
 	w.h = h
+	if w.spec.FadviseHint && !w.spec.Direct {
+		if err := osio.AdviseAccess(h, w.spec.RW.Random()); err != nil {
+			return fmt.Errorf("fadvise_hint for worker %d: %w", w.index, err)
+		}
+	}
 	is, err := w.spec.engine.prepare(w)
 	if err != nil {
 		return fmt.Errorf("%s for worker %d: %w", w.spec.engine.name(), w.index, err)
@@ -244,7 +250,7 @@ func (w *workload) config() result.BlockJobConfig {
 		RW: string(w.RW), RWMixRead: w.RWMixRead, BSBytes: w.BS, SizeBytes: w.Size, OffsetBytes: w.Offset,
 		IODepth: w.depth, NumJobs: w.NumJobs, IOEngine: string(w.engine.name()), Direct: w.Direct,
 		RuntimeNs: int64(w.Runtime), RampTimeNs: int64(w.RampTime), TimeBased: w.TimeBased,
-		Buffer: w.Buffer.String(), Fsync: w.Fsync, Seed: w.Seed, EndFsync: w.EndFsync, Invalidate: w.Invalidate,
+		Buffer: w.Buffer.String(), Fsync: w.Fsync, Seed: w.Seed, EndFsync: w.EndFsync, Invalidate: w.Invalidate, FadviseHint: w.FadviseHint,
 	}
 	if w.depth != w.IODepth {
 		c.IODepthRequested = w.IODepth

@@ -163,9 +163,10 @@ type Job struct {
 	// EndFsync issues an fsync when a worker that wrote is done (fio's
 	// end_fsync); Invalidate drops the file's cached pages before each job
 	// (fio's invalidate).
-	EndFsync   bool
-	Invalidate bool
-	Seed       uint64
+	EndFsync    bool
+	Invalidate  bool
+	FadviseHint bool
+	Seed        uint64
 	// Report and Log are fio's percentile options and its bw, iops and
 	// latency logs, for every job the Job runs; WriteLog writes the logs
 	// (see Plan.WriteLog and LogNames).

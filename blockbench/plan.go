@@ -54,6 +54,10 @@ type Workload struct {
 	// group starts (fio's invalidate, on by default in job files), so
 	// buffered reads come from the device.
 	Invalidate bool
+	// FadviseHint tells the kernel each worker's access pattern
+	// (posix_fadvise RANDOM or SEQUENTIAL; fio's fadvise_hint, on by default
+	// in job files): random buffered reads then get no readahead, as fio's.
+	FadviseHint bool
 	// NewGroup starts a new reporting group at this workload (fio's
 	// new_group): it still runs at the same time as the rest of its Group,
 	// but is summed and numbered apart from the workloads before it.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/clydebench/clyde/internal/buildinfo"
+	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/sysinfo"
 	"github.com/clydebench/clyde/result"
 )
@@ -306,6 +307,9 @@ func (w *Workload) validate() error {
 	if err := w.Log.validate(); err != nil {
 		return err
 	}
+	if w.FadviseHint && !osio.CanAdviseAccess {
+		return result.Usagef("--fadvise_hint", "needs posix_fadvise, which this platform lacks; give fadvise_hint=0")
+	}
 	return w.Buffer.validate()
 }
 
@@ -322,7 +326,7 @@ func workloadFrom(j *Job, rw RW, bs int64) Workload {
 		Name: name, Filename: j.Filename, RW: rw, RWMixRead: j.RWMixRead, BS: bs, Size: j.Size, Offset: j.Offset,
 		IODepth: j.IODepth, NumJobs: j.NumJobs, IOEngine: j.IOEngine, Direct: j.Direct, Runtime: j.Runtime,
 		RampTime: j.RampTime, TimeBased: j.TimeBased, Buffer: j.Buffer, Fsync: j.Fsync, Seed: j.Seed,
-		EndFsync: j.EndFsync, Invalidate: j.Invalidate, Report: j.Report, Log: j.Log,
+		EndFsync: j.EndFsync, Invalidate: j.Invalidate, FadviseHint: j.FadviseHint, Report: j.Report, Log: j.Log,
 	}
 }
 

@@ -103,6 +103,11 @@ type worker struct {
 	// fill regenerates write buffers before every write (fio's
 	// refill_buffers); nil keeps the buffers filled once.
 	fill *rand.PCG
+	// dropEvery is a pass over the region in I/Os: a time-based buffered
+	// workload with Invalidate drops the file's cache after each, as fio
+	// invalidates it each time it reopens the file for another pass;
+	// nextDrop is the I/O count of the next drop. 0: never.
+	dropEvery, nextDrop int64
 
 	// Fixed per job.
 	mixed     bool
@@ -158,6 +163,9 @@ func newWorker(spec *workload, index int) *worker {
 		w.ioLimit = int64(w.nBlocks)
 	}
 	w.remaining = math.MaxInt64
+	if spec.Invalidate && !spec.Direct && spec.TimeBased && osio.CanAdviseAccess {
+		w.dropEvery = int64(w.nBlocks)
+	}
 	w.marks = make([]mark, 0, int(int64(spec.Runtime)/markEvery)+3)
 	if w.rampEnd == 0 {
 		w.startMeasuring(0)
@@ -194,6 +202,7 @@ func (w *worker) startMeasuring(now int64) {
 	}
 	w.ios, w.bytes, w.short, w.syncs = [2]int64{}, [2]int64{}, [2]int64{}, 0
 	w.depth, w.reaps = [7]int64{}, [7]int64{}
+	w.nextDrop = w.dropEvery
 	w.startNs, w.endNs = now, now
 	if w.log != nil {
 		w.log.start(now)
@@ -229,6 +238,9 @@ func (w *worker) tick(now int64) (stop bool) {
 	}
 	if w.measuring && w.log != nil && now >= w.log.nextWindow {
 		w.log.window(w, now)
+	}
+	if w.dropEvery > 0 && w.ios[dirRead]+w.ios[dirWrite] >= w.nextDrop {
+		w.dropPass()
 	}
 	if w.measuring && now >= w.nextMark {
 		w.marks = append(w.marks, mark{atNs: now, ios: w.ios, bytes: w.bytes})

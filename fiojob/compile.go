@@ -103,7 +103,7 @@ func newJob(sec Section, o Options) *job {
 	return &job{sec: sec, opts: o, set: map[string]Option{}, w: blockbench.Workload{
 		Name: sec.Name, RW: blockbench.Read, RWMixRead: blockbench.DefaultRWMixRead, BS: blockbench.DefaultBS,
 		IODepth: 1, NumJobs: 1, IOEngine: blockbench.EnginePsync, Buffer: blockbench.Buffer{Kind: blockbench.BufferRandom},
-		Seed: blockbench.DefaultSeed, Invalidate: true, Options: map[string]string{},
+		Seed: blockbench.DefaultSeed, Invalidate: true, FadviseHint: blockbench.CanAdviseAccess, Options: map[string]string{},
 	}}
 }
 
@@ -198,7 +198,8 @@ func init() {
 			}
 			return nil
 		},
-		"invalidate": func(j *job, o Option) error { return boolean(o, &j.w.Invalidate) },
+		"invalidate":   func(j *job, o Option) error { return boolean(o, &j.w.Invalidate) },
+		"fadvise_hint": func(j *job, o Option) error { return boolean(o, &j.w.FadviseHint) },
 		"buffer_compress_percentage": func(j *job, o Option) error {
 			return j.percent(o, &j.compress)
 		},

@@ -120,9 +120,11 @@ type BlockJobConfig struct {
 	Buffer           string `json:"buffer"`
 	Fsync            int    `json:"fsync"`
 	Seed             uint64 `json:"seed"`
-	// EndFsync and Invalidate are fio's end_fsync and invalidate.
-	EndFsync   bool `json:"end_fsync,omitempty"`
-	Invalidate bool `json:"invalidate,omitempty"`
+	// EndFsync, Invalidate and FadviseHint are fio's end_fsync,
+	// invalidate and fadvise_hint.
+	EndFsync    bool `json:"end_fsync,omitempty"`
+	Invalidate  bool `json:"invalidate,omitempty"`
+	FadviseHint bool `json:"fadvise_hint,omitempty"`
 }
 
 // BlockGroup is the jobs of one group summed, as fio's group_reporting

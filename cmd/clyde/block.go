@@ -38,7 +38,7 @@ func blockCommand() *cli.Command {
 			"  it, when the marker names this host and its process is gone (--force: a marker from another host).\n\n" +
 			"A fio job file runs as fio runs it: [global] and [job] sections, include, ${VAR}; jobs run at the same\n" +
 			"time until one says stonewall. Flags after the file override every job's option of the same name.\n" +
-			"Options clyde reads: " + strings.Join(fiojob.Supported(), ", ") + ".\n" +
+			wrapWords("Options clyde reads: "+strings.Join(fiojob.Supported(), ", ")+".", 100) +
 			"Any other option is refused with its line number.\n\n" +
 			"  clyde block --filename /mnt/ssd/clyde.tmp --profile cdm --size 1g\n" +
 			"  clyde block --filename /dev/sdX --profile iometer-mix --direct --runtime 30 --destroy-data\n" +
@@ -65,6 +65,7 @@ func blockCommand() *cli.Command {
 			&cli.IntFlag{Name: "fsync", Usage: "fsync after every N writes of a worker (0: never)"},
 			&cli.BoolFlag{Name: "end_fsync", Usage: "fsync when a writing worker is done, inside its runtime (fio)"},
 			&cli.BoolFlag{Name: "invalidate", Usage: "drop the file's cached pages before each job (fio's default in job files)"},
+			&cli.BoolFlag{Name: "fadvise_hint", Usage: "tell the kernel each job's access pattern: no readahead for random reads (fio's default in job files)"},
 			&cli.Uint64Flag{Name: "seed", Aliases: []string{"randseed"}, Value: d.Seed, Usage: "random seed for offsets, directions and data"},
 			&cli.BoolFlag{Name: "randrepeat", Value: true, Usage: "false: a new random seed each run, recorded as randseed (fio)"},
 			&cli.StringFlag{Name: "percentile_list", Usage: "percentiles to report, fio style: 99:99.9:99.99 (default fio's 17)"},
@@ -88,6 +89,25 @@ func blockCommand() *cli.Command {
 		}, keepFlags()...),
 		Action: blockAction,
 	}
+}
+
+// wrapWords breaks s into lines of at most width, each ending in a newline.
+func wrapWords(s string, width int) string {
+	var b, line strings.Builder
+	for _, w := range strings.Fields(s) {
+		if line.Len() > 0 && line.Len()+1+len(w) > width {
+			b.WriteString(line.String() + "\n")
+			line.Reset()
+		}
+		if line.Len() > 0 {
+			line.WriteByte(' ')
+		}
+		line.WriteString(w)
+	}
+	if line.Len() > 0 {
+		b.WriteString(line.String() + "\n")
+	}
+	return b.String()
 }
 
 // logFlags are the fio flags that take a value and may also be given bare
@@ -198,6 +218,7 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 	j.Fsync = c.Int("fsync")
 	j.EndFsync = c.Bool("end_fsync")
 	j.Invalidate = c.Bool("invalidate")
+	j.FadviseHint = c.Bool("fadvise_hint")
 	j.Seed = c.Uint64("seed")
 	if !c.Bool("randrepeat") && !c.IsSet("seed") {
 		j.Seed = blockbench.RandomSeed()
@@ -274,7 +295,7 @@ var jobFileOverrides = []struct{ flag, option string }{
 	{"rwmixread", "rwmixread"}, {"bs", "bs"}, {"iodepth", "iodepth"}, {"numjobs", "numjobs"}, {"ioengine", "ioengine"},
 	{"direct", "direct"}, {"runtime", "runtime"}, {"ramp_time", "ramp_time"}, {"time_based", "time_based"},
 	{"zero_buffers", "zero_buffers"}, {"refill_buffers", "refill_buffers"}, {"buffer_compress_percentage", "buffer_compress_percentage"},
-	{"fsync", "fsync"}, {"end_fsync", "end_fsync"}, {"invalidate", "invalidate"}, {"seed", "randseed"}, {"randrepeat", "randrepeat"},
+	{"fsync", "fsync"}, {"end_fsync", "end_fsync"}, {"invalidate", "invalidate"}, {"fadvise_hint", "fadvise_hint"}, {"seed", "randseed"}, {"randrepeat", "randrepeat"},
 	{"percentile_list", "percentile_list"}, {"clat_percentiles", "clat_percentiles"}, {"lat_percentiles", "lat_percentiles"},
 	{"slat_percentiles", "slat_percentiles"}, {"write_bw_log", "write_bw_log"}, {"write_iops_log", "write_iops_log"},
 	{"write_lat_log", "write_lat_log"}, {"log_avg_msec", "log_avg_msec"}, {"log_offset", "log_offset"},
