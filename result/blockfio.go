@@ -110,11 +110,9 @@ func (d Dist) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, err := json.Marshal(e.Key)
-		if err != nil {
+		if err := writeKey(&b, e.Key); err != nil {
 			return nil, err
 		}
-		b.Write(k)
 		b.WriteByte(':')
 		b.WriteString(strconv.FormatFloat(finite(e.Value), 'f', -1, 64))
 	}
@@ -147,6 +145,18 @@ func (d Dist) At(key string) (float64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// writeKey writes a JSON string without HTML escaping, so fio's ">=64"
+// stays as fio writes it (with an encoder that does not escape either).
+func writeKey(b *bytes.Buffer, k string) error {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(k); err != nil {
+		return err
+	}
+	b.Truncate(b.Len() - 1) // Encode's newline
+	return nil
 }
 
 func finite(v float64) float64 {

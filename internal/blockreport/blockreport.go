@@ -36,10 +36,12 @@ func Write(w io.Writer, format string, res *result.Block) error {
 	return fmt.Errorf("unknown output format %q; accepted: %s", format, strings.Join(Formats, ", "))
 }
 
-// JSON writes the result as indented JSON; the jobs array is in fio's shape.
+// JSON writes the result as indented JSON; the jobs array is in fio's shape,
+// and like fio's it leaves "<", ">" and "&" unescaped (">=64").
 func JSON(w io.Writer, res *result.Block) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(res)
 }
 
