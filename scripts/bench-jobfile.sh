@@ -4,9 +4,9 @@
 # their clyde/fio ratios. Both tools' JSON is read with the same jq paths
 # (.jobs[i].read.iops, .jobs[i].read.clat_ns.percentile["99.000000"]).
 #
-# Each round runs fio, then clyde, on the same files; the table gives the
-# median of the rounds' ratios with [min..max], which shows how noisy the
-# machine was.
+# Rounds alternate which tool runs first, on the same files; the table gives
+# the median of the rounds' ratios with [min..max], which shows how noisy
+# the machine was.
 #
 # Env: JOB (default scripts/jobs/side-by-side.fio), RUNTIME (s, default 5),
 # ROUNDS (default 3), SIZE (default 512m), DIR (default /dev/shm), DISKDIR
@@ -45,10 +45,17 @@ figures() {
 		"\($j.jobname) \($d) \(.iops) \(.clat_ns.percentile["99.000000"])"' "$1"
 }
 
-for r in $(seq "$ROUNDS"); do
+run_fio() {
 	# fio may print notes before its JSON (axboe/fio#731): keep from the first {.
-	fio --output-format=json "$JOB" | sed -n '/^{/,$p' >"$work/fio.$r.json"
-	"$work/clyde" block "$JOB" --destroy-data --no-history --output-format json >"$work/clyde.$r.json" 2>"$work/clyde.$r.err"
+	fio --output-format=json "$JOB" | sed -n '/^{/,$p' >"$work/fio.$1.json"
+}
+run_clyde() {
+	"$work/clyde" block "$JOB" --destroy-data --no-history --output-format json >"$work/clyde.$1.json" 2>"$work/clyde.$1.err"
+}
+for r in $(seq "$ROUNDS"); do
+	# Odd rounds run fio first, even ones clyde, so neither always follows
+	# the other's page-cache and CPU state.
+	if [ $((r % 2)) = 1 ]; then run_fio "$r"; run_clyde "$r"; else run_clyde "$r"; run_fio "$r"; fi
 	paste -d' ' <(figures "$work/fio.$r.json") <(figures "$work/clyde.$r.json")
 done >"$work/rows"
 
