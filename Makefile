@@ -33,6 +33,7 @@ bench: build
 	BIN=$(BIN) scripts/bench-fs.sh
 	@if [ -x scripts/bench-block.sh ]; then BIN=$(BIN) scripts/bench-block.sh; fi
 	BIN=$(BIN) scripts/bench-copy.sh
+	@if [ -x scripts/bench-jobfile.sh ]; then scripts/bench-jobfile.sh; fi
 
 # A short run of every fuzz target, FUZZJOBS targets at a time, each with
 # FUZZJOBS-th of the CPUs (-parallel), so CI fuzzes every target for FUZZTIME

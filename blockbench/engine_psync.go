@@ -38,6 +38,11 @@ func (p *psyncIssuer) run(w *worker) {
 		if dir == dirRead {
 			n, err = w.file().Pread(p.rbuf[:size], off)
 		} else {
+			if w.fill != nil {
+				// fio fills the buffer before it starts the I/O's clock.
+				w.refill(p.wbuf[:size])
+				t0 = w.now()
+			}
 			n, err = w.file().Pwrite(p.wbuf[:size], off)
 		}
 		t1 := w.now()

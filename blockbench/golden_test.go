@@ -34,18 +34,32 @@ func syntheticWorkers(wl *workload, seconds int, iops func(sec int) int64, meanN
 	for i := range wl.NumJobs {
 		w := newWorker(wl, i)
 		for sec := range seconds {
-			for range iops(sec) {
-				dir := dirRead
-				switch {
-				case wl.RW.Mixed() && rng.IntN(100) >= wl.RWMixRead:
-					dir = dirWrite
-				case !wl.RW.Mixed() && wl.RW.Writes():
-					dir = dirWrite
+			// Two mark windows a second, the I/Os split between them.
+			for half := range marksPerSample {
+				n := iops(sec) / int64(marksPerSample)
+				if half == 0 {
+					n += iops(sec) % int64(marksPerSample)
 				}
-				lat := max(10, int64(meanNs*(0.5+rng.ExpFloat64()*0.5)))
-				w.complete(dir, int(wl.BS), int(wl.BS), 0, 0, lat/10, lat)
+				for range n {
+					dir := dirRead
+					switch {
+					case wl.RW.Mixed() && rng.IntN(100) >= wl.RWMixRead:
+						dir = dirWrite
+					case !wl.RW.Mixed() && wl.RW.Writes():
+						dir = dirWrite
+					}
+					lat := max(10, int64(meanNs*(0.5+rng.ExpFloat64()*0.5)))
+					w.complete(dir, int(wl.BS), int(wl.BS), 0, 0, lat/10, lat)
+					if wl.engine.queues() {
+						w.markDepth(wl.depth)
+					}
+				}
+				if wl.engine.queues() {
+					w.markReap(int(n))
+				}
+				at := int64(sec)*int64(time.Second) + int64(half+1)*markEvery
+				w.marks = append(w.marks, mark{atNs: at, ios: w.ios, bytes: w.bytes})
 			}
-			w.marks = append(w.marks, mark{atNs: int64(sec+1) * int64(time.Second), ios: w.ios, bytes: w.bytes})
 		}
 		w.endNs = int64(seconds) * int64(time.Second)
 		out = append(out, w)
@@ -68,7 +82,8 @@ var fixedCPU = cpuclock.Sample{Elapsed: 5 * time.Second, CPU: cpuclock.Usage{Use
 
 func fixtureBlock() result.Block {
 	return result.Block{
-		SchemaVersion: result.SchemaVersion, Kind: "block",
+		FioVersion: result.FioVersionSlot("test"), SchemaVersion: result.SchemaVersion, Kind: "block",
+		Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).Format(result.FioTime),
 		Provenance: result.Provenance{Tool: "clyde", Version: "test", CommandLine: []string{"clyde", "block"}, Hostname: "host",
 			OS: "linux", Arch: "amd64", CPUs: 2, StartTime: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
 		Timestamp: 1767323045, TimestampMs: 1767323045000,
@@ -83,6 +98,7 @@ func goldenJob() result.Block {
 	workers, recs := syntheticWorkers(wl, 5, func(sec int) int64 { return 2000 - int64(sec)*100 }, 90_000, 42)
 	b := fixtureBlock()
 	b.Jobs = []result.BlockJob{summarize(wl, workers, recs, fixedCPU)}
+	reportGroups(b.Jobs, 0)
 	return b
 }
 
@@ -100,6 +116,7 @@ func goldenProfile(p Profile) result.Block {
 		iops := min(int64(float64(load)*1e9/perIO), 3_000_000_000/wl.BS) / int64(wl.NumJobs) / 20
 		workers, recs := syntheticWorkers(wl, 2, func(int) int64 { return iops + int64(i%3) }, perIO*float64(min(load, 4)), uint64(i))
 		b.Jobs = append(b.Jobs, summarize(wl, workers, recs, fixedCPU))
+		reportGroups(b.Jobs[i:], i)
 	}
 	b.Profile = table.finish(steps, b.Jobs)
 	return b
@@ -107,11 +124,15 @@ func goldenProfile(p Profile) result.Block {
 
 func checkGolden(t *testing.T, name string, v any) {
 	t.Helper()
-	got, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
+	// As blockreport.JSON writes it: fio's ">=64" unescaped.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		t.Fatal(err)
 	}
-	got = append(got, '\n')
+	got := buf.Bytes()
 	path := filepath.Join(goldenDir, name)
 	if *update {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
@@ -143,8 +164,10 @@ func TestSummarizeGolden(t *testing.T) {
 	if job.Read.BW != job.Read.BWBytes/1024 {
 		t.Errorf("bw %d, want bw_bytes/1024", job.Read.BW)
 	}
-	if len(job.Series) != 5 || job.Read.IOPSSamples != 5 {
-		t.Errorf("%d samples, want 5", len(job.Series))
+	// Two workers, ten 500 ms windows each: fio's group_reporting counts
+	// every clone's samples.
+	if len(job.Series) != 5 || job.Read.IOPSSamples != 20 {
+		t.Errorf("%d seconds and %d iops samples, want 5 and 20", len(job.Series), job.Read.IOPSSamples)
 	}
 }
 
@@ -170,9 +193,9 @@ func TestPercentileKeysMatchFio(t *testing.T) {
 	var doc struct {
 		Jobs []struct {
 			Read struct {
-				LatNs struct {
+				ClatNs struct {
 					Percentile map[string]int64 `json:"percentile"`
-				} `json:"lat_ns"`
+				} `json:"clat_ns"`
 			} `json:"read"`
 		} `json:"jobs"`
 	}
@@ -181,7 +204,7 @@ func TestPercentileKeysMatchFio(t *testing.T) {
 	}
 	// fio's jq paths must work on clyde's JSON.
 	for _, k := range []string{"1.000000", "50.000000", "99.000000", "99.990000"} {
-		if _, ok := doc.Jobs[0].Read.LatNs.Percentile[k]; !ok {
+		if _, ok := doc.Jobs[0].Read.ClatNs.Percentile[k]; !ok {
 			t.Errorf("percentile key %q missing", k)
 		}
 	}

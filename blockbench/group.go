@@ -11,6 +11,7 @@ import (
 	"github.com/clydebench/clyde/internal/cpuclock"
 	"github.com/clydebench/clyde/internal/lanes"
 	"github.com/clydebench/clyde/internal/latency"
+	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -22,17 +23,23 @@ func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool) ([]result.
 	var ls []lanes.Lane
 	workers := make([][]*worker, len(ws))
 	var ramp time.Duration
+	pool := startLogPool(perIOLoggers(ws))
+	defer pool.stop()
 	for set, wl := range ws {
 		ramp = max(ramp, wl.RampTime)
 		for i := range wl.NumJobs {
 			w := newWorker(wl, i)
 			w.stop = stop
+			if wl.Log.Any() {
+				w.log = newWorkerLog(w, wl.firstWorker+i, pool)
+			}
 			workers[set] = append(workers[set], w)
 			ls = append(ls, lanes.Lane{
 				Prepare: func() error { return w.prepare() },
 				Work: func(lctx context.Context, start time.Time) error {
 					w.ctx, w.base = lctx, start
 					w.issuer.run(w)
+					w.endFsync()
 					w.finish()
 					return w.err
 				},
@@ -54,9 +61,15 @@ func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool) ([]result.
 	}
 	jobs := make([]result.BlockJob, len(ws))
 	var errs []error
+	pool.stop()
+	notes, lerr := writeLogs(ws, workers)
+	if lerr != nil {
+		errs = append(errs, lerr)
+	}
 	for set, wl := range ws {
 		jobs[set] = summarize(wl, workers[set], out.Lat[set], out.Sample)
 		jobs[set].Interrupted = jobs[set].Interrupted && ctx.Err() != nil
+		jobs[set].Notes = notes[set]
 		for i, w := range workers[set] {
 			if w.err != nil {
 				errs = append(errs, fmt.Errorf("job %s worker %d: %w", wl.Name, i, w.err))
@@ -74,6 +87,11 @@ func (w *worker) prepare() error {
 		return fmt.Errorf("open %s for worker %d: %w", w.spec.target.resolved, w.index, err)
 	}
 	w.h = h
+	if w.spec.FadviseHint && !w.spec.Direct {
+		if err := osio.AdviseAccess(h, w.spec.RW.Random()); err != nil {
+			return fmt.Errorf("fadvise_hint for worker %d: %w", w.index, err)
+		}
+	}
 	if w.spec.vol != nil {
 		if err := w.openVolume(h); err != nil {
 			return err
@@ -115,6 +133,8 @@ func summarize(wl *workload, workers []*worker, recs []*latency.Recorder, cpu cp
 	job.ElapsedNs = elapsed
 	job.JobRuntime = elapsed / 1e6
 	job.Series = mergeSeries(workers, startNs)
+	job.Sync = wl.syncDir(recs[recSync])
+	job.BlockJobFio = fioJobFields(wl, workers, recs, cpu)
 	dirs := [2]*result.BlockDir{&job.Read, &job.Write}
 	for d, out := range dirs {
 		if ios[d] == 0 {
@@ -128,12 +148,8 @@ func summarize(wl *workload, workers []*worker, recs []*latency.Recorder, cpu cp
 			out.BWBytes = int64(math.Round(float64(bytes[d]) * 1e9 / float64(elapsed)))
 			out.BW = out.BWBytes >> 10
 		}
-		out.Lat = result.LatNsFrom(recs[recLat+d], latency.FioPercentiles)
-		out.Clat = result.LatNsFrom(recs[recClat+d], latency.FioPercentiles)
-		if recs[recSlat+d].Count() > 0 {
-			out.Slat = result.LatNsFrom(recs[recSlat+d], latency.FioPercentiles)
-		}
-		sampleStats(out, job.Series, d)
+		wl.latencyObjects(out, recs, d)
+		fioSampleStats(out, workers, d)
 	}
 	if cpu.CPUKnown && cpu.Elapsed > 0 {
 		job.CPUKnown = true
@@ -172,16 +188,19 @@ func sumGroup(groupID int, jobs []result.BlockJob, first int) result.BlockGroup 
 	return g
 }
 
-// mergeSeries adds the workers' per-second marks slot by slot.
+// mergeSeries adds the workers' marks second by second (marksPerSample
+// windows), slot by slot; the last sample ends at the last mark.
 func mergeSeries(workers []*worker, startNs int64) []result.BlockSample {
 	var out []result.BlockSample
 	for _, w := range workers {
-		for k := 1; k < len(w.marks); k++ {
-			prev, cur := w.marks[k-1], w.marks[k]
-			if k > len(out) {
+		for slot, k := 0, 0; k < len(w.marks)-1; slot++ {
+			next := min(k+marksPerSample, len(w.marks)-1)
+			prev, cur := w.marks[k], w.marks[next]
+			k = next
+			if slot >= len(out) {
 				out = append(out, result.BlockSample{StartMs: (prev.atNs - startNs) / 1e6})
 			}
-			o := &out[k-1]
+			o := &out[slot]
 			o.DurationNs = max(o.DurationNs, cur.atNs-prev.atNs)
 			o.ReadIOs += cur.ios[dirRead] - prev.ios[dirRead]
 			o.WriteIOs += cur.ios[dirWrite] - prev.ios[dirWrite]
@@ -202,36 +221,10 @@ func mergeSeries(workers []*worker, startNs int64) []result.BlockSample {
 // wholeSamples drops a closing sample shorter than half a second, whose rate
 // would be noise.
 func wholeSamples(series []result.BlockSample) []result.BlockSample {
-	if n := len(series); n > 1 && series[n-1].DurationNs < markEvery/2 {
+	if n := len(series); n > 1 && series[n-1].DurationNs < int64(time.Second)/2 {
 		return series[:n-1]
 	}
 	return series
-}
-
-// sampleStats fills fio's bw_*/iops_* sample statistics for one direction.
-func sampleStats(out *result.BlockDir, series []result.BlockSample, dir int) {
-	samples := wholeSamples(series)
-	if len(samples) == 0 {
-		return
-	}
-	var sumI, sumSqI, sumB, sumSqB float64
-	out.IOPSMin, out.BWMin = math.MaxInt64, math.MaxInt64
-	for _, s := range samples {
-		ios, bytes := s.ReadIOs, s.ReadBytes
-		if dir == dirWrite {
-			ios, bytes = s.WriteIOs, s.WriteBytes
-		}
-		secs := float64(s.DurationNs) / 1e9
-		iops, bw := float64(ios)/secs, float64(bytes)/secs/1024 // fio's bw_* samples are KiB/s
-		out.IOPSMin, out.IOPSMax = min(out.IOPSMin, int64(iops)), max(out.IOPSMax, int64(iops))
-		out.BWMin, out.BWMax = min(out.BWMin, int64(bw)), max(out.BWMax, int64(bw))
-		sumI, sumSqI, sumB, sumSqB = sumI+iops, sumSqI+iops*iops, sumB+bw, sumSqB+bw*bw
-	}
-	n := float64(len(samples))
-	out.IOPSSamples, out.BWSamples = len(samples), len(samples)
-	out.IOPSMean, out.BWMean = sumI/n, sumB/n
-	out.IOPSStddev = math.Sqrt(max(0, sumSqI/n-out.IOPSMean*out.IOPSMean))
-	out.BWDev = math.Sqrt(max(0, sumSqB/n-out.BWMean*out.BWMean))
 }
 
 // trendOf compares the mean IOPS of the last 10% of samples with the first 10%.
@@ -262,7 +255,7 @@ func (w *workload) config() result.BlockJobConfig {
 		RW: string(w.RW), RWMixRead: w.RWMixRead, BSBytes: w.BS, SizeBytes: w.Size, OffsetBytes: w.Offset,
 		IODepth: w.depth, NumJobs: w.NumJobs, IOEngine: string(w.engine.name()), Direct: w.Direct,
 		RuntimeNs: int64(w.Runtime), RampTimeNs: int64(w.RampTime), TimeBased: w.TimeBased,
-		Buffer: w.Buffer.String(), Fsync: w.Fsync, Seed: w.Seed,
+		Buffer: w.Buffer.String(), Fsync: w.Fsync, Seed: w.Seed, EndFsync: w.EndFsync, Invalidate: w.Invalidate, FadviseHint: w.FadviseHint,
 	}
 	if w.depth != w.IODepth {
 		c.IODepthRequested = w.IODepth

@@ -164,7 +164,19 @@ type Job struct {
 	Buffer    Buffer
 	// Fsync issues an fsync after every Fsync writes of a worker; 0 never.
 	Fsync int
-	Seed  uint64
+	// EndFsync issues an fsync when a worker that wrote is done (fio's
+	// end_fsync); Invalidate drops the file's cached pages before each job
+	// (fio's invalidate).
+	EndFsync    bool
+	Invalidate  bool
+	FadviseHint bool
+	Seed        uint64
+	// Report and Log are fio's percentile options and its bw, iops and
+	// latency logs, for every job the Job runs; WriteLog writes the logs
+	// (see Plan.WriteLog and LogNames).
+	Report   ReportOptions
+	Log      LogSpec
+	WriteLog func(name string, write func(io.Writer) error) error
 	// DestroyData allows writing to a block device or an existing file that
 	// is not in use. It never allows writing to one in use: a mounted,
 	// swapped or opened device, a file that is a loop device's image or open
@@ -185,6 +197,9 @@ type Job struct {
 	// (and with UntilSteady ends each job at steady state); the sustained
 	// preset sets it when it is nil.
 	Steady *SteadyState
+	// Notes go into the result as they are (an engine substituted for one
+	// clyde does not have).
+	Notes []string
 }
 
 // NewJob returns a Job with every default filled in.

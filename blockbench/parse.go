@@ -61,13 +61,21 @@ type Buffer struct {
 	// CompressPct is, for BufferCompressible, the share of each 512-byte chunk
 	// that is zeros (fio's buffer_compress_percentage): 70 compresses by ~70%.
 	CompressPct int
+	// Refill regenerates a write buffer before every write (fio's
+	// refill_buffers) instead of filling it once when the worker starts;
+	// it costs CPU time in the I/O loop, as it does in fio.
+	Refill bool
 }
 
 func (b Buffer) String() string {
+	s := string(b.Kind)
 	if b.Kind == BufferCompressible {
-		return "compressible:" + strconv.Itoa(b.CompressPct)
+		s = "compressible:" + strconv.Itoa(b.CompressPct)
 	}
-	return string(b.Kind)
+	if b.Refill {
+		s += ",refill"
+	}
+	return s
 }
 
 // ParseBuffer reads --buffer random|zero|compressible:PCT.

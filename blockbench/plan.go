@@ -3,7 +3,6 @@ package blockbench
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"time"
 
 	"github.com/clydebench/clyde/result"
@@ -49,11 +48,46 @@ type Workload struct {
 	Buffer    Buffer
 	// Fsync issues an fsync after every Fsync writes of a worker; 0 never.
 	Fsync int
-	Seed  uint64
-
+	// EndFsync issues an fsync when a worker that wrote is done, inside its
+	// runtime (fio's end_fsync).
+	EndFsync bool
+	Seed     uint64
 	// Volume, when set, replaces Filename with several existing targets
 	// laid out as one (volume.go).
 	Volume *Volume
+	// Invalidate drops the target file's cached pages before the workload's
+	// group starts (fio's invalidate, on by default in job files), so
+	// buffered reads come from the device.
+	Invalidate bool
+	// FadviseHint tells the kernel each worker's access pattern
+	// (posix_fadvise RANDOM or SEQUENTIAL; fio's fadvise_hint, on by default
+	// in job files): random buffered reads then get no readahead, as fio's.
+	FadviseHint bool
+	// NewGroup starts a new reporting group at this workload (fio's
+	// new_group): it still runs at the same time as the rest of its Group,
+	// but is summed and numbered apart from the workloads before it.
+	NewGroup bool
+	Report   ReportOptions
+	// Log asks for fio's bw, iops and latency logs of each worker (see
+	// Plan.WriteLog).
+	Log LogSpec
+	// Options are the fio options this workload was written with that the
+	// result should echo beside the resolved ones (a job file's own
+	// options); the resolved ones win.
+	Options map[string]string
+}
+
+// ReportOptions are fio's options for what a job's latency objects hold.
+type ReportOptions struct {
+	// PercentileList is fio's percentile_list; nil is fio's default
+	// (latency.FioPercentiles).
+	PercentileList []float64
+	// NoClatPercentiles, LatPercentiles and SlatPercentiles are fio's
+	// clat_percentiles=0, lat_percentiles=1 and slat_percentiles=1: which
+	// of clat_ns (by default), lat_ns and slat_ns carry percentiles.
+	NoClatPercentiles bool
+	LatPercentiles    bool
+	SlatPercentiles   bool
 }
 
 // Group is workloads that run at the same time against their targets:
@@ -86,6 +120,13 @@ type Plan struct {
 	// AfterGroup, when set, is called after each group with its jobs, as
 	// they go into the result (a progress line, ORION's trace).
 	AfterGroup func(group int, jobs []result.BlockJob)
+	// GlobalOptions is a job file's [global] section, echoed as fio's
+	// "global options".
+	GlobalOptions map[string]string
+	// WriteLog writes one log file a workload's Log asked for, after its
+	// group ran: name is the file's name (see LogNames), write fills it. It
+	// must be set when any workload asks for logs.
+	WriteLog func(name string, write func(io.Writer) error) error
 }
 
 // workload is a Workload as it runs: its target found, its region, engine
@@ -102,30 +143,20 @@ type workload struct {
 	// for this workload's block size; nil without a Volume.
 	vol  []*target
 	vmap *volumeMap
+	// firstWorker is fio's job number of the workload's first worker
+	// (from 1, through the whole plan), which its log files carry;
+	// writeLog is the plan's WriteLog.
+	firstWorker int
+	writeLog    func(name string, write func(io.Writer) error) error
 }
 
 func (w *workload) String() string {
 	return fmt.Sprintf("%s bs=%d iodepth=%d numjobs=%d ioengine=%s", w.RW, w.BS, w.depth, w.NumJobs, w.engine.name())
 }
 
-// options echoes the workload as fio's "job options" does: strings, with
-// iodepth the depth that ran.
-func (w *workload) options() map[string]string {
-	m := map[string]string{
-		"name": w.Name, "rw": string(w.RW), "bs": strconv.FormatInt(w.BS, 10),
-		"size": strconv.FormatInt(w.Size, 10), "offset": strconv.FormatInt(w.Offset, 10),
-		"iodepth": strconv.Itoa(w.depth), "numjobs": strconv.Itoa(w.NumJobs), "ioengine": string(w.engine.name()),
-		"direct": boolFlag(w.Direct), "runtime": w.Runtime.String(), "ramp_time": w.RampTime.String(),
-		"time_based": boolFlag(w.TimeBased), "buffer": w.Buffer.String(), "randseed": strconv.FormatUint(w.Seed, 10),
-	}
-	if w.RW.Mixed() {
-		m["rwmixread"] = strconv.Itoa(w.RWMixRead)
-	}
-	if w.Fsync > 0 {
-		m["fsync"] = strconv.Itoa(w.Fsync)
-	}
-	return m
-}
+// options echoes the workload as fio's "job options" does, in fio's option
+// syntax (fioOptions), with iodepth and ioengine what ran.
+func (w *workload) options() map[string]string { return w.fioOptions() }
 
 func boolFlag(b bool) string {
 	if b {

@@ -41,7 +41,8 @@ func SweepSizes() []int64 {
 // per block size, or one pass of one preset row), the step each group is,
 // and a table for presets.
 func (j *Job) plan() (Plan, []step, *profileTable, error) {
-	p := Plan{DestroyData: j.DestroyData, SizeGiven: j.SizeGiven, Warn: j.Warn, CommandLine: j.CommandLine, Steady: j.Steady}
+	p := Plan{DestroyData: j.DestroyData, SizeGiven: j.SizeGiven, Warn: j.Warn, CommandLine: j.CommandLine, Steady: j.Steady,
+		WriteLog: j.WriteLog, Notes: append([]string(nil), j.Notes...)}
 	var steps []step
 	add := func(w Workload, st step) {
 		p.Groups = append(p.Groups, Group{w})
@@ -191,10 +192,11 @@ func fillRow(pr *result.BlockProfileRow, j *result.BlockJob) {
 	pr.MeanLatNs = meanLat(j)
 	pr.ReadMeanNs, pr.ReadMaxNs = j.Read.Lat.Mean, j.Read.Lat.Max
 	pr.WriteMeanNs, pr.WriteMaxNs = j.Write.Lat.Mean, j.Write.Lat.Max
-	pr.P99LatNs = max(p99(j.Read.Lat.Percentile), p99(j.Write.Lat.Percentile))
+	pr.P99LatNs = max(p99(&j.Read), p99(&j.Write))
 }
 
-func p99(ps result.Percentiles) int64 {
-	v, _ := ps.At(99)
+// p99 is the total latency (lat) at the 99th percentile.
+func p99(d *result.BlockDir) int64 {
+	v, _ := d.LatPercentile(99)
 	return v
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/clydebench/clyde/internal/buildinfo"
+	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/sysinfo"
 	"github.com/clydebench/clyde/internal/units"
 	"github.com/clydebench/clyde/result"
@@ -64,16 +65,22 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 		cmdline = os.Args
 	}
 	res := &result.Block{SchemaVersion: result.SchemaVersion, Kind: "block",
-		Provenance: sysinfo.NewProvenance(cmdline, buildinfo.Version(), buildinfo.Commit(), provenancePath(targets[0])),
-		Notes:      append(append([]string(nil), p.Notes...), notes...)}
+		FioVersion:    result.FioVersionSlot(buildinfo.Version()),
+		Provenance:    sysinfo.NewProvenance(cmdline, buildinfo.Version(), buildinfo.Commit(), provenancePath(targets[0])),
+		GlobalOptions: result.Options(p.GlobalOptions),
+		Notes:         append(append([]string(nil), p.Notes...), notes...)}
 	started := time.Now()
 	res.Timestamp, res.TimestampMs = started.Unix(), started.UnixMilli()
+	res.Time = started.Format(result.FioTime)
 	runErr := prepareTargets(ctx, targets, p.DestroyData)
 	stopped := map[int]bool{}
 	if runErr == nil {
+		disks := diskStatsBefore(targets)
 		runErr = runPlanGroups(ctx, &p, groups, res, stopped)
+		res.DiskUtil = disks.after()
 	}
 	analyseSustained(p.Steady, res, stopped)
+	setElapsed(res, started)
 	res.Target = targets[0].describe()
 	for _, t := range targets {
 		cerr := t.cleanup()
@@ -120,6 +127,7 @@ func runPlanGroups(ctx context.Context, p *Plan, groups [][]*workload, res *resu
 			res.Interrupted = true
 			return fmt.Errorf("before group %d of %d: %w", i+1, len(groups), context.Cause(ctx))
 		}
+		res.Notes = append(res.Notes, invalidate(ws)...)
 		stop := new(atomic.Bool)
 		watch := watchGroup(p.Steady, ws, stop)
 		jobs, err := runGroup(ctx, ws, stop)
@@ -138,9 +146,10 @@ func runPlanGroups(ctx context.Context, p *Plan, groups [][]*workload, res *resu
 				return err
 			}
 		}
+		res.Groups = append(res.Groups, reportGroups(jobs, first)...)
 		res.Jobs = append(res.Jobs, jobs...)
-		if len(jobs) > 1 {
-			res.Groups = append(res.Groups, sumGroup(i, jobs, first))
+		for k := range jobs {
+			res.Notes = append(res.Notes, jobs[k].Notes...)
 		}
 		if err != nil {
 			res.Error = err.Error()
@@ -173,21 +182,29 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 	var targets []*target
 	byName := map[string]*target{}
 	var groups [][]*workload
+	reportGroup, worker := -1, 1
 	for gi, g := range p.Groups {
 		if len(g) == 0 {
 			return nil, nil, nil, result.Usagef("", "group %d has no workloads", gi+1)
 		}
 		var ws []*workload
-		for _, w := range g {
+		for k, w := range g {
 			if err := w.validate(); err != nil {
 				return nil, nil, nil, err
+			}
+			if w.Log.Any() && p.WriteLog == nil {
+				return nil, nil, nil, errors.New("job " + w.Name + " asks for logs, and the plan has no WriteLog to write them")
+			}
+			if k == 0 || w.NewGroup {
+				reportGroup++
 			}
 			if w.Volume != nil {
 				ts, err := resolveVolume(w, byName, &targets, p.Warn)
 				if err != nil {
 					return nil, nil, nil, err
 				}
-				ws = append(ws, &workload{Workload: w, target: ts[0], vol: ts, groupID: gi})
+				ws = append(ws, &workload{Workload: w, target: ts[0], vol: ts, groupID: reportGroup, firstWorker: worker, writeLog: p.WriteLog})
+				worker += w.NumJobs
 				continue
 			}
 			t := byName[w.Filename]
@@ -201,7 +218,8 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 				t.fill, t.seed = w.Buffer, w.Seed
 			}
 			t.writes = t.writes || w.RW.Writes()
-			ws = append(ws, &workload{Workload: w, target: t, groupID: gi})
+			ws = append(ws, &workload{Workload: w, target: t, groupID: reportGroup, firstWorker: worker, writeLog: p.WriteLog})
+			worker += w.NumJobs
 		}
 		groups = append(groups, ws)
 	}
@@ -332,6 +350,20 @@ func (w *Workload) validate() error {
 	case w.Fsync < 0:
 		return result.Usagef("--fsync", "%d is negative; give N to fsync after every N writes, 0 never", w.Fsync)
 	}
+	for _, p := range w.Report.PercentileList {
+		if !(p >= 0 && p <= 100) { // written so that NaN fails too
+			return result.Usagef("--percentile_list", "%g is outside 0..100", p)
+		}
+	}
+	if len(w.Report.PercentileList) > maxPercentiles {
+		return result.Usagef("--percentile_list", "%d points; fio takes at most %d", len(w.Report.PercentileList), maxPercentiles)
+	}
+	if err := w.Log.validate(); err != nil {
+		return err
+	}
+	if w.FadviseHint && !osio.CanAdviseAccess {
+		return result.Usagef("--fadvise_hint", "needs posix_fadvise, which this platform lacks; give fadvise_hint=0")
+	}
 	return w.Buffer.validate()
 }
 
@@ -348,5 +380,6 @@ func workloadFrom(j *Job, rw RW, bs int64) Workload {
 		Name: name, Filename: j.Filename, RW: rw, RWMixRead: j.RWMixRead, BS: bs, Size: j.Size, Offset: j.Offset,
 		IODepth: j.IODepth, NumJobs: j.NumJobs, IOEngine: j.IOEngine, Direct: j.Direct, Runtime: j.Runtime,
 		RampTime: j.RampTime, TimeBased: j.TimeBased, Buffer: j.Buffer, Fsync: j.Fsync, Seed: j.Seed,
+		EndFsync: j.EndFsync, Invalidate: j.Invalidate, FadviseHint: j.FadviseHint, Report: j.Report, Log: j.Log,
 	}
 }

@@ -267,56 +267,86 @@ func TestRampIsNotCounted(t *testing.T) {
 }
 
 func TestLoopsDoNotAllocate(t *testing.T) {
+	// Logs and refilled buffers run in the loop too: per-I/O logs take
+	// their chunks from the pool goroutine, averaged ones fill windows made
+	// before the start, refill reuses the worker's generator.
+	variants := []struct {
+		name string
+		log  LogSpec
+		buf  Buffer
+		ios  int64
+	}{
+		{"plain", LogSpec{}, Buffer{Kind: BufferRandom}, 20_000},
+		{"per-I/O logs, refill", LogSpec{BW: "b", IOPS: "i", Lat: "l", Offset: true}, Buffer{Kind: BufferRandom, Refill: true}, 3 * logChunkLen},
+		{"averaged logs", LogSpec{BW: "b", Lat: "l", AvgMsec: 1}, Buffer{Kind: BufferCompressible, CompressPct: 50, Refill: true}, 20_000},
+	}
 	for _, engine := range []Engine{EnginePsync, EngineIOUring, EngineWindowsAIO} {
-		t.Run(string(engine), func(t *testing.T) {
-			e, _ := engineByName(engine)
-			if err := e.available(); err != nil {
-				t.Skipf("%s not available here: %v", engine, err)
-			}
-			path := filepath.Join(testDir(t), "f")
-			if err := os.WriteFile(path, make([]byte, 1<<20), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			h, err := osio.OpenFile(path, osio.ReadWrite|engineOpenFlags(e))
-			if err != nil {
-				t.Fatal(err)
-			}
-			wl := &workload{Workload: Workload{RW: RandRW, RWMixRead: 50, BS: 4096, Size: 1 << 20, IODepth: 16, NumJobs: 1,
-				IOEngine: engine, Buffer: Buffer{Kind: BufferRandom}, Seed: 1}, engine: e, depth: 16}
-			w := newWorker(wl, 0)
-			w.h, w.ctx = h, context.Background()
-			defer w.close()
-			w.ioLimit, w.remaining = 20_000, 20_000
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			// The io_uring engine locks its goroutine to its thread for
-			// good, so it runs on one of its own.
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				is, err := e.prepare(w)
-				if err != nil {
-					w.fail(err)
-					return
+		for _, v := range variants {
+			t.Run(string(engine)+"/"+v.name, func(t *testing.T) {
+				e, _ := engineByName(engine)
+				if err := e.available(); err != nil {
+					t.Skipf("%s not available here: %v", engine, err)
 				}
-				w.issuer = is
-				w.base = time.Now()
-				is.run(w)
-			}()
-			<-done
-			runtime.ReadMemStats(&after)
-			if w.err != nil {
-				t.Fatal(w.err)
-			}
-			if n := w.ios[0] + w.ios[1]; n != 20_000 {
-				t.Fatalf("%d I/Os, want 20000", n)
-			}
-			// Setup (a buffer per slot, a goroutine) and a per-second mark
-			// may allocate; one allocation per I/O may not.
-			if allocs := after.Mallocs - before.Mallocs; allocs > 100 {
-				t.Errorf("%d allocations for 20000 I/Os", allocs)
-			}
-		})
+				path := filepath.Join(testDir(t), "f")
+				if err := os.WriteFile(path, make([]byte, 1<<20), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				h, err := osio.OpenFile(path, osio.ReadWrite|engineOpenFlags(e))
+				if err != nil {
+					t.Fatal(err)
+				}
+				wl := &workload{Workload: Workload{RW: RandRW, RWMixRead: 50, BS: 4096, Size: 1 << 20, IODepth: 16, NumJobs: 1,
+					IOEngine: engine, Buffer: v.buf, Seed: 1, Log: v.log, Runtime: time.Minute}, engine: e, depth: 16}
+				w := newWorker(wl, 0)
+				w.h, w.ctx = h, context.Background()
+				defer w.close()
+				var pool *logPool
+				if v.log.Any() {
+					if v.log.AvgMsec == 0 {
+						pool = startLogPool(1)
+						defer pool.stop()
+					}
+					w.log = newWorkerLog(w, 1, pool)
+				}
+				w.ioLimit, w.remaining = v.ios, v.ios
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				// The io_uring engine locks its goroutine to its thread for
+				// good, so it runs on one of its own.
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					is, err := e.prepare(w)
+					if err != nil {
+						w.fail(err)
+						return
+					}
+					w.issuer = is
+					w.base = time.Now()
+					is.run(w)
+				}()
+				<-done
+				runtime.ReadMemStats(&after)
+				if w.err != nil {
+					t.Fatal(w.err)
+				}
+				if n := w.ios[0] + w.ios[1]; n != v.ios {
+					t.Fatalf("%d I/Os, want %d", n, v.ios)
+				}
+				if v.log.Any() && v.log.AvgMsec == 0 {
+					w.log.finish(w)
+					if n := w.log.samples(); int64(n) != v.ios {
+						t.Fatalf("the log kept %d I/Os of %d", n, v.ios)
+					}
+				}
+				// Setup (a buffer per slot, a goroutine, log chunks made by
+				// the pool) and the marks may allocate; one allocation per
+				// I/O may not.
+				if allocs := after.Mallocs - before.Mallocs; allocs > 100 {
+					t.Errorf("%d allocations for %d I/Os", allocs, v.ios)
+				}
+			})
+		}
 	}
 }
 

@@ -202,20 +202,22 @@ func liveSeries(workers []*worker) (iops, bw []float64) {
 	if len(workers) == 0 {
 		return nil, nil
 	}
+	// Marks come every markEvery; a slot of the per-second series spans
+	// marksPerSample of them, as in mergeSeries.
 	n := math.MaxInt
 	for _, w := range workers {
-		n = min(n, len(w.marks)-1)
+		n = min(n, (len(w.marks)-1)/marksPerSample)
 	}
 	for k := 1; k <= n; k++ {
 		var ios, bytes, dur int64
 		for _, w := range workers {
-			prev, cur := w.marks[k-1], w.marks[k]
+			prev, cur := w.marks[(k-1)*marksPerSample], w.marks[k*marksPerSample]
 			dur = max(dur, cur.atNs-prev.atNs)
 			ios += cur.ios[dirRead] + cur.ios[dirWrite] - prev.ios[dirRead] - prev.ios[dirWrite]
 			bytes += cur.bytes[dirRead] + cur.bytes[dirWrite] - prev.bytes[dirRead] - prev.bytes[dirWrite]
 		}
 		if dur <= 0 {
-			dur = markEvery
+			dur = int64(time.Second)
 		}
 		iops = append(iops, float64(ios)*1e9/float64(dur))
 		bw = append(bw, float64(bytes)*1e9/float64(dur))

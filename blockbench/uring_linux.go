@@ -501,6 +501,12 @@ func (u *uringIssuer) fillSQE(w *worker, now int64) int32 {
 	op := uint8(uringOpRead)
 	if s.dir == dirWrite {
 		op = uringOpWrite
+		if w.fill != nil {
+			// fio fills the buffer before it starts the I/O's clock.
+			w.refill(s.buf[:s.size])
+			s.prepNs = w.now()
+			s.submitNs = s.prepNs
+		}
 	}
 	fd := u.fd
 	if u.fds != nil {
@@ -511,6 +517,7 @@ func (u *uringIssuer) fillSQE(w *worker, now int64) int32 {
 	u.tail++
 	u.pending++
 	u.inflight++
+	w.markDepth(u.inflight)
 	w.remaining--
 	atomic.StoreUint32(r.sqTail, u.tail)
 	return i
@@ -526,6 +533,7 @@ func (u *uringIssuer) reap(w *worker, t1 int64) bool {
 		return true
 	}
 	ok := true
+	w.markReap(int(tail - head))
 	for ; head != tail; head++ {
 		c := &r.cqes[head&r.cqMask]
 		i := int32(c.userData)

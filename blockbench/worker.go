@@ -22,16 +22,21 @@ const (
 var dirNames = [2]string{"read", "write"}
 
 const (
-	// markEvery is the period of the per-second series.
-	markEvery = int64(time.Second)
+	// markEvery is the period of a worker's marks: fio's bwavgtime and
+	// iopsavgtime, over which its bw_* and iops_* samples are taken. Two
+	// consecutive windows make one second of the series.
+	markEvery = int64(500 * time.Millisecond)
+	// marksPerSample is how many mark windows one sample of the per-second
+	// series spans.
+	marksPerSample = int(int64(time.Second) / markEvery)
 	// checkInterval bounds how long a worker goes without looking at its context
 	// and deadline, so ^C stops a run within a tenth of a second.
 	checkInterval = int64(100 * time.Millisecond)
 )
 
 // mark is a worker's cumulative counters at one instant; consecutive marks
-// give the per-second series without touching the I/O loop more than twice
-// a second.
+// give fio's 500 ms samples and the per-second series without touching the
+// I/O loop more than twice a second.
 type mark struct {
 	atNs  int64
 	ios   [2]int64
@@ -43,7 +48,8 @@ const (
 	recLat  = 0 // lat: from setup to completion (read, write)
 	recClat = 2 // clat: from submission to completion
 	recSlat = 4 // slat: from setup to submission
-	nRecs   = 6
+	recSync = 6 // the fsync calls of --fsync and end_fsync
+	nRecs   = 7
 )
 
 // workerStats is everything a worker measured; the runner merges them.
@@ -51,11 +57,16 @@ type workerStats struct {
 	// recs are lat, clat and slat per direction (recLat+dir ...). An
 	// engine without a submission stage (psync) shares the lat recorders
 	// as clat and has no slat ones, as fio reports it.
-	recs    [nRecs]*latency.Recorder
-	ios     [2]int64
-	bytes   [2]int64
-	short   [2]int64
-	syncs   int64
+	recs  [nRecs]*latency.Recorder
+	ios   [2]int64
+	bytes [2]int64
+	short [2]int64
+	syncs int64
+	// depth counts submissions by the I/Os in flight after them, reaps the
+	// reap calls by how many completions they took, in fio's buckets
+	// (depthBucket, batchBucket); an engine without a queue counts none.
+	depth   [7]int64
+	reaps   [7]int64
 	startNs int64 // measurement start, ns since the job's base
 	endNs   int64 // last completion, ns since the job's base
 	marks   []mark
@@ -95,6 +106,16 @@ type worker struct {
 	// observe, when set, sees every completion (per-I/O logs); nil costs a
 	// compare per I/O.
 	observe func(dir, n int, off, prepNs, submitNs, doneNs int64)
+	// log, when set, keeps fio's bw, iops and latency logs (fiolog.go).
+	log *workerLog
+	// fill regenerates write buffers before every write (fio's
+	// refill_buffers); nil keeps the buffers filled once.
+	fill *rand.PCG
+	// dropEvery is a pass over the region in I/Os: a time-based buffered
+	// workload with Invalidate drops the file's cache after each, as fio
+	// invalidates it each time it reopens the file for another pass;
+	// nextDrop is the I/O count of the next drop. 0: never.
+	dropEvery, nextDrop int64
 
 	// Fixed per job.
 	mixed     bool
@@ -127,6 +148,10 @@ func newWorker(spec *workload, index int) *worker {
 			w.recs[recSlat+d] = latency.New()
 		}
 	}
+	w.recs[recSync] = latency.New()
+	if spec.Buffer.Refill && spec.RW.Writes() {
+		w.fill = newRand(spec.Seed^0xf111, uint64(index)+1)
+	}
 	w.pattern = fioPattern{}
 	w.mixed = spec.RW.Mixed()
 	w.mixRead = uint64(spec.RWMixRead)
@@ -149,7 +174,10 @@ func newWorker(spec *workload, index int) *worker {
 		w.ioLimit = int64(w.nBlocks)
 	}
 	w.remaining = math.MaxInt64
-	w.marks = make([]mark, 0, int(spec.Runtime/time.Second)+3)
+	if spec.Invalidate && !spec.Direct && spec.TimeBased && osio.CanAdviseAccess {
+		w.dropEvery = int64(w.nBlocks)
+	}
+	w.marks = make([]mark, 0, int(int64(spec.Runtime)/markEvery)+3)
 	if spec.watch != nil {
 		spec.watch.add(w)
 	}
@@ -187,7 +215,12 @@ func (w *worker) startMeasuring(now int64) {
 		}
 	}
 	w.ios, w.bytes, w.short, w.syncs = [2]int64{}, [2]int64{}, [2]int64{}, 0
+	w.depth, w.reaps = [7]int64{}, [7]int64{}
+	w.nextDrop = w.dropEvery
 	w.startNs, w.endNs = now, now
+	if w.log != nil {
+		w.log.start(now)
+	}
 	if w.live != nil {
 		w.live.Lock()
 	}
@@ -204,6 +237,9 @@ func (w *worker) nextEventAfter(now int64) int64 {
 	next := now + checkInterval
 	if w.measuring {
 		next = min(next, w.nextMark)
+		if w.log != nil {
+			next = min(next, w.log.nextWindow)
+		}
 	} else {
 		next = min(next, w.rampEnd)
 	}
@@ -214,10 +250,17 @@ func (w *worker) nextEventAfter(now int64) int64 {
 }
 
 // tick runs at most every checkInterval, never per I/O: it ends the ramp, takes
-// the per-second marks, and says whether to stop issuing I/O.
+// the marks and the averaged log windows, and says whether to stop issuing
+// I/O.
 func (w *worker) tick(now int64) (stop bool) {
 	if !w.measuring && now >= w.rampEnd {
 		w.startMeasuring(now)
+	}
+	if w.measuring && w.log != nil && now >= w.log.nextWindow {
+		w.log.window(w, now)
+	}
+	if w.dropEvery > 0 && w.ios[dirRead]+w.ios[dirWrite] >= w.nextDrop {
+		w.dropPass()
 	}
 	if w.measuring && now >= w.nextMark {
 		w.addMark(mark{atNs: now, ios: w.ios, bytes: w.bytes})
@@ -236,7 +279,7 @@ func (w *worker) tick(now int64) (stop bool) {
 	return false
 }
 
-// finish closes the series with the last completion.
+// finish closes the series and the logs with the last completion.
 func (w *worker) finish() {
 	if !w.measuring {
 		return
@@ -244,6 +287,9 @@ func (w *worker) finish() {
 	last := w.marks[len(w.marks)-1]
 	if w.endNs > last.atNs {
 		w.addMark(mark{atNs: w.endNs, ios: w.ios, bytes: w.bytes})
+	}
+	if w.log != nil {
+		w.log.finish(w)
 	}
 }
 
@@ -325,11 +371,9 @@ func (w *worker) complete(dir, n, want int, off, prepNs, submitNs, doneNs int64)
 	w.endNs = doneNs
 	if dir == dirWrite && w.spec.Fsync > 0 {
 		if w.sinceSync++; w.sinceSync >= w.spec.Fsync {
-			if err := w.h.Sync(); err != nil {
-				w.fail(fmt.Errorf("fsync: %w", err))
+			if !w.sync() {
 				return false
 			}
-			w.syncs++
 			w.sinceSync = 0
 		}
 	}
@@ -338,6 +382,21 @@ func (w *worker) complete(dir, n, want int, off, prepNs, submitNs, doneNs int64)
 		w.remaining--
 		return w.remaining > 0
 	}
+	return true
+}
+
+// sync issues one fsync and times it into fio's "sync" direction; false
+// means it failed and the worker's error says how.
+func (w *worker) sync() bool {
+	t0 := w.now()
+	if err := w.h.Sync(); err != nil {
+		w.fail(fmt.Errorf("fsync: %w", err))
+		return false
+	}
+	t1 := w.now()
+	w.recs[recSync].Record(time.Duration(t1 - t0))
+	w.syncs++
+	w.endNs = max(w.endNs, t1)
 	return true
 }
 

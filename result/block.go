@@ -10,19 +10,31 @@ import (
 	"github.com/clydebench/clyde/internal/latency"
 )
 
-// Block is the whole result of clyde block. Its "jobs" array uses fio's JSON
-// field names for every figure fio also reports, so jq paths written for fio
-// (.jobs[0].read.iops, .jobs[0].read.lat_ns.percentile["99.000000"]) work
-// unchanged; clyde's own additions sit beside them.
+// Block is the whole result of clyde block. It has every key of fio 3.33's
+// JSON (see blockfio.go), so jq paths and tools written for fio
+// (.jobs[0].read.iops, .jobs[0].read.clat_ns.percentile["99.000000"],
+// fio_jsonplus_clat2csv, fio-plot) work unchanged; clyde's own additions
+// (provenance, target, config, series, trend, histograms) sit beside them.
 type Block struct {
+	// FioVersion is fio's "fio version" slot: clyde and the fio release
+	// whose JSON shape this is (FioCompatible).
+	FioVersion    string     `json:"fio version"`
 	SchemaVersion int        `json:"schema_version"`
 	Kind          string     `json:"kind"` // "block"
 	Provenance    Provenance `json:"provenance"`
 	// Timestamp and TimestampMs are fio's names for the start time.
-	Timestamp   int64       `json:"timestamp"`
-	TimestampMs int64       `json:"timestamp_ms"`
-	Target      BlockTarget `json:"target"`
-	Jobs        []BlockJob  `json:"jobs"`
+	Timestamp   int64 `json:"timestamp"`
+	TimestampMs int64 `json:"timestamp_ms"`
+	// Time is the start time as fio prints it (C's ctime, local time).
+	Time string `json:"time"`
+	// GlobalOptions is a job file's [global] section as it was written
+	// ({} for a command line), as fio's "global options".
+	GlobalOptions Options     `json:"global options"`
+	Target        BlockTarget `json:"target"`
+	Jobs          []BlockJob  `json:"jobs"`
+	// DiskUtil is the target's disk from /sys/block/*/stat before and after
+	// the run, as fio's disk_util; empty where there is none (tmpfs).
+	DiskUtil []BlockDiskUtil `json:"disk_util,omitempty"`
 	// Groups sums the jobs that ran at the same time (fio's "Run status
 	// group"), for groups of more than one job.
 	Groups  []BlockGroup  `json:"groups,omitempty"`
@@ -54,14 +66,25 @@ type BlockTarget struct {
 // group_reporting). Runtime is the longest worker's, as fio's.
 type BlockJob struct {
 	JobName string `json:"jobname"`
-	GroupID int    `json:"groupid"`
-	Error   int    `json:"error"`
-	// Options echoes the resolved job as fio's "job options" does: strings.
-	Options map[string]string `json:"job options"`
+	// GroupID is fio's reporting group: a new one after each stonewall or
+	// new_group.
+	GroupID int `json:"groupid"`
+	Error   int `json:"error"`
+	// Eta is always 0 (the job is over); Elapsed is the seconds from the
+	// start of the run to its end, as fio's.
+	Eta     int64 `json:"eta"`
+	Elapsed int64 `json:"elapsed"`
+	// Options echoes the job as it ran, in fio's option syntax ("4k",
+	// "1"), as fio's "job options" does: strings.
+	Options Options `json:"job options"`
 	// Config is the same job in typed form.
 	Config BlockJobConfig `json:"config"`
 	Read   BlockDir       `json:"read"`
 	Write  BlockDir       `json:"write"`
+	// Trim is always zeros (clyde issues no trims); Sync is the --fsync
+	// and end_fsync calls, as fio's "sync".
+	Trim BlockDir     `json:"trim"`
+	Sync BlockSyncDir `json:"sync"`
 	// JobRuntime is the measured wall time in ms (excluding ramp), as fio's.
 	JobRuntime int64 `json:"job_runtime"`
 	// ElapsedNs is the same at full resolution.
@@ -70,6 +93,7 @@ type BlockJob struct {
 	UsrCPU   float64 `json:"usr_cpu"`
 	SysCPU   float64 `json:"sys_cpu"`
 	CPUKnown bool    `json:"cpu_known"`
+	BlockJobFio
 	// Series is one entry per second of the measured time.
 	Series []BlockSample `json:"series"`
 	Trend  BlockTrend    `json:"trend"`
@@ -79,6 +103,8 @@ type BlockJob struct {
 	// Warmup marks a pass that ran only to prepare the drive (CDM's
 	// uncounted first pass): reports and comparisons leave it out.
 	Warmup bool `json:"warmup,omitempty"`
+	// Notes say what of the job's output is not whole (a log cut short).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // BlockJobConfig is a job as it ran, every default resolved.
@@ -101,6 +127,11 @@ type BlockJobConfig struct {
 	Buffer           string `json:"buffer"`
 	Fsync            int    `json:"fsync"`
 	Seed             uint64 `json:"seed"`
+	// EndFsync, Invalidate and FadviseHint are fio's end_fsync,
+	// invalidate and fadvise_hint.
+	EndFsync    bool `json:"end_fsync,omitempty"`
+	Invalidate  bool `json:"invalidate,omitempty"`
+	FadviseHint bool `json:"fadvise_hint,omitempty"`
 }
 
 // BlockGroup is the jobs of one group summed, as fio's group_reporting
@@ -116,10 +147,11 @@ type BlockGroup struct {
 // BlockDir is one direction of one job. Field names are fio's; runtime is in
 // ms and bw in KiB/s as fio's, bw_bytes is the exact figure in B/s.
 type BlockDir struct {
-	IOBytes   int64   `json:"io_bytes"`
-	IOKBytes  int64   `json:"io_kbytes"`
-	BWBytes   int64   `json:"bw_bytes"`
-	BW        int64   `json:"bw"`
+	IOBytes  int64 `json:"io_bytes"`
+	IOKBytes int64 `json:"io_kbytes"`
+	BWBytes  int64 `json:"bw_bytes"`
+	BW       int64 `json:"bw"`
+	// IOPS and BWBytes are over RuntimeNs (fio's use the whole-ms runtime).
 	IOPS      float64 `json:"iops"`
 	Runtime   int64   `json:"runtime"`
 	RuntimeNs int64   `json:"runtime_ns"`
@@ -132,9 +164,14 @@ type BlockDir struct {
 	Slat LatNs `json:"slat_ns"`
 	Clat LatNs `json:"clat_ns"`
 	Lat  LatNs `json:"lat_ns"`
-	// Per-second sample statistics, as fio's (fio samples every 500 ms).
+	// Sample statistics over fio's 500 ms windows (bwavgtime, iopsavgtime),
+	// bw_* in KiB/s. A job's numjobs workers are summed as fio's
+	// group_reporting sums its clones (minimums, maximums, means and
+	// sample counts added). BWAgg is the job's bw_mean in percent of its
+	// reporting group's bandwidth.
 	BWMin       int64   `json:"bw_min"`
 	BWMax       int64   `json:"bw_max"`
+	BWAgg       float64 `json:"bw_agg"`
 	BWMean      float64 `json:"bw_mean"`
 	BWDev       float64 `json:"bw_dev"`
 	BWSamples   int     `json:"bw_samples"`
@@ -146,13 +183,18 @@ type BlockDir struct {
 }
 
 // LatNs is a latency distribution in nanoseconds, as fio's lat_ns object.
+// Percentile is there as fio puts it: under clat_ns (clat_percentiles, on by
+// default), under lat_ns and slat_ns only with lat_percentiles and
+// slat_percentiles, and never for an empty distribution. Bins is json+'s
+// bucket counts (WithBins).
 type LatNs struct {
 	Min        int64       `json:"min"`
 	Max        int64       `json:"max"`
 	Mean       float64     `json:"mean"`
 	Stddev     float64     `json:"stddev"`
 	N          int64       `json:"N"`
-	Percentile Percentiles `json:"percentile"`
+	Percentile Percentiles `json:"percentile,omitempty"`
+	Bins       FioBins     `json:"bins,omitempty"`
 	// HDR is the whole histogram (clyde's addition to fio's object; see
 	// latency.Summary.HDR), so jobs of many hosts merge into true
 	// percentiles.
@@ -279,11 +321,15 @@ func (l LatNs) Recorder() (*latency.Recorder, error) {
 }
 
 // LatNsFrom condenses a merged recorder into fio's lat_ns object at the
-// percentiles ps.
+// percentiles ps (none when ps is empty or nothing was recorded), each by
+// fio's rule (latency.FioPercentilesNs).
 func LatNsFrom(r *latency.Recorder, ps []float64) LatNs {
 	s := r.Summary()
 	out := LatNs{Min: s.MinNs, Max: s.MaxNs, Mean: s.MeanNs, Stddev: s.StddevNs, N: s.Count, HDR: s.HDR}
-	vals := r.PercentilesNs(ps, make([]int64, 0, len(ps)))
+	if len(ps) == 0 || s.Count == 0 {
+		return out
+	}
+	vals := r.FioPercentilesNs(ps, make([]int64, 0, len(ps)))
 	out.Percentile = make(Percentiles, len(ps))
 	for i, p := range ps {
 		out.Percentile[i] = Percentile{P: p, Value: vals[i]}

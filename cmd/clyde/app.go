@@ -77,6 +77,9 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	app := newApp(stdout, stderr)
 	err := checkCommand(app, args)
 	if err == nil {
+		args, err = checkBlockArgs(args)
+	}
+	if err == nil {
 		err = app.RunContext(ctx, rewriteBonnieArgs(args))
 	}
 	code := exitCode(err)

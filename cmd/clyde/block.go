@@ -4,15 +4,17 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/clydebench/clyde/blockbench"
+	"github.com/clydebench/clyde/fiojob"
 	"github.com/clydebench/clyde/internal/blockreport"
 	"github.com/clydebench/clyde/internal/compare"
+	"github.com/clydebench/clyde/internal/outfile"
 	"github.com/clydebench/clyde/orion"
 	"github.com/clydebench/clyde/result"
 )
@@ -22,8 +24,9 @@ func init() { commandList = append(commandList, blockCommand()) }
 func blockCommand() *cli.Command {
 	d := blockbench.NewJob("")
 	return &cli.Command{
-		Name:  "block",
-		Usage: "raw block engine: fio-style jobs and CrystalDiskMark, Iometer, ORION presets on a file or block device",
+		Name:      "block",
+		Usage:     "raw block engine: fio-style jobs and job files, CrystalDiskMark, Iometer, ORION presets on a file or block device",
+		ArgsUsage: "[JOBFILE.fio]",
 		Description: "A path that does not exist yet is created (with a .NAME.clyde-run marker beside it), filled,\n" +
 			"and removed at the end, if it is still the file clyde created; that needs no flag.\n\n" +
 			"Needs --destroy-data: any job or preset that writes (--rw write, randwrite, rw, randrw; cdm,\n" +
@@ -36,10 +39,15 @@ func blockCommand() *cli.Command {
 			"  or open for writing (or mapped shared) by another process;\n" +
 			"  a file left by a killed run (its marker is there): `clyde block --cleanup --filename F` removes\n" +
 			"  it, when the marker names this host and its process is gone (--force: a marker from another host).\n\n" +
+			"A fio job file runs as fio runs it: [global] and [job] sections, include, ${VAR}; jobs run at the same\n" +
+			"time until one says stonewall. Flags after the file override every job's option of the same name.\n" +
+			wrapWords("Options clyde reads: "+strings.Join(fiojob.Supported(), ", ")+".", 100) +
+			"Any other option is refused with its line number.\n\n" +
 			"  clyde block --filename /mnt/ssd/clyde.tmp --profile cdm --size 1g\n" +
-			"  clyde block --filename /dev/sdX --profile iometer-mix --direct --runtime 30 --destroy-data",
+			"  clyde block --filename /dev/sdX --profile iometer-mix --direct --runtime 30 --destroy-data\n" +
+			"  clyde block job.fio --output-format json --runtime 10",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "filename", Usage: "file or block device (symlinks and /dev/disk/by-* are resolved)", Required: true},
+			&cli.StringFlag{Name: "filename", Usage: "file or block device (symlinks and /dev/disk/by-* are resolved); a job file may name them instead"},
 			&cli.StringFlag{Name: "name", Usage: "job name prefix (default: the rw mode)"},
 			&cli.StringFlag{Name: "size", Usage: "region per job: 4k, 64m, 1g (default: the whole existing target, 1g for a new file)"},
 			&cli.StringFlag{Name: "offset", Value: "0", Usage: "start of the region"},
@@ -48,14 +56,32 @@ func blockCommand() *cli.Command {
 			&cli.StringFlag{Name: "bs", Value: "4k", Usage: "block size, or a comma list that runs one job per size"},
 			&cli.IntFlag{Name: "iodepth", Value: d.IODepth, Usage: "I/Os in flight per worker (io_uring, windowsaio)"},
 			&cli.IntFlag{Name: "numjobs", Value: d.NumJobs, Usage: "workers per job, summed in the report"},
-			&cli.StringFlag{Name: "ioengine", Value: string(d.IOEngine), Usage: "psync|io_uring|windowsaio|auto (auto: io_uring on Linux, windowsaio on Windows, when iodepth > 1; the presets' default)"},
+			&cli.StringFlag{Name: "ioengine", Value: string(d.IOEngine), Usage: "psync|io_uring|windowsaio|auto (auto: io_uring on Linux, windowsaio on Windows, when iodepth > 1; the presets' default); fio's libaio runs io_uring, sync/pvsync run psync, with a note"},
 			&cli.BoolFlag{Name: "direct", Usage: "bypass the page cache: O_DIRECT, F_NOCACHE on macOS, FILE_FLAG_NO_BUFFERING on Windows (bs and offset multiples of 512, of the sector size on Windows; the cdm preset's default on Windows)"},
 			&cli.StringFlag{Name: "runtime", Value: "5", Usage: "measured time per job: seconds or 500ms, 2m (0: no limit)"},
 			&cli.StringFlag{Name: "ramp_time", Value: "0", Usage: "unmeasured time before each job"},
 			&cli.BoolFlag{Name: "time_based", Value: true, Usage: "run for --runtime; false also ends a job after --size bytes per worker"},
-			&cli.StringFlag{Name: "buffer", Value: "random", Usage: "write data: random|zero|compressible:PCT"},
+			&cli.StringFlag{Name: "buffer", Value: "random", Usage: "write data: random|zero|compressible:PCT (fio's zero_buffers, buffer_compress_percentage, refill_buffers work too)"},
+			&cli.BoolFlag{Name: "zero_buffers", Usage: "write zeros (fio)"},
+			&cli.BoolFlag{Name: "refill_buffers", Usage: "new data for every write, as fio refills (costs CPU in the I/O loop, as in fio)"},
+			&cli.IntFlag{Name: "buffer_compress_percentage", Usage: "write data that compresses by PCT, refilled for every write (fio)"},
 			&cli.IntFlag{Name: "fsync", Usage: "fsync after every N writes of a worker (0: never)"},
-			&cli.Uint64Flag{Name: "seed", Value: d.Seed, Usage: "random seed for offsets, directions and data"},
+			&cli.BoolFlag{Name: "end_fsync", Usage: "fsync when a writing worker is done, inside its runtime (fio)"},
+			&cli.BoolFlag{Name: "invalidate", Usage: "drop the file's cached pages before each job (fio's default in job files)"},
+			&cli.BoolFlag{Name: "fadvise_hint", Usage: "tell the kernel each job's access pattern: no readahead for random reads (fio's default in job files)"},
+			&cli.Uint64Flag{Name: "seed", Aliases: []string{"randseed"}, Value: d.Seed, Usage: "random seed for offsets, directions and data"},
+			&cli.BoolFlag{Name: "randrepeat", Value: true, Usage: "false: a new random seed each run, recorded as randseed (fio)"},
+			&cli.StringFlag{Name: "percentile_list", Usage: "percentiles to report, fio style: 99:99.9:99.99 (default fio's 17)"},
+			&cli.BoolFlag{Name: "clat_percentiles", Value: true, Usage: "percentiles under clat_ns (fio's default)"},
+			&cli.BoolFlag{Name: "lat_percentiles", Usage: "percentiles under lat_ns too"},
+			&cli.BoolFlag{Name: "slat_percentiles", Usage: "percentiles under slat_ns too"},
+			&cli.StringFlag{Name: "write_bw_log", Usage: "write fio's bandwidth log PREFIX_bw.N.log per worker (no value: the job name)"},
+			&cli.StringFlag{Name: "write_iops_log", Usage: "write fio's IOPS log PREFIX_iops.N.log per worker (no value: the job name)"},
+			&cli.StringFlag{Name: "write_lat_log", Usage: "write fio's PREFIX_slat/clat/lat.N.log per worker (no value: the job name)"},
+			&cli.IntFlag{Name: "log_avg_msec", Usage: "average the logs over windows of N ms (0: one line per I/O)"},
+			&cli.BoolFlag{Name: "log_offset", Usage: "add each I/O's offset to the log lines"},
+			&cli.BoolFlag{Name: "group_reporting", Usage: "accepted for fio's command lines: clyde always sums a job's numjobs workers"},
+			&cli.BoolFlag{Name: "thread", Usage: "accepted for fio's command lines: clyde's workers are threads"},
 			&cli.StringFlag{Name: "profile", Usage: "preset: cdm|iometer-mix|orion|bs-sweep|sustained (4k randrw 70/30, iodepth 32, direct, 30m, steady-state analysis)"},
 			&cli.StringFlag{Name: "steadystate", Usage: "fio's ss= criterion, such as iops_slope:0.3% or iops:20%; reports it (--until-steady also stops there)"},
 			&cli.StringFlag{Name: "ss_dur", Usage: "fio's ss_dur: the rolling window of --steadystate, such as 60s"},
@@ -66,11 +92,87 @@ func blockCommand() *cli.Command {
 			&cli.BoolFlag{Name: "destroy-data", Usage: "allow writing to an unused block device or an existing file, destroying what it holds"},
 			&cli.BoolFlag{Name: "cleanup", Usage: "remove the file a killed run left at --filename, and its marker, then exit"},
 			&cli.BoolFlag{Name: "force", Usage: "with --cleanup: also remove a file whose marker names another host (shared storage)"},
-			&cli.StringFlag{Name: "output-format", Value: "text", Usage: "text|json|csv"},
+			&cli.StringFlag{Name: "output-format", Value: "text", Usage: "text (normal)|json|json+|csv, or fio's comma list such as normal,json"},
 			&cli.StringFlag{Name: "output", Usage: "write the report to `FILE` instead of stdout (a file is replaced atomically once the run ends, a device or FIFO written in place)"},
 		}, keepFlags()...),
 		Action: blockAction,
 	}
+}
+
+// wrapWords breaks s into lines of at most width, each ending in a newline.
+func wrapWords(s string, width int) string {
+	var b, line strings.Builder
+	for _, w := range strings.Fields(s) {
+		if line.Len() > 0 && line.Len()+1+len(w) > width {
+			b.WriteString(line.String() + "\n")
+			line.Reset()
+		}
+		if line.Len() > 0 {
+			line.WriteByte(' ')
+		}
+		line.WriteString(w)
+	}
+	if line.Len() > 0 {
+		b.WriteString(line.String() + "\n")
+	}
+	return b.String()
+}
+
+// logFlags are the fio flags that take a value and may also be given bare
+// (fio's default: the job's name).
+var logFlags = []string{"write_bw_log", "write_iops_log", "write_lat_log"}
+
+// checkBlockArgs prepares clyde block's arguments for the flag parser:
+// urfave/cli stops at the first word that is not a flag, so the job file
+// moves after the flags (fio takes it anywhere), and a bare log flag
+// (--write_bw_log) gets its empty value. A second --name is refused: fio
+// would start a second job, which clyde's flags cannot express.
+func checkBlockArgs(args []string) ([]string, error) {
+	if len(args) < 2 || args[1] != "block" {
+		return args, nil
+	}
+	takesValue := map[string]bool{}
+	for _, f := range blockCommand().Flags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range f.Names() {
+			takesValue[n] = !isBool
+		}
+	}
+	out := append([]string(nil), args[:2]...)
+	var words []string
+	names := 0
+	for i := 2; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			words = append(words, args[i+1:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			words = append(words, a)
+			continue
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if name == "name" {
+			if names++; names > 1 {
+				return nil, result.Usagef("--name", "given twice: fio would start a second job, clyde block's flags run one; write the jobs in a job file (clyde block FILE.fio)")
+			}
+		}
+		for _, lf := range logFlags {
+			if name == lf && !hasValue {
+				a = "--" + name + "="
+				hasValue = true
+			}
+		}
+		out = append(out, a)
+		if !hasValue && takesValue[name] && i+1 < len(args) {
+			i++
+			out = append(out, args[i])
+		}
+	}
+	if len(words) > 0 {
+		out = append(append(out, "--"), words...)
+	}
+	return out, nil
 }
 
 // blockJob turns the flags into a Job; every parse error is a usage error.
@@ -93,8 +195,13 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 	if j.BlockSizes, err = blockbench.ParseBSList(c.String("bs")); err != nil {
 		return j, err
 	}
-	if j.IOEngine, err = blockbench.ParseEngine(c.String("ioengine")); err != nil {
+	var note string
+	if j.IOEngine, note, err = blockbench.FioEngine("--ioengine", c.String("ioengine")); err != nil {
 		return j, err
+	}
+	if note != "" {
+		j.Notes = append(j.Notes, note)
+		fmt.Fprintf(c.App.ErrWriter, "clyde: note: %s\n", note)
 	}
 	if j.Runtime, err = blockbench.ParseDuration("--runtime", c.String("runtime")); err != nil {
 		return j, err
@@ -102,10 +209,13 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 	if j.RampTime, err = blockbench.ParseDuration("--ramp_time", c.String("ramp_time")); err != nil {
 		return j, err
 	}
-	if j.Buffer, err = blockbench.ParseBuffer(c.String("buffer")); err != nil {
+	if j.Buffer, err = blockBuffer(c); err != nil {
 		return j, err
 	}
 	if j.Profile, err = blockbench.ParseProfile(c.String("profile")); err != nil {
+		return j, err
+	}
+	if j.Report, err = blockReport(c); err != nil {
 		return j, err
 	}
 	j.RWMixRead = c.Int("rwmixread")
@@ -117,9 +227,16 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 	}
 	j.TimeBased = c.Bool("time_based")
 	j.Fsync = c.Int("fsync")
+	j.EndFsync = c.Bool("end_fsync")
+	j.Invalidate = c.Bool("invalidate")
+	j.FadviseHint = c.Bool("fadvise_hint")
 	j.Seed = c.Uint64("seed")
+	if !c.Bool("randrepeat") && !c.IsSet("seed") {
+		j.Seed = blockbench.RandomSeed()
+	}
 	j.Passes = c.Int("passes")
 	j.DestroyData = c.Bool("destroy-data")
+	j.Log = blockLog(c, j.Name, string(j.RW))
 	j.Warn = c.App.ErrWriter
 	j.CommandLine = os.Args
 	if err := sustainedFlags(c, &j); err != nil {
@@ -176,6 +293,188 @@ func sustainedFlags(c *cli.Context, j *blockbench.Job) error {
 	return nil
 }
 
+// blockBuffer is --buffer, or fio's data flags; the two kinds do not mix.
+func blockBuffer(c *cli.Context) (blockbench.Buffer, error) {
+	fio := c.IsSet("zero_buffers") || c.IsSet("refill_buffers") || c.IsSet("buffer_compress_percentage")
+	if fio && c.IsSet("buffer") {
+		return blockbench.Buffer{}, result.Usagef("--buffer", "give --buffer or fio's --zero_buffers/--refill_buffers/--buffer_compress_percentage, not both")
+	}
+	if !fio {
+		return blockbench.ParseBuffer(c.String("buffer"))
+	}
+	b := blockbench.Buffer{Kind: blockbench.BufferRandom, Refill: c.Bool("refill_buffers")}
+	switch pct := c.Int("buffer_compress_percentage"); {
+	case c.Bool("zero_buffers"):
+		b.Kind = blockbench.BufferZero
+	case pct != 0:
+		// fio refills the buffers of buffer_compress_percentage.
+		b.Kind, b.CompressPct, b.Refill = blockbench.BufferCompressible, pct, true
+	}
+	return b, nil
+}
+
+// blockReport reads fio's percentile flags.
+func blockReport(c *cli.Context) (blockbench.ReportOptions, error) {
+	r := blockbench.ReportOptions{NoClatPercentiles: !c.Bool("clat_percentiles"),
+		LatPercentiles: c.Bool("lat_percentiles"), SlatPercentiles: c.Bool("slat_percentiles")}
+	if s := c.String("percentile_list"); s != "" {
+		for _, p := range strings.Split(s, ":") {
+			v, err := strconv.ParseFloat(p, 64)
+			if err != nil {
+				return r, result.Usagef("--percentile_list", "%q: give percentages separated by ':' (99:99.9)", s)
+			}
+			r.PercentileList = append(r.PercentileList, v)
+		}
+	}
+	return r, nil
+}
+
+// blockLog reads fio's log flags; a bare one names the log after the job,
+// as fio does (clyde's job name is --name, else the rw mode).
+func blockLog(c *cli.Context, name, rw string) blockbench.LogSpec {
+	if name == "" {
+		name = rw
+	}
+	l := blockbench.LogSpec{AvgMsec: c.Int("log_avg_msec"), Offset: c.Bool("log_offset")}
+	for _, p := range []struct {
+		flag string
+		dst  *string
+	}{{"write_bw_log", &l.BW}, {"write_iops_log", &l.IOPS}, {"write_lat_log", &l.Lat}} {
+		if c.IsSet(p.flag) {
+			*p.dst = c.String(p.flag)
+			if *p.dst == "" {
+				*p.dst = name
+			}
+		}
+	}
+	return l
+}
+
+// jobFileOverrides are the flags that override a job file's options, by
+// fio's option names.
+var jobFileOverrides = []struct{ flag, option string }{
+	{"filename", "filename"}, {"name", "name"}, {"size", "size"}, {"offset", "offset"}, {"rw", "rw"},
+	{"rwmixread", "rwmixread"}, {"bs", "bs"}, {"iodepth", "iodepth"}, {"numjobs", "numjobs"}, {"ioengine", "ioengine"},
+	{"direct", "direct"}, {"runtime", "runtime"}, {"ramp_time", "ramp_time"}, {"time_based", "time_based"},
+	{"zero_buffers", "zero_buffers"}, {"refill_buffers", "refill_buffers"}, {"buffer_compress_percentage", "buffer_compress_percentage"},
+	{"fsync", "fsync"}, {"end_fsync", "end_fsync"}, {"invalidate", "invalidate"}, {"fadvise_hint", "fadvise_hint"}, {"seed", "randseed"}, {"randrepeat", "randrepeat"},
+	{"percentile_list", "percentile_list"}, {"clat_percentiles", "clat_percentiles"}, {"lat_percentiles", "lat_percentiles"},
+	{"slat_percentiles", "slat_percentiles"}, {"write_bw_log", "write_bw_log"}, {"write_iops_log", "write_iops_log"},
+	{"write_lat_log", "write_lat_log"}, {"log_avg_msec", "log_avg_msec"}, {"log_offset", "log_offset"},
+	{"group_reporting", "group_reporting"}, {"thread", "thread"},
+}
+
+// jobFilePlan compiles the job file with the flags given after it as
+// overrides of every job's options.
+func jobFilePlan(c *cli.Context, path string) (blockbench.Plan, error) {
+	for _, f := range []string{"profile", "passes", "buffer"} {
+		if c.IsSet(f) {
+			return blockbench.Plan{}, result.Usagef("--"+f, "does not go with a job file; the file's options say what each job does")
+		}
+	}
+	var o fiojob.Options
+	for _, m := range jobFileOverrides {
+		if !c.IsSet(m.flag) {
+			continue
+		}
+		opt := fiojob.Option{Name: m.option, HasValue: true, Pos: "--" + m.flag}
+		switch f := flagByName(c, m.flag).(type) {
+		case *cli.BoolFlag:
+			opt.Value = boolFlagValue(c.Bool(m.flag))
+		case *cli.IntFlag:
+			opt.Value = strconv.Itoa(c.Int(m.flag))
+		case *cli.Uint64Flag:
+			opt.Value = strconv.FormatUint(c.Uint64(m.flag), 10)
+		default:
+			_ = f
+			opt.Value = c.String(m.flag)
+			if opt.Value == "" && strings.HasSuffix(m.option, "_log") {
+				opt.HasValue = false // a bare log flag: the job's name
+			}
+		}
+		o.Overrides = append(o.Overrides, opt)
+	}
+	p, err := fiojob.Load(path, fiojob.Env{}, o)
+	if err != nil {
+		return p, err
+	}
+	p.DestroyData = c.Bool("destroy-data")
+	p.Warn = c.App.ErrWriter
+	p.CommandLine = os.Args
+	for _, n := range p.Notes {
+		fmt.Fprintf(c.App.ErrWriter, "clyde: note: %s\n", n)
+	}
+	return p, nil
+}
+
+func flagByName(c *cli.Context, name string) cli.Flag {
+	for _, f := range c.Command.Flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return f
+			}
+		}
+	}
+	return nil
+}
+
+func boolFlagValue(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// blockLogs checks the paths of every log the run will write, as output
+// files (internal/outfile), before anything runs, and returns the plan's
+// WriteLog, which writes each once its group is over.
+func blockLogs(c *cli.Context, names []string, k *keeper) (func(string, func(io.Writer) error) error, func(), error) {
+	targets := map[string]*outfile.Target{}
+	closeAll := func() {
+		for _, t := range targets {
+			t.Close()
+		}
+	}
+	for _, name := range names {
+		flag := "--write_lat_log"
+		switch {
+		case strings.Contains(name, "_bw."):
+			flag = "--write_bw_log"
+		case strings.Contains(name, "_iops."):
+			flag = "--write_iops_log"
+		}
+		t, err := outfile.Check(flag, name)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		for _, other := range append([]*outfile.Target{k.result, k.opts.Prom}, mapValues(targets)...) {
+			if t.Same(other) {
+				t.Close()
+				closeAll()
+				return nil, nil, result.Usagef(flag, "%s is also written by %s; give each output its own file", name, other.Flag)
+			}
+		}
+		targets[name] = t
+	}
+	write := func(name string, fill func(io.Writer) error) error {
+		t := targets[name]
+		if t == nil {
+			return fmt.Errorf("log %s was not checked before the run", name)
+		}
+		return t.Write(c.App.Writer, fill)
+	}
+	return write, closeAll, nil
+}
+
+func mapValues(m map[string]*outfile.Target) []*outfile.Target {
+	out := make([]*outfile.Target, 0, len(m))
+	for _, t := range m {
+		out = append(out, t)
+	}
+	return out
+}
+
 func blockAction(c *cli.Context) error {
 	if c.Bool("cleanup") {
 		return blockCleanup(c)
@@ -183,28 +482,55 @@ func blockAction(c *cli.Context) error {
 	if c.Bool("force") {
 		return result.Usagef("--force", "only goes with --cleanup")
 	}
-	format := c.String("output-format")
-	if !slices.Contains(blockreport.Formats, format) {
-		return result.Usagef("--output-format", "unknown format %q; accepted: %s", format, strings.Join(blockreport.Formats, ", "))
+	if c.NArg() > 1 {
+		return result.Usagef(c.Args().Get(1), "unexpected argument; clyde block takes one job file at most")
 	}
-	job, err := blockJob(c)
+	formats, err := blockreport.ParseFormats(c.String("output-format"))
 	if err != nil {
 		return err
+	}
+	var plan blockbench.Plan
+	var job blockbench.Job
+	var logNames []string
+	jobFile := c.NArg() == 1
+	if jobFile {
+		if plan, err = jobFilePlan(c, c.Args().First()); err != nil {
+			return err
+		}
+		logNames = blockbench.LogNames(plan)
+	} else {
+		if job, err = blockJob(c); err != nil {
+			return err
+		}
+		logNames = job.LogNames()
 	}
 	kp, err := beginKeep(c) // checks --output too, before anything is created
 	if err != nil {
 		return err
 	}
 	defer kp.release()
-	run := blockbench.Run
-	if job.Profile == blockbench.ProfileOrion {
-		run = orion.RunJob // ORION's planner; blockbench cannot import it
+	writeLog, closeLogs, err := blockLogs(c, logNames, kp)
+	if err != nil {
+		return err
 	}
-	res, runErr := run(c.Context, job)
+	defer closeLogs()
+	var res *result.Block
+	var runErr error
+	if jobFile {
+		plan.WriteLog = writeLog
+		res, runErr = blockbench.RunPlan(c.Context, plan)
+	} else {
+		job.WriteLog = writeLog
+		run := blockbench.Run
+		if job.Profile == blockbench.ProfileOrion {
+			run = orion.RunJob // ORION's planner; blockbench cannot import it
+		}
+		res, runErr = run(c.Context, job)
+	}
 	if res == nil {
 		return runErr
 	}
-	report := func(w io.Writer) error { return blockreport.Write(w, format, res) }
+	report := func(w io.Writer) error { return blockreport.WriteAll(w, formats, res) }
 	if kp.result == nil {
 		if err := report(c.App.Writer); err != nil {
 			return joinLine(runErr, fmt.Errorf("write report: %w", err))
@@ -219,6 +545,9 @@ func blockAction(c *cli.Context) error {
 // --filename, and nothing else.
 func blockCleanup(c *cli.Context) error {
 	file := c.String("filename")
+	if file == "" {
+		return result.Usagef("--filename", "missing; --cleanup removes what a killed run left at --filename")
+	}
 	res, err := blockbench.Cleanup(file, c.Bool("force"))
 	for _, p := range res.Removed {
 		fmt.Fprintf(c.App.Writer, "removed %s\n", p)

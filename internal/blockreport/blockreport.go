@@ -17,26 +17,31 @@ import (
 	"github.com/clydebench/clyde/result"
 )
 
-// Formats lists the accepted --output-format values.
-var Formats = []string{"text", "json", "csv"}
+// Formats lists the accepted --output-format values; "normal" is fio's
+// name for text, and ParseFormats takes a comma list of them as fio does.
+var Formats = []string{"text", "normal", "json", "json+", "csv"}
 
 // Write renders res in format (one of Formats).
 func Write(w io.Writer, format string, res *result.Block) error {
 	switch format {
 	case "json":
 		return JSON(w, res)
+	case "json+":
+		return JSONPlus(w, res)
 	case "csv":
 		return CSV(w, res)
-	case "text":
+	case "text", "normal":
 		return Text(w, res)
 	}
 	return fmt.Errorf("unknown output format %q; accepted: %s", format, strings.Join(Formats, ", "))
 }
 
-// JSON writes the result as indented JSON; the jobs array is in fio's shape.
+// JSON writes the result as indented JSON; the jobs array is in fio's shape,
+// and like fio's it leaves "<", ">" and "&" unescaped (">=64").
 func JSON(w io.Writer, res *result.Block) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(res)
 }
 
@@ -75,21 +80,22 @@ func jobText(ew *errWriter, j *result.BlockJob) {
 			humanize.IBytes(uint64(dir.BWBytes)), humanize.Bytes(uint64(dir.BWBytes)),
 			humanize.IBytes(uint64(dir.IOBytes)), dir.Runtime)
 		l := dir.Lat
+		ps := dir.LatPercentiles()
 		ew.printf("    lat (nsec): min=%d, max=%d, avg=%.2f, stdev=%.2f\n", l.Min, l.Max, l.Mean, l.Stddev)
 		ew.printf("    lat percentiles (nsec):\n")
-		for i, p := range l.Percentile {
+		for i, p := range ps {
 			if i%4 == 0 {
 				ew.printf("     |")
 			}
 			ew.printf(" %6.2fth=[%d]", p.P, p.Value)
-			if i%4 == 3 || i == len(l.Percentile)-1 {
+			if i%4 == 3 || i == len(ps)-1 {
 				ew.printf("\n")
 			} else {
 				ew.printf(",")
 			}
 		}
 		if dir.IOPSSamples > 0 {
-			ew.printf("    iops        : min=%d, max=%d, avg=%.2f, stdev=%.2f, samples=%d (1 s)\n",
+			ew.printf("    iops        : min=%d, max=%d, avg=%.2f, stdev=%.2f, samples=%d (500 ms)\n",
 				dir.IOPSMin, dir.IOPSMax, dir.IOPSMean, dir.IOPSStddev, dir.IOPSSamples)
 		}
 		if dir.ShortIOs > 0 {
@@ -160,11 +166,11 @@ func CSV(w io.Writer, res *result.Block) error {
 		"io_bytes", "iops", "bw_bytes", "runtime_ms", "lat_min_ns", "lat_mean_ns", "lat_stddev_ns", "lat_max_ns"}
 	var ps []result.Percentile
 	for i := range res.Jobs {
-		if l := res.Jobs[i].Read.Lat.Percentile; len(l) > 0 {
+		if l := res.Jobs[i].Read.LatPercentiles(); len(l) > 0 {
 			ps = l
 			break
 		}
-		if l := res.Jobs[i].Write.Lat.Percentile; len(l) > 0 {
+		if l := res.Jobs[i].Write.LatPercentiles(); len(l) > 0 {
 			ps = l
 			break
 		}
@@ -184,8 +190,9 @@ func CSV(w io.Writer, res *result.Block) error {
 			row := []string{j.JobName, c.RW, i64(c.BSBytes), c.IOEngine, itoa(c.IODepth), itoa(c.NumJobs),
 				[2]string{"read", "write"}[d], i64(dir.TotalIOs), i64(dir.IOBytes), ftoa(dir.IOPS), i64(dir.BWBytes),
 				i64(dir.Runtime), i64(dir.Lat.Min), ftoa(dir.Lat.Mean), ftoa(dir.Lat.Stddev), i64(dir.Lat.Max)}
+			lat := dir.LatPercentiles()
 			for _, p := range ps {
-				v, _ := dir.Lat.Percentile.At(p.P)
+				v, _ := lat.At(p.P)
 				row = append(row, i64(v))
 			}
 			trend := ""

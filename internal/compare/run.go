@@ -249,7 +249,7 @@ func blockFigures(b *result.Block) []Figure {
 			}
 			add(k+" "+d.name+" iops", "IOPS", true, d.dir.IOPS)
 			add(k+" "+d.name+" bw", "B/s", true, float64(d.dir.BWBytes))
-			if p99, ok := d.dir.Lat.Percentile.At(99); ok {
+			if p99, ok := d.dir.LatPercentile(99); ok {
 				add(k+" "+d.name+" p99 latency", "ns", false, float64(p99))
 			}
 		}

@@ -18,6 +18,9 @@ func ProcessCPU() (Usage, error) {
 	return Usage{
 		User: time.Duration(ru.Utime.Nano()),
 		Sys:  time.Duration(ru.Stime.Nano()),
+		Ctx:  int64(ru.Nvcsw) + int64(ru.Nivcsw),
+		Majf: int64(ru.Majflt),
+		Minf: int64(ru.Minflt),
 	}, nil
 }
 

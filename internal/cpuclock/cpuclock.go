@@ -8,17 +8,24 @@ package cpuclock
 
 import "time"
 
-// Usage is CPU time consumed by the process.
+// Usage is CPU time consumed by the process, with its context switches
+// (voluntary and involuntary) and major and minor page faults where the
+// platform counts them (0 elsewhere).
 type Usage struct {
 	User time.Duration
 	Sys  time.Duration
+	Ctx  int64
+	Majf int64
+	Minf int64
 }
 
 // Total is user plus system time.
 func (u Usage) Total() time.Duration { return u.User + u.Sys }
 
 // Sub returns u minus v.
-func (u Usage) Sub(v Usage) Usage { return Usage{User: u.User - v.User, Sys: u.Sys - v.Sys} }
+func (u Usage) Sub(v Usage) Usage {
+	return Usage{User: u.User - v.User, Sys: u.Sys - v.Sys, Ctx: u.Ctx - v.Ctx, Majf: u.Majf - v.Majf, Minf: u.Minf - v.Minf}
+}
 
 // Stopwatch is a started measurement.
 type Stopwatch struct {

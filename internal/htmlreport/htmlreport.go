@@ -329,11 +329,12 @@ func latencyLines(r *compare.Run) []line {
 				name string
 				dir  result.BlockDir
 			}{{"read", j.Read}, {"write", j.Write}} {
-				if d.dir.TotalIOs == 0 || len(d.dir.Lat.Percentile) == 0 {
+				ps := d.dir.LatPercentiles()
+				if d.dir.TotalIOs == 0 || len(ps) == 0 {
 					continue
 				}
 				var xy plotter.XYs
-				for _, pc := range d.dir.Lat.Percentile {
+				for _, pc := range ps {
 					xy = append(xy, plotter.XY{X: pc.P, Y: us(pc.Value)})
 				}
 				lines = append(lines, line{j.JobName + " " + d.name, positive(xy)})

@@ -143,10 +143,13 @@ func TestLatencyLines(t *testing.T) {
 		if strings.HasSuffix(l.Name, " write") {
 			dir = block.Block.Jobs[0].Write
 		}
-		if len(l.XY) != len(dir.Lat.Percentile) {
-			t.Fatalf("%s: %d points, %d percentiles", l.Name, len(l.XY), len(dir.Lat.Percentile))
+		// Total latency (lat), from the histogram: fio's JSON keeps its
+		// percentiles under clat_ns.
+		ps := dir.LatPercentiles()
+		if len(l.XY) != len(ps) || len(ps) == 0 {
+			t.Fatalf("%s: %d points, %d percentiles", l.Name, len(l.XY), len(ps))
 		}
-		for i, pc := range dir.Lat.Percentile {
+		for i, pc := range ps {
 			if l.XY[i].X != pc.P || l.XY[i].Y != float64(pc.Value)/1e3 {
 				t.Errorf("%s point %d: (%v, %v), want (%v, %v us)", l.Name, i, l.XY[i].X, l.XY[i].Y, pc.P, float64(pc.Value)/1e3)
 			}

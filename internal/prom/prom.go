@@ -114,7 +114,7 @@ func BlockRegistry(host string, res *result.Block) *prometheus.Registry {
 			test := j.JobName + " " + d.name
 			iops.WithLabelValues(host, dev, test, "ops/s").Set(d.dir.IOPS)
 			bw.WithLabelValues(host, dev, test, "bytes/s").Set(float64(d.dir.BWBytes))
-			if v, ok := d.dir.Lat.Percentile.At(99); ok {
+			if v, ok := d.dir.LatPercentile(99); ok {
 				p99.WithLabelValues(host, dev, test, "seconds").Set(float64(v) / 1e9)
 			}
 		}

@@ -1,0 +1,469 @@
+package blockbench
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/clydebench/clyde/result"
+)
+
+// LogSpec is fio's write_bw_log, write_iops_log, write_lat_log,
+// log_avg_msec and log_offset for one workload: which of fio's log files
+// each of its workers writes, and how.
+type LogSpec struct {
+	// BW, IOPS and Lat are the prefixes of the bw, iops and latency (slat,
+	// clat, lat) logs; "" writes none. fio's default prefix, for the option
+	// given without a value, is the job's name.
+	BW, IOPS, Lat string
+	// AvgMsec is log_avg_msec: 0 writes one line per I/O, N one line per
+	// direction per N ms window with the window's rate or mean latency.
+	AvgMsec int
+	// Offset adds each I/O's offset to its lines (log_offset).
+	Offset bool
+}
+
+// Any says whether the spec asks for a log.
+func (l LogSpec) Any() bool { return l.BW != "" || l.IOPS != "" || l.Lat != "" }
+
+func (l LogSpec) validate() error {
+	switch {
+	case l.AvgMsec < 0:
+		return result.Usagef("--log_avg_msec", "%d is negative; give a window in ms, or 0 for one line per I/O", l.AvgMsec)
+	case l.AvgMsec > 0 && !l.Any():
+		return result.Usagef("--log_avg_msec", "averages the logs, but none was asked for; add --write_bw_log, --write_iops_log or --write_lat_log")
+	}
+	for _, p := range []struct{ flag, prefix string }{{"--write_bw_log", l.BW}, {"--write_iops_log", l.IOPS}, {"--write_lat_log", l.Lat}} {
+		if strings.ContainsRune(p.prefix, 0) || strings.HasSuffix(p.prefix, "/") {
+			return result.Usagef(p.flag, "%q is not a file name prefix", p.prefix)
+		}
+	}
+	return nil
+}
+
+func (l LogSpec) options(set func(k, v string)) {
+	for _, o := range []struct{ key, prefix string }{{"write_bw_log", l.BW}, {"write_iops_log", l.IOPS}, {"write_lat_log", l.Lat}} {
+		if o.prefix != "" {
+			set(o.key, o.prefix)
+		}
+	}
+	if l.Any() {
+		set("log_avg_msec", strconv.Itoa(l.AvgMsec))
+	}
+	if l.Offset {
+		set("log_offset", "1")
+	}
+}
+
+// logKind is one of fio's log files.
+type logKind int
+
+const (
+	logBW logKind = iota
+	logIOPS
+	logSlat
+	logClat
+	logLat
+)
+
+var logSuffix = [...]string{"bw", "iops", "slat", "clat", "lat"}
+
+// kinds are the files the spec writes per worker, in fio's order.
+func (l LogSpec) kinds() []struct {
+	kind   logKind
+	prefix string
+} {
+	var out []struct {
+		kind   logKind
+		prefix string
+	}
+	add := func(k logKind, p string) {
+		out = append(out, struct {
+			kind   logKind
+			prefix string
+		}{k, p})
+	}
+	if l.BW != "" {
+		add(logBW, l.BW)
+	}
+	if l.IOPS != "" {
+		add(logIOPS, l.IOPS)
+	}
+	if l.Lat != "" {
+		add(logSlat, l.Lat)
+		add(logClat, l.Lat)
+		add(logLat, l.Lat)
+	}
+	return out
+}
+
+// logName is fio's name for a worker's log: PREFIX_bw.N.log, N the
+// worker's number in the whole run, from 1.
+func logName(prefix string, k logKind, n int) string {
+	return prefix + "_" + logSuffix[k] + "." + strconv.Itoa(n) + ".log"
+}
+
+// LogNames lists every log file p's workloads ask for, in the order they
+// are written: per workload and worker (numbered through the whole plan
+// from 1, as fio numbers its jobs), bw, iops, then slat, clat and lat. A
+// caller checks these output paths before RunPlan.
+func LogNames(p Plan) []string {
+	var out []string
+	n := 0
+	for _, g := range p.Groups {
+		for _, w := range g {
+			for i := range max(w.NumJobs, 0) {
+				for _, k := range w.Log.kinds() {
+					out = append(out, logName(k.prefix, k.kind, n+i+1))
+				}
+			}
+			n += max(w.NumJobs, 0)
+		}
+	}
+	return out
+}
+
+// Per-I/O logs keep their samples in chunks a pool goroutine allocates
+// ahead of the workers, so the I/O loop never allocates; a group's logs
+// hold at most maxLogBytes, and a worker whose next chunk would pass it
+// stops logging (a note says so), as fio stops a log it has no memory for.
+const (
+	logChunkLen = 1 << 15
+	maxLogBytes = 512 << 20
+)
+
+// ioSample is one I/O of a per-I/O log.
+type ioSample struct {
+	prepNs, submitNs, doneNs, off int64
+	n                             int32
+	dir                           int8
+}
+
+type logChunk [logChunkLen]ioSample
+
+// logWindow is one direction of one log_avg_msec window.
+type logWindow struct {
+	atNs      int64
+	dir       int8
+	bw, iops  int64
+	lat       [3]int64 // slat, clat, lat means
+	hasSlat   bool
+	latFilled bool
+}
+
+// workerLog is one worker's logs while it runs.
+type workerLog struct {
+	spec    LogSpec
+	number  int // fio's job number of the worker
+	startNs int64
+	split   bool
+
+	// Averaged logs: the window being filled and the counters at its start.
+	avgNs      int64
+	nextWindow int64
+	lastAt     int64
+	lastIOs    [2]int64
+	lastBytes  [2]int64
+	lastSums   [2][3]float64
+	windows    []logWindow
+
+	// Per-I/O logs.
+	cur       *logChunk
+	used      int
+	chunks    []*logChunk
+	spare     <-chan *logChunk
+	truncated bool
+}
+
+func newWorkerLog(w *worker, number int, pool *logPool) *workerLog {
+	l := &workerLog{spec: w.spec.Log, number: number, split: w.split, nextWindow: math.MaxInt64}
+	if l.spec.AvgMsec > 0 {
+		l.avgNs = int64(l.spec.AvgMsec) * int64(time.Millisecond)
+		n := 16
+		if w.spec.Runtime > 0 {
+			n = int(int64(w.spec.Runtime)/l.avgNs)*2 + 8
+		}
+		l.windows = make([]logWindow, 0, n)
+	} else {
+		l.spare = pool.spare
+		l.chunks = make([]*logChunk, 0, maxLogBytes/(logChunkLen*sizeofSample)+2)
+		w.observe = func(dir, n int, off, prepNs, submitNs, doneNs int64) {
+			if w.measuring {
+				l.add(ioSample{prepNs: prepNs, submitNs: submitNs, doneNs: doneNs, off: off, n: int32(n), dir: int8(dir)})
+			}
+		}
+	}
+	if w.measuring {
+		// A worker without a ramp measures from its creation.
+		l.start(w.startNs)
+		w.nextEvent = w.nextEventAfter(w.startNs)
+	}
+	return l
+}
+
+const sizeofSample = 40 // bytes of an ioSample, for the budget
+
+// start begins the logs at the end of the ramp.
+func (l *workerLog) start(now int64) {
+	l.startNs, l.lastAt = now, now
+	l.lastIOs, l.lastBytes, l.lastSums = [2]int64{}, [2]int64{}, [2][3]float64{}
+	l.windows = l.windows[:0] // observe keeps nothing before this
+	if l.avgNs > 0 {
+		l.nextWindow = now + l.avgNs
+	}
+}
+
+// add keeps one I/O; it does not allocate.
+func (l *workerLog) add(s ioSample) {
+	if l.cur == nil || l.used == logChunkLen {
+		if !l.next() {
+			return
+		}
+	}
+	l.cur[l.used] = s
+	l.used++
+}
+
+// next takes a fresh chunk from the pool; false when the budget is spent.
+func (l *workerLog) next() bool {
+	if l.truncated {
+		return false
+	}
+	if l.cur != nil {
+		l.chunks = append(l.chunks, l.cur) // within the capacity made for the budget
+	}
+	c, ok := <-l.spare
+	if !ok {
+		l.cur, l.truncated = nil, true
+		return false
+	}
+	l.cur, l.used = c, 0
+	return true
+}
+
+// window closes the averaged window that ends at now (a tick) and the ones
+// it skipped.
+func (l *workerLog) window(w *worker, now int64) {
+	l.closeWindow(w, now)
+	for l.nextWindow <= now {
+		l.nextWindow += l.avgNs
+	}
+}
+
+// closeWindow adds one line per direction that moved data since lastAt, as
+// fio writes a window only when it had samples.
+func (l *workerLog) closeWindow(w *worker, now int64) {
+	spentMs := (now - l.lastAt) / int64(time.Millisecond)
+	for d := range 2 {
+		ios := w.ios[d] - l.lastIOs[d]
+		bytes := w.bytes[d] - l.lastBytes[d]
+		sums := [3]float64{}
+		for k, r := range [3]int{recSlat, recClat, recLat} {
+			if rec := w.recs[r+d]; rec != nil {
+				sums[k] = rec.SumNs()
+			}
+		}
+		if ios > 0 && spentMs > 0 {
+			win := logWindow{atNs: now - l.startNs, dir: int8(d), bw: bytes * 1000 / spentMs / 1024, iops: ios * 1000 / spentMs,
+				hasSlat: l.split, latFilled: true}
+			for k := range 3 {
+				win.lat[k] = int64((sums[k]-l.lastSums[d][k])/float64(ios) + 0.5)
+			}
+			// Within the capacity a runtime sized; a job without one (a
+			// pass over its region) grows it, once per window at most.
+			l.windows = append(l.windows, win)
+		}
+		l.lastIOs[d], l.lastBytes[d], l.lastSums[d] = w.ios[d], w.bytes[d], sums
+	}
+	l.lastAt = now
+}
+
+// finish closes a last window of at least half the length, as the series
+// keeps a last second of at least half a second.
+func (l *workerLog) finish(w *worker) {
+	if l.avgNs > 0 && w.endNs-l.lastAt >= l.avgNs/2 {
+		l.closeWindow(w, w.endNs)
+	}
+	if l.cur != nil {
+		l.chunks = append(l.chunks, l.cur)
+		l.cur = nil
+	}
+}
+
+// samples is how many lines the worker's per-I/O logs hold.
+func (l *workerLog) samples() int {
+	n := 0
+	for i, c := range l.chunks {
+		if i == len(l.chunks)-1 {
+			n += l.used
+		} else {
+			n += len(c)
+		}
+	}
+	return n
+}
+
+// write writes one of the worker's logs in fio's format: "time, value,
+// direction, bs, prio", with the offset before prio when log_offset is on;
+// time in ms from the end of the ramp, direction 0 read, 1 write.
+func (l *workerLog) write(out io.Writer, k logKind) error {
+	bw := bufio.NewWriterSize(out, 256<<10)
+	var line []byte
+	emit := func(atNs int64, value int64, dir int8, bs int64, off int64) error {
+		line = strconv.AppendInt(line[:0], atNs/int64(time.Millisecond), 10)
+		line = append(line, ", "...)
+		line = strconv.AppendInt(line, value, 10)
+		line = append(line, ", "...)
+		line = strconv.AppendInt(line, int64(dir), 10)
+		line = append(line, ", "...)
+		line = strconv.AppendInt(line, bs, 10)
+		if l.spec.Offset {
+			line = append(line, ", "...)
+			line = strconv.AppendInt(line, off, 10)
+		}
+		line = append(line, ", 0\n"...)
+		_, err := bw.Write(line)
+		return err
+	}
+	if l.avgNs > 0 {
+		for _, win := range l.windows {
+			v := win.bw
+			switch k {
+			case logIOPS:
+				v = win.iops
+			case logSlat, logClat, logLat:
+				if k == logSlat && !win.hasSlat {
+					continue
+				}
+				v = win.lat[k-logSlat]
+			}
+			// fio's averaged lines carry no block size or offset.
+			if err := emit(win.atNs, v, win.dir, 0, 0); err != nil {
+				return err
+			}
+		}
+		return bw.Flush()
+	}
+	if k == logSlat && !l.split {
+		return bw.Flush() // no submission stage: fio writes the slat log empty
+	}
+	for i, c := range l.chunks {
+		n := len(c)
+		if i == len(l.chunks)-1 {
+			n = l.used
+		}
+		for _, s := range c[:n] {
+			at, v := s.doneNs, int64(0)
+			switch k {
+			case logBW:
+				// fio's per-I/O bandwidth: bytes * 10^6 / clat in ns.
+				if clat := s.doneNs - s.submitNs; clat > 0 {
+					v = int64(s.n) * 1_000_000 / clat
+				}
+			case logIOPS:
+				v = 1
+			case logSlat:
+				at, v = s.submitNs, s.submitNs-s.prepNs
+			case logClat:
+				v = s.doneNs - s.submitNs
+			case logLat:
+				v = s.doneNs - s.prepNs
+			}
+			if err := emit(at-l.startNs, v, s.dir, int64(s.n), s.off); err != nil {
+				return err
+			}
+		}
+	}
+	return bw.Flush()
+}
+
+// logPool hands out per-I/O log chunks, allocated off the I/O loop.
+type logPool struct {
+	spare chan *logChunk
+	quit  chan struct{}
+	done  chan struct{}
+	once  sync.Once
+}
+
+// startLogPool starts the chunk allocator for workers per-I/O loggers; nil
+// when none logs per I/O.
+func startLogPool(workers int) *logPool {
+	if workers == 0 {
+		return nil
+	}
+	p := &logPool{spare: make(chan *logChunk, workers+1), quit: make(chan struct{}), done: make(chan struct{})}
+	budget := maxLogBytes / (logChunkLen * sizeofSample)
+	go func() {
+		defer close(p.done)
+		defer close(p.spare)
+		for range budget {
+			c := new(logChunk)
+			select {
+			case p.spare <- c:
+			case <-p.quit:
+				return
+			}
+		}
+	}()
+	return p
+}
+
+// stop ends the allocator once the workers are done; stopping twice is
+// stopping once.
+func (p *logPool) stop() {
+	if p == nil {
+		return
+	}
+	p.once.Do(func() { close(p.quit) })
+	<-p.done
+}
+
+// writeLogs writes every log the group's workers kept through the plan's
+// WriteLog, and says per workload which logs were cut short.
+func writeLogs(ws []*workload, workers [][]*worker) (notes [][]string, err error) {
+	var errs []error
+	notes = make([][]string, len(ws))
+	for set, wl := range ws {
+		if !wl.Log.Any() {
+			continue
+		}
+		for _, w := range workers[set] {
+			l := w.log
+			if l == nil {
+				continue
+			}
+			if l.truncated {
+				notes[set] = append(notes[set], fmt.Sprintf("job %s worker %d: the per-I/O logs stop after %d I/Os, the %d MiB clyde keeps for a group's logs; give --log_avg_msec for logs of the whole run",
+					wl.Name, w.index, l.samples(), maxLogBytes>>20))
+			}
+			for _, k := range wl.Log.kinds() {
+				name := logName(k.prefix, k.kind, l.number)
+				if wl.writeLog == nil {
+					errs = append(errs, fmt.Errorf("log %s: no writer for logs", name))
+					continue
+				}
+				if err := wl.writeLog(name, func(out io.Writer) error { return l.write(out, k.kind) }); err != nil {
+					errs = append(errs, fmt.Errorf("log %s: %w", name, err))
+				}
+			}
+		}
+	}
+	return notes, errors.Join(errs...)
+}
+
+// perIOLoggers counts the workers of a group that log every I/O.
+func perIOLoggers(ws []*workload) int {
+	n := 0
+	for _, wl := range ws {
+		if wl.Log.Any() && wl.Log.AvgMsec == 0 {
+			n += wl.NumJobs
+		}
+	}
+	return n
+}

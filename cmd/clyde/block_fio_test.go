@@ -1,0 +1,156 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clydebench/clyde/result"
+)
+
+func writeJobFile(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "job.fio")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func decodeBlock(t *testing.T, out string) result.Block {
+	t.Helper()
+	var res result.Block
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("stdout is not one JSON document: %v\n%s", err, out)
+	}
+	return res
+}
+
+// TestBlockJobFile runs a job file with flags after it, as fio takes them.
+func TestBlockJobFile(t *testing.T) {
+	dir := t.TempDir()
+	job := writeJobFile(t, "[global]\nfilename="+filepath.Join(dir, "f")+"\nsize=4m\nruntime=10\ntime_based\n"+
+		"[reader]\nrw=randread\n[writer]\nstonewall\nrw=randwrite\nbs=8k\n")
+	code, out, stderr := runClyde(t, "block", job, "--runtime", "100ms", "--output-format", "json", "--no-history")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	res := decodeBlock(t, out)
+	if len(res.Jobs) != 2 || res.Jobs[0].JobName != "reader" || res.Jobs[1].GroupID != 1 {
+		t.Fatalf("jobs %+v", res.Jobs)
+	}
+	for _, j := range res.Jobs {
+		if j.Config.RuntimeNs != 100e6 {
+			t.Errorf("%s ran %d ns; the flag after the file says 100ms", j.JobName, j.Config.RuntimeNs)
+		}
+	}
+	if res.Jobs[1].Options["bs"] != "8k" || res.GlobalOptions["size"] != "4m" {
+		t.Errorf("job options %v, global options %v", res.Jobs[1].Options, res.GlobalOptions)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "f")); err == nil {
+		t.Error("the created file is still there")
+	}
+}
+
+func TestBlockJobFileRefusals(t *testing.T) {
+	good := writeJobFile(t, "[a]\nfilename="+filepath.Join(t.TempDir(), "f")+"\nsize=1m\n")
+	cases := []struct {
+		name string
+		args func(t *testing.T) []string
+		want string
+	}{
+		{"unsupported option", func(t *testing.T) []string {
+			return []string{"block", writeJobFile(t, "[a]\nfilename=f\nsize=1m\nverify=crc32c\n")}
+		}, "job.fio:4: option verify"},
+		{"malformed line", func(t *testing.T) []string { return []string{"block", writeJobFile(t, "[a\n")} }, "job.fio:1: malformed"},
+		{"two job files", func(t *testing.T) []string { return []string{"block", good, good} }, "one job file"},
+		{"missing job file", func(t *testing.T) []string {
+			return []string{"block", filepath.Join(t.TempDir(), "none.fio")}
+		}, "cannot read the job file"},
+		{"preset with a job file", func(t *testing.T) []string { return []string{"block", good, "--profile", "cdm"} }, "--profile"},
+		{"bad override", func(t *testing.T) []string { return []string{"block", good, "--rw", "trim"} }, "--rw: rw=trim"},
+		{"two names", func(t *testing.T) []string {
+			return []string{"block", "--name=a", "--rw=read", "--name=b", "--filename=x"}
+		}, "--name: given twice"},
+		{"no target", func(t *testing.T) []string { return []string{"block", "--rw", "read"} }, "--filename"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, stderr := runClyde(t, tc.args(t)...)
+			if code != exitUsage || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 || out != "" {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want exit 2 and one line with %q", code, out, stderr, tc.want)
+			}
+		})
+	}
+}
+
+// TestKDiskMark runs KDiskMark's fio invocation (src/helper.cpp) unchanged,
+// as a command line and as a job file, and reads what KDiskMark reads:
+// jobs[0].read|write bw, iops, clat_ns.mean.
+func TestKDiskMark(t *testing.T) {
+	target := filepath.Join(t.TempDir(), ".kdiskmark.tmp")
+	args := []string{"block", "--output-format=json", "--ioengine=libaio", "--direct=1", "--randrepeat=0", "--refill_buffers",
+		"--end_fsync=1", "--rwmixread=70", "--filename=" + target, "--name=randrw", "--size=8m", "--zero_buffers=0",
+		"--bs=4k", "--runtime=1", "--rw=randrw", "--iodepth=8", "--numjobs=1", "--group_reporting", "--no-history"}
+	job := writeJobFile(t, "[global]\nioengine=libaio\ndirect=1\nrandrepeat=0\nrefill_buffers\nend_fsync=1\nrwmixread=70\n"+
+		"filename="+target+"\nsize=8m\nzero_buffers=0\ngroup_reporting\n[randrw]\nbs=4k\nruntime=1\nrw=randrw\niodepth=8\nnumjobs=1\n")
+	for name, argv := range map[string][]string{"command line": args, "job file": {"block", job, "--output-format=json", "--no-history"}} {
+		t.Run(name, func(t *testing.T) {
+			code, out, stderr := runClyde(t, argv...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			res := decodeBlock(t, out)
+			j := res.Jobs[0]
+			for dir, d := range map[string]result.BlockDir{"read": j.Read, "write": j.Write} {
+				if d.BW <= 0 || d.IOPS <= 0 || d.Clat.Mean <= 0 {
+					t.Errorf("%s: bw %d, iops %g, clat_ns.mean %g: KDiskMark would show nothing", dir, d.BW, d.IOPS, d.Clat.Mean)
+				}
+			}
+			if !j.Config.Direct || !strings.Contains(j.Config.Buffer, "refill") || j.Sync.TotalIOs != 1 || !j.Config.EndFsync {
+				t.Errorf("config %+v, syncs %d: want direct, refilled buffers and one end_fsync", j.Config, j.Sync.TotalIOs)
+			}
+			if j.Options["ioengine"] == "libaio" || !strings.Contains(stderr, "libaio") {
+				t.Errorf("ioengine %q, stderr %q: libaio runs as another engine, said on stderr", j.Options["ioengine"], stderr)
+			}
+		})
+	}
+}
+
+// TestBlockLogsAndFormats writes fio's logs through the CLI and fio's
+// normal,json list of formats.
+func TestBlockLogsAndFormats(t *testing.T) {
+	dir := t.TempDir()
+	prefix := filepath.Join(dir, "run")
+	code, out, stderr := runClyde(t, "block", "--filename", filepath.Join(dir, "f"), "--size", "4m", "--runtime", "300ms",
+		"--write_bw_log="+prefix, "--write_lat_log="+prefix, "--log_avg_msec", "100", "--output-format", "normal,json", "--no-history")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	text, js, ok := strings.Cut(out, "{\n")
+	if !ok || !strings.Contains(text, "read: IOPS=") {
+		t.Fatalf("stdout is not the text report then the JSON:\n%s", out)
+	}
+	decodeBlock(t, "{\n"+js)
+	for _, kind := range []string{"bw", "slat", "clat", "lat"} {
+		data, err := os.ReadFile(prefix + "_" + kind + ".1.log")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kind != "slat" && strings.Count(string(data), "\n") != 3 {
+			t.Errorf("%s log: %q, want 3 windows of 100 ms", kind, data)
+		}
+	}
+	// A log that cannot be written refuses the run before anything exists.
+	target := filepath.Join(dir, "g")
+	code, _, stderr = runClyde(t, "block", "--filename", target, "--size", "4m", "--runtime", "100ms",
+		"--write_iops_log="+filepath.Join(dir, "missing", "x"), "--no-history")
+	if code != exitUsage || !strings.Contains(stderr, "--write_iops_log") {
+		t.Fatalf("exit %d, %q; want a usage error naming --write_iops_log", code, stderr)
+	}
+	if _, err := os.Stat(target); err == nil {
+		t.Error("the refused run created its target")
+	}
+}
