@@ -135,3 +135,50 @@ func fileSpecOption(cfg result.FSConfig, filesK int64) string {
 	}
 	return strings.Join(parts, ":")
 }
+
+// Flags are the options that decide what an fs run measured, spelt as
+// bonnie++ takes them, defaults left out: "-s 2048 -n 16",
+// "-s 4096:16k:65536 -f8 -n 256:4096:512:16 -b -D -c 4". History listings
+// and the HTML page's Runs table show them, so that runs made with
+// different options do not look alike.
+func Flags(cfg result.FSConfig) string {
+	var opts []string
+	if cfg.FileSizeMiB > 0 {
+		parts := []string{strconv.FormatInt(cfg.FileSizeMiB, 10), printSize(int64(chunkBytes(cfg)), " km"),
+			strconv.Itoa(seeks(cfg)), strconv.Itoa(seekProcs(cfg))}
+		defaults := []string{"", printSize(defaultChunkBytes, " km"), strconv.Itoa(defaultSeeks), strconv.Itoa(defaultSeekProcs)}
+		for len(parts) > 1 && parts[len(parts)-1] == defaults[len(parts)-1] {
+			parts = parts[:len(parts)-1]
+		}
+		opts = append(opts, "-s "+strings.Join(parts, ":"))
+		switch {
+		case cfg.ByteIOMiB == 0:
+			opts = append(opts, "-f")
+		case cfg.ByteIOMiB != defaultByteIOMiB:
+			opts = append(opts, "-f"+strconv.FormatInt(cfg.ByteIOMiB, 10))
+		}
+	} else {
+		opts = append(opts, "-s 0")
+	}
+	if cfg.FilesK > 0 {
+		opts = append(opts, "-n "+fileSpecOption(cfg, int64(cfg.FilesK)))
+	} else {
+		opts = append(opts, "-n 0")
+	}
+	if cfg.SyncWrites {
+		opts = append(opts, "-b")
+	}
+	if cfg.Direct {
+		opts = append(opts, "-D")
+	}
+	if c := concurrency(cfg); c > 1 {
+		opts = append(opts, "-c "+strconv.Itoa(c))
+	}
+	if cfg.Iterations > 1 {
+		opts = append(opts, "-x "+strconv.Itoa(cfg.Iterations))
+	}
+	if cfg.RandomData {
+		opts = append(opts, "--random-data")
+	}
+	return strings.Join(opts, " ")
+}
