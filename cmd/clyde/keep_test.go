@@ -224,14 +224,22 @@ func TestPromTextfileParses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Rates of too-short tests are left out, so on a fast machine there
-	// may be none; the longest-operation latency is always there.
+	// Every test that ran has its rate, short ones (under 0.5 s) too,
+	// flagged by clyde_fs_rate_low_confidence.
 	if lat := families["clyde_fs_max_latency_seconds"]; lat == nil || len(lat.Metric) == 0 {
 		t.Fatalf("no clyde_fs_max_latency_seconds in %v", families)
 	}
 	rates := families["clyde_fs_rate"]
-	if rates == nil {
-		t.Skip("every test was too short to give a rate on this machine")
+	if rates == nil || len(rates.Metric) != 6 {
+		t.Fatalf("clyde_fs_rate: %v, want the six file tests' rates", rates)
+	}
+	lowConf := map[string]bool{}
+	for _, m := range families["clyde_fs_rate_low_confidence"].GetMetric() {
+		for _, l := range m.Label {
+			if l.GetName() == "test" {
+				lowConf[l.GetValue()] = m.GetGauge().GetValue() == 1
+			}
+		}
 	}
 	for name := range families {
 		if !strings.HasPrefix(name, "clyde_") {
@@ -254,6 +262,9 @@ func TestPromTextfileParses(t *testing.T) {
 				found++
 				if got := m.GetGauge().GetValue(); got != tr.RatePerSec || labels["unit"] != tr.RateUnit {
 					t.Errorf("%s: %v %s in the textfile, %v %s in the JSON", tr.Name, got, labels["unit"], tr.RatePerSec, tr.RateUnit)
+				}
+				if lowConf[tr.Name] != tr.TooShort {
+					t.Errorf("%s: low confidence %v in the textfile, too short %v in the JSON", tr.Name, lowConf[tr.Name], tr.TooShort)
 				}
 			}
 		}
