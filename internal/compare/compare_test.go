@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -190,18 +191,59 @@ func TestRepeatsMarkNotSignificant(t *testing.T) {
 	}
 }
 
-func TestRegressions(t *testing.T) {
-	mk := func(rate float64) *Run {
+func TestCheckRegression(t *testing.T) {
+	mk := func(rate float64, short bool) *Run {
 		f := &result.FS{Kind: "fs", SchemaVersion: 1, Runs: []result.FSRun{{}}}
-		f.Runs[0].Tests[result.PutBlock] = result.FSTestResult{Test: result.PutBlock, Ran: true, RatePerSec: rate, RateUnit: "KiB/s"}
-		return &Run{FS: f}
+		f.Runs[0].Tests[result.PutBlock] = result.FSTestResult{Test: result.PutBlock, Ran: true, RatePerSec: rate,
+			RateUnit: "KiB/s", TooShort: short}
+		return &Run{FS: f, Label: "#1"}
 	}
-	prev := []*Run{mk(100), mk(90), mk(1000), mk(110), mk(95)} // median 100
-	if r := Regressions(mk(85), prev, 10); len(r) != 1 || r[0].Median != 100 || math.Abs(r[0].DropPct-15) > 1e-9 {
-		t.Fatalf("85 vs median 100 at 10%%: %+v", r)
+	runs := func(rates ...float64) []*Run {
+		var out []*Run
+		for _, r := range rates {
+			out = append(out, mk(r, false))
+		}
+		return out
 	}
-	if r := Regressions(mk(91), prev, 10); len(r) != 0 {
-		t.Fatalf("91 vs median 100 at 10%%: %+v", r)
+	tests := []struct {
+		name     string
+		now      *Run
+		baseline []*Run
+		pct      float64
+		regress  bool
+		lowConf  bool
+		checked  int
+	}{
+		{"15% below a steady median", mk(85, false), runs(100, 99, 1000, 101, 100), 10, true, false, 1},
+		{"within the threshold", mk(91, false), runs(100, 99, 1000, 101, 100), 10, false, false, 1},
+		// Median 100, MAD 10 (sigma ~15): 15% down is ordinary for it.
+		{"15% below a spread-out median", mk(85, false), runs(100, 90, 1000, 110, 95), 10, false, false, 1},
+		// 46.7% below one noisy run: the false alarm. One run is no baseline.
+		{"one earlier run is too few", mk(53.3, false), runs(100), 20, false, false, 0},
+		{"two earlier runs are too few", mk(50, false), runs(100, 100), 20, false, false, 0},
+		{"three are enough", mk(50, false), runs(100, 100, 100), 20, true, false, 1},
+		// Median 100, MAD 20 (sigma ~30): 25% down is within 3 sigma.
+		{"a noisy baseline's spread", mk(75, false), runs(60, 80, 100, 120, 140), 20, false, false, 1},
+		{"beyond a noisy baseline's spread", mk(5, false), runs(60, 80, 100, 120, 140), 20, true, false, 1},
+		{"short now: reported, not alarmed", mk(10, true), runs(100, 100, 100), 20, false, true, 0},
+		{"short baseline figures do not count", mk(10, false), []*Run{mk(100, true), mk(100, true), mk(100, false)}, 20, false, false, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ck := CheckRegression(tc.now, tc.baseline, tc.pct)
+			if (len(ck.Regressions) > 0) != tc.regress || (len(ck.LowConfidence) > 0) != tc.lowConf || ck.Checked != tc.checked || ck.Columns != 1 {
+				t.Fatalf("check %+v; want regression %v, low confidence %v, %d of 1 checked", ck, tc.regress, tc.lowConf, tc.checked)
+			}
+			s := ck.Summary()
+			if strings.Contains(s, "\n") || !strings.Contains(s, fmt.Sprintf("%d of 1 columns checked", tc.checked)) ||
+				!strings.Contains(s, fmt.Sprintf("median of %d earlier comparable run", len(tc.baseline))) {
+				t.Fatalf("summary %q", s)
+			}
+		})
+	}
+	ck := CheckRegression(mk(85, false), runs(100, 99, 1000, 101, 100), 10)
+	if r := ck.Regressions[0]; r.Median != 100 || math.Abs(r.DropPct-15) > 1e-9 || r.MAD != 1 {
+		t.Fatalf("85 vs median 100: %+v", r)
 	}
 }
 
