@@ -101,6 +101,7 @@ func (r *Run) Params() string {
 		c := r.FS.Config
 		c.Dir, c.MachineName, c.Seed, c.SeedFile = "", "", 0, ""
 		c.RAMMiB, c.Iterations, c.SkipEviction, c.CompatVersion = 0, 0, false, ""
+		c.Auto = nil // how the sizes were chosen; the sizes themselves count
 		v = c
 	}
 	b, _ := json.Marshal(v) // plain structs: cannot fail
