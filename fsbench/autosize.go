@@ -27,12 +27,12 @@ import (
 const DefaultAutoBudget = 2 * time.Minute
 
 // AutoTarget is how long the quickest test of each kind is sized to run:
-// twice bonnie++'s 0.5 s floor, so a run somewhat faster than the
+// twice bonnie++'s 0.5 s floor, so a run up to twice as fast as the
 // calibration still measures. A budget too small for it pushes it down to
-// autoFloor, never lower.
+// autoFloor, never lower: the budget gives way before measurability does.
 const (
 	AutoTarget = time.Second
-	autoFloor  = 600 * time.Millisecond
+	autoFloor  = 800 * time.Millisecond
 )
 
 // roomUse is the share of the free space and inodes a plan may take, so
@@ -49,6 +49,7 @@ const (
 	calAim    = 300 * time.Millisecond
 	calGrowth = 32
 	calRounds = 4
+	calNoise  = 20 * time.Millisecond
 )
 
 // RoomOf is the free space and inodes in dir, nil when the platform does
@@ -343,8 +344,12 @@ func Auto(ctx context.Context, o Options, budget time.Duration, ch Choose) (Auto
 	if ch.Files && cal.FilesK > 0 {
 		cal.FilesK = 1
 	}
+	// rates holds the fastest rate each test showed in a measurement of
+	// calNoise or more (sizes planned on it err towards running longer);
+	// best the longest measurement, which decides whether a kind needs
+	// another round.
 	var rates Rates
-	var best [result.FSTestCount]time.Duration // the longest measurement of each test
+	var best [result.FSTestCount]time.Duration
 	var overhead time.Duration
 	start := time.Now()
 	rounds := 0
@@ -361,9 +366,11 @@ func Auto(ctx context.Context, o Options, budget time.Duration, ch Choose) (Auto
 			if !tr.Ran || tr.RatePerSec <= 0 {
 				continue
 			}
-			measured += time.Duration(tr.ElapsedNs)
-			if d := time.Duration(tr.ElapsedNs); d >= best[t] {
-				best[t], rates[t] = d, tr.RatePerSec
+			d := time.Duration(tr.ElapsedNs)
+			measured += d
+			best[t] = max(best[t], d)
+			if d >= calNoise || rates[t] == 0 {
+				rates[t] = max(rates[t], tr.RatePerSec)
 			}
 		}
 		overhead = max(wall-measured, 0)
@@ -390,7 +397,7 @@ func Auto(ctx context.Context, o Options, budget time.Duration, ch Choose) (Auto
 		target = max(time.Duration(float64(target)*float64(avail)/float64(est)), autoFloor)
 		chosen, limits = plan(o, rates, target, room, ch, nil)
 		if est := estimate(chosen, rates, overhead); est > avail {
-			limits = append(limits, fmt.Sprintf("the budget: every test at %.1f s needs about %s here, more than the %s left after calibration",
+			limits = append(limits, fmt.Sprintf("the budget: every test at %.1f s needs about %s here, more than the %s left after calibration, so the run takes longer",
 				target.Seconds(), roundDuration(est), roundDuration(max(avail, 0))))
 		}
 	}
