@@ -40,17 +40,106 @@ const (
 // refuses only beyond everything free) never refuses a plan.
 const roomUse = 0.9
 
-// Calibration: each round runs the suite with small amounts, and grows
-// the amounts of the kinds whose quickest test ran under calMin, aiming at
-// calAim, at most calGrowth times per round, for at most calRounds rounds
-// or a quarter of the budget.
+// Calibration: each round runs the suite with small amounts. A test has
+// a fixed cost besides its work (the seek test starts five threads, each
+// with its own descriptor table: about 0.1 s here), so one short
+// measurement understates the rate. Each kind of work is therefore
+// measured at two amounts at least calSpread apart, the rate taken from
+// the difference (the marginal rate), unless one measurement already ran
+// calAim or more. Growth aims the next measurement at calAim, at most
+// calGrowth times the last, for at most calRounds rounds or a quarter of
+// the budget.
 const (
 	calMin    = 150 * time.Millisecond
 	calAim    = 300 * time.Millisecond
 	calGrowth = 32
+	calSpread = 4
 	calRounds = 4
-	calNoise  = 20 * time.Millisecond
 )
+
+// sample is one calibration measurement of a test: work in the rate's
+// unit (KiB, seeks, files) and the time it took.
+type sample struct {
+	work    float64
+	elapsed time.Duration
+}
+
+// calibration is what the rounds measured, per test.
+type calibration [result.FSTestCount][]sample
+
+func (c *calibration) add(run result.FSRun) {
+	for t, tr := range run.Tests {
+		if !tr.Ran || tr.ElapsedNs <= 0 || tr.RatePerSec <= 0 {
+			continue
+		}
+		work := float64(tr.Ops)
+		if result.FSTest(t).IsIO() && result.FSTest(t) != result.Seeks {
+			work = float64(tr.Bytes) / 1024
+		}
+		c[t] = append(c[t], sample{work: work, elapsed: time.Duration(tr.ElapsedNs)})
+	}
+}
+
+// longest is a test's longest measurement.
+func (c *calibration) longest(t result.FSTest) sample {
+	var l sample
+	for _, s := range c[t] {
+		if s.elapsed > l.elapsed {
+			l = s
+		}
+	}
+	return l
+}
+
+// done says whether a test's rate is known well enough: one measurement
+// of calAim or more, or two calSpread apart in work, the longer of calMin
+// or more.
+func (c *calibration) done(t result.FSTest) bool {
+	l := c.longest(t)
+	if l.elapsed >= calAim {
+		return true
+	}
+	if l.elapsed < calMin {
+		return false
+	}
+	for _, s := range c[t] {
+		if s.work*calSpread <= l.work {
+			return true
+		}
+	}
+	return false
+}
+
+// rates are the tests' rates for sizing: the marginal rate from the
+// longest measurement and the one furthest below it in work,
+// (w2-w1)/(t2-t1), which leaves the fixed cost out, when that is the
+// higher (at most four times the plain rate of the longest, against
+// noise); the plain rate w/t of the longest otherwise. Sizes planned on
+// the higher rate err towards running longer. slow are the rates for the
+// budget's estimate: the lower of the two, since file tests slow down as
+// a directory fills and an estimate should not promise a short run.
+func (c *calibration) rates() (sizing, slow Rates) {
+	for t := range c {
+		l := c.longest(result.FSTest(t))
+		if l.elapsed <= 0 {
+			continue
+		}
+		plain := l.work / l.elapsed.Seconds()
+		sizing[t], slow[t] = plain, plain
+		var lo sample
+		for _, s := range c[t] {
+			if s.work < l.work && (lo.elapsed == 0 || s.work < lo.work) {
+				lo = s
+			}
+		}
+		if lo.elapsed > 0 && l.elapsed > lo.elapsed {
+			m := (l.work - lo.work) / (l.elapsed - lo.elapsed).Seconds()
+			sizing[t] = min(max(m, plain), 4*plain)
+			slow[t] = min(m, plain)
+		}
+	}
+	return sizing, slow
+}
 
 // RoomOf is the free space and inodes in dir, nil when the platform does
 // not say.
@@ -329,59 +418,59 @@ func Auto(ctx context.Context, o Options, budget time.Duration, ch Choose) (Auto
 		return AutoChoice{}, err
 	}
 	room := RoomOf(o.Dir)
-	cal := o
-	cal.Iterations, cal.Progress, cal.Live, cal.RAMMiB, cal.Auto = 1, nil, false, 0, nil
-	if ch.Size && cal.SizeMiB != 0 {
-		cal.SizeMiB = 16
+	try := o
+	try.Iterations, try.Progress, try.Live, try.RAMMiB, try.Auto = 1, nil, false, 0, nil
+	if ch.Size && try.SizeMiB != 0 {
+		try.SizeMiB = 16
 	}
-	if ch.Seeks && cal.SizeMiB != 0 {
-		cal.Seeks = 512
+	if ch.Seeks && try.SizeMiB != 0 {
+		try.Seeks = 512
 	}
-	if ch.PerChar && cal.ByteIOMiB > 0 {
-		cal.ByteIOMiB = 1
+	if ch.PerChar && try.ByteIOMiB > 0 {
+		try.ByteIOMiB = 1
 	}
-	cal.ByteIOMiB = min(cal.ByteIOMiB, cal.SizeMiB)
-	if ch.Files && cal.FilesK > 0 {
-		cal.FilesK = 1
+	try.ByteIOMiB = min(try.ByteIOMiB, try.SizeMiB)
+	if ch.Files && try.FilesK > 0 {
+		try.FilesK = 1
 	}
-	// rates holds the fastest rate each test showed in a measurement of
-	// calNoise or more (sizes planned on it err towards running longer);
-	// best the longest measurement, which decides whether a kind needs
-	// another round.
-	var rates Rates
-	var best [result.FSTestCount]time.Duration
+	// Sizes the user gave need no calibration (and -s 8g would write 8 GiB
+	// for it).
+	if !ch.Size {
+		try.SizeMiB, try.ByteIOMiB = 0, 0
+	}
+	if !ch.Files {
+		try.FilesK = 0
+	}
+	var cal calibration
 	var overhead time.Duration
 	start := time.Now()
 	rounds := 0
 	for rounds < calRounds {
 		t0 := time.Now()
-		res, err := Run(ctx, cal)
+		res, err := Run(ctx, try)
 		if err != nil {
 			return AutoChoice{}, fmt.Errorf("--auto calibration: %w", err)
 		}
 		rounds++
 		wall := time.Since(t0)
 		var measured time.Duration
-		for t, tr := range res.Runs[0].Tests {
-			if !tr.Ran || tr.RatePerSec <= 0 {
-				continue
-			}
-			d := time.Duration(tr.ElapsedNs)
-			measured += d
-			best[t] = max(best[t], d)
-			if d >= calNoise || rates[t] == 0 {
-				rates[t] = max(rates[t], tr.RatePerSec)
+		for _, tr := range res.Runs[0].Tests {
+			if tr.Ran {
+				measured += time.Duration(tr.ElapsedNs)
 			}
 		}
+		cal.add(res.Runs[0])
 		overhead = max(wall-measured, 0)
-		next, grew := growCalibration(cal, rates, best, room, ch)
+		next, grew := growCalibration(try, &cal, room, ch)
 		// A round that would take the calibration past a quarter of the
 		// budget is not run: the rates so far are what there is.
-		if !grew || time.Since(start)+estimate(next, rates, overhead) > budget/4 {
+		_, slow := cal.rates()
+		if !grew || time.Since(start)+estimate(next, slow, overhead) > budget/4 {
 			break
 		}
-		cal = next
+		try = next
 	}
+	rates, slow := cal.rates()
 	calTime := time.Since(start)
 	rec := result.FSAuto{BudgetNs: int64(budget), CalibrationNs: int64(calTime), CalibrationRuns: rounds,
 		CalibrationRates: map[string]float64{}}
@@ -393,10 +482,10 @@ func Auto(ctx context.Context, o Options, budget time.Duration, ch Choose) (Auto
 	avail := budget - calTime
 	target := AutoTarget
 	chosen, limits := plan(o, rates, target, room, ch, nil)
-	if est := estimate(chosen, rates, overhead); est > avail {
+	if est := estimate(chosen, slow, overhead); est > avail {
 		target = max(time.Duration(float64(target)*float64(avail)/float64(est)), autoFloor)
 		chosen, limits = plan(o, rates, target, room, ch, nil)
-		if est := estimate(chosen, rates, overhead); est > avail {
+		if est := estimate(chosen, slow, overhead); est > avail {
 			limits = append(limits, fmt.Sprintf("the budget: every test at %.1f s needs about %s here, more than the %s left after calibration, so the run takes longer",
 				target.Seconds(), roundDuration(est), roundDuration(max(avail, 0))))
 		}
@@ -404,48 +493,51 @@ func Auto(ctx context.Context, o Options, budget time.Duration, ch Choose) (Auto
 	if short := shortTests(chosen, rates, autoFloor, nil); len(short) > 0 {
 		limits = append(limits, "still short: "+strings.Join(short, ", "))
 	}
-	rec.TargetNs, rec.EstimatedNs, rec.Limits = int64(target), int64(estimate(chosen, rates, overhead)), limits
+	rec.TargetNs, rec.EstimatedNs, rec.Limits = int64(target), int64(estimate(chosen, slow, overhead)), limits
 	return AutoChoice{Sizes: chosen.sizes(), Record: rec}, nil
 }
 
 // growCalibration is the next calibration round: the amounts of every kind
-// whose quickest test ran under calMin, grown towards calAim at the rates
-// measured (at most calGrowth times), within room; a kind already measured
-// is left out of the round (-f, -n 0, -s 0) so it costs no more time. grew
-// is false when no kind needs another round.
-func growCalibration(cal Options, r Rates, best [result.FSTestCount]time.Duration, room *result.Room, ch Choose) (Options, bool) {
+// with a test not yet done (calibration.done) grown towards calAim at the
+// rates measured, at least calSpread and at most calGrowth times, within
+// room; a kind already done is left out of the round (-f, -n 0, -s 0) so
+// it costs no more time. grew is false when no kind needs another round.
+func growCalibration(try Options, cal *calibration, room *result.Room, ch Choose) (Options, bool) {
+	// pending is the kind's quickest test's longest measurement, and
+	// whether the kind needs another round.
 	pending := func(tests []result.FSTest) (time.Duration, bool) {
-		q := time.Duration(math.MaxInt64)
+		q, need := time.Duration(math.MaxInt64), false
 		for _, t := range tests {
-			if r[t] > 0 {
-				q = min(q, best[t])
+			if len(cal[t]) == 0 {
+				continue
 			}
+			q = min(q, cal.longest(t).elapsed)
+			need = need || !cal.done(t)
 		}
-		return q, q < calMin
+		return q, need
 	}
 	grow := func(cur int64, q time.Duration) int64 {
-		f := min(calAim.Seconds()/max(q.Seconds(), 1e-6), calGrowth)
+		f := min(max(calAim.Seconds()/max(q.Seconds(), 1e-6), calSpread), calGrowth)
 		return max(cur+1, int64(float64(cur)*f))
 	}
-	next := cal
-	grew := false
-	ioNeeded := false
-	if q, ok := pending(sizeTests); ok && ch.Size && cal.SizeMiB > 0 {
-		next.SizeMiB, grew, ioNeeded = grow(cal.SizeMiB, q), true, true
+	next := try
+	grew, ioNeeded := false, false
+	if q, ok := pending(sizeTests); ok && ch.Size && try.SizeMiB > 0 {
+		next.SizeMiB, grew, ioNeeded = grow(try.SizeMiB, q), true, true
 	}
-	if q, ok := pending(seekTests); ok && ch.Seeks && cal.SizeMiB > 0 {
-		next.Seeks, grew, ioNeeded = int(min(grow(int64(cal.Seeks), q), math.MaxInt32)), true, true
+	if q, ok := pending(seekTests); ok && ch.Seeks && try.SizeMiB > 0 {
+		next.Seeks, grew, ioNeeded = int(min(grow(int64(try.Seeks), q), math.MaxInt32)), true, true
 	}
-	if q, ok := pending(perCharTests); ok && ch.PerChar && cal.ByteIOMiB > 0 {
-		next.ByteIOMiB, grew, ioNeeded = grow(cal.ByteIOMiB, q), true, true
+	if q, ok := pending(perCharTests); ok && ch.PerChar && try.ByteIOMiB > 0 {
+		next.ByteIOMiB, grew, ioNeeded = grow(try.ByteIOMiB, q), true, true
 	} else {
 		next.ByteIOMiB = 0
 	}
 	if !ioNeeded {
 		next.SizeMiB = 0
 	}
-	if q, ok := pending(fileTests); ok && ch.Files && cal.FilesK > 0 {
-		next.FilesK, grew = int(min(grow(int64(cal.FilesK), q), MaxFilesK)), true
+	if q, ok := pending(fileTests); ok && ch.Files && try.FilesK > 0 {
+		next.FilesK, grew = int(min(grow(int64(try.FilesK), q), MaxFilesK)), true
 	} else {
 		next.FilesK = 0
 	}
@@ -455,7 +547,7 @@ func growCalibration(cal Options, r Rates, best [result.FSTestCount]time.Duratio
 	if room != nil {
 		fitRoom(&next, *room, ch, minSizes(next))
 	}
-	return next, grew && next.sizes() != cal.sizes()
+	return next, grew && next.sizes() != try.sizes()
 }
 
 func roundDuration(d time.Duration) time.Duration { return d.Round(time.Second) }
