@@ -168,8 +168,18 @@ func markChanges(col *column) {
 }
 
 // markBest picks the best runs of a column among the figures measured for
-// 0.5 s or more, or, when there are none, among those under it.
+// 0.5 s or more, or, when there are none, among those under it. A column
+// with one figure has no best: there is nothing to beat.
 func markBest(col *column) {
+	figures := 0
+	for _, c := range col.Cells {
+		if hasFigure(c) {
+			figures++
+		}
+	}
+	if figures < 2 {
+		return
+	}
 	pick := func(state string) []int {
 		var best []int
 		var top float64
