@@ -1,8 +1,6 @@
 package blockbench
 
 import (
-	"fmt"
-
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
@@ -68,7 +66,8 @@ func pickEngine(name Engine, depth int) (engine, error) {
 		return nil, result.Usagef("--ioengine", "unknown engine %q", name)
 	}
 	if err := e.available(); err != nil {
-		return nil, fmt.Errorf("--ioengine %s: %w", name, err)
+		// A refusal before anything is created, as any other bad flag.
+		return nil, result.Usagef("--ioengine", "%s: %v", name, err)
 	}
 	return e, nil
 }

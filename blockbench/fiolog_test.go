@@ -1,10 +1,10 @@
 package blockbench
 
 import (
-	"fmt"
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"

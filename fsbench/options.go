@@ -106,6 +106,9 @@ type Options struct {
 	CommandLine []string
 	// CompatVersion is the version string printed in tables and CSV.
 	CompatVersion string
+	// Auto records how Auto chose the sizes (AutoChoice.Apply sets it);
+	// the result keeps it in its configuration.
+	Auto *result.FSAuto
 }
 
 // Special values of Options fields.

@@ -105,6 +105,7 @@ func Run(ctx context.Context, opts Options) (*result.FS, error) {
 		Kind:          "fs",
 		Provenance:    sysinfo.NewProvenance(cmdline, buildinfo.Version(), buildinfo.Commit(), opts.Dir),
 		Config:        opts.config(),
+		Room:          RoomOf(opts.Dir),
 	}
 	if fs := res.Provenance.Filesystem; fs.Type == "fuseblk" && strings.HasPrefix(fs.Source, "/dev/") {
 		r.device = fs.Source
@@ -159,7 +160,7 @@ func (o *Options) config() result.FSConfig {
 		MaxFileBytes: o.MaxFileBytes, MinFileBytes: o.MinFileBytes, Dirs: o.Dirs, FileChunk: o.FileChunk,
 		Concurrency: o.Concurrency, RAMMiB: o.RAMMiB, Seed: o.Seed, SeedFile: o.SeedFile, SyncWrites: o.SyncWrites,
 		Direct: o.Direct, RandomData: o.RandomData, Iterations: o.Iterations, SkipEviction: o.NoEvict,
-		LinkMode: o.linkMode(), CompatVersion: o.CompatVersion,
+		LinkMode: o.linkMode(), CompatVersion: o.CompatVersion, Auto: o.Auto,
 	}
 }
 

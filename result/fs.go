@@ -1,6 +1,10 @@
 package result
 
-import "github.com/clydebench/clyde/internal/latency"
+import (
+	"time"
+
+	"github.com/clydebench/clyde/internal/latency"
+)
 
 // LatencySummary is one test's latency distribution: exact count, min, max,
 // mean and standard deviation, fixed percentiles and the whole HDR histogram.
@@ -101,6 +105,45 @@ type FSConfig struct {
 	SkipEviction  bool   `json:"skip_eviction,omitempty"`
 	LinkMode      string `json:"link_mode,omitempty"` // "", "link" or "symlink"
 	CompatVersion string `json:"compat_version"`      // bonnie++ version printed in tables and CSV
+	// Auto is set when --auto chose the sizes: how, and from what.
+	Auto *FSAuto `json:"auto,omitempty"`
+}
+
+// FSAuto records how clyde fs --auto chose a run's sizes (FileSizeMiB,
+// Seeks, ByteIOMiB, FilesK): calibrated on this storage, or reused from an
+// earlier --auto run on the same host and directory so that nightly runs
+// stay comparable.
+type FSAuto struct {
+	// BudgetNs is the wall time asked for (--auto=BUDGET).
+	BudgetNs int64 `json:"budget_ns"`
+	// TargetNs is how long the quickest test of each kind was sized to
+	// run; EstimatedNs the whole run's expected wall time.
+	TargetNs    int64 `json:"target_ns,omitempty"`
+	EstimatedNs int64 `json:"estimated_ns,omitempty"`
+	// CalibrationNs is the wall time of the short, uncounted calibration
+	// runs, CalibrationRuns their number, and CalibrationRates what they
+	// measured per test (the tests' rate units).
+	CalibrationNs    int64              `json:"calibration_ns,omitempty"`
+	CalibrationRuns  int                `json:"calibration_runs,omitempty"`
+	CalibrationRates map[string]float64 `json:"calibration_rates,omitempty"`
+	// Limits says what kept a size below what its tests needed (free
+	// space, free inodes, the budget), one line each.
+	Limits []string `json:"limits,omitempty"`
+	// ReusedFrom names the earlier run whose sizes were taken ("#12" in
+	// the history), "" when calibrated.
+	ReusedFrom  string    `json:"reused_from,omitempty"`
+	ReusedStart time.Time `json:"reused_start,omitzero"`
+}
+
+// Room is the space a run had before it started, as the filesystem
+// reported it: what later advice may suggest without the preflight
+// refusing it.
+type Room struct {
+	FreeBytes uint64 `json:"free_bytes"`
+	// FreeInodes means something only when InodesKnown (btrfs has no
+	// fixed inode table).
+	FreeInodes  uint64 `json:"free_inodes"`
+	InodesKnown bool   `json:"inodes_known"`
 }
 
 // FSTestResult is one test of one run. Numbers are raw: the rate is
@@ -204,6 +247,8 @@ type FS struct {
 	Error       string `json:"error,omitempty"`
 	// MaxRSSBytes is the peak memory of the clyde process over the run.
 	MaxRSSBytes int64 `json:"max_rss_bytes,omitempty"`
+	// Room is the free space and inodes of -d before the run.
+	Room *Room `json:"room,omitempty"`
 }
 
 // Fixup restores what JSON does not carry (each test's index) after decoding.

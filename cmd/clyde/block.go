@@ -531,12 +531,16 @@ func blockAction(c *cli.Context) error {
 		return runErr
 	}
 	report := func(w io.Writer) error { return blockreport.WriteAll(w, formats, res) }
-	if kp.result == nil {
+	switch {
+	case kp.result == nil && c.Bool("silent"): // cron: nothing unless something is wrong
+	case kp.result == nil:
 		if err := report(c.App.Writer); err != nil {
 			return joinLine(runErr, fmt.Errorf("write report: %w", err))
 		}
-	} else if err := kp.result.Write(c.App.Writer, report); err != nil {
-		return joinLine(runErr, err)
+	default:
+		if err := kp.result.Write(c.App.Writer, report); err != nil {
+			return joinLine(runErr, err)
+		}
 	}
 	return kp.after(c.Context, compare.FromBlock(res), runErr)
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -18,8 +20,10 @@ func compareCommand() *cli.Command {
 		Name:      "compare",
 		Usage:     "print runs side by side, per column, with the % change against the first",
 		UsageText: "clyde compare A B [C ...]\n\nEach argument is a history id (12 or #12), a clyde JSON result, a bonnie++ CSV file or line,\na bonnie++ text report (1.96/1.97 or 2.00a layout), or - for standard input. A file with several\nruns adds them all. Files are regular files of at most 64 MiB.",
-		Flags:     []cli.Flag{dbFlag()},
-		Action:    compareAction,
+		Flags: []cli.Flag{dbFlag(),
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "text|csv|json: csv and json keep every figure in its own unit, one line (object) per column and run"},
+		},
+		Action: compareAction,
 	}
 }
 
@@ -62,11 +66,23 @@ func loadArgs(c *cli.Context, args []string) ([]*compare.Run, error) {
 	return runs, nil
 }
 
+var compareFormats = []string{"text", "csv", "json"}
+
 func compareAction(c *cli.Context) error {
-	if c.NArg() < 1 {
+	args, format, output, err := trailingReportFlags(c.Args().Slice(), c.String("format"), "")
+	if err != nil {
+		return err
+	}
+	if output != "" {
+		return result.Usagef("--output", "compare prints to standard output; redirect it, or use clyde report -o FILE")
+	}
+	if !slices.Contains(compareFormats, format) {
+		return result.Usagef("--format", "unknown format %q; accepted: %s", format, strings.Join(compareFormats, ", "))
+	}
+	if len(args) < 1 {
 		return &result.UsageError{Msg: "compare: give at least two runs (history ids, result files or bonnie++ output)"}
 	}
-	runs, err := loadArgs(c, c.Args().Slice())
+	runs, err := loadArgs(c, args)
 	if err != nil {
 		return err
 	}
@@ -76,6 +92,12 @@ func compareAction(c *cli.Context) error {
 	t, err := compare.Compare(runs)
 	if err != nil {
 		return err
+	}
+	switch format {
+	case "csv":
+		return t.WriteCSV(c.App.Writer)
+	case "json":
+		return t.WriteJSON(c.App.Writer)
 	}
 	return t.WriteText(c.App.Writer)
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -48,6 +49,7 @@ func fsCommand() *cli.Command {
 			&cli.BoolFlag{Name: "percentiles", Usage: "after the tables, print each test's latency distribution (min, mean, p50, p90, p99, p99.9, max)"},
 			&cli.BoolFlag{Name: "random-data", Usage: "write incompressible data instead of bonnie++'s near-zero blocks"},
 			&cli.BoolFlag{Name: "no-evict", Usage: "do not drop the big file from the page cache before read phases"},
+			&cli.StringFlag{Name: "auto", Usage: "--auto[=BUDGET]: pick -s, its seek count, -f and -n so every test runs about a second here, within the free space and inodes and about BUDGET of wall time (default 2m), after short uncounted calibration runs; a later --auto run on this host and directory reuses the sizes in the history; sizes given with -s, -f or -n are kept; the 2x-RAM rule is off unless -r is given"},
 			&cli.BoolFlag{Name: "cleanup", Usage: "remove what killed clyde runs left in -d, then exit"},
 			&cli.BoolFlag{Name: "force", Usage: "with --cleanup: also remove what runs on other hosts left (a shared filesystem)"},
 			&cli.StringFlag{Name: "p", Hidden: true},
@@ -57,6 +59,9 @@ func fsCommand() *cli.Command {
 	}
 }
 
+// autoDefault is what a bare --auto stands for.
+const autoDefault = "default"
+
 // rewriteBonnieArgs turns bonnie++'s getopt-only spellings into flags the
 // parser knows: -fN (argument attached) and bare -f.
 func rewriteBonnieArgs(args []string) []string {
@@ -65,6 +70,9 @@ func rewriteBonnieArgs(args []string) []string {
 		switch {
 		case a == "-f":
 			out = append(out, "--fast")
+		case a == "--auto" || a == "-auto":
+			// --auto without a budget; urfave/cli's flags need a value.
+			out = append(out, "--auto="+autoDefault)
 		case strings.HasPrefix(a, "-f") && len(a) > 2 && a[2] >= '0' && a[2] <= '9':
 			out = append(out, "--per-char", a[2:])
 		default:
@@ -140,7 +148,58 @@ func fsOptions(c *cli.Context) (fsbench.Options, error) {
 	o.RandomData = c.Bool("random-data")
 	o.NoEvict = c.Bool("no-evict")
 	o.CommandLine = os.Args
+	if c.IsSet("auto") && !c.IsSet("ram") {
+		// The read phases start from an evicted page cache, so the
+		// sizes need not be twice RAM: --auto sizes for time instead.
+		o.RAMMiB = 0
+	}
 	return o, o.Validate()
+}
+
+// autoRequest is --auto[=BUDGET]: the budget, and which sizes it may pick
+// (those the command line did not give).
+type autoRequest struct {
+	budget time.Duration
+	choose fsbench.Choose
+}
+
+func autoFlag(c *cli.Context) (*autoRequest, error) {
+	if !c.IsSet("auto") {
+		return nil, nil
+	}
+	req := &autoRequest{budget: fsbench.DefaultAutoBudget, choose: fsbench.Choose{
+		Size: !c.IsSet("size"), Seeks: !c.IsSet("size"),
+		PerChar: !c.IsSet("size") && !c.Bool("fast") && !c.IsSet("per-char"), Files: !c.IsSet("files"),
+	}}
+	if v := c.String("auto"); v != autoDefault {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 5*time.Second || d > 7*24*time.Hour {
+			return nil, result.Usagef("--auto", "want --auto or --auto=BUDGET with a wall time from 5s to 168h, such as --auto=5m, got %q", v)
+		}
+		req.budget = d
+	}
+	if !req.choose.Size && !req.choose.Files {
+		return nil, result.Usagef("--auto", "-s and -n are both given, so there is nothing left for --auto to pick")
+	}
+	return req, nil
+}
+
+// autoChoose reuses the sizes of an earlier --auto run on this host and
+// directory (from the history) or calibrates new ones (fsbench.Auto).
+func autoChoose(c *cli.Context, kp *keeper, o fsbench.Options, req *autoRequest) (fsbench.AutoChoice, error) {
+	earlier, err := kp.opts.Earlier(c.Context, "fs", sysinfo.Hostname(), 50)
+	if err != nil {
+		return fsbench.AutoChoice{}, fmt.Errorf("--auto: reading earlier sizes: %w", err)
+	}
+	for _, r := range earlier {
+		if choice, ok := fsbench.AutoReuse(o, req.budget, req.choose, r.FS, r.Label); ok {
+			return choice, nil
+		}
+	}
+	if o.Progress != nil {
+		fmt.Fprintln(o.Progress, "clyde: --auto: calibrating with short runs that are not counted...")
+	}
+	return fsbench.Auto(c.Context, o, req.budget, req.choose)
 }
 
 // parseWhole reads a whole number without a unit (internal/units), at most 2^40.
@@ -174,6 +233,10 @@ func fsAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	auto, err := autoFlag(c)
+	if err != nil {
+		return err
+	}
 	if err := switchUser(c.String("user"), c.String("group")); err != nil {
 		return err
 	}
@@ -182,23 +245,36 @@ func fsAction(c *cli.Context) error {
 		return err
 	}
 	defer kp.release()
-	quiet := c.Bool("quiet")
+	quiet, silent := c.Bool("quiet"), c.Bool("silent")
 	// Progress is for a person watching: cron and pipes get none unless
 	// CLYDE_PROGRESS=1 asks for it.
-	if !quiet && (isTerminal(stderr) || os.Getenv("CLYDE_PROGRESS") == "1") {
+	if !quiet && !silent && (isTerminal(stderr) || os.Getenv("CLYDE_PROGRESS") == "1") {
 		o.Progress = stderr
 		o.Live = isTerminal(stderr)
 		fmt.Fprintf(stderr, "Using uid:%d, gid:%d.\n", os.Geteuid(), os.Getegid())
+	}
+	if auto != nil {
+		choice, err := autoChoose(c, kp, o, auto)
+		if err != nil {
+			return err
+		}
+		choice.Apply(&o)
+		if !silent {
+			fmt.Fprintln(stderr, "clyde: "+choice.Summary(o))
+		}
 	}
 	res, runErr := fsbench.Run(c.Context, o)
 	if res == nil {
 		return runErr
 	}
-	text := stdout
-	if quiet {
+	text, csv := stdout, stdout
+	switch {
+	case silent: // cron: nothing unless something is wrong
+		text, csv = io.Discard, io.Discard
+	case quiet:
 		text = stderr // bonnie++ -q: tables to stderr, CSV alone on stdout
 	}
-	if err := fsreport.Write(text, stdout, res, fsreport.Options{CSVOnly: c.IsSet("iterations"), Percentiles: c.Bool("percentiles")}); err != nil && runErr == nil {
+	if err := fsreport.Write(text, csv, res, fsreport.Options{CSVOnly: c.IsSet("iterations"), Percentiles: c.Bool("percentiles")}); err != nil && runErr == nil {
 		runErr = err
 	}
 	if kp.result != nil { // --json, checked before the run

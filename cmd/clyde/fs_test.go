@@ -77,6 +77,10 @@ func TestFSBadInputIsRefused(t *testing.T) {
 		// A stray word once ran the default-size test in the current directory.
 		{"positional argument", []string{"mnt"}, "mnt"},
 		{"force without cleanup", []string{"--force"}, "--force"},
+		{"auto budget not a time", []string{"--auto=soon"}, "--auto"},
+		{"auto budget too short", []string{"--auto=1s"}, "--auto"},
+		{"auto with nothing to pick", []string{"--auto", "-s", "64", "-n", "1", "-r", "0"}, "--auto"},
+		{"auto with a stray value", []string{"--auto", "5m"}, "5m"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -333,5 +337,26 @@ func TestReportPrintsWhatTheRunPrinted(t *testing.T) {
 	}
 	if reportOut != runOut {
 		t.Errorf("report printed\n%s\nthe run printed\n%s", reportOut, runOut)
+	}
+}
+
+// TestFSSilent: --silent prints nothing on success (no tables, CSV or
+// notes, not even the regression check's "no baseline yet"), while the
+// JSON is still written.
+func TestFSSilent(t *testing.T) {
+	dir := t.TempDir()
+	js := filepath.Join(t.TempDir(), "r.json")
+	db := filepath.Join(t.TempDir(), "h.db")
+	code, stdout, stderr := runClyde(t, "fs", "-d", dir, "-s", "0", "-n", "1", "--silent", "--json", js, "--db", db, "--check-regression", "20")
+	if code != 0 || stdout != "" || stderr != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want 0 and nothing", code, stdout, stderr)
+	}
+	if _, err := os.Stat(js); err != nil {
+		t.Fatalf("--json not written with --silent: %v", err)
+	}
+	// Without --silent the same run speaks: the check that it cannot alarm yet.
+	code, _, stderr = runClyde(t, "fs", "-d", dir, "-s", "0", "-n", "1", "-q", "--db", db, "--check-regression", "20")
+	if code != 0 || !strings.Contains(stderr, "regression check: 1 earlier comparable run(s)") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 }

@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/clydebench/clyde/internal/compare"
 	"github.com/clydebench/clyde/internal/history"
 	"github.com/clydebench/clyde/result"
 )
@@ -70,10 +73,57 @@ func historyAction(c *cli.Context) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTARTED\tKIND\tHOST\tTARGET\tKEY FIGURES")
+	fmt.Fprintln(tw, "ID\tSTARTED\tKIND\tLABEL\tHOST\tTARGET\tKEY FLAGS\tKEY FIGURES")
+	flagged := false
 	for _, e := range entries {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.StartTime.Local().Format("2006-01-02 15:04"),
-			e.Kind, e.Host, e.Target, e.Summary)
+		if e.Flags == "" {
+			e.Label, e.Flags = describeOlder(c, store, e.ID)
+		}
+		id := strconv.FormatInt(e.ID, 10)
+		if e.Flagged != "" {
+			id += "!"
+			flagged = true
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", id, e.StartTime.Local().Format("2006-01-02 15:04"),
+			e.Kind, dash(e.Label), e.Host, e.Target, dash(e.Flags), dash(e.Summary))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if flagged {
+		fmt.Fprintln(out, "! flagged by --check-regression: kept out of later runs' baselines")
+	}
+	if strings.Contains(strings.Join(summaries(entries), " "), compare.ShortMark) {
+		fmt.Fprintln(out, compare.ShortNote)
+	}
+	return nil
+}
+
+// describeOlder reads the label and key flags of a run saved before the
+// history kept them, from its saved result.
+func describeOlder(c *cli.Context, store *history.Store, id int64) (label, flags string) {
+	e, err := store.Get(c.Context, id)
+	if err != nil {
+		return "", ""
+	}
+	runs, err := compare.LoadBytes("#"+strconv.FormatInt(id, 10), e.JSON)
+	if err != nil || len(runs) != 1 {
+		return "", ""
+	}
+	return runs[0].Name(), runs[0].KeyFlags()
+}
+
+func summaries(es []history.Entry) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.Summary
+	}
+	return out
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

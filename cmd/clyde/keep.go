@@ -26,8 +26,9 @@ func keepFlags() []cli.Flag {
 	return []cli.Flag{
 		dbFlag(),
 		&cli.BoolFlag{Name: "no-history", Usage: "do not save this run in the history database"},
-		&cli.StringFlag{Name: "check-regression", Usage: "exit 3 when any rate fell more than `PCT` percent below the median of the last 5 comparable runs (same host, target and parameters)"},
+		&cli.StringFlag{Name: "check-regression", Usage: "exit 3 when a rate fell more than `PCT` percent, and more than its usual spread, below the median of the last 5 comparable runs (same host, target and parameters) that were not flagged; it alarms once 3 such runs exist"},
 		&cli.StringFlag{Name: "prom-textfile", Usage: "write the figures for node_exporter's textfile collector to `PATH` (a file is replaced atomically; a device or FIFO is written in place)"},
+		&cli.BoolFlag{Name: "silent", Usage: "for cron: print nothing when all is well (no tables, CSV, report or notes); anything wrong is one line on stderr and a non-zero exit; --json, --output and --prom-textfile files are still written"},
 	}
 }
 
@@ -67,7 +68,8 @@ type keeper struct {
 // flag. --no-history without --check-regression touches no database at
 // all. The engines take the run lock on their targets.
 func beginKeep(c *cli.Context) (*keeper, error) {
-	k := &keeper{opts: keep.Options{Stdout: c.App.Writer, Stderr: c.App.ErrWriter, NoHistory: c.Bool("no-history")}}
+	k := &keeper{opts: keep.Options{Stdout: c.App.Writer, Stderr: c.App.ErrWriter, NoHistory: c.Bool("no-history"),
+		Silent: c.Bool("silent")}}
 	if s := c.String("check-regression"); s != "" {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || !(v > 0 && v < 100) { // written so that NaN fails too

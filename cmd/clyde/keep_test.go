@@ -68,12 +68,16 @@ func saveCopies(t *testing.T, store *history.Store, e history.Entry, data []byte
 	}
 }
 
-// TestRegressionExitCode saves a run, plants five earlier comparable runs
-// 10x faster (then 10x slower) and checks the exit code of the next run.
+// TestRegressionExitCode saves a run, plants earlier comparable runs 10x
+// faster (two, then five; then five 10x slower) and checks the exit code of
+// the next run: no alarm on a baseline of two, exit 3 naming the baseline
+// on five, and the flagged run kept out of the next baseline.
 func TestRegressionExitCode(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(t.TempDir(), "h.db")
-	if code, _, stderr := runClyde(t, perCharFS(dir, "--db", db)...); code != 0 {
+	// The first run has no baseline: a note, no alarm.
+	if code, _, stderr := runClyde(t, perCharFS(dir, "--db", db, "--check-regression", "20")...); code != 0 ||
+		!strings.Contains(stderr, "0 earlier comparable run(s) in the history, 3 needed") {
 		t.Fatalf("first run: exit %d, %s", code, stderr)
 	}
 	store, err := history.Open(db)
@@ -84,7 +88,7 @@ func TestRegressionExitCode(t *testing.T) {
 	if err != nil || len(base) != 1 {
 		t.Fatalf("history after one run: %d entries, %v", len(base), err)
 	}
-	plant := func(factor float64) {
+	plant := func(factor float64, n int) {
 		f, err := result.DecodeFS(base[0].JSON)
 		if err != nil {
 			t.Fatal(err)
@@ -95,18 +99,31 @@ func TestRegressionExitCode(t *testing.T) {
 			}
 		}
 		data, _ := json.Marshal(f)
-		saveCopies(t, store, base[0], data, 5)
+		saveCopies(t, store, base[0], data, n)
 	}
-	plant(10)
+	plant(10, 5)
 	code, _, stderr := runClyde(t, perCharFS(dir, "--db", db, "--check-regression", "20")...)
 	if code != exitRegression {
 		t.Fatalf("after 10x faster runs: exit %d, want %d; stderr %s", code, exitRegression, stderr)
 	}
-	if line := oneLine(t, stderr); !strings.Contains(line, "regression found") || !strings.Contains(line, "below the median") {
-		t.Fatalf("summary %q", line)
+	line := oneLine(t, stderr)
+	for _, want := range []string{"regression found", "below the median", " of 6 columns checked", "the median of 5 earlier comparable runs (#"} {
+		if !strings.Contains(line, want) {
+			t.Fatalf("summary %q lacks %q", line, want)
+		}
 	}
-	plant(0.1)
-	// The last five now include the 0.1x runs: the median is far below.
+	all, _ := store.Query(context.Background(), history.Filter{})
+	if all[0].Flagged == "" || !strings.Contains(all[0].Flagged, "below the median") {
+		t.Fatalf("the regressed run #%d is not flagged: %+v", all[0].ID, all[0])
+	}
+	code, stdout, _ := runClyde(t, "history", "--db", db, "--limit", "1")
+	if code != 0 || !strings.Contains(stdout, strconv.FormatInt(all[0].ID, 10)+"!") || !strings.Contains(stdout, "flagged by --check-regression") ||
+		!strings.Contains(stdout, "-s 4 -f4 -n 0") || !strings.Contains(stdout, " keep ") {
+		t.Fatalf("history does not show the flag, key flags and label: exit %d\n%s", code, stdout)
+	}
+	plant(0.1, 5)
+	// The last five now are the 0.1x runs (the flagged run is not among
+	// them in any case): the median is far below.
 	code, _, stderr = runClyde(t, perCharFS(dir, "--db", db, "--check-regression", "20")...)
 	if code != 0 {
 		t.Fatalf("after 10x slower runs: exit %d; stderr %s", code, stderr)
@@ -224,14 +241,22 @@ func TestPromTextfileParses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Rates of too-short tests are left out, so on a fast machine there
-	// may be none; the longest-operation latency is always there.
+	// Every test that ran has its rate, short ones (under 0.5 s) too,
+	// flagged by clyde_fs_rate_low_confidence.
 	if lat := families["clyde_fs_max_latency_seconds"]; lat == nil || len(lat.Metric) == 0 {
 		t.Fatalf("no clyde_fs_max_latency_seconds in %v", families)
 	}
 	rates := families["clyde_fs_rate"]
-	if rates == nil {
-		t.Skip("every test was too short to give a rate on this machine")
+	if rates == nil || len(rates.Metric) != 6 {
+		t.Fatalf("clyde_fs_rate: %v, want the six file tests' rates", rates)
+	}
+	lowConf := map[string]bool{}
+	for _, m := range families["clyde_fs_rate_low_confidence"].GetMetric() {
+		for _, l := range m.Label {
+			if l.GetName() == "test" {
+				lowConf[l.GetValue()] = m.GetGauge().GetValue() == 1
+			}
+		}
 	}
 	for name := range families {
 		if !strings.HasPrefix(name, "clyde_") {
@@ -254,6 +279,9 @@ func TestPromTextfileParses(t *testing.T) {
 				found++
 				if got := m.GetGauge().GetValue(); got != tr.RatePerSec || labels["unit"] != tr.RateUnit {
 					t.Errorf("%s: %v %s in the textfile, %v %s in the JSON", tr.Name, got, labels["unit"], tr.RatePerSec, tr.RateUnit)
+				}
+				if lowConf[tr.Name] != tr.TooShort {
+					t.Errorf("%s: low confidence %v in the textfile, too short %v in the JSON", tr.Name, lowConf[tr.Name], tr.TooShort)
 				}
 			}
 		}
@@ -321,7 +349,17 @@ func TestHistoryCompareReportCLI(t *testing.T) {
 		}
 	}
 	code, stdout, stderr := runClyde(t, "history", "--db", db, "--dir", dir, "--since", "1d")
-	if code != 0 || strings.Count(stdout, "\n") != 3 || !strings.Contains(stdout, sysinfo.Hostname()) {
+	runLines := 0
+	for _, l := range strings.Split(stdout, "\n") {
+		if l != "" && l[0] >= '1' && l[0] <= '9' {
+			runLines++
+			// label (-m), kind, key flags and key figures on every line
+			if !strings.Contains(l, " fs ") || !strings.Contains(l, " keep ") || !strings.Contains(l, "-s 0 -n 2") || !strings.Contains(l, "seq_create ") {
+				t.Errorf("history line %q lacks the kind, label, key flags or key figures", l)
+			}
+		}
+	}
+	if code != 0 || runLines != 2 || !strings.HasPrefix(stdout, "ID  STARTED") || !strings.Contains(stdout, sysinfo.Hostname()) {
 		t.Fatalf("history: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	code, stdout, stderr = runClyde(t, "compare", "--db", db, "1", "#2", refDir+"bonnie-2.00a-ext4.txt")
@@ -408,12 +446,13 @@ func TestHTMLInChromium(t *testing.T) {
 		t.Fatalf("chromium: %v", err)
 	}
 	d := string(dom)
-	if !strings.Contains(d, "<table id=\"figures\"") {
-		t.Fatalf("no figures table in the rendered DOM (%d bytes)", len(d))
+	// 10 CSV lines and 2 text reports: a row each in the Runs table and a
+	// bar each in every bar chart (internal/htmlreport checks the figures).
+	if n := strings.Count(d, `<tr class="run" `); n != 12 {
+		t.Errorf("%d rows in the Runs table, want 12", n)
 	}
-	// 10 CSV lines and 2 text reports: every one has a row in both tables.
-	if n := strings.Count(d, `<tr class="figures">`); n != 12 {
-		t.Errorf("%d rows in the figures table, want 12", n)
+	if n := strings.Count(d, `<figure class="barchart"`); n != 12 {
+		t.Errorf("%d bar charts, want one per test", n)
 	}
 	for i := 1; i <= 10; i++ {
 		if !strings.Contains(d, "bonnie-2.00a-lines.csv:"+strconv.Itoa(i)) {

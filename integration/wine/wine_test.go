@@ -489,7 +489,7 @@ func TestRefusalsUnderWine(t *testing.T) {
 			return []string{"block", "--filename", `\\.\PhysicalDrive9`, "--rw", "read"}
 		}, "PhysicalDrive9"},
 		{"an unknown engine", func(d string) []string {
-			return []string{"block", "--filename", winPath(filepath.Join(d, "f")), "--ioengine", "libaio"}
+			return []string{"block", "--filename", winPath(filepath.Join(d, "f")), "--ioengine", "spdk"}
 		}, "--ioengine"},
 	}
 	for _, tc := range cases {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/clydebench/clyde/fsbench"
 	"github.com/clydebench/clyde/internal/bonnie"
 	"github.com/clydebench/clyde/result"
 )
@@ -41,7 +42,9 @@ func ExampleWriteText() {
 	if err := bonnie.WriteText(os.Stdout, cfg, run); err != nil {
 		fmt.Println(err)
 	}
-	fmt.Println(bonnie.TooShortAdvice(cfg, run))
+	// The suggestion comes from fsbench's planner, as clyde fs prints it.
+	next, limits := fsbench.Suggest(cfg, run, nil)
+	fmt.Println(bonnie.TooShortAdvice(cfg, run, next, limits))
 	// Output:
 	// Version clyde       ------Sequential Output------ --Sequential Input- --Random-
 	//                     -Per Chr- --Block-- -Rewrite- -Per Chr- --Block-- --Seeks--
@@ -53,7 +56,7 @@ func ExampleWriteText() {
 	//               files  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP
 	//                  16  7801  33 +++++ +++  7123  30  6826  29  6553  28  6301  26
 	// Latency             10000us    4240us   12000us   13000us   14000us   15000us
-	// too short to measure (+++++): rewrite, get_block, seeks, seq_stat; try -s 3072:8k:524288 -n 256
+	// too short to measure (+++++): rewrite, get_block, seeks, seq_stat; try -s 3072:8k:393216 -n 256
 }
 
 func ExampleCSVLine() {

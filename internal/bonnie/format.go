@@ -29,6 +29,7 @@ const (
 	defaultSeeks      = 8192 // DefaultSeeks
 	defaultSeekProcs  = 5    // DefaultSeekProcCount
 	defaultFileChunk  = 8192 // file_chunk_size default
+	defaultByteIOMiB  = 3    // -f without a number skips; bonnie++ moves 3 MiB a byte at a time by default
 	csvFormat         = "1.98"
 )
 

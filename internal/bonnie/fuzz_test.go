@@ -4,6 +4,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/clydebench/clyde/result"
 )
 
 // FuzzParseCSVLine feeds arbitrary lines to the parser. It must never panic,
@@ -35,7 +37,7 @@ func FuzzParseCSVLine(f *testing.F) {
 		if err := WriteText(io.Discard, cfg, run); err != nil {
 			t.Fatal(err)
 		}
-		_ = TooShortAdvice(cfg, run)
+		_ = advise(cfg, run, &result.Room{FreeBytes: 1 << 30, FreeInodes: 1000, InodesKnown: true})
 		// The version decides bonnie++'s placement; write clyde's own line
 		// so the placement is unambiguous. A line must settle within two
 		// rewrites: the only value that moves twice is a seek rate in

@@ -2,10 +2,13 @@ package compare
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -188,18 +191,59 @@ func TestRepeatsMarkNotSignificant(t *testing.T) {
 	}
 }
 
-func TestRegressions(t *testing.T) {
-	mk := func(rate float64) *Run {
+func TestCheckRegression(t *testing.T) {
+	mk := func(rate float64, short bool) *Run {
 		f := &result.FS{Kind: "fs", SchemaVersion: 1, Runs: []result.FSRun{{}}}
-		f.Runs[0].Tests[result.PutBlock] = result.FSTestResult{Test: result.PutBlock, Ran: true, RatePerSec: rate, RateUnit: "KiB/s"}
-		return &Run{FS: f}
+		f.Runs[0].Tests[result.PutBlock] = result.FSTestResult{Test: result.PutBlock, Ran: true, RatePerSec: rate,
+			RateUnit: "KiB/s", TooShort: short}
+		return &Run{FS: f, Label: "#1"}
 	}
-	prev := []*Run{mk(100), mk(90), mk(1000), mk(110), mk(95)} // median 100
-	if r := Regressions(mk(85), prev, 10); len(r) != 1 || r[0].Median != 100 || math.Abs(r[0].DropPct-15) > 1e-9 {
-		t.Fatalf("85 vs median 100 at 10%%: %+v", r)
+	runs := func(rates ...float64) []*Run {
+		var out []*Run
+		for _, r := range rates {
+			out = append(out, mk(r, false))
+		}
+		return out
 	}
-	if r := Regressions(mk(91), prev, 10); len(r) != 0 {
-		t.Fatalf("91 vs median 100 at 10%%: %+v", r)
+	tests := []struct {
+		name     string
+		now      *Run
+		baseline []*Run
+		pct      float64
+		regress  bool
+		lowConf  bool
+		checked  int
+	}{
+		{"15% below a steady median", mk(85, false), runs(100, 99, 1000, 101, 100), 10, true, false, 1},
+		{"within the threshold", mk(91, false), runs(100, 99, 1000, 101, 100), 10, false, false, 1},
+		// Median 100, MAD 10 (sigma ~15): 15% down is ordinary for it.
+		{"15% below a spread-out median", mk(85, false), runs(100, 90, 1000, 110, 95), 10, false, false, 1},
+		// 46.7% below one noisy run: the false alarm. One run is no baseline.
+		{"one earlier run is too few", mk(53.3, false), runs(100), 20, false, false, 0},
+		{"two earlier runs are too few", mk(50, false), runs(100, 100), 20, false, false, 0},
+		{"three are enough", mk(50, false), runs(100, 100, 100), 20, true, false, 1},
+		// Median 100, MAD 20 (sigma ~30): 25% down is within 3 sigma.
+		{"a noisy baseline's spread", mk(75, false), runs(60, 80, 100, 120, 140), 20, false, false, 1},
+		{"beyond a noisy baseline's spread", mk(5, false), runs(60, 80, 100, 120, 140), 20, true, false, 1},
+		{"short now: reported, not alarmed", mk(10, true), runs(100, 100, 100), 20, false, true, 0},
+		{"short baseline figures do not count", mk(10, false), []*Run{mk(100, true), mk(100, true), mk(100, false)}, 20, false, false, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ck := CheckRegression(tc.now, tc.baseline, tc.pct)
+			if (len(ck.Regressions) > 0) != tc.regress || (len(ck.LowConfidence) > 0) != tc.lowConf || ck.Checked != tc.checked || ck.Columns != 1 {
+				t.Fatalf("check %+v; want regression %v, low confidence %v, %d of 1 checked", ck, tc.regress, tc.lowConf, tc.checked)
+			}
+			s := ck.Summary()
+			if strings.Contains(s, "\n") || !strings.Contains(s, fmt.Sprintf("%d of 1 columns checked", tc.checked)) ||
+				!strings.Contains(s, fmt.Sprintf("median of %d earlier comparable run", len(tc.baseline))) {
+				t.Fatalf("summary %q", s)
+			}
+		})
+	}
+	ck := CheckRegression(mk(85, false), runs(100, 99, 1000, 101, 100), 10)
+	if r := ck.Regressions[0]; r.Median != 100 || math.Abs(r.DropPct-15) > 1e-9 || r.MAD != 1 {
+		t.Fatalf("85 vs median 100: %+v", r)
 	}
 }
 
@@ -336,5 +380,128 @@ func TestConcurrentJobsAreApart(t *testing.T) {
 	}
 	if len(figs) != 8 {
 		t.Errorf("%d figures, want 4 jobs x (iops, bw)", len(figs))
+	}
+}
+
+// TestShortKeepsRate: a clyde result keeps the rate of a test under 0.5 s
+// (putc ran 0.3 s in result/fs.json) as a known, short figure, through
+// the table, its text, CSV and JSON forms and the history summary; a
+// bonnie++ +++++ (no figure) stays too fast.
+func TestShortKeepsRate(t *testing.T) {
+	clyde, err := Load("../../testdata/result/fs.json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	putc := clyde[0].FS.Runs[0].Tests[result.PutChar]
+	if !putc.TooShort || putc.RatePerSec <= 0 {
+		t.Fatalf("the fixture's putc is not a short test with a rate: %+v", putc)
+	}
+	imported := load(t, "bonnie-1.96-ssd-840pro-vs-m4.txt")[0] // getc is +++++
+	tb, err := Compare([]*Run{clyde[0], imported})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKey := map[string]Row{}
+	for _, r := range tb.Rows {
+		byKey[r.Key] = r
+	}
+	c := byKey["putc"].Cells[0]
+	if c.State != Known || !c.Short || c.Value != putc.RatePerSec {
+		t.Fatalf("putc cell %+v, want known, short, %v", c, putc.RatePerSec)
+	}
+	if g := byKey["getc"].Cells[1]; g.State != TooFast {
+		t.Fatalf("bonnie++'s +++++ getc is %+v, want too fast", g)
+	}
+	var text, csvOut, jsonOut bytes.Buffer
+	if err := tb.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	tb.WriteCSV(&csvOut)
+	tb.WriteJSON(&jsonOut)
+	if !strings.Contains(text.String(), " 26.0"+ShortMark+" ") || !strings.Contains(text.String(), ShortNote) {
+		t.Errorf("the text lacks the short putc figure or its note:\n%s", text.String())
+	}
+	wantCSV := "putc,KiB/s,true,A,fs.json,known," + strconv.FormatFloat(putc.RatePerSec, 'g', -1, 64) + ",0,1,true,"
+	if !strings.Contains(csvOut.String(), wantCSV+"\n") {
+		t.Errorf("the CSV lacks %q:\n%s", wantCSV, csvOut.String())
+	}
+	var doc struct {
+		Rows []struct {
+			Column string
+			Cells  []struct {
+				State string
+				Value *float64
+				Short bool
+			}
+		}
+	}
+	if err := json.Unmarshal(jsonOut.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range doc.Rows {
+		if r.Column == "putc" && (r.Cells[0].Value == nil || *r.Cells[0].Value != putc.RatePerSec || !r.Cells[0].Short) {
+			t.Errorf("JSON putc cell %+v", r.Cells[0])
+		}
+	}
+	// All of a run's key figures short: the summary still has them.
+	f := *clyde[0].FS
+	f.Runs = append([]result.FSRun(nil), f.Runs...)
+	for i := range f.Runs[0].Tests {
+		f.Runs[0].Tests[i].TooShort = true
+	}
+	if s := (&Run{FS: &f}).Summary(); !strings.Contains(s, "put_block 26.0"+ShortMark+" MiB/s") || !strings.Contains(s, "seq_create") {
+		t.Errorf("summary of an all-short run: %q", s)
+	}
+}
+
+// TestDisplayUnit: one unit per column, chosen so both ends keep digits.
+func TestDisplayUnit(t *testing.T) {
+	tests := []struct {
+		name, unit string
+		vals       []float64
+		want       string
+		scale      float64
+	}{
+		{"slow KiB/s stays", "KiB/s", []float64{715, 2689}, "KiB/s", 1},
+		{"fast KiB/s is MiB/s", "KiB/s", []float64{417854, 233683}, "MiB/s", 1.0 / 1024},
+		{"bytes are MiB/s", "B/s", []float64{1}, "MiB/s", 1.0 / (1 << 20)},
+		{"microseconds", "ns", []float64{38000, 27000}, "us", 1e-3},
+		{"ms by the middle", "ns", []float64{735e3, 142e9}, "ms", 1e-6},
+		{"seconds", "ns", []float64{2e9, 5e9}, "s", 1e-9},
+		{"nanoseconds", "ns", []float64{200, 900}, "ns", 1},
+		{"files/s", "files/s", []float64{25559}, "files/s", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			u, s := DisplayUnit(tc.unit, tc.vals)
+			if u != tc.want || s != tc.scale {
+				t.Fatalf("DisplayUnit(%s, %v) = %s, %v; want %s, %v", tc.unit, tc.vals, u, s, tc.want, tc.scale)
+			}
+		})
+	}
+}
+
+func TestKeyFlagsAndName(t *testing.T) {
+	tests := []struct {
+		name, file, flags, runName string
+	}{
+		{"bonnie++ 1.96 text", "compare/bonnie-1.96-ssd-840pro-vs-m4.txt", "-s 2048 -n 256:4096:512:16", "geek.sc"},
+		{"clyde JSON", "result/fs.json", "-s 2048 -n 16", "testbox"},
+		{"block job", "block/result.json", "randrw 70%r 4k qd32 j2 --size 1024m --ioengine io_uring", "randrw"},
+		{"block preset", "block/profile-cdm.json", "--profile cdm --size 1024m --ioengine io_uring", "cdm"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			runs, err := Load("../../testdata/"+tc.file, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := runs[0].KeyFlags(); got != tc.flags {
+				t.Errorf("KeyFlags = %q, want %q", got, tc.flags)
+			}
+			if got := runs[0].Name(); got != tc.runName {
+				t.Errorf("Name = %q, want %q", got, tc.runName)
+			}
+		})
 	}
 }

@@ -86,7 +86,7 @@ func TestCopyRunsForHistory(t *testing.T) {
 	for i := range slow.Copy.Results {
 		slow.Copy.Results[i].MBPerSec /= 10
 	}
-	regs := Regressions(slow, []*Run{a, a}, 20)
+	regs := CheckRegression(slow, []*Run{a, a, a}, 20).Regressions
 	if len(regs) == 0 || regs[0].Key != "readwrite Copy 64Kx2" || regs[0].Unit != "MB/s" {
 		t.Errorf("Regressions = %+v, want readwrite Copy 64Kx2 in MB/s first", regs)
 	}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clydebench/clyde/internal/bonnie"
 	"github.com/clydebench/clyde/internal/units"
 	"github.com/clydebench/clyde/result"
 )
@@ -112,6 +113,7 @@ func (r *Run) Params() string {
 		c := r.FS.Config
 		c.Dir, c.MachineName, c.Seed, c.SeedFile = "", "", 0, ""
 		c.RAMMiB, c.Iterations, c.SkipEviction, c.CompatVersion = 0, 0, false, ""
+		c.Auto = nil // how the sizes were chosen; the sizes themselves count
 		v = c
 	}
 	b, _ := json.Marshal(v) // plain structs: cannot fail
@@ -127,7 +129,9 @@ const (
 	Known State = iota
 	// NotRun: the test was skipped (-f, -s 0, -n 0) or the direction had no I/O.
 	NotRun
-	// TooFast: bonnie++'s "+++++": the test took under 0.5 s.
+	// TooFast: bonnie++'s "+++++" with no figure behind it: the test took
+	// under 0.5 s and the input (bonnie++'s own output) kept no rate. A
+	// clyde result keeps the rate: that is Known with Figure.Short.
 	TooFast
 	// Unknown: the input did not carry the figure (2.00a text file rates).
 	Unknown
@@ -145,6 +149,14 @@ type Figure struct {
 	State          State
 	// Values has one entry per repeat (-x iterations, CDM passes).
 	Values []float64
+	// Short marks Values measured over less than result.MinTimeNs in at
+	// least one repeat: the test bonnie++ prints as +++++. The rate is
+	// kept, so compare, the page, the history and the textfile show it,
+	// with a mark that it is a low-confidence figure.
+	Short bool
+	// ElapsedNs is the mean measured time of the repeats, 0 when the input
+	// did not say (bonnie++ imports).
+	ElapsedNs float64
 }
 
 // Figures lists the run's columns in report order.
@@ -163,6 +175,7 @@ func fsFigures(r *Run) []Figure {
 	for t := result.FSTest(0); t < result.FSTestCount; t++ {
 		rate := Figure{Key: t.Name(), HigherIsBetter: true, State: NotRun}
 		lat := Figure{Key: t.Name() + " max latency", Unit: "ns", State: NotRun}
+		var elapsed []float64
 		for _, run := range r.FS.Runs {
 			tr := run.Tests[t]
 			if rate.Unit == "" && tr.RateUnit != "" {
@@ -172,13 +185,18 @@ func fsFigures(r *Run) []Figure {
 			case r.UnknownRate[t]:
 				rate.State = Unknown
 			case !tr.Ran:
-			case tr.TooShort:
+			case tr.TooShort && !(tr.RatePerSec > 0):
+				// bonnie++'s +++++: no number to keep.
 				if rate.State == NotRun {
 					rate.State = TooFast
 				}
 			default:
 				rate.State = Known
 				rate.Values = append(rate.Values, tr.RatePerSec)
+				rate.Short = rate.Short || tr.TooShort
+				if tr.ElapsedNs > 0 {
+					elapsed = append(elapsed, float64(tr.ElapsedNs))
+				}
 			}
 			if tr.Ran && tr.Latency.MaxNs > 0 {
 				lat.State = Known
@@ -189,7 +207,10 @@ func fsFigures(r *Run) []Figure {
 			rate.Unit = t.RateUnit()
 		}
 		if rate.State == Unknown {
-			rate.Values = nil
+			rate.Values, rate.Short = nil, false
+		}
+		if len(elapsed) == len(rate.Values) && len(elapsed) > 0 {
+			rate.ElapsedNs = mean(elapsed)
 		}
 		rates = append(rates, rate)
 		lats = append(lats, lat)
@@ -297,7 +318,8 @@ func spread(vs []float64) float64 {
 
 // Summary is a short line of a run's key figures for history listings:
 // the block rates and the sequential create rate of an fs run, the first
-// job's figures of a block run.
+// job's figures of a block run. A figure measured under 0.5 s is there
+// with ShortMark.
 func (r *Run) Summary() string {
 	if r.Copy != nil {
 		return copySummary(r.Copy)
@@ -314,7 +336,7 @@ func (r *Run) Summary() string {
 		if keys == nil && len(parts) >= 2 {
 			break
 		}
-		row := Row{Unit: f.Unit, Cells: []Cell{{State: Known, Value: mean(f.Values)}}}
+		row := Row{Unit: f.Unit, Cells: []Cell{{State: Known, Value: mean(f.Values), Short: f.Short}}}
 		unit, scale := displayUnit(row)
 		parts = append(parts, f.Key+" "+strings.TrimSpace(cellText(row.Cells[0], scale))+" "+unit)
 	}
@@ -328,6 +350,104 @@ func contains(ss []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// Name is the run's own name for it: an fs run's machine name (-m, the
+// host name by default), a block run's preset or first job. Label, by
+// contrast, says where the run was read from.
+func (r *Run) Name() string {
+	switch {
+	case r.FS != nil:
+		return r.FS.Config.MachineName
+	case r.Block != nil && r.Block.Profile != nil:
+		return r.Block.Profile.Name
+	case r.Block != nil && len(r.Block.Jobs) > 0:
+		return r.Block.Jobs[0].JobName
+	}
+	return "" // a copy run has no name of its own: its key flags say what it copied
+}
+
+// KeyFlags are the options that decide what a run measured, as a command
+// line would give them: "-s 2048 -n 256:4096:512:16" for an fs run (bonnie++'s
+// spellings), "--profile cdm --size 1g" or "randread 4k qd32 j1 --direct"
+// for a block run.
+func (r *Run) KeyFlags() string {
+	switch {
+	case r.FS != nil:
+		cfg := r.FS.Config
+		if r.FS.Provenance.Tool == "bonnie++" {
+			// bonnie++'s output does not say how much per-char I/O ran,
+			// only whether it did: its default unless skipped.
+			cfg.ByteIOMiB = 0
+			if len(r.FS.Runs) > 0 && r.FS.Runs[0].Tests[result.PutChar].Ran {
+				cfg.ByteIOMiB = 3
+			}
+		}
+		return bonnie.Flags(cfg)
+	case r.Block != nil:
+		return blockFlags(r.Block)
+	case r.Copy != nil:
+		return copyFlags(r.Copy.Config)
+	}
+	return ""
+}
+
+// copyFlags is a copy run's options as clyde copy's flags would give them.
+func copyFlags(c result.CopyConfig) string {
+	var sets []string
+	for _, s := range c.Sets {
+		sets = append(sets, s.Name)
+	}
+	parts := []string{"--set " + strings.Join(sets, ","), "--method " + c.Method}
+	if c.Dirs > 1 {
+		parts = append(parts, "--dirs "+strconv.Itoa(c.Dirs))
+	}
+	if c.Buffer != "" && c.Buffer != "random" {
+		parts = append(parts, "--buffer "+c.Buffer)
+	}
+	switch c.Sync {
+	case "none":
+		parts = append(parts, "--no-fsync")
+	case "fs":
+		parts = append(parts, "--syncfs")
+	}
+	if c.To != "" {
+		parts = append(parts, "--to "+c.To)
+	}
+	return strings.Join(parts, " ")
+}
+
+func blockFlags(b *result.Block) string {
+	var parts []string
+	if b.Profile != nil {
+		parts = append(parts, "--profile "+b.Profile.Name)
+	}
+	var first *result.BlockJobConfig
+	for i := range b.Jobs {
+		if !b.Jobs[i].Warmup {
+			first = &b.Jobs[i].Config
+			break
+		}
+	}
+	if first == nil {
+		return strings.Join(parts, " ")
+	}
+	if b.Profile == nil {
+		parts = append(parts, JobKey(*first))
+		if len(b.Jobs) > 1 {
+			parts = append(parts, fmt.Sprintf("(+%d jobs)", len(b.Jobs)-1))
+		}
+	}
+	if first.SizeBytes > 0 {
+		parts = append(parts, "--size "+units.Label(first.SizeBytes))
+	}
+	if first.Direct {
+		parts = append(parts, "--direct")
+	}
+	if first.IOEngine != "" {
+		parts = append(parts, "--ioengine "+first.IOEngine)
+	}
+	return strings.Join(parts, " ")
 }
 
 // Encode is the run's result as saved: clyde's JSON of its kind.

@@ -4,10 +4,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
-
-	"github.com/clydebench/clyde/internal/bonnie"
 )
 
 // Cell is one run's figure in a comparison row.
@@ -25,6 +24,8 @@ type Cell struct {
 	// NotSignificant is set when both runs have repeats and the difference
 	// is smaller than the larger of their run-to-run spreads.
 	NotSignificant bool
+	// Short marks a value measured over less than 0.5 s (Figure.Short).
+	Short bool
 }
 
 // Row is one column of the runs (a test, a latency, a job's IOPS).
@@ -66,7 +67,7 @@ func Compare(runs []*Run) (*Table, error) {
 					t.Rows[i].Cells[k].State = NotRun
 				}
 			}
-			c := Cell{State: f.State, N: len(f.Values)}
+			c := Cell{State: f.State, N: len(f.Values), Short: f.Short}
 			if f.State == Known && len(f.Values) > 0 {
 				c.Value, c.Spread = mean(f.Values), spread(f.Values)
 			} else if f.State == Known {
@@ -143,8 +144,11 @@ func (t *Table) WriteText(w io.Writer) error {
 	if t.anyState(Unknown) {
 		notes = append(notes, "unknown: bonnie++ 1.98+/2.00a text reports print the file count where the file rates belong; give the CSV line to see them.")
 	}
+	if t.anyShort() {
+		notes = append(notes, ShortNote)
+	}
 	if t.anyState(TooFast) {
-		notes = append(notes, "+++++: the test took under 0.5 s, so bonnie++ gave no figure.")
+		notes = append(notes, "+++++: the test took under 0.5 s and the input (bonnie++'s output) kept no figure.")
 	}
 	for _, n := range notes {
 		b.WriteString(n + "\n")
@@ -192,6 +196,17 @@ func (t *Table) anyNotSignificant() bool {
 	return false
 }
 
+func (t *Table) anyShort() bool {
+	for _, r := range t.Rows {
+		for _, c := range r.Cells {
+			if c.State == Known && c.Short {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (t *Table) anyState(s State) bool {
 	for _, r := range t.Rows {
 		for _, c := range r.Cells {
@@ -217,16 +232,21 @@ func runLetter(i int) string {
 	}
 }
 
-// displayUnit picks a unit a row's numbers read well in: MiB/s for IO
-// rates over 10 MiB/s, µs/ms/s for latencies, MB/s for block bandwidth.
-func displayUnit(r Row) (string, float64) {
+// DisplayUnit picks the one unit a column's numbers read well in, and the
+// factor from the figures' own unit to it: MiB/s for KiB/s rates from
+// 10 MiB/s up and for B/s, us, ms or s for latencies in ns (by the middle of
+// the column's range on a log scale, so both ends keep digits). Every
+// report (compare's table, the HTML page, history's key figures) takes its
+// units from here, so a column has the same unit everywhere.
+func DisplayUnit(unit string, values []float64) (string, float64) {
 	var top float64
-	for _, c := range r.Cells {
-		if c.State == Known {
-			top = max(top, c.Value)
+	lo := math.Inf(1)
+	for _, v := range values {
+		if v > 0 {
+			top, lo = max(top, v), min(lo, v)
 		}
 	}
-	switch r.Unit {
+	switch unit {
 	case "KiB/s":
 		if top >= 10*1024 {
 			return "MiB/s", 1.0 / 1024
@@ -234,10 +254,43 @@ func displayUnit(r Row) (string, float64) {
 	case "B/s":
 		return "MiB/s", 1.0 / (1 << 20)
 	case "ns":
-		return "time", 0 // each cell in bonnie++'s own us/ms/s form
+		mid := 0.0
+		if top > 0 {
+			mid = math.Sqrt(top * lo)
+		}
+		switch {
+		case mid >= 1e9:
+			return "s", 1e-9
+		case mid >= 1e6:
+			return "ms", 1e-6
+		case mid >= 1e3 || top == 0:
+			return "us", 1e-3
+		}
+		return "ns", 1
 	}
-	return r.Unit, 1
+	return unit, 1
 }
+
+// displayUnit is DisplayUnit for a row's known cells.
+func displayUnit(r Row) (string, float64) {
+	var vs []float64
+	for _, c := range r.Cells {
+		if c.State == Known {
+			vs = append(vs, c.Value)
+		}
+	}
+	return DisplayUnit(r.Unit, vs)
+}
+
+// ShortMark follows a figure measured over less than 0.5 s, where bonnie++
+// prints +++++; ShortNote explains it under a table.
+const (
+	ShortMark = "*"
+	ShortNote = "* ran under 0.5 s, where bonnie++ prints +++++: the measured rate, with low confidence."
+)
+
+// FormatValue is v (in the figure's unit) in the display unit scale gives.
+func FormatValue(v, scale float64) string { return formatNumber(v * scale) }
 
 func cellText(c Cell, scale float64) string {
 	switch c.State {
@@ -248,17 +301,13 @@ func cellText(c Cell, scale float64) string {
 	case Unknown:
 		return "unknown"
 	}
-	if scale == 0 {
-		s := bonnie.FormatLatency(int64(c.Value))
-		if c.N > 1 {
-			s += " ±" + bonnie.FormatLatency(int64(c.Spread/2))
-		}
-		return s
-	}
 	v := c.Value * scale
 	s := formatNumber(v)
 	if c.N > 1 {
 		s += " ±" + formatNumber(c.Spread*scale/2)
+	}
+	if c.Short {
+		s += ShortMark
 	}
 	return s
 }
@@ -269,8 +318,10 @@ func formatNumber(v float64) string {
 		return fmt.Sprintf("%.0f", v)
 	case a >= 10:
 		return fmt.Sprintf("%.1f", v)
-	default:
+	case a >= 0.1:
 		return fmt.Sprintf("%.2f", v)
+	default:
+		return strconv.FormatFloat(v, 'g', 2, 64)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/clydebench/clyde/fsbench"
 	"github.com/clydebench/clyde/internal/bonnie"
 	"github.com/clydebench/clyde/result"
 )
@@ -36,7 +37,8 @@ func Write(text, csv io.Writer, res *result.FS, o Options) error {
 			if err := bonnie.WriteText(text, res.Config, run); err != nil {
 				return err
 			}
-			if advice := bonnie.TooShortAdvice(res.Config, run); advice != "" {
+			next, limits := fsbench.Suggest(res.Config, run, res.Room)
+			if advice := bonnie.TooShortAdvice(res.Config, run, next, limits); advice != "" {
 				if _, err := fmt.Fprintln(text, advice); err != nil {
 					return err
 				}

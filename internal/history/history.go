@@ -47,6 +47,14 @@ type Entry struct {
 	StartTime time.Time
 	// Summary is a short line of key figures for listings.
 	Summary string
+	// Label is the run's own name for itself (fs -m, a block preset);
+	// Flags the options that decided what it measured ("-s 2048 -n 16").
+	// Runs saved before clyde kept them have "".
+	Label string
+	Flags string
+	// Flagged is why the regression check flagged the run ("" when it did
+	// not): a flagged run stays out of later runs' baselines.
+	Flagged string
 	// JSON is the full saved result.
 	JSON []byte
 }
@@ -62,6 +70,10 @@ type Store struct {
 	// writer was there); opened is the file as it was then.
 	immutable bool
 	opened    fs.FileInfo
+	// cols holds the runs table's columns; a database from before the
+	// optional columns were added lacks them until it is opened for
+	// writing.
+	cols map[string]bool
 }
 
 // busyTimeout is how long a writer waits for another writer before giving up.
@@ -76,7 +88,10 @@ CREATE TABLE IF NOT EXISTS runs (
 	params     TEXT NOT NULL,
 	start_time INTEGER NOT NULL,
 	summary    TEXT NOT NULL,
-	result     BLOB NOT NULL
+	result     BLOB NOT NULL,
+	label      TEXT NOT NULL DEFAULT '',
+	flags      TEXT NOT NULL DEFAULT '',
+	flagged    TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS runs_comparable ON runs (host, target, kind, params, start_time);
 CREATE INDEX IF NOT EXISTS runs_start ON runs (start_time);
@@ -90,6 +105,14 @@ var ErrNoHistory = errors.New("no history")
 // clydeColumns are the columns of clyde's runs table; a runs table without
 // them is another program's.
 var clydeColumns = []string{"id", "kind", "host", "target", "params", "start_time", "summary", "result"}
+
+// addedColumns came later; Open adds those an older database lacks
+// (ALTER TABLE ADD COLUMN keeps every row, with the default).
+var addedColumns = []struct{ name, decl string }{
+	{"label", "TEXT NOT NULL DEFAULT ''"},
+	{"flags", "TEXT NOT NULL DEFAULT ''"},
+	{"flagged", "TEXT NOT NULL DEFAULT ''"},
+}
 
 // Open opens the history at path for saving, creating it and its directory
 // if needed. A database that holds tables that are not clyde's is refused
@@ -115,8 +138,64 @@ func Open(path string) (*Store, error) {
 			return nil, describe(path, err)
 		}
 	}
+	if err := s.addColumns(); err != nil {
+		s.Close()
+		return nil, describe(path, err)
+	}
 	s.hasRuns = true
 	return s, nil
+}
+
+// addColumns adds the columns an older history lacks, in one immediate
+// transaction (the DSN's _txlock) that reads the columns again, so two
+// processes opening the same old file do not both add them.
+func (s *Store) addColumns() error {
+	tx, err := s.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	cols, err := tableColumns(tx)
+	if err != nil {
+		return err
+	}
+	for _, c := range addedColumns {
+		if cols[c.name] {
+			continue
+		}
+		if _, err := tx.Exec("ALTER TABLE runs ADD COLUMN " + c.name + " " + c.decl); err != nil {
+			return err
+		}
+		cols[c.name] = true
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.cols = cols
+	return nil
+}
+
+// querier is what tableColumns reads through: the database or a
+// transaction.
+type querier interface {
+	Query(query string, args ...any) (*sql.Rows, error)
+}
+
+func tableColumns(q querier) (map[string]bool, error) {
+	rows, err := q.Query("SELECT name FROM pragma_table_info('runs')")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	cols := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		cols[name] = true
+	}
+	return cols, rows.Err()
 }
 
 // OpenReadOnly opens an existing history for reading and creates nothing:
@@ -165,7 +244,7 @@ func open(path, dsn string) (*Store, error) {
 	// connection keeps transactions and pragmas on the same handle.
 	db.SetMaxOpenConns(1)
 	s := &Store{db: db, path: path}
-	if s.hasRuns, err = checkSchema(db, path); err != nil {
+	if s.hasRuns, s.cols, err = checkSchema(db, path); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -174,52 +253,44 @@ func open(path, dsn string) (*Store, error) {
 
 // checkSchema refuses a database holding anything that is not clyde's:
 // another table, a view or trigger, or a runs table of another shape. It
-// reports whether clyde's runs table is there (a new, empty file has none).
-func checkSchema(db *sql.DB, path string) (bool, error) {
+// reports whether clyde's runs table is there (a new, empty file has none)
+// and its columns.
+func checkSchema(db *sql.DB, path string) (bool, map[string]bool, error) {
 	rows, err := db.Query("SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view', 'trigger') ORDER BY name")
 	if err != nil {
-		return false, describe(path, err)
+		return false, nil, describe(path, err)
 	}
 	defer rows.Close()
 	hasRuns := false
 	for rows.Next() {
 		var typ, name string
 		if err := rows.Scan(&typ, &name); err != nil {
-			return false, describe(path, err)
+			return false, nil, describe(path, err)
 		}
 		switch {
 		case typ == "table" && name == "runs":
 			hasRuns = true
 		case typ == "table" && strings.HasPrefix(name, "sqlite_"): // SQLite's own (AUTOINCREMENT's counters)
 		default:
-			return false, foreign(path, typ, name)
+			return false, nil, foreign(path, typ, name)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return false, describe(path, err)
+		return false, nil, describe(path, err)
 	}
 	if !hasRuns {
-		return false, nil
+		return false, map[string]bool{}, nil
 	}
-	cols := map[string]bool{}
-	info, err := db.Query("SELECT name FROM pragma_table_info('runs')")
+	cols, err := tableColumns(db)
 	if err != nil {
-		return false, describe(path, err)
-	}
-	defer info.Close()
-	for info.Next() {
-		var name string
-		if err := info.Scan(&name); err != nil {
-			return false, describe(path, err)
-		}
-		cols[name] = true
+		return false, nil, describe(path, err)
 	}
 	for _, c := range clydeColumns {
 		if !cols[c] {
-			return false, fmt.Errorf("history %s holds a table \"runs\" without clyde's column %q: it is another program's database; give --db or CLYDE_DB a file of clyde's own", path, c)
+			return false, nil, fmt.Errorf("history %s holds a table \"runs\" without clyde's column %q: it is another program's database; give --db or CLYDE_DB a file of clyde's own", path, c)
 		}
 	}
-	return true, info.Err()
+	return true, cols, nil
 }
 
 func foreign(path, typ, name string) error {
@@ -337,8 +408,8 @@ func (s *Store) Save(ctx context.Context, e Entry) (int64, error) {
 	}
 	defer func() { _ = tx.Rollback() }() // a no-op after Commit
 	res, err := tx.ExecContext(ctx,
-		`INSERT INTO runs (kind, host, target, params, start_time, summary, result) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		e.Kind, e.Host, e.Target, e.Params, e.StartTime.UnixNano(), e.Summary, e.JSON)
+		`INSERT INTO runs (kind, host, target, params, start_time, summary, result, label, flags, flagged) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.Kind, e.Host, e.Target, e.Params, e.StartTime.UnixNano(), e.Summary, e.JSON, e.Label, e.Flags, e.Flagged)
 	if err != nil {
 		return 0, describe(s.path, err)
 	}
@@ -370,6 +441,9 @@ type Filter struct {
 	BeforeID int64
 	// Limit caps the count, newest first (0: no cap).
 	Limit int
+	// Unflagged leaves out runs the regression check flagged: a baseline
+	// is made of the runs that did not regress.
+	Unflagged bool
 	// WithJSON loads the full results too.
 	WithJSON bool
 }
@@ -379,11 +453,14 @@ func (s *Store) Query(ctx context.Context, f Filter) ([]Entry, error) {
 	if !s.hasRuns {
 		return nil, nil
 	}
-	cols := "id, kind, host, target, params, start_time, summary"
+	cols := "id, kind, host, target, params, start_time, summary, " + s.optional()
 	if f.WithJSON {
 		cols += ", result"
 	}
 	q := "SELECT " + cols + " FROM runs WHERE 1=1"
+	if f.Unflagged && s.cols["flagged"] {
+		q += " AND flagged = ''"
+	}
 	var args []any
 	for _, c := range []struct {
 		col, val string
@@ -416,7 +493,7 @@ func (s *Store) Query(ctx context.Context, f Filter) ([]Entry, error) {
 		for rows.Next() {
 			var e Entry
 			var start int64
-			dst := []any{&e.ID, &e.Kind, &e.Host, &e.Target, &e.Params, &start, &e.Summary}
+			dst := []any{&e.ID, &e.Kind, &e.Host, &e.Target, &e.Params, &start, &e.Summary, &e.Label, &e.Flags, &e.Flagged}
 			if f.WithJSON {
 				dst = append(dst, &e.JSON)
 			}
@@ -432,6 +509,36 @@ func (s *Store) Query(ctx context.Context, f Filter) ([]Entry, error) {
 		return nil, describe(s.path, err)
 	}
 	return out, nil
+}
+
+// optional selects the added columns, ” for those an older database
+// opened read-only lacks.
+func (s *Store) optional() string {
+	var out []string
+	for _, c := range addedColumns {
+		if s.cols[c.name] {
+			out = append(out, c.name)
+		} else {
+			out = append(out, "''")
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// Flag records that the regression check flagged run id, and why, so later
+// checks keep it out of their baselines (Filter.Unflagged).
+func (s *Store) Flag(ctx context.Context, id int64, why string) error {
+	if why == "" {
+		why = "regression"
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE runs SET flagged = ? WHERE id = ?`, why, id)
+	if err != nil {
+		return describe(s.path, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return fmt.Errorf("%w: %d is not in %s", ErrUnknownID, id, s.path)
+	}
+	return nil
 }
 
 // errNoTable stands for a query on a database without clyde's table yet.
@@ -479,8 +586,8 @@ func (s *Store) Get(ctx context.Context, id int64) (Entry, error) {
 	var start int64
 	err := s.read(func() error {
 		return s.db.QueryRowContext(ctx,
-			`SELECT id, kind, host, target, params, start_time, summary, result FROM runs WHERE id = ?`, id).
-			Scan(&e.ID, &e.Kind, &e.Host, &e.Target, &e.Params, &start, &e.Summary, &e.JSON)
+			`SELECT id, kind, host, target, params, start_time, summary, `+s.optional()+`, result FROM runs WHERE id = ?`, id).
+			Scan(&e.ID, &e.Kind, &e.Host, &e.Target, &e.Params, &start, &e.Summary, &e.Label, &e.Flags, &e.Flagged, &e.JSON)
 	})
 	if errors.Is(err, sql.ErrNoRows) || errors.Is(err, errNoTable) {
 		return e, fmt.Errorf("%w: %d is not in %s", ErrUnknownID, id, s.path)

@@ -266,3 +266,80 @@ func FuzzParseSince(f *testing.F) {
 		}
 	})
 }
+
+// TestFlagKeepsRunOutOfBaseline: a flagged run stays in listings and
+// carries why; Unflagged leaves it out, as a baseline query does; label
+// and flags come back as saved.
+func TestFlagKeepsRunOutOfBaseline(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "h.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	var ids []int64
+	for i := range 3 {
+		e := entry(i)
+		e.Label, e.Flags = "nas", "-s 0 -n 64"
+		id, err := s.Save(ctx, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := s.Flag(ctx, ids[1], "put_block fell"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flag(ctx, 999, "x"); err == nil {
+		t.Fatal("flagging an unknown id succeeded")
+	}
+	all, _ := s.Query(ctx, Filter{})
+	base, _ := s.Query(ctx, Filter{Unflagged: true})
+	if len(all) != 3 || len(base) != 2 || base[0].ID != ids[2] || base[1].ID != ids[0] {
+		t.Fatalf("all %v, unflagged %v", all, base)
+	}
+	if all[1].Flagged != "put_block fell" || all[0].Flagged != "" || all[0].Label != "nas" || all[0].Flags != "-s 0 -n 64" {
+		t.Fatalf("entry %+v", all[1])
+	}
+	e, err := s.Get(ctx, ids[1])
+	if err != nil || e.Flagged != "put_block fell" || e.Label != "nas" {
+		t.Fatalf("Get: %+v, %v", e, err)
+	}
+}
+
+// TestOlderHistoryGainsColumns: a history written before label, flags and
+// flagged existed reads as it is (read-only, those fields empty) and gains
+// the columns, rows kept, when opened for saving.
+func TestOlderHistoryGainsColumns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	old := `CREATE TABLE runs (id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, host TEXT NOT NULL,
+		target TEXT NOT NULL, params TEXT NOT NULL, start_time INTEGER NOT NULL, summary TEXT NOT NULL, result BLOB NOT NULL);
+		INSERT INTO runs (kind, host, target, params, start_time, summary, result) VALUES ('fs', 'box', '/srv', '{}', 1, 'old run', '{}');`
+	if out, err := exec.Command("sqlite3", path, old).CombinedOutput(); err != nil {
+		t.Skipf("sqlite3 (the Debian package) is needed to write an old-schema file: %v %s", err, out)
+	}
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ro.Query(context.Background(), Filter{Unflagged: true})
+	ro.Close()
+	if err != nil || len(got) != 1 || got[0].Summary != "old run" || got[0].Label != "" {
+		t.Fatalf("read-only query of the old file: %v, %v", got, err)
+	}
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Save(context.Background(), Entry{Kind: "fs", Label: "new", JSON: []byte("{}")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flag(context.Background(), 1, "fell"); err != nil {
+		t.Fatal(err)
+	}
+	got, err = s.Query(context.Background(), Filter{})
+	if err != nil || len(got) != 2 || got[0].Label != "new" || got[1].Flagged != "fell" || got[1].Summary != "old run" {
+		t.Fatalf("after the upgrade: %+v, %v", got, err)
+	}
+}

@@ -1,7 +1,14 @@
-// Package htmlreport renders runs as one self-contained HTML page: a table
-// coloured like bon_csv2html's and charts drawn with gonum.org/v1/plot,
-// inlined as SVG. The page loads nothing: no scripts, fonts or images from
-// anywhere, so it can be mailed or opened offline.
+// Package htmlreport renders runs as one self-contained HTML page, laid out
+// like OpenBenchmarking.org's result pages: the runs and what they ran on,
+// an overall geometric mean, a horizontal bar chart per test with the best
+// run marked and the others as a percentage of it, compact figures tables
+// with each column's change against the first run and its winner, then
+// latency percentile curves, per-second series and block-size sweeps
+// drawn with gonum.org/v1/plot. A page of one run shows that run's own
+// figures and curves, with nothing to compare it to. Colours are Okabe and
+// Ito's, which colour-blind readers tell apart. The page loads nothing: no
+// scripts, fonts or images from anywhere, so it can be mailed or opened
+// offline.
 package htmlreport
 
 import (
@@ -10,63 +17,94 @@ import (
 	"html/template"
 	"io"
 	"math"
-	"sort"
 	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/clydebench/clyde/internal/bonnie"
 	"github.com/clydebench/clyde/internal/compare"
 	"github.com/clydebench/clyde/result"
 )
 
-// page is what the template fills.
-type page struct {
-	Title  string
-	Runs   []runInfo
-	Header []string
-	Units  []string
-	Rows   [][]cell
-	Charts []chart
-}
-
-type runInfo struct {
-	Letter, Label, Source, Host, Target, Started string
-}
-
-type cell struct {
-	Text  string
-	Color string
-}
-
-type chart struct {
-	Title string
-	SVG   template.HTML
+func init() {
+	// Sans-serif, as the rest of the page; the page's style sheet names
+	// the system's sans-serif fonts over it.
+	plot.DefaultFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
 }
 
 // Write renders runs (all of one kind) as an HTML page.
 func Write(w io.Writer, runs []*compare.Run) error {
-	if len(runs) == 0 {
-		return fmt.Errorf("no runs to render")
-	}
-	p := page{Title: fmt.Sprintf("clyde %s report: %d run(s)", runs[0].Kind(), len(runs))}
-	for i, r := range runs {
-		ri := runInfo{Letter: compare.RunLetter(i), Label: r.Label, Source: r.Source, Host: r.Host(), Target: r.Target()}
-		if t := r.Provenance().StartTime; !t.IsZero() {
-			ri.Started = t.Format("2006-01-02 15:04")
-		}
-		p.Runs = append(p.Runs, ri)
-	}
-	buildTable(&p, runs)
-	charts, err := buildCharts(runs)
+	p, err := buildPage(runs)
 	if err != nil {
 		return err
 	}
-	p.Charts = charts
 	return pageTemplate.Execute(w, p)
+}
+
+// buildPage is the page's data, with the charts drawn.
+func buildPage(runs []*compare.Run) (*pageData, error) {
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("no runs to render")
+	}
+	kind := runs[0].Kind()
+	for _, r := range runs[1:] {
+		if r.Kind() != kind {
+			return nil, fmt.Errorf("cannot put an %s run (%s) and a %s run (%s) in one page", kind, runs[0].Label, r.Kind(), r.Label)
+		}
+	}
+	p := &pageData{Kind: kind, Single: len(runs) == 1}
+	if p.Single {
+		p.Title = fmt.Sprintf("clyde %s: one run", kind)
+	} else {
+		p.Title = fmt.Sprintf("clyde %s: %d runs compared", kind, len(runs))
+	}
+	for i, r := range runs {
+		p.Runs = append(p.Runs, describeRun(i, r))
+	}
+	shortNames(p.Runs)
+	cols := columns(runs)
+	if p.Single {
+		p.Tables = singleTables(cols)
+	} else {
+		p.Summary = summarize(cols, p.Runs)
+		p.Bars = bars(cols, p.Runs, columnTitle)
+		p.Tables = tables(cols, p.Runs)
+	}
+	p.Notes = notes(cols, p.Single)
+	charts, err := buildCharts(runs)
+	if err != nil {
+		return nil, err
+	}
+	p.Charts = charts
+	return p, nil
+}
+
+func describeRun(i int, r *compare.Run) runInfo {
+	prov := r.Provenance()
+	ri := runInfo{Letter: compare.RunLetter(i), Color: runHex(i), Name: r.Name(), Label: r.Label, Source: r.Source,
+		Host: r.Host(), Target: r.Target(), FSType: prov.Filesystem.Type, MountOptions: prov.Filesystem.MountOptions,
+		Device: prov.Filesystem.DeviceModel, Flags: r.KeyFlags()}
+	if ri.FSType != "" {
+		ri.FSNote = prov.Filesystem.Note
+	}
+	if t := prov.StartTime; !t.IsZero() {
+		ri.Started = t.Format("2006-01-02 15:04")
+	}
+	return ri
+}
+
+// columnTitle names a column for its chart: an fs test with its phase
+// ("put_block: block write"), anything else by its key.
+func columnTitle(key string) string {
+	for t := result.FSTest(0); t < result.FSTestCount; t++ {
+		if t.Name() == key {
+			return key + ": " + t.Phase()
+		}
+	}
+	return key
 }
 
 // figureGrid lines every run's figures up by key, in first-seen order.
@@ -97,79 +135,6 @@ func figureGrid(runs []*compare.Run) ([]string, map[string]compare.Figure, [][]c
 	return keys, proto, grid
 }
 
-// buildTable fills one row per run, one column per figure, coloured per
-// column as bon_csv2html does: distinct values spread from red (worst) to
-// green (best).
-func buildTable(p *page, runs []*compare.Run) {
-	keys, proto, grid := figureGrid(runs)
-	var used []int
-	for k := range keys {
-		for i := range runs {
-			if grid[i][k].State != compare.NotRun {
-				used = append(used, k)
-				break
-			}
-		}
-	}
-	for _, k := range used {
-		p.Header = append(p.Header, keys[k])
-		p.Units = append(p.Units, proto[keys[k]].Unit)
-	}
-	p.Rows = make([][]cell, len(runs))
-	for _, k := range used {
-		var vals []float64
-		for i := range runs {
-			if f := grid[i][k]; f.State == compare.Known && len(f.Values) > 0 {
-				vals = append(vals, avg(f.Values))
-			}
-		}
-		colors := colorScale(vals, proto[keys[k]].HigherIsBetter)
-		for i := range runs {
-			f := grid[i][k]
-			c := cell{Text: "-"}
-			switch f.State {
-			case compare.TooFast:
-				c.Text = "+++++"
-			case compare.Unknown:
-				c.Text = "unknown"
-			case compare.Known:
-				if len(f.Values) > 0 {
-					v := avg(f.Values)
-					c.Text, c.Color = formatValue(v, f.Unit), colors[v]
-				}
-			}
-			p.Rows[i] = append(p.Rows[i], c)
-		}
-	}
-}
-
-// colorScale maps each distinct value to #RRGG00, red for the worst and
-// green for the best, as bon_csv2html colours its columns.
-func colorScale(vals []float64, higherBetter bool) map[float64]string {
-	d := map[float64]bool{}
-	for _, v := range vals {
-		d[v] = true
-	}
-	var u []float64
-	for v := range d {
-		u = append(u, v)
-	}
-	sort.Float64s(u)
-	out := map[float64]string{}
-	for i, v := range u {
-		frac := 1.0
-		if len(u) > 1 {
-			frac = float64(i) / float64(len(u)-1)
-		}
-		if !higherBetter {
-			frac = 1 - frac
-		}
-		red, green := int(255*(1-frac)), int(255*frac)
-		out[v] = fmt.Sprintf("#%02x%02x00", min(255, red+64), min(255, green+64))
-	}
-	return out
-}
-
 func avg(vs []float64) float64 {
 	var s float64
 	for _, v := range vs {
@@ -178,139 +143,183 @@ func avg(vs []float64) float64 {
 	return s / float64(len(vs))
 }
 
-func formatValue(v float64, unit string) string {
-	switch unit {
-	case "ns":
-		return bonnie.FormatLatency(int64(v))
-	case "B/s":
-		return fmt.Sprintf("%.1f MiB/s", v/(1<<20))
-	}
-	if v >= 100 {
-		return fmt.Sprintf("%.0f", v)
-	}
-	return fmt.Sprintf("%.1f", v)
+// chart is one drawn chart and the data behind it.
+type chart struct {
+	// Section is the page section the chart goes in; charts of one
+	// section sit together, sections in the order buildCharts adds them.
+	Section string        `json:"section"`
+	Title   string        `json:"title"`
+	SVG     template.HTML `json:"-"`
+	XLabel  string        `json:"x_label,omitempty"`
+	YLabel  string        `json:"y_label,omitempty"`
+	Lines   []line        `json:"lines,omitempty"`
+	// Legend names each line's colour, below the chart (never over the
+	// data).
+	Legend []legendItem `json:"-"`
 }
 
-// buildCharts draws every chart the runs have data for.
+// legendItem is one entry of a chart's legend.
+type legendItem struct {
+	Name, Color, Dash string
+}
+
+// Chart sections, in page order. A new kind of chart (ORION's load-point
+// heat map, a sustained-write series) adds its own section name and its
+// charts in buildCharts, from a file of its own.
+const (
+	sectionLatency   = "Latency percentiles"
+	sectionSeries    = "Per second"
+	sectionOrion     = "ORION load matrix"
+	sectionSustained = "Sustained load"
+	sectionSweep     = "Block-size sweep"
+)
+
+// Chart sizes: small multiples four to a row of a 1280-pixel page, and
+// wide charts two to a row.
+const (
+	smallW, smallH = 3.3 * vg.Inch, 2.4 * vg.Inch
+	wideW, wideH   = 6 * vg.Inch, 3.2 * vg.Inch
+)
+
+// buildCharts draws every chart the runs have data for, section by section.
 func buildCharts(runs []*compare.Run) ([]chart, error) {
 	var out []chart
-	add := func(title string, p *plot.Plot, err error) error {
+	add := func(c chart, p *plot.Plot, err error, w, h vg.Length) error {
 		if err != nil {
-			return fmt.Errorf("chart %q: %w", title, err)
+			return fmt.Errorf("chart %q: %w", c.Title, err)
 		}
 		if p == nil {
 			return nil
 		}
-		svg, err := renderSVG(p, 6*vg.Inch, 3.2*vg.Inch)
+		svg, err := renderSVG(p, w, h)
 		if err != nil {
-			return fmt.Errorf("chart %q: %w", title, err)
+			return fmt.Errorf("chart %q: %w", c.Title, err)
 		}
-		out = append(out, chart{Title: title, SVG: template.HTML(svg)})
+		c.SVG = template.HTML(svg)
+		for _, l := range c.Lines {
+			c.Legend = append(c.Legend, legendItem{Name: l.Name, Color: runHex(l.Color), Dash: dashCSS(l.Color)})
+		}
+		out = append(out, c)
 		return nil
 	}
-	keys, proto, grid := figureGrid(runs)
-	for k, key := range keys {
-		f := proto[key]
-		if !f.HigherIsBetter {
+	w, h := smallW, smallH
+	if len(runs) == 1 {
+		w, h = wideW, wideH // a single run's lines share a chart or two
+	}
+	for _, g := range latencyGroups(runs) {
+		p, err := latencyChart(g.lines, runs[0].FS != nil, g.unit)
+		c := chart{Section: sectionLatency, Title: g.title, XLabel: "percentile", YLabel: g.unit, Lines: g.lines}
+		if err := add(c, p, err, w, h); err != nil {
+			return nil, err
+		}
+	}
+	for _, g := range seriesGroups(runs) {
+		p, err := lineChart("second", "IOPS", g.lines, false)
+		c := chart{Section: sectionSeries, Title: g.title + ": IOPS", XLabel: "second", YLabel: "IOPS", Lines: g.lines}
+		if err := add(c, p, err, smallW, smallH); err != nil {
+			return nil, err
+		}
+	}
+	// ORION's matrices (orion.go) and sustained runs (sustained.go).
+	for i, r := range runs {
+		if r.Block == nil {
 			continue
 		}
-		p, err := barChart(runs, grid, k, f)
-		if err := add(key+" across runs", p, err); err != nil {
-			return nil, err
-		}
-	}
-	for i, r := range runs {
-		title := fmt.Sprintf("%s %s: latency percentiles", compare.RunLetter(i), r.Label)
-		p, err := latencyChart(r)
-		if err := add(title, p, err); err != nil {
-			return nil, err
-		}
-		if r.Block != nil {
-			p, err := seriesChart(r.Block)
-			if err := add(fmt.Sprintf("%s %s: IOPS per second", compare.RunLetter(i), r.Label), p, err); err != nil {
+		for _, k := range []struct {
+			section string
+			charts  func(string, *result.Block) ([]namedPlot, error)
+		}{{sectionOrion, orionCharts}, {sectionSustained, sustainedCharts}} {
+			ps, err := k.charts(compare.RunLetter(i)+" "+r.Label, r.Block)
+			if err != nil {
 				return nil, err
 			}
-			// ORION's matrices (orion.go) and sustained runs (sustained.go).
-			for _, charts := range []func(string, *result.Block) ([]namedPlot, error){orionCharts, sustainedCharts} {
-				ps, err := charts(compare.RunLetter(i)+" "+r.Label, r.Block)
-				if err != nil {
+			for _, np := range ps {
+				if err := add(chart{Section: k.section, Title: np.title}, np.plot, nil, wideW, wideH); err != nil {
 					return nil, err
-				}
-				for _, np := range ps {
-					if err := add(np.title, np.plot, nil); err != nil {
-						return nil, err
-					}
 				}
 			}
 		}
 	}
+	lines := sweepLines(runs)
 	p, err := sweepChart(runs)
-	if err := add("block-size sweep", p, err); err != nil {
+	c := chart{Section: sectionSweep, Title: "bandwidth by block size", XLabel: "block size (log2 bytes)", YLabel: "MiB/s", Lines: lines}
+	if err := add(c, p, err, wideW, wideH); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// line is one named line of a chart.
+// line is one named line of a chart; Color is its palette index (the
+// run's, or the test's on a single run's page).
 type line struct {
-	Name string
-	XY   plotter.XYs
+	Name  string      `json:"name"`
+	Color int         `json:"color"`
+	XY    plotter.XYs `json:"points"`
 }
 
-// addLines adds lines to p, with point marks when points is set.
+// glyphs mark the points of line i, so that lines differ in shape as well
+// as colour.
+var glyphs = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.RingGlyph{},
+	draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}}
+
+// addLines adds lines to p in their palette colours, with point marks
+// when points is set. There is no legend in the plot: the page prints one
+// under the chart, where it hides no data.
 func addLines(p *plot.Plot, lines []line, points bool) error {
-	var args []any
 	for _, l := range lines {
-		args = append(args, l.Name, l.XY)
-	}
-	if points {
-		return plotutil.AddLinePoints(p, args...)
-	}
-	return plotutil.AddLines(p, args...)
-}
-
-// barValues is one column's figure for every run that has it (the mean when
-// a run repeated), named by run letter.
-func barValues(runs []*compare.Run, grid [][]compare.Figure, k int) ([]string, plotter.Values) {
-	var vals plotter.Values
-	var names []string
-	for i := range runs {
-		g := grid[i][k]
-		if g.State != compare.Known || len(g.Values) == 0 {
-			continue
+		ln, err := plotter.NewLine(l.XY)
+		if err != nil {
+			return err
 		}
-		vals = append(vals, avg(g.Values))
-		names = append(names, compare.RunLetter(i))
+		ln.Color = runColor(l.Color)
+		ln.Width = vg.Points(1.5)
+		ln.Dashes = dashes(l.Color)
+		p.Add(ln)
+		if points {
+			sc, err := plotter.NewScatter(l.XY)
+			if err != nil {
+				return err
+			}
+			sc.GlyphStyle = draw.GlyphStyle{Color: runColor(l.Color), Radius: vg.Points(2.5), Shape: glyphs[l.Color%len(glyphs)]}
+			p.Add(sc)
+		}
 	}
-	return names, vals
+	return nil
 }
 
-// barChart is one column's figure for every run that has it.
-func barChart(runs []*compare.Run, grid [][]compare.Figure, k int, f compare.Figure) (*plot.Plot, error) {
-	names, vals := barValues(runs, grid, k)
-	if len(vals) == 0 {
-		return nil, nil
-	}
+// newPlot is a plot with the page's look: light grid lines, axis labels.
+func newPlot(xLabel, yLabel string) *plot.Plot {
 	p := plot.New()
-	p.Title.Text = f.Key
-	p.Y.Label.Text = f.Unit
-	bars, err := plotter.NewBarChart(vals, vg.Points(24))
-	if err != nil {
-		return nil, err
-	}
-	bars.Color = plotutil.Color(0)
-	p.Add(bars)
-	p.NominalX(names...)
-	p.Y.Min = 0
-	return p, nil
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
+	g := plotter.NewGrid()
+	g.Vertical.Color, g.Horizontal.Color = palette[6], palette[6]
+	g.Vertical.Width, g.Horizontal.Width = vg.Points(0.2), vg.Points(0.2)
+	p.Add(g)
+	return p
 }
 
-// fsPercentiles are the x positions of an fs run's latency chart.
-var fsPercentiles = []string{"p50", "p90", "p99", "p99.9", "max"}
+// fsPercentiles are the percentiles an fs run's latency curve has, and
+// fsPercentileX their positions on the nines axis (max drawn at four
+// nines).
+var (
+	fsPercentiles = []string{"p50", "p90", "p99", "p99.9", "max"}
+	fsPercentileX = []float64{nines(50), nines(90), nines(99), nines(99.9), 4}
+)
+
+// nines places percentile p on a latency axis that gives each nine the
+// same room: 90 at 1, 99 at 2, 99.9 at 3, as HdrHistogram's plots do.
+func nines(p float64) float64 {
+	if p >= 100 {
+		return 6
+	}
+	return -math.Log10(1 - p/100)
+}
 
 // latencyLines is each test's (fs) or job direction's (block) latency in
-// microseconds: at fsPercentiles' positions for fs, at the percentile itself
-// for block. Points a log axis cannot show (0) are left out.
+// nanoseconds, at nines(percentile): p50, p90, p99, p99.9 and the maximum
+// for fs, every percentile the result has for block. Points a log axis
+// cannot show (0) are left out. Lines are coloured by their order.
 func latencyLines(r *compare.Run) []line {
 	var lines []line
 	if r.FS != nil && len(r.FS.Runs) > 0 {
@@ -319,12 +328,19 @@ func latencyLines(r *compare.Run) []line {
 			if l.Count == 0 || l.P50Ns <= 0 {
 				continue
 			}
-			lines = append(lines, line{result.FSTest(t).Name(), positive(plotter.XYs{{X: 0, Y: us(l.P50Ns)}, {X: 1, Y: us(l.P90Ns)},
-				{X: 2, Y: us(l.P99Ns)}, {X: 3, Y: us(l.P999Ns)}, {X: 4, Y: us(l.MaxNs)}})})
+			vals := []int64{l.P50Ns, l.P90Ns, l.P99Ns, l.P999Ns, l.MaxNs}
+			var xy plotter.XYs
+			for k, v := range vals {
+				xy = append(xy, plotter.XY{X: fsPercentileX[k], Y: float64(v)})
+			}
+			lines = append(lines, line{Name: result.FSTest(t).Name(), Color: len(lines), XY: positive(xy)})
 		}
 	}
 	if r.Block != nil {
 		for _, j := range r.Block.Jobs {
+			if j.Warmup {
+				continue
+			}
 			for _, d := range []struct {
 				name string
 				dir  result.BlockDir
@@ -335,30 +351,129 @@ func latencyLines(r *compare.Run) []line {
 				}
 				var xy plotter.XYs
 				for _, pc := range ps {
-					xy = append(xy, plotter.XY{X: pc.P, Y: us(pc.Value)})
+					xy = append(xy, plotter.XY{X: nines(pc.P), Y: float64(pc.Value)})
 				}
-				lines = append(lines, line{j.JobName + " " + d.name, positive(xy)})
+				lines = append(lines, line{Name: j.JobName + " " + d.name, Color: len(lines), XY: positive(xy)})
 			}
 		}
 	}
 	return lines
 }
 
-// latencyChart draws latencyLines on a log axis.
-func latencyChart(r *compare.Run) (*plot.Plot, error) {
-	lines := latencyLines(r)
+// chartGroup is the lines of one chart.
+type chartGroup struct {
+	title, unit string
+	lines       []line
+}
+
+// latencyGroups are the latency charts: with several runs, one chart per
+// test or job direction with a line per run in the run's colour; with one
+// run, its lines together (fs: the I/O tests and the file tests apart).
+// The values are scaled to one unit per chart.
+func latencyGroups(runs []*compare.Run) []chartGroup {
+	var groups []chartGroup
+	if len(runs) == 1 {
+		lines := latencyLines(runs[0])
+		if runs[0].FS != nil {
+			var io, files []line
+			for _, l := range lines {
+				if isIOTest(l.Name) {
+					io = append(io, l)
+				} else {
+					files = append(files, l)
+				}
+			}
+			for i := range files {
+				files[i].Color = i // each chart its own colours from the first
+			}
+			groups = append(groups, chartGroup{title: "I/O tests", lines: io}, chartGroup{title: "file tests", lines: files})
+		} else {
+			groups = append(groups, chartGroup{title: "completion latency", lines: lines})
+		}
+	} else {
+		names := runLabels(runs)
+		index := map[string]int{}
+		for i, r := range runs {
+			for _, l := range latencyLines(r) {
+				gi, ok := index[l.Name]
+				if !ok {
+					gi = len(groups)
+					index[l.Name] = gi
+					groups = append(groups, chartGroup{title: l.Name})
+				}
+				l.Name, l.Color = names[i], i
+				groups[gi].lines = append(groups[gi].lines, l)
+			}
+		}
+	}
+	var out []chartGroup
+	for _, g := range groups {
+		if len(g.lines) == 0 {
+			continue
+		}
+		var ys []float64
+		for _, l := range g.lines {
+			for _, p := range l.XY {
+				ys = append(ys, p.Y)
+			}
+		}
+		unit, scale := compare.DisplayUnit("ns", ys)
+		for i := range g.lines {
+			xy := make(plotter.XYs, len(g.lines[i].XY))
+			for k, p := range g.lines[i].XY {
+				xy[k] = plotter.XY{X: p.X, Y: p.Y * scale}
+			}
+			g.lines[i].XY = xy
+		}
+		g.unit = "latency (" + unit + ")"
+		out = append(out, g)
+	}
+	return out
+}
+
+func isIOTest(name string) bool {
+	for t := result.FSTest(0); t < result.FSTestCount; t++ {
+		if t.Name() == name {
+			return t.IsIO()
+		}
+	}
+	return false
+}
+
+// runLabels are the runs' letters and short names, as bars and legends
+// show them: "A ext4-loop".
+func runLabels(runs []*compare.Run) []string {
+	infos := make([]runInfo, len(runs))
+	for i, r := range runs {
+		infos[i] = describeRun(i, r)
+	}
+	shortNames(infos)
+	out := make([]string, len(runs))
+	for i, ri := range infos {
+		out[i] = ri.Letter + " " + ri.Short
+	}
+	return out
+}
+
+// latencyChart draws latency lines on a log axis against percentiles on
+// the nines axis.
+func latencyChart(lines []line, fs bool, yLabel string) (*plot.Plot, error) {
 	if len(lines) == 0 {
 		return nil, nil
 	}
-	p := plot.New()
-	p.Y.Label.Text = "latency (us)"
+	p := newPlot("percentile", yLabel)
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-	if r.FS != nil {
-		p.X.Label.Text = "percentile (4 = max)"
-		p.NominalX(fsPercentiles...)
+	if fs {
+		var ticks []plot.Tick
+		for k, name := range fsPercentiles {
+			ticks = append(ticks, plot.Tick{Value: fsPercentileX[k], Label: name})
+		}
+		p.X.Tick.Marker = plot.ConstantTicks(ticks)
+		p.X.Min, p.X.Max = 0, 4.4 // room for the "max" label
 	} else {
-		p.X.Label.Text = "percentile"
+		p.X.Tick.Marker = plot.ConstantTicks{{Value: nines(50), Label: "50"}, {Value: nines(90), Label: "90"},
+			{Value: nines(99), Label: "99"}, {Value: nines(99.9), Label: "99.9"}, {Value: nines(99.99), Label: "99.99"}}
 	}
 	return p, addLines(p, lines, true)
 }
@@ -368,16 +483,39 @@ func latencyChart(r *compare.Run) (*plot.Plot, error) {
 func seriesLines(b *result.Block) []line {
 	var lines []line
 	for _, j := range b.Jobs {
-		if len(j.Series) < 2 {
+		if len(j.Series) < 2 || j.Warmup {
 			continue
 		}
 		xy := make(plotter.XYs, len(j.Series))
 		for i, s := range j.Series {
 			xy[i] = plotter.XY{X: float64(s.StartMs) / 1000, Y: s.IOPS}
 		}
-		lines = append(lines, line{j.JobName, xy})
+		lines = append(lines, line{Name: j.JobName, Color: len(lines), XY: xy})
 	}
 	return lines
+}
+
+// seriesGroups are the per-second charts: one per job, a line per run.
+func seriesGroups(runs []*compare.Run) []chartGroup {
+	var groups []chartGroup
+	names := runLabels(runs)
+	index := map[string]int{}
+	for i, r := range runs {
+		if r.Block == nil {
+			continue
+		}
+		for _, l := range seriesLines(r.Block) {
+			gi, ok := index[l.Name]
+			if !ok {
+				gi = len(groups)
+				index[l.Name] = gi
+				groups = append(groups, chartGroup{title: l.Name})
+			}
+			l.Name, l.Color = names[i], i
+			groups[gi].lines = append(groups[gi].lines, l)
+		}
+	}
+	return groups
 }
 
 // lineChart draws lines on linear axes labelled xLabel and yLabel, the y
@@ -386,22 +524,16 @@ func lineChart(xLabel, yLabel string, lines []line, points bool) (*plot.Plot, er
 	if len(lines) == 0 {
 		return nil, nil
 	}
-	p := plot.New()
-	p.X.Label.Text = xLabel
-	p.Y.Label.Text = yLabel
+	p := newPlot(xLabel, yLabel)
 	p.Y.Min = 0
 	return p, addLines(p, lines, points)
-}
-
-// seriesChart draws seriesLines.
-func seriesChart(b *result.Block) (*plot.Plot, error) {
-	return lineChart("second", "IOPS", seriesLines(b), false)
 }
 
 // sweepLines is bandwidth in MiB/s against log2 of the block size, for every
 // bs-sweep run.
 func sweepLines(runs []*compare.Run) []line {
 	var lines []line
+	names := runLabels(runs)
 	for i, r := range runs {
 		if r.Block == nil || r.Block.Profile == nil || r.Block.Profile.Name != "bs-sweep" {
 			continue
@@ -413,7 +545,7 @@ func sweepLines(runs []*compare.Run) []line {
 			}
 		}
 		if len(xy) > 0 {
-			lines = append(lines, line{compare.RunLetter(i) + " " + r.Label, xy})
+			lines = append(lines, line{Name: names[i], Color: i, XY: xy})
 		}
 	}
 	return lines
@@ -423,8 +555,6 @@ func sweepLines(runs []*compare.Run) []line {
 func sweepChart(runs []*compare.Run) (*plot.Plot, error) {
 	return lineChart("block size (log2 bytes)", "MiB/s", sweepLines(runs), true)
 }
-
-func us(ns int64) float64 { return float64(ns) / 1e3 }
 
 // positive drops points a log axis cannot show.
 func positive(xy plotter.XYs) plotter.XYs {
@@ -454,34 +584,128 @@ func renderSVG(p *plot.Plot, w, h vg.Length) (string, error) {
 	return s, nil
 }
 
-var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+// Sections groups the charts by section, in the order they came.
+func (p *pageData) Sections() []sectionView {
+	var out []sectionView
+	index := map[string]int{}
+	for _, c := range p.Charts {
+		i, ok := index[c.Section]
+		if !ok {
+			i = len(out)
+			index[c.Section] = i
+			out = append(out, sectionView{Title: c.Section})
+		}
+		out[i].Charts = append(out[i].Charts, c)
+	}
+	return out
+}
+
+type sectionView struct {
+	Title  string
+	Charts []chart
+}
+
+// BarSVG draws the bar chart of column b.
+func (p *pageData) BarSVG(b barData) template.HTML { return barChart(b, nil) }
+
+// SummarySVG draws the overall geometric mean's bars.
+func (p *pageData) SummarySVG() template.HTML {
+	s := p.Summary
+	b := barData{Title: "overall", Unit: "% of " + p.Runs[0].Letter, Bars: s.Bars}
+	rates := len(s.Columns) + len(s.Left)
+	return barChart(b, func(i int) string {
+		return fmt.Sprintf("best in %d of %d rate columns", s.Runs[i].Wins, rates)
+	})
+}
+
+var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
+	"join": func(ss []string) string { return strings.Join(ss, ", ") },
+	"secs": func(ns float64) float64 { return ns / 1e9 },
+}).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
 <style>
-body { font-family: sans-serif; margin: 1em 2em; }
-table { border-collapse: collapse; margin: 1em 0; }
-th, td { border: 1px solid #888; padding: 2px 6px; text-align: right; }
-th { background: #ddd; }
-td.run { text-align: left; }
-.charts { display: flex; flex-wrap: wrap; gap: 1em; }
+body { font-family: "Liberation Sans", Arimo, Arial, Helvetica, "DejaVu Sans", sans-serif; color: #1a1a1a; margin: 16px auto; padding: 0 16px; max-width: 1280px; font-size: 14px; }
+h1 { font-size: 22px; margin: 0 0 4px; }
+h2 { font-size: 17px; margin: 28px 0 8px; border-bottom: 1px solid #ccc; padding-bottom: 3px; }
+h3 { font-size: 14px; margin: 12px 0 4px; }
+.sub { color: #555; font-size: 12px; font-weight: normal; }
+table { border-collapse: collapse; margin: 6px 0 14px; }
+th, td { border-bottom: 1px solid #ddd; padding: 3px 8px; vertical-align: top; }
+th { background: #f2f2f2; text-align: left; font-weight: bold; }
+table.figures th.col { text-align: right; max-width: 11em; }
+table.figures td.num, table.single td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.best { font-weight: bold; background: #e6f0fa; }
+td.short { font-style: italic; }
+td.missing { color: #777; }
+td.flags code, .nowrap { white-space: nowrap; }
+.pair { display: flex; flex-wrap: wrap; gap: 0 32px; align-items: flex-start; }
+.vs { display: block; font-size: 11px; color: #555; font-weight: normal; }
+tr.winner td { border-top: 2px solid #999; font-size: 12px; }
+.swatch { display: inline-block; width: 11px; height: 11px; margin-right: 5px; vertical-align: -1px; border-radius: 2px; }
+.grid { display: grid; gap: 10px 18px; }
+.grid.bars { grid-template-columns: repeat(auto-fill, minmax(600px, 1fr)); }
+.grid.small { grid-template-columns: repeat(auto-fill, minmax(290px, 1fr)); }
+.grid.wide { grid-template-columns: repeat(auto-fill, minmax(560px, 1fr)); }
 figure { margin: 0; }
-figcaption { font-weight: bold; }
+figcaption { font-weight: bold; margin-bottom: 2px; }
+figure svg { max-width: 100%; height: auto; }
+figure svg text { font-family: "Liberation Sans", Arimo, Arial, Helvetica, "DejaVu Sans", sans-serif !important; }
+svg.bars text { font-size: 12px; dominant-baseline: auto; }
+svg.bars .label { text-anchor: end; fill: #222; }
+svg.bars .value .num { fill: #111; }
+svg.bars .value.best .num { font-weight: bold; }
+svg.bars .rel { fill: #555; font-size: 11px; }
+svg.bars .missing { fill: #777; font-style: italic; }
+svg.bars .axis { stroke: #888; stroke-width: 1; }
+.legend { font-size: 12px; margin: 2px 0 0; padding: 0; list-style: none; }
+.legend li { display: inline-block; margin-right: 12px; }
+.legend .sample { display: inline-block; width: 18px; height: 0; border-top-width: 3px; margin-right: 4px; vertical-align: 3px; }
+.notes { color: #444; font-size: 12px; }
 </style></head>
 <body>
 <h1>{{.Title}}</h1>
 <h2>Runs</h2>
-<table id="runs"><tr><th>run</th><th>label</th><th>source</th><th>host</th><th>target</th><th>started</th></tr>
-{{range .Runs}}<tr class="run"><td class="run">{{.Letter}}</td><td class="run">{{.Label}}</td><td class="run">{{.Source}}</td><td class="run">{{.Host}}</td><td class="run">{{.Target}}</td><td class="run">{{.Started}}</td></tr>
+<table id="runs"><tr><th>run</th><th>label</th><th>host</th><th>filesystem</th><th>mount options</th><th>device</th><th>size and flags</th><th>date</th><th>from</th></tr>
+{{range .Runs}}<tr class="run" data-run="{{.Letter}}"><td><span class="swatch" style="background: {{.Color}}"></span>{{.Letter}}</td><td class="nowrap">{{.Name}}</td><td class="host">{{.Host}}</td><td class="fstype">{{or .FSType "-"}}{{with .FSNote}}<span class="vs">{{.}}</span>{{end}}</td><td class="mount">{{or .MountOptions "-"}}</td><td class="device">{{or .Device "-"}}</td><td class="flags"><code>{{.Flags}}</code></td><td class="date nowrap">{{or .Started "-"}}</td><td>{{.Label}} <span class="sub">{{.Source}}{{if .Target}}, {{.Target}}{{end}}</span></td></tr>
 {{end}}</table>
+{{if .Single}}
 <h2>Figures</h2>
-<table id="figures"><tr><th>run</th>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
-<tr><th></th>{{range .Units}}<th>{{.}}</th>{{end}}</tr>
-{{range $i, $row := .Rows}}<tr class="figures"><td class="run">{{(index $.Runs $i).Letter}}</td>{{range $row}}<td{{if .Color}} style="background: {{.Color}}"{{end}}>{{.Text}}</td>{{end}}</tr>
-{{end}}</table>
-<h2>Charts</h2>
-<div class="charts">
-{{range .Charts}}<figure class="chart"><figcaption>{{.Title}}</figcaption>{{.SVG}}</figure>
+<div class="pair">
+{{range .Tables}}<div><h3>{{.Title}}</h3>
+<table class="single" id="single-{{.ID}}"><tr><th>test</th><th class="col">figure</th><th>unit</th>{{if .Rates}}<th class="col">ran for</th>{{end}}</tr>
+{{range .Columns}}{{$c := index .Cells 0}}<tr data-key="{{.Key}}"><td>{{.Key}}</td><td class="num{{if eq $c.State "short"}} short{{end}}" data-run="A" data-state="{{$c.State}}" data-value="{{$c.Value}}">{{$c.Text}}</td><td>{{.Unit}}</td>{{if $.Single}}{{if .HigherIsBetter}}<td class="num">{{if $c.ElapsedNs}}{{printf "%.2f s" (secs $c.ElapsedNs)}}{{else}}-{{end}}</td>{{end}}{{end}}</tr>
+{{end}}</table></div>
 {{end}}</div>
+{{else}}
+{{with .Summary}}{{if .Columns}}<h2>Overall</h2>
+<figure class="summary"><figcaption>Geometric mean of {{len .Columns}} rate column(s), relative to run A <span class="sub">more is better</span></figcaption>
+{{$.SummarySVG}}</figure>
+<p class="notes">Over the rate columns every run measured for 0.5 s or more: {{join .Columns}}.{{if .Left}} Left out (a run had no figure, or one under 0.5 s): {{join .Left}}.{{end}} "best in" counts the columns a run won.</p>
+{{end}}{{end}}
+<h2>Results per test</h2>
+<div class="grid bars">
+{{range .Bars}}<figure class="barchart" data-key="{{.Key}}" data-unit="{{.Unit}}"><figcaption>{{.Title}} <span class="sub">{{.Unit}}, {{.Better}}</span></figcaption>
+{{$.BarSVG .}}</figure>
+{{end}}</div>
+<h2>Figures</h2>
+{{range .Tables}}<h3>{{.Title}}</h3>
+<table class="figures"><tr><th>run</th>{{range .Columns}}<th class="col" data-key="{{.Key}}">{{.Key}}<span class="vs">{{.Unit}}</span></th>{{end}}</tr>
+{{range $i, $row := .Rows}}<tr class="figures" data-run="{{(index $.Runs $row.Run).Letter}}"><td class="nowrap"><span class="swatch" style="background: {{(index $.Runs $row.Run).Color}}"></span>{{(index $.Runs $row.Run).Letter}} {{(index $.Runs $row.Run).Short}}</td>{{range $row.Cells}}<td class="num{{if .Best}} best{{end}}{{if eq .State "short"}} short{{end}}{{if or (eq .State "not_run") (eq .State "too_fast") (eq .State "unknown")}} missing{{end}}" data-state="{{.State}}" data-value="{{.Value}}">{{.Text}}{{if .VsFirst}}<span class="vs">{{.VsFirst}} vs A</span>{{end}}</td>{{end}}</tr>
+{{end}}<tr class="winner"><td>winner</td>{{range .Winners}}<td class="num">{{.}}</td>{{end}}</tr>
+</table>
+{{end}}
+{{end}}
+{{range .Sections}}<h2>{{.Title}}</h2>
+<div class="grid {{if or (eq .Title "Block-size sweep") $.Single}}wide{{else}}small{{end}}">
+{{range .Charts}}<figure class="chart"><figcaption>{{.Title}}</figcaption>{{.SVG}}
+<ul class="legend">{{range .Legend}}<li><span class="sample" style="border-top-style: {{.Dash}}; border-top-color: {{.Color}}"></span>{{.Name}}</li>{{end}}</ul></figure>
+{{end}}</div>
+{{end}}
+{{if .Notes}}<h2>Notes</h2>
+<ul class="notes">{{range .Notes}}<li>{{.}}</li>
+{{end}}</ul>{{end}}
 </body></html>
 `))

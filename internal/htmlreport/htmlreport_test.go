@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"math"
 	"os"
@@ -29,85 +30,171 @@ func load(t *testing.T, files ...string) []*compare.Run {
 	return runs
 }
 
-// TestGolden renders a page of bonnie++ imports and one of clyde block
-// results (a job with a per-second series, and a bs-sweep) and compares
-// each with its golden file; the page is deterministic.
+// pages are the test pages: bonnie++ imports (twelve runs, some +++++ and
+// unknown), clyde block results (a per-second series, a bs-sweep), two
+// clyde fs runs on two loop filesystems (ext4 and xfs images, the
+// two-SSD comparison), and one of them alone.
+var pages = []struct {
+	name   string
+	inputs []string
+	html   bool // a golden of the whole page too
+}{
+	{"fs", []string{"compare/bonnie-2.00a-lines.csv", "compare/bonnie-1.96-ssd-840pro-vs-m4.txt"}, true},
+	{"block", []string{"block/result.json", "block/profile-bs-sweep.json"}, true},
+	{"two-ssd", []string{"html/ssd-ext4.json", "html/ssd-xfs.json"}, false},
+	{"single", []string{"html/ssd-ext4.json"}, false},
+}
+
+// golden compares got with testdata/html/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := testdata + "html/" + name
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/htmlreport -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		out := filepath.Join(t.TempDir(), name)
+		os.WriteFile(out, got, 0o644)
+		t.Errorf("%s differs from %s (written to %s); rerun with -update if the change is intended", name, path, out)
+	}
+}
+
+// TestGolden renders each test page and compares the data behind every
+// chart and table (name.json) and, for some, the whole page (name.html)
+// with golden files; the page is deterministic.
 func TestGolden(t *testing.T) {
-	for _, tc := range []struct {
-		golden string
-		inputs []string
-	}{
-		{"fs.html", []string{"compare/bonnie-2.00a-lines.csv", "compare/bonnie-1.96-ssd-840pro-vs-m4.txt"}},
-		{"block.html", []string{"block/result.json", "block/profile-bs-sweep.json"}},
-	} {
-		t.Run(tc.golden, func(t *testing.T) {
-			var b bytes.Buffer
-			if err := Write(&b, load(t, tc.inputs...)); err != nil {
+	for _, tc := range pages {
+		t.Run(tc.name, func(t *testing.T) {
+			runs := load(t, tc.inputs...)
+			p, err := buildPage(runs)
+			if err != nil {
 				t.Fatal(err)
 			}
-			path := testdata + "html/" + tc.golden
-			if *update {
-				if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
+			data, err := json.MarshalIndent(p, "", " ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.name+".json", append(data, '\n'))
+			var b bytes.Buffer
+			if err := Write(&b, runs); err != nil {
+				t.Fatal(err)
+			}
+			for _, bad := range []string{"<script", "<link", "src=", "href=", "url(", "@import"} {
+				if strings.Contains(b.String(), bad) {
+					t.Fatalf("the page holds %q: it must load nothing", bad)
 				}
 			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./internal/htmlreport -update)", err)
-			}
-			if !bytes.Equal(b.Bytes(), want) {
-				got := filepath.Join(t.TempDir(), tc.golden)
-				os.WriteFile(got, b.Bytes(), 0o644)
-				t.Errorf("the page differs from %s (written to %s); rerun with -update if the change is intended", path, got)
+			if tc.html {
+				golden(t, tc.name+".html", b.Bytes())
 			}
 		})
 	}
 }
 
-// TestBarValues checks a bar chart's heights against the figures the two
-// bonnie++ 1.96 reports print for the two SSDs.
+// TestBarValues checks the bars against the figures the two bonnie++ 1.96
+// reports print for the two SSDs, and that a +++++ has a bar that says so
+// rather than none.
 func TestBarValues(t *testing.T) {
 	runs := load(t, "compare/bonnie-1.96-ssd-840pro-vs-m4.txt")
-	keys, proto, grid := figureGrid(runs)
+	p, err := buildPage(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := map[string][2]float64{
-		// Block output and sequential create, K/sec and files/s as printed.
-		"put_block":  {417854, 233683},
+		// Block output in MiB/s (K/sec as printed / 1024), sequential create in files/s.
+		"put_block":  {417854.0 / 1024, 233683.0 / 1024},
 		"seq_create": {25559, 14095},
 	}
 	found := 0
-	for k, key := range keys {
-		w, ok := want[key]
-		if !ok {
-			continue
-		}
-		found++
-		names, vals := barValues(runs, grid, k)
-		if strings.Join(names, ",") != "A,B" || len(vals) != 2 {
-			t.Fatalf("%s: bars %v %v, want one per run, A and B", key, names, vals)
-		}
-		for i := range 2 {
-			if vals[i] != w[i] {
-				t.Errorf("%s: bar %s is %v, the report says %v (%s)", key, names[i], vals[i], w[i], proto[key].Unit)
+	for _, b := range p.Bars {
+		switch b.Key {
+		case "put_block", "seq_create":
+			found++
+			w := want[b.Key]
+			if len(b.Bars) != 2 || b.Bars[0].Label[:1] != "A" || b.Bars[1].Label[:1] != "B" {
+				t.Fatalf("%s: bars %+v, want A and B", b.Key, b.Bars)
+			}
+			for i := range 2 {
+				if math.Abs(b.Bars[i].Value-w[i]) > 1e-9 {
+					t.Errorf("%s: bar %d is %v %s, the report says %v", b.Key, i, b.Bars[i].Value, b.Unit, w[i])
+				}
+			}
+			if !b.Bars[0].Best || b.Bars[1].Best || math.Abs(b.Bars[1].PctOfBest-w[1]/w[0]*100) > 1e-9 {
+				t.Errorf("%s: best/percentages %+v", b.Key, b.Bars)
+			}
+		case "getc", "get_block", "seeks":
+			for _, br := range b.Bars {
+				if br.State != stateTooFast || br.Length != 0 {
+					t.Errorf("%s: %+v, want a +++++ bar of no length", b.Key, br)
+				}
 			}
 		}
 	}
 	if found != len(want) {
-		t.Fatalf("found %d of the columns %v among %v", found, want, keys)
+		t.Fatalf("found %d of the columns %v", found, want)
 	}
-	// +++++ (too short to measure) gives no bar.
-	for k, key := range keys {
-		if key == "getc" || key == "get_block" || key == "seeks" {
-			if _, vals := barValues(runs, grid, k); len(vals) != 0 {
-				t.Errorf("%s: %d bars, want none for +++++", key, len(vals))
-			}
+}
+
+// TestSummaryGeoMean: the overall figure is the geometric mean of B/A over
+// the rate columns both runs measured for 0.5 s or more.
+func TestSummaryGeoMean(t *testing.T) {
+	runs := load(t, "html/ssd-ext4.json", "html/ssd-xfs.json")
+	p, err := buildPage(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs float64
+	n := 0
+	for tst := range runs[0].FS.Runs[0].Tests {
+		a, b := runs[0].FS.Runs[0].Tests[tst], runs[1].FS.Runs[0].Tests[tst]
+		if a.TooShort || b.TooShort {
+			continue
+		}
+		logs += math.Log(b.RatePerSec / a.RatePerSec)
+		n++
+	}
+	want := math.Exp(logs/float64(n)) * 100
+	s := p.Summary
+	if len(s.Columns) != n || math.Abs(s.Runs[1].GeoMeanPct-want) > 1e-9 || s.Runs[0].GeoMeanPct != 100 {
+		t.Fatalf("summary %+v over %v, want B at %.3f%% over %d columns", s.Runs, s.Columns, want, n)
+	}
+	if len(s.Left) != 1 || s.Left[0] != "seq_stat" {
+		t.Fatalf("left out %v, want seq_stat (under 0.5 s in both runs)", s.Left)
+	}
+}
+
+// TestSingleRunDoesNotCompare: one run's page has no bars, winners,
+// percentages or summary.
+func TestSingleRunDoesNotCompare(t *testing.T) {
+	p, err := buildPage(load(t, "html/ssd-ext4.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Single || p.Summary != nil || len(p.Bars) != 0 {
+		t.Fatalf("single-run page has summary %v, %d bar charts", p.Summary, len(p.Bars))
+	}
+	var b bytes.Buffer
+	if err := pageTemplate.Execute(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := strings.Cut(b.String(), "</style>")
+	for _, bad := range []string{"vs A", "winner", "best", "Overall", "% of"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("the single-run page says %q", bad)
 		}
 	}
 }
 
 // TestLatencyLines checks the latency chart's points against the results'
 // percentiles: for fs at p50, p90, p99, p99.9 and max; for block at every
-// percentile fio reports. A bonnie++ text report gives only the maximum,
-// which makes no line.
+// percentile fio reports; x on the nines axis, y in ns. A bonnie++ text
+// report gives only the maximum, which makes no line.
 func TestLatencyLines(t *testing.T) {
 	if lines := latencyLines(load(t, "compare/bonnie-1.96-ssd-840pro-vs-m4.txt")[0]); len(lines) != 0 {
 		t.Errorf("%d latency lines from a report that gives only maxima", len(lines))
@@ -117,6 +204,7 @@ func TestLatencyLines(t *testing.T) {
 	if len(lines) != len(fs.FS.Runs[0].Tests) {
 		t.Fatalf("%d lines for %d tests", len(lines), len(fs.FS.Runs[0].Tests))
 	}
+	xs := []float64{math.Log10(2), 1, 2, 3, 4}
 	for i, l := range lines {
 		tr := fs.FS.Runs[0].Tests[i]
 		if l.Name != tr.Name {
@@ -127,8 +215,8 @@ func TestLatencyLines(t *testing.T) {
 			t.Fatalf("%s: %d points, want %d", l.Name, len(l.XY), len(want))
 		}
 		for k, p := range l.XY {
-			if p.X != float64(k) || p.Y != float64(want[k])/1e3 {
-				t.Errorf("%s point %d: (%v, %v), want (%d, %v us)", l.Name, k, p.X, p.Y, k, float64(want[k])/1e3)
+			if math.Abs(p.X-xs[k]) > 1e-9 || p.Y != float64(want[k]) {
+				t.Errorf("%s point %d: (%v, %v), want (%v, %d ns)", l.Name, k, p.X, p.Y, xs[k], want[k])
 			}
 		}
 	}
@@ -150,9 +238,19 @@ func TestLatencyLines(t *testing.T) {
 			t.Fatalf("%s: %d points, %d percentiles", l.Name, len(l.XY), len(ps))
 		}
 		for i, pc := range ps {
-			if l.XY[i].X != pc.P || l.XY[i].Y != float64(pc.Value)/1e3 {
-				t.Errorf("%s point %d: (%v, %v), want (%v, %v us)", l.Name, i, l.XY[i].X, l.XY[i].Y, pc.P, float64(pc.Value)/1e3)
+			if math.Abs(l.XY[i].X-(-math.Log10(1-pc.P/100))) > 1e-9 || l.XY[i].Y != float64(pc.Value) {
+				t.Errorf("%s point %d: (%v, %v), want p%v at %v ns", l.Name, i, l.XY[i].X, l.XY[i].Y, pc.P, pc.Value)
 			}
+		}
+	}
+	// Several runs: a chart per test, a line per run in the run's colour.
+	groups := latencyGroups(load(t, "html/ssd-ext4.json", "html/ssd-xfs.json"))
+	if len(groups) != 12 {
+		t.Fatalf("%d latency charts for two fs runs, want one per test", len(groups))
+	}
+	for _, g := range groups {
+		if len(g.lines) != 2 || g.lines[0].Color != 0 || g.lines[1].Color != 1 || !strings.HasPrefix(g.lines[1].Name, "B ") {
+			t.Fatalf("chart %s: lines %+v", g.title, g.lines)
 		}
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/palette"
+	gonumpalette "gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/clydebench/clyde/result"
@@ -88,7 +88,7 @@ func orionHeatmap(g orionGrid, title string) (*plot.Plot, error) {
 	p.Title.Text = title
 	p.X.Label.Text = "small I/O load (outstanding I/Os)"
 	p.Y.Label.Text = "large I/O load"
-	h := plotter.NewHeatMap(g, palette.Heat(16, 1))
+	h := plotter.NewHeatMap(g, gonumpalette.Heat(16, 1))
 	h.Min, h.Max = g.span()
 	if h.Max <= h.Min {
 		h.Max = h.Min + 1

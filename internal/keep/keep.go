@@ -24,7 +24,8 @@ import (
 var ErrRegression = errors.New("regression found")
 
 // RegressionWindow is how many earlier comparable runs the check takes the
-// median of.
+// median of: the newest ones that were not flagged themselves. The check
+// alarms only once compare.MinBaseline of them exist.
 const RegressionWindow = 5
 
 // Options say what to keep of a run.
@@ -39,6 +40,10 @@ type Options struct {
 	Prom *outfile.Target
 	// Stdout is where an output of "-" goes; Stderr gets the notes.
 	Stdout, Stderr io.Writer
+	// Silent prints no notes (what the regression check compared, that
+	// the baseline is still being built): a cron job hears only of what
+	// went wrong, as the one line of the error After returns.
+	Silent bool
 }
 
 // Check refuses, before the run starts and before anything is created, a
@@ -100,7 +105,7 @@ func keepHistory(ctx context.Context, o Options, run *compare.Run) error {
 	if o.NoHistory {
 		store, err = history.OpenReadOnly(o.DBPath)
 		if errors.Is(err, history.ErrNoHistory) {
-			fmt.Fprintf(o.Stderr, "clyde: regression check: %v, so no earlier run to compare with\n", err)
+			o.note("regression check: %v, so no earlier run to compare with", err)
 			return nil
 		}
 		if err != nil {
@@ -133,33 +138,83 @@ func save(ctx context.Context, store *history.Store, run *compare.Run) (int64, e
 	return store.Save(ctx, history.Entry{
 		Kind: run.Kind(), Host: run.Host(), Target: run.Target(), Params: run.Params(),
 		StartTime: run.Provenance().StartTime, Summary: run.Summary(), JSON: data,
+		Label: run.Name(), Flags: run.KeyFlags(),
 	})
 }
 
-// checkRegression compares run with the median of the last comparable runs
-// before it (same host, target, kind and parameters).
+// note prints a line for a person watching; Silent drops it.
+func (o *Options) note(format string, args ...any) {
+	if !o.Silent && o.Stderr != nil {
+		fmt.Fprintf(o.Stderr, "clyde: "+format+"\n", args...)
+	}
+}
+
+// checkRegression compares run with its baseline: the last
+// RegressionWindow comparable runs before it (same host, target, kind and
+// parameters) that were not flagged themselves. With fewer than
+// compare.MinBaseline it says so and does not alarm. A run that regressed
+// is flagged in the history, so it stays out of later baselines.
 func checkRegression(ctx context.Context, o Options, store *history.Store, run *compare.Run, savedID int64) error {
 	entries, err := store.Query(ctx, history.Filter{Host: run.Host(), Target: run.Target(), Kind: run.Kind(),
-		Params: run.Params(), BeforeID: savedID, Limit: RegressionWindow, WithJSON: true})
+		Params: run.Params(), BeforeID: savedID, Limit: RegressionWindow, Unflagged: true, WithJSON: true})
 	if err != nil {
 		return fmt.Errorf("regression check could not run: %w", err)
 	}
-	var prev []*compare.Run
+	var baseline []*compare.Run
 	for _, e := range entries {
 		rs, err := compare.LoadBytes("#"+strconv.FormatInt(e.ID, 10), e.JSON)
 		if err != nil || len(rs) != 1 {
 			continue
 		}
-		prev = append(prev, rs[0])
+		baseline = append(baseline, rs[0])
 	}
-	if len(prev) == 0 {
-		fmt.Fprintln(o.Stderr, "clyde: regression check: no earlier comparable run in the history yet")
+	if len(baseline) < compare.MinBaseline {
+		o.note("regression check: %d earlier comparable run(s) in the history, %d needed before it can alarm; this run joins the baseline",
+			len(baseline), compare.MinBaseline)
 		return nil
 	}
-	if regs := compare.Regressions(run, prev, o.RegressPct); len(regs) > 0 {
-		return fmt.Errorf("%w: %s", ErrRegression, compare.RegressionSummary(regs, len(prev)))
+	ck := compare.CheckRegression(run, baseline, o.RegressPct)
+	if len(ck.Regressions) == 0 {
+		o.note("regression check: %s", ck.Summary())
+		return nil
 	}
-	return nil
+	err = fmt.Errorf("%w: %s", ErrRegression, ck.Summary())
+	if savedID > 0 {
+		if ferr := store.Flag(ctx, savedID, ck.Summary()); ferr != nil {
+			err = joinLine(err, fmt.Errorf("the run could not be flagged, so it may join later baselines: %w", ferr))
+		}
+	}
+	return err
+}
+
+// Earlier returns up to limit runs of kind made on host, newest first, read
+// from the history without creating anything: none when there is no
+// history (DBPath "" or no file yet). clyde fs --auto looks in them for
+// sizes to reuse.
+func (o *Options) Earlier(ctx context.Context, kind, host string, limit int) ([]*compare.Run, error) {
+	if o.DBPath == "" {
+		return nil, nil
+	}
+	store, err := history.OpenReadOnly(o.DBPath)
+	if errors.Is(err, history.ErrNoHistory) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	entries, err := store.Query(ctx, history.Filter{Kind: kind, Host: host, Limit: limit, WithJSON: true})
+	if err != nil {
+		return nil, err
+	}
+	var runs []*compare.Run
+	for _, e := range entries {
+		rs, err := compare.LoadBytes("#"+strconv.FormatInt(e.ID, 10), e.JSON)
+		if err == nil && len(rs) == 1 {
+			runs = append(runs, rs[0])
+		}
+	}
+	return runs, nil
 }
 
 // joinLine adds err to prev on the same line: errors.Join would print two.

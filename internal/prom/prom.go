@@ -22,6 +22,8 @@ const (
 	FSRate        = "clyde_fs_rate"
 	FSCPU         = "clyde_fs_cpu_percent"
 	FSMaxLatency  = "clyde_fs_max_latency_seconds"
+	FSElapsed     = "clyde_fs_elapsed_seconds"
+	FSLowConf     = "clyde_fs_rate_low_confidence"
 	BlockIOPS     = "clyde_block_iops"
 	BlockBW       = "clyde_block_bandwidth_bytes_per_second"
 	BlockP99      = "clyde_block_p99_latency_seconds"
@@ -42,30 +44,37 @@ func Registry(run *compare.Run) *prometheus.Registry {
 }
 
 // FSRegistry holds an fs result's figures: the mean over -x iterations of
-// every test that produced a number (too-short and skipped tests are left
-// out rather than reported as 0).
+// every test that produced a number. A test under 0.5 s (bonnie++'s +++++)
+// keeps its measured rate, with clyde_fs_rate_low_confidence 1 beside it
+// and its clyde_fs_elapsed_seconds, so a dashboard sees the number and
+// can tell an alert to ignore it; skipped tests are left out rather than
+// reported as 0.
 func FSRegistry(host string, res *result.FS) *prometheus.Registry {
 	reg := prometheus.NewRegistry()
 	labels := []string{"host", fsTargetLabel, "test", "unit"}
 	rate := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: FSRate, Help: "bonnie++-style rate of one clyde fs test, in the unit label's unit."}, labels)
 	cpu := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: FSCPU, Help: "CPU used during one clyde fs test, percent of one CPU."}, labels)
 	lat := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: FSMaxLatency, Help: "Longest single operation of one clyde fs test."}, labels)
+	elapsed := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: FSElapsed, Help: "Measured time of one clyde fs test."}, labels)
+	low := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: FSLowConf, Help: "1 when the test ran under 0.5 s (bonnie++ prints +++++): its rate is measured but of low confidence."}, labels)
 	last := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: LastRun, Help: "Start time of the last clyde run."}, []string{"host", fsTargetLabel, "test", "unit"})
-	reg.MustRegister(rate, cpu, lat, last)
+	reg.MustRegister(rate, cpu, lat, elapsed, low, last)
 	dir := res.Config.Dir
 	for t := result.FSTest(0); t < result.FSTestCount; t++ {
-		var rs, cs, ls []float64
-		unit := ""
+		var rs, cs, ls, es []float64
+		unit, short := "", false
 		for _, run := range res.Runs {
 			tr := run.Tests[t]
 			unit = tr.RateUnit
 			if !tr.Ran || tr.Interrupted {
 				continue
 			}
-			if !tr.TooShort && tr.RatePerSec > 0 {
+			if tr.RatePerSec > 0 {
 				rs = append(rs, tr.RatePerSec)
+				es = append(es, float64(tr.ElapsedNs)/1e9)
+				short = short || tr.TooShort
 			}
-			if tr.CPUKnown && !tr.TooShort {
+			if tr.CPUKnown {
 				cs = append(cs, tr.CPUPercent)
 			}
 			if tr.Latency.MaxNs > 0 {
@@ -74,6 +83,12 @@ func FSRegistry(host string, res *result.FS) *prometheus.Registry {
 		}
 		if len(rs) > 0 {
 			rate.WithLabelValues(host, dir, t.Name(), unit).Set(mean(rs))
+			elapsed.WithLabelValues(host, dir, t.Name(), "seconds").Set(mean(es))
+			flag := 0.0
+			if short {
+				flag = 1
+			}
+			low.WithLabelValues(host, dir, t.Name(), unit).Set(flag)
 		}
 		if len(cs) > 0 {
 			cpu.WithLabelValues(host, dir, t.Name(), "percent").Set(mean(cs))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,5 +40,36 @@ func TestEncodeIsWriteToTextfile(t *testing.T) {
 				t.Fatalf("Encode wrote\n%s\nWriteToTextfile wrote\n%s", got.String(), want)
 			}
 		})
+	}
+}
+
+// TestShortRateKept: a test under 0.5 s keeps its rate in the textfile,
+// flagged low-confidence; a measured one is flagged 0; a test that did not
+// run has no series at all.
+func TestShortRateKept(t *testing.T) {
+	fs := &result.FS{Config: result.FSConfig{Dir: "/srv/data"}}
+	run := result.FSRun{Iteration: 1}
+	run.Tests[result.SeqCreate] = result.FSTestResult{Test: result.SeqCreate, Ran: true, RatePerSec: 1800.5,
+		RateUnit: "files/s", TooShort: true, ElapsedNs: 300_000_000}
+	run.Tests[result.SeqStat] = result.FSTestResult{Test: result.SeqStat, Ran: true, RatePerSec: 90000,
+		RateUnit: "files/s", ElapsedNs: 2_000_000_000}
+	fs.Runs = []result.FSRun{run}
+	var b bytes.Buffer
+	if err := Encode(&b, FSRegistry("box", fs)); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		`clyde_fs_rate{dir="/srv/data",host="box",test="seq_create",unit="files/s"} 1800.5`,
+		`clyde_fs_rate_low_confidence{dir="/srv/data",host="box",test="seq_create",unit="files/s"} 1`,
+		`clyde_fs_elapsed_seconds{dir="/srv/data",host="box",test="seq_create",unit="seconds"} 0.3`,
+		`clyde_fs_rate_low_confidence{dir="/srv/data",host="box",test="seq_stat",unit="files/s"} 0`,
+	} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("textfile lacks %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, `test="putc"`) {
+		t.Errorf("a test that did not run has a series:\n%s", out)
 	}
 }

@@ -1,0 +1,194 @@
+//go:build linux
+
+package integration
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/clydebench/clyde/internal/compare"
+	"github.com/clydebench/clyde/internal/history"
+	"github.com/clydebench/clyde/result"
+)
+
+// cronBudget replaces the recipe's default --auto budget (2 minutes) so
+// the test stays short; it is the only change to the README's line besides
+// the paths.
+const cronBudget = "--auto=40s"
+
+// cronLine is the command of the README's nightly cron recipe: what
+// follows "root " on its line in /etc/cron.d form.
+func cronLine(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "30 3 * * * root clyde ") {
+			return strings.TrimPrefix(l, "30 3 * * * root ")
+		}
+	}
+	t.Fatal("README.md has no line \"30 3 * * * root clyde ...\" (the cron recipe)")
+	return ""
+}
+
+// cronRun runs line as cron runs a job: sh -c under env -i with PATH only
+// (clyde found on it, as after the README's install step), a new session
+// with no terminal, standard input from /dev/null.
+func cronRun(t *testing.T, line string) outcome {
+	t.Helper()
+	cmd := exec.Command("/usr/bin/env", "-i", "PATH="+filepath.Dir(clydeBin)+":/usr/bin:/bin", "/bin/sh", "-c", line)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if _, exited := err.(*exec.ExitError); err != nil && !exited {
+		t.Fatalf("run the cron line: %v", err)
+	}
+	return outcome{cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()}
+}
+
+// savedRuns reads every fs result in the history, oldest first.
+func savedRuns(t *testing.T, db string) ([]history.Entry, []*result.FS) {
+	t.Helper()
+	s, err := history.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	es, err := s.Query(context.Background(), history.Filter{WithJSON: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*result.FS
+	for i := len(es) - 1; i >= 0; i-- {
+		f, err := result.DecodeFS(es[i].JSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, f)
+	}
+	for i, j := 0, len(es)-1; i < j; i, j = i+1, j-1 {
+		es[i], es[j] = es[j], es[i]
+	}
+	return es, out
+}
+
+// TestCronRecipe runs the README's nightly cron line as cron would, on a
+// tmpfs (the fastest storage there is, where fixed sizes give +++++):
+//
+//   - twice: nothing on stdout or stderr, exit 0; the first --auto run
+//     calibrates and measures every test for 0.5 s or more (no +++++),
+//     the second reuses its sizes from the history;
+//   - on a history whose earlier comparable runs were 10x faster: exit 3
+//     and exactly one line;
+//   - on a damaged history: a non-zero exit and one line.
+func TestCronRecipe(t *testing.T) {
+	fs := makeFS(t, tmpfs, 6144)
+	state := t.TempDir()
+	db := filepath.Join(state, "history.db")
+	prom := filepath.Join(state, "clyde.prom")
+	recipe := cronLine(t)
+	for _, want := range []string{"/srv/data", "/var/lib/clyde/history.db", "/var/lib/node_exporter/textfile/clyde.prom", " --auto ", "--silent", "--check-regression"} {
+		if !strings.Contains(recipe+" ", want) {
+			t.Fatalf("the recipe %q lacks %q", recipe, want)
+		}
+	}
+	line := func(dir, db string) string {
+		return strings.NewReplacer("/srv/data", dir, "/var/lib/clyde/history.db", db,
+			"/var/lib/node_exporter/textfile/clyde.prom", prom, " --auto ", " "+cronBudget+" ").Replace(recipe + " ")
+	}
+
+	for night := 1; night <= 2; night++ {
+		o := cronRun(t, line(fs.dir, db))
+		if o.code != 0 || o.stdout != "" || o.stderr != "" {
+			t.Fatalf("night %d: exit %d, stdout %q, stderr %q; want silence and 0", night, o.code, o.stdout, o.stderr)
+		}
+	}
+	entries, runs := savedRuns(t, db)
+	for i, r := range runs {
+		t.Logf("night %d: auto %+v", i+1, *r.Config.Auto)
+		for _, tr := range r.Runs[0].Tests {
+			t.Logf("  %-10s %8.3f s %12.0f %s", tr.Name, float64(tr.ElapsedNs)/1e9, tr.RatePerSec, tr.RateUnit)
+		}
+	}
+	if len(runs) != 2 {
+		t.Fatalf("%d runs in the history after two nights", len(runs))
+	}
+	first, second := runs[0], runs[1]
+	if a := first.Config.Auto; a == nil || a.CalibrationRuns == 0 || a.ReusedFrom != "" {
+		t.Fatalf("the first night's --auto record %+v: want a calibration", a)
+	}
+	for _, tr := range first.Runs[0].Tests {
+		if !tr.Ran || tr.TooShort {
+			t.Errorf("%s: ran %v, %.2f s (too short %v) after --auto within its budget; config %+v, auto %+v",
+				tr.Name, tr.Ran, float64(tr.ElapsedNs)/1e9, tr.TooShort, first.Config, *first.Config.Auto)
+		}
+	}
+	if a := second.Config.Auto; a == nil || a.ReusedFrom != "#1" || a.CalibrationRuns != 0 {
+		t.Fatalf("the second night's --auto record %+v: want the sizes of #1", a)
+	}
+	f, s := first.Config, second.Config
+	if f.FileSizeMiB != s.FileSizeMiB || f.Seeks != s.Seeks || f.ByteIOMiB != s.ByteIOMiB || f.FilesK != s.FilesK ||
+		entries[0].Params != entries[1].Params {
+		t.Fatalf("the nights do not compare: %+v vs %+v", f, s)
+	}
+	textfile, err := os.ReadFile(prom)
+	if err != nil || strings.Count(string(textfile), "\nclyde_fs_rate{") != 12 {
+		t.Fatalf("textfile: %v\n%s", err, textfile)
+	}
+
+	t.Run("regression", func(t *testing.T) {
+		// A directory whose history holds an --auto run of small sizes
+		// (per-char 4 MiB: over 0.5 s on any machine, so its figures
+		// count) and five comparable runs ten times as fast.
+		dir, db2 := t.TempDir(), filepath.Join(t.TempDir(), "history.db")
+		fast := *first
+		fast.Config.Dir, fast.Provenance.Filesystem.Path = dir, dir
+		fast.Config.FileSizeMiB, fast.Config.Seeks, fast.Config.ByteIOMiB, fast.Config.FilesK = 4, 256, 4, 1
+		fast.Runs = []result.FSRun{first.Runs[0]}
+		for i := range fast.Runs[0].Tests {
+			fast.Runs[0].Tests[i].RatePerSec = 1e12 // far above anything
+			fast.Runs[0].Tests[i].TooShort = false
+		}
+		store, err := history.Open(db2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := entries[0]
+		e.Target, e.Params = dir, (&compare.Run{FS: &fast}).Params()
+		data, _ := json.Marshal(&fast)
+		e.JSON = data
+		for range 5 {
+			if _, err := store.Save(context.Background(), e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		store.Close()
+		o := cronRun(t, line(dir, db2))
+		if o.code != 3 || o.stdout != "" || strings.Count(o.stderr, "\n") != 1 {
+			t.Fatalf("exit %d, stdout %q, stderr %q; want 3 and one line", o.code, o.stdout, o.stderr)
+		}
+		assertOneLineError(t, o.stderr, "regression found", "below the median", "against the median of 5 earlier comparable runs")
+	})
+
+	t.Run("damaged history", func(t *testing.T) {
+		bad := filepath.Join(t.TempDir(), "history.db")
+		if err := os.WriteFile(bad, bytes.Repeat([]byte("not a database "), 100), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		o := cronRun(t, line(t.TempDir(), bad))
+		if o.code == 0 || o.stdout != "" || strings.Count(o.stderr, "\n") != 1 {
+			t.Fatalf("exit %d, stdout %q, stderr %q; want non-zero and one line", o.code, o.stdout, o.stderr)
+		}
+		assertOneLineError(t, o.stderr, "--db", "not a database")
+	})
+}

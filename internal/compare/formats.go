@@ -1,0 +1,125 @@
+package compare
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"strconv"
+	"time"
+)
+
+// The table in clyde's own machine-readable forms (compare --format csv or
+// json). Values stay in the figures' own units (KiB/s, files/s, ns, B/s),
+// unscaled, and a figure measured under 0.5 s keeps its number with
+// "short" set, where bonnie++'s CSV has only +++++.
+
+// stateName is a cell's state in the CSV and JSON forms.
+func stateName(s State) string {
+	switch s {
+	case Known:
+		return "known"
+	case TooFast:
+		return "too_short_no_figure"
+	case Unknown:
+		return "unknown"
+	}
+	return "not_run"
+}
+
+// CSVHeader is the first line WriteCSV writes.
+var CSVHeader = []string{"column", "unit", "higher_is_better", "run", "label", "state", "value", "spread",
+	"repeats", "short", "vs_first_pct"}
+
+// WriteCSV writes one line per column and run (long form: what a
+// spreadsheet pivot or pandas reads without reshaping).
+func (t *Table) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(CSVHeader); err != nil {
+		return err
+	}
+	for _, r := range t.Rows {
+		for i, c := range r.Cells {
+			rec := []string{r.Key, r.Unit, strconv.FormatBool(r.HigherIsBetter), runLetter(i), t.Runs[i].Label,
+				stateName(c.State), "", "", strconv.Itoa(c.N), strconv.FormatBool(c.Short && c.State == Known), ""}
+			if c.State == Known {
+				rec[6] = strconv.FormatFloat(c.Value, 'g', -1, 64)
+				rec[7] = strconv.FormatFloat(c.Spread, 'g', -1, 64)
+			}
+			if c.HasChange {
+				rec[10] = strconv.FormatFloat(c.ChangePct, 'f', 2, 64)
+			}
+			if err := cw.Write(rec); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// jsonTable is WriteJSON's document.
+type jsonTable struct {
+	Runs []jsonRun `json:"runs"`
+	Rows []jsonRow `json:"rows"`
+}
+
+type jsonRun struct {
+	Run      string     `json:"run"`
+	Label    string     `json:"label"`
+	Source   string     `json:"source"`
+	Name     string     `json:"name,omitempty"`
+	Host     string     `json:"host,omitempty"`
+	Target   string     `json:"target,omitempty"`
+	KeyFlags string     `json:"key_flags,omitempty"`
+	Started  *time.Time `json:"start_time,omitempty"`
+}
+
+type jsonRow struct {
+	Column         string     `json:"column"`
+	Unit           string     `json:"unit"`
+	HigherIsBetter bool       `json:"higher_is_better"`
+	Cells          []jsonCell `json:"cells"`
+}
+
+type jsonCell struct {
+	State  string   `json:"state"`
+	Value  *float64 `json:"value,omitempty"`
+	Spread *float64 `json:"spread,omitempty"`
+	N      int      `json:"repeats"`
+	Short  bool     `json:"short,omitempty"`
+	// VsFirstPct is the change against the first run, in percent.
+	VsFirstPct     *float64 `json:"vs_first_pct,omitempty"`
+	NotSignificant bool     `json:"not_significant,omitempty"`
+}
+
+// WriteJSON writes the runs and every column's cells.
+func (t *Table) WriteJSON(w io.Writer) error {
+	doc := jsonTable{Runs: []jsonRun{}, Rows: []jsonRow{}}
+	for i, r := range t.Runs {
+		jr := jsonRun{Run: runLetter(i), Label: r.Label, Source: r.Source, Name: r.Name(), Host: r.Host(),
+			Target: r.Target(), KeyFlags: r.KeyFlags()}
+		if st := r.Provenance().StartTime; !st.IsZero() {
+			jr.Started = &st
+		}
+		doc.Runs = append(doc.Runs, jr)
+	}
+	for _, r := range t.Rows {
+		jr := jsonRow{Column: r.Key, Unit: r.Unit, HigherIsBetter: r.HigherIsBetter}
+		for _, c := range r.Cells {
+			jc := jsonCell{State: stateName(c.State), N: c.N, NotSignificant: c.NotSignificant}
+			if c.State == Known {
+				v, s := c.Value, c.Spread
+				jc.Value, jc.Spread, jc.Short = &v, &s, c.Short
+			}
+			if c.HasChange {
+				p := c.ChangePct
+				jc.VsFirstPct = &p
+			}
+			jr.Cells = append(jr.Cells, jc)
+		}
+		doc.Rows = append(doc.Rows, jr)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}

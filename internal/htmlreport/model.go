@@ -1,0 +1,503 @@
+package htmlreport
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/clydebench/clyde/internal/compare"
+)
+
+// The page's data, before any HTML or SVG: what every chart and table
+// shows. Tests compare it with golden files (testdata/html/*.json), so a
+// change to what a chart says shows up as a change to its data.
+
+// pageData is everything the page shows.
+type pageData struct {
+	Title string `json:"title"`
+	Kind  string `json:"kind"`
+	// Single is a page of one run: a run's own layout, with no bars,
+	// winners or percentages, which would only compare it with itself.
+	Single  bool         `json:"single"`
+	Runs    []runInfo    `json:"runs"`
+	Summary *summaryData `json:"summary,omitempty"`
+	Bars    []barData    `json:"bars,omitempty"`
+	Tables  []tableData  `json:"tables"`
+	Charts  []chart      `json:"charts"`
+	Notes   []string     `json:"notes,omitempty"`
+}
+
+// runInfo is one run's row of the Runs table.
+type runInfo struct {
+	Letter string `json:"letter"`
+	Color  string `json:"color"`
+	// Name is the run's own name (fs -m); Label where it was read from.
+	Name  string `json:"name"`
+	Label string `json:"label"`
+	// Short names the run in bar labels and legends (shortNames).
+	Short        string `json:"short"`
+	Source       string `json:"source"`
+	Host         string `json:"host"`
+	Target       string `json:"target"`
+	FSType       string `json:"fs_type"`
+	FSNote       string `json:"fs_note,omitempty"`
+	MountOptions string `json:"mount_options"`
+	Device       string `json:"device"`
+	Flags        string `json:"flags"`
+	Started      string `json:"started"`
+}
+
+// cellState says what a cell holds.
+const (
+	stateKnown   = "known"
+	stateShort   = "short" // measured under 0.5 s: shown, marked
+	stateTooFast = "too_fast"
+	stateUnknown = "unknown"
+	stateNotRun  = "not_run"
+)
+
+// cell is one run's figure in a column, in the column's display unit.
+type cell struct {
+	Run   int     `json:"run"`
+	State string  `json:"state"`
+	Raw   float64 `json:"raw,omitempty"`   // in the figure's own unit
+	Value float64 `json:"value,omitempty"` // in the column's display unit
+	Text  string  `json:"text"`
+	// VsFirst is the change against the first run, "" for the first run,
+	// a single-run page, or a cell without a figure.
+	VsFirst string `json:"vs_first,omitempty"`
+	Best    bool   `json:"best,omitempty"`
+	// ElapsedNs is how long the test ran (0: not known).
+	ElapsedNs float64 `json:"elapsed_ns,omitempty"`
+}
+
+// column is one figure across the runs: a test's rate, a latency, a job's
+// IOPS.
+type column struct {
+	Key            string `json:"key"`
+	Unit           string `json:"unit"` // the display unit, one for every cell
+	HigherIsBetter bool   `json:"higher_is_better"`
+	scale          float64
+	Cells          []cell `json:"cells"`
+	// Best are the runs with the best figure; BestShort says they are
+	// the best only among figures under 0.5 s (no other run had one).
+	Best      []int `json:"best,omitempty"`
+	BestShort bool  `json:"best_short,omitempty"`
+}
+
+// better says which way a column is better, as the page prints it.
+func (c *column) better() string {
+	if c.HigherIsBetter {
+		return "more is better"
+	}
+	return "less is better"
+}
+
+// columns lines the runs' figures up by key (figureGrid), leaves out the
+// columns no run has, and picks each column's unit, texts, changes
+// against the first run and best runs.
+func columns(runs []*compare.Run) []column {
+	keys, proto, grid := figureGrid(runs)
+	var out []column
+	for k, key := range keys {
+		f := proto[key]
+		col := column{Key: key, HigherIsBetter: f.HigherIsBetter}
+		var raws []float64
+		any := false
+		for i := range runs {
+			g := grid[i][k]
+			if g.State != compare.NotRun {
+				any = true
+			}
+			if g.State == compare.Known && len(g.Values) > 0 {
+				raws = append(raws, avg(g.Values))
+			}
+		}
+		if !any {
+			continue
+		}
+		col.Unit, col.scale = compare.DisplayUnit(f.Unit, raws)
+		for i := range runs {
+			col.Cells = append(col.Cells, makeCell(i, grid[i][k], col.scale))
+		}
+		if len(runs) > 1 {
+			markChanges(&col)
+			markBest(&col)
+		}
+		out = append(out, col)
+	}
+	return out
+}
+
+func makeCell(run int, f compare.Figure, scale float64) cell {
+	c := cell{Run: run, State: stateNotRun, Text: "-"}
+	switch f.State {
+	case compare.TooFast:
+		c.State, c.Text = stateTooFast, "+++++"
+	case compare.Unknown:
+		c.State, c.Text = stateUnknown, "unknown"
+	case compare.Known:
+		if len(f.Values) == 0 {
+			break
+		}
+		c.State, c.Raw = stateKnown, avg(f.Values)
+		c.Value = c.Raw * scale
+		c.Text = compare.FormatValue(c.Raw, scale)
+		c.ElapsedNs = f.ElapsedNs
+		if f.Short {
+			c.State = stateShort
+			c.Text += compare.ShortMark
+		}
+	}
+	return c
+}
+
+func hasFigure(c cell) bool { return c.State == stateKnown || c.State == stateShort }
+
+// markChanges fills each cell's change against the first run.
+func markChanges(col *column) {
+	base := col.Cells[0]
+	if !hasFigure(base) || base.Raw == 0 {
+		return
+	}
+	for i := 1; i < len(col.Cells); i++ {
+		if c := &col.Cells[i]; hasFigure(*c) {
+			c.VsFirst = fmt.Sprintf("%+.1f%%", (c.Raw-base.Raw)/base.Raw*100)
+		}
+	}
+}
+
+// markBest picks the best runs of a column among the figures measured for
+// 0.5 s or more, or, when there are none, among those under it. A column
+// with one figure has no best: there is nothing to beat.
+func markBest(col *column) {
+	figures := 0
+	for _, c := range col.Cells {
+		if hasFigure(c) {
+			figures++
+		}
+	}
+	if figures < 2 {
+		return
+	}
+	pick := func(state string) []int {
+		var best []int
+		var top float64
+		for i, c := range col.Cells {
+			if c.State != state {
+				continue
+			}
+			switch {
+			case len(best) == 0 || col.isBetter(c.Raw, top) && !same(c.Raw, top):
+				best, top = []int{i}, c.Raw
+			case same(c.Raw, top):
+				best = append(best, i)
+			}
+		}
+		return best
+	}
+	col.Best = pick(stateKnown)
+	if len(col.Best) == 0 {
+		col.Best, col.BestShort = pick(stateShort), true
+		if len(col.Best) == 0 {
+			col.BestShort = false
+		}
+	}
+	for _, i := range col.Best {
+		col.Cells[i].Best = true
+	}
+}
+
+func (c *column) isBetter(a, b float64) bool {
+	if c.HigherIsBetter {
+		return a > b
+	}
+	return a < b
+}
+
+func same(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)) }
+
+// barData is one column's bar chart: a bar per run, in run order.
+type barData struct {
+	Key    string `json:"key"`
+	Title  string `json:"title"`
+	Unit   string `json:"unit"`
+	Better string `json:"better"`
+	Bars   []bar  `json:"bars"`
+}
+
+// bar is one run's bar. Length is the bar's share of the longest one;
+// PctOfBest the figure as a percentage of the best (100 for the best).
+type bar struct {
+	Run       int     `json:"run"`
+	Label     string  `json:"label"`
+	State     string  `json:"state"`
+	Value     float64 `json:"value,omitempty"`
+	Text      string  `json:"text"`
+	Length    float64 `json:"length"`
+	PctOfBest float64 `json:"pct_of_best,omitempty"`
+	Best      bool    `json:"best,omitempty"`
+}
+
+// bars makes a bar chart of every rate column (more is better).
+func bars(cols []column, runs []runInfo, titles func(string) string) []barData {
+	var out []barData
+	for _, col := range cols {
+		if !col.HigherIsBetter {
+			continue
+		}
+		b := barData{Key: col.Key, Title: titles(col.Key), Unit: col.Unit, Better: col.better()}
+		var longest, best float64
+		for _, c := range col.Cells {
+			if hasFigure(c) {
+				longest = max(longest, c.Value)
+			}
+		}
+		for _, i := range col.Best {
+			best = col.Cells[i].Value
+		}
+		for i, c := range col.Cells {
+			br := bar{Run: i, Label: runs[i].Letter + " " + runs[i].shortName(), State: c.State, Text: c.Text, Best: c.Best}
+			if hasFigure(c) {
+				br.Value = c.Value
+				if longest > 0 {
+					br.Length = c.Value / longest
+				}
+				if best > 0 {
+					br.PctOfBest = c.Value / best * 100
+				}
+			}
+			b.Bars = append(b.Bars, br)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// shortName is what a bar is labelled with after the run's letter.
+func (r runInfo) shortName() string { return r.Short }
+
+// shortNames names each run for bar labels and legends: its own name (fs
+// -m) when no other run has the same one, else where it was read from,
+// keeping the end (the line number) when it is long.
+func shortNames(runs []runInfo) {
+	count := map[string]int{}
+	for _, r := range runs {
+		count[r.Name]++
+	}
+	for i := range runs {
+		n := runs[i].Name
+		if n == "" || count[n] > 1 {
+			n = runs[i].Label
+		}
+		if rs := []rune(n); len(rs) > 26 {
+			n = "…" + string(rs[len(rs)-25:])
+		}
+		runs[i].Short = n
+	}
+}
+
+// summaryData is the overall comparison: each run's geometric mean over
+// the rate columns every run measured for 0.5 s or more, relative to the
+// first run, and how many columns it was best in.
+type summaryData struct {
+	Columns []string     `json:"columns"`
+	Left    []string     `json:"left_out,omitempty"`
+	Runs    []summaryBar `json:"runs"`
+	Bars    []bar        `json:"bars"`
+}
+
+type summaryBar struct {
+	Run int `json:"run"`
+	// GeoMeanPct is the geometric mean of the run's figure over the first
+	// run's, in percent (the first run is 100).
+	GeoMeanPct float64 `json:"geomean_pct"`
+	Wins       int     `json:"wins"`
+}
+
+func summarize(cols []column, runs []runInfo) *summaryData {
+	s := &summaryData{}
+	logs := make([]float64, len(runs))
+	wins := make([]int, len(runs))
+	rates := 0
+	for _, col := range cols {
+		if !col.HigherIsBetter {
+			continue
+		}
+		rates++
+		if !col.BestShort {
+			for _, i := range col.Best {
+				wins[i]++
+			}
+		}
+		ok := col.Cells[0].State == stateKnown && col.Cells[0].Raw > 0
+		for _, c := range col.Cells {
+			ok = ok && c.State == stateKnown && c.Raw > 0
+		}
+		if !ok {
+			s.Left = append(s.Left, col.Key)
+			continue
+		}
+		s.Columns = append(s.Columns, col.Key)
+		for i, c := range col.Cells {
+			logs[i] += math.Log(c.Raw / col.Cells[0].Raw)
+		}
+	}
+	if rates == 0 {
+		return nil
+	}
+	var longest float64
+	for i := range runs {
+		sb := summaryBar{Run: i, Wins: wins[i]}
+		if len(s.Columns) > 0 {
+			sb.GeoMeanPct = math.Exp(logs[i]/float64(len(s.Columns))) * 100
+		}
+		longest = max(longest, sb.GeoMeanPct)
+		s.Runs = append(s.Runs, sb)
+	}
+	if len(s.Columns) == 0 {
+		return s
+	}
+	best := 0
+	for i, sb := range s.Runs {
+		if sb.GeoMeanPct > s.Runs[best].GeoMeanPct {
+			best = i
+		}
+	}
+	for i, sb := range s.Runs {
+		text := fmt.Sprintf("%.1f%%", sb.GeoMeanPct)
+		s.Bars = append(s.Bars, bar{Run: i, Label: runs[i].Letter + " " + runs[i].shortName(), State: stateKnown,
+			Value: sb.GeoMeanPct, Text: text, Length: sb.GeoMeanPct / longest,
+			PctOfBest: sb.GeoMeanPct / s.Runs[best].GeoMeanPct * 100, Best: i == best})
+	}
+	return s
+}
+
+// tableData is one figures table: a row per run and a column per figure
+// (unit stated once, in the header), or for a single run a row per
+// figure.
+type tableData struct {
+	Title string `json:"title"`
+	// ID names the table in the page; Rates is set for a table of rates.
+	ID      string     `json:"id"`
+	Rates   bool       `json:"rates"`
+	Columns []column   `json:"columns"`
+	Winners []string   `json:"winners,omitempty"`
+	Rows    []tableRow `json:"rows,omitempty"`
+}
+
+type tableRow struct {
+	Run   int    `json:"run"`
+	Cells []cell `json:"cells"`
+}
+
+// tableWidth is the most figure columns one table has, so that a table of
+// runs fits a 1280-pixel screen; more columns split evenly into tables.
+const tableWidth = 8
+
+// tables splits the columns (rates, then latencies) into tables of at most
+// tableWidth columns, each with its winners row.
+func tables(cols []column, runs []runInfo) []tableData {
+	var out []tableData
+	for _, group := range []struct {
+		title  string
+		higher bool
+	}{{"Rates (more is better)", true}, {"Latency (less is better)", false}} {
+		var gc []column
+		for _, c := range cols {
+			if c.HigherIsBetter == group.higher {
+				gc = append(gc, c)
+			}
+		}
+		if len(gc) == 0 {
+			continue
+		}
+		n := (len(gc) + tableWidth - 1) / tableWidth
+		size := (len(gc) + n - 1) / n
+		for start := 0; start < len(gc); start += size {
+			part := gc[start:min(start+size, len(gc))]
+			t := tableData{Title: group.title, Columns: part, Rates: group.higher, ID: fmt.Sprintf("t%d", len(out)+1)}
+			if n > 1 {
+				t.Title = fmt.Sprintf("%s (%d of %d)", group.title, start/size+1, n)
+			}
+			for i := range runs {
+				row := tableRow{Run: i}
+				for _, c := range part {
+					row.Cells = append(row.Cells, c.Cells[i])
+				}
+				t.Rows = append(t.Rows, row)
+			}
+			for _, c := range part {
+				t.Winners = append(t.Winners, winnerText(c, runs))
+			}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func winnerText(c column, runs []runInfo) string {
+	var ls []string
+	for _, i := range c.Best {
+		ls = append(ls, runs[i].Letter)
+	}
+	s := strings.Join(ls, " ")
+	if s == "" {
+		return "-"
+	}
+	if c.BestShort {
+		s += compare.ShortMark
+	}
+	return s
+}
+
+// singleTables are a single run's figures: a row per figure, rates then
+// latencies, each with its own unit.
+func singleTables(cols []column) []tableData {
+	var out []tableData
+	for _, group := range []struct {
+		title, id string
+		higher    bool
+	}{{"Rates (more is better)", "rates", true}, {"Latency (less is better)", "latency", false}} {
+		t := tableData{Title: group.title, ID: group.id, Rates: group.higher}
+		for _, c := range cols {
+			if c.HigherIsBetter == group.higher {
+				t.Columns = append(t.Columns, c)
+			}
+		}
+		if len(t.Columns) > 0 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// notes explain the marks the page uses.
+func notes(cols []column, single bool) []string {
+	has := map[string]bool{}
+	for _, c := range cols {
+		for _, cl := range c.Cells {
+			has[cl.State] = true
+		}
+		if c.BestShort {
+			has["best_short"] = true
+		}
+	}
+	var out []string
+	switch {
+	case has[stateShort] && single:
+		out = append(out, compare.ShortNote+" The regression check does not alarm on it.")
+	case has[stateShort]:
+		out = append(out, compare.ShortNote+" Its bar is drawn hollow; the regression check does not alarm on it.")
+	}
+	if has["best_short"] {
+		out = append(out, "A winner marked * is best only among figures under 0.5 s: no run measured that column for longer.")
+	}
+	if has[stateTooFast] {
+		out = append(out, "+++++: the test took under 0.5 s and the input (bonnie++'s own output) kept no figure.")
+	}
+	if has[stateUnknown] {
+		out = append(out, "unknown: bonnie++ 1.98+/2.00a text reports print the file count where the file rates belong; give the CSV line to see them.")
+	}
+	return out
+}
