@@ -136,6 +136,7 @@ func summarize(wl *workload, workers []*worker, recs []*latency.Recorder, cpu cp
 		job.SysCPU = float64(cpu.CPU.Sys) / float64(cpu.Elapsed) * 100
 	}
 	job.Trend = trendOf(job.Series)
+	job.AccessLines = accessLineCounts(workers)
 	return job
 }
 

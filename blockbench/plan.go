@@ -48,6 +48,10 @@ type Workload struct {
 	// Fsync issues an fsync after every Fsync writes of a worker; 0 never.
 	Fsync int
 	Seed  uint64
+	// Access, when set, draws every I/O from an Iometer access
+	// specification instead of fio's rw mode; AccessSpec.Apply sets it
+	// with the RW, BS and RWMixRead that describe it.
+	Access *AccessSpec
 }
 
 // Group is workloads that run at the same time against their targets:
@@ -105,6 +109,9 @@ func (w *workload) options() map[string]string {
 	}
 	if w.Fsync > 0 {
 		m["fsync"] = strconv.Itoa(w.Fsync)
+	}
+	if w.Access != nil {
+		m["access_spec"] = w.Access.Name
 	}
 	return m
 }

@@ -213,6 +213,11 @@ func (w *workload) resolve() (string, error) {
 	if w.BS > w.Size {
 		return "", result.Usagef("--bs", "%d is larger than the region of %d bytes; give a smaller --bs or a larger --size", w.BS, w.Size)
 	}
+	if w.Access != nil {
+		if err := w.Access.fits(w.Offset, w.Size); err != nil {
+			return "", err
+		}
+	}
 	if w.engine, err = pickEngine(w.IOEngine, w.IODepth); err != nil {
 		return "", err
 	}
@@ -278,6 +283,15 @@ func (w *Workload) validate() error {
 		return result.Usagef("--ramp_time", "%v is negative; give a duration such as 2s or 0", w.RampTime)
 	case w.Fsync < 0:
 		return result.Usagef("--fsync", "%d is negative; give N to fsync after every N writes, 0 never", w.Fsync)
+	}
+	if w.Access != nil {
+		if err := w.Access.validate(w.Direct); err != nil {
+			return err
+		}
+		if w.RW != w.Access.rw() || w.BS != w.Access.maxSize() {
+			return result.Usagef("--access", "workload %s: rw %s and bs %d do not describe access specification %q; set them with AccessSpec.Apply",
+				w.Name, w.RW, w.BS, w.Access.Name)
+		}
 	}
 	return w.Buffer.validate()
 }

@@ -87,6 +87,10 @@ type worker struct {
 	// observe, when set, sees every completion (per-I/O logs); nil costs a
 	// compare per I/O.
 	observe func(dir, n int, off, prepNs, submitNs, doneNs int64)
+	// paused is set by a pattern that waited before the I/O it drew (an
+	// access specification's delay): the engine's clock reading from
+	// before the draw is stale.
+	paused bool
 
 	// Fixed per job.
 	mixed     bool
@@ -120,6 +124,9 @@ func newWorker(spec *workload, index int) *worker {
 		}
 	}
 	w.pattern = fioPattern{}
+	if spec.Access != nil {
+		w.pattern = newAccessPattern(spec)
+	}
 	w.mixed = spec.RW.Mixed()
 	w.mixRead = uint64(spec.RWMixRead)
 	w.random = spec.RW.Random()
@@ -173,6 +180,9 @@ func (w *worker) startMeasuring(now int64) {
 		}
 	}
 	w.ios, w.bytes, w.short, w.syncs = [2]int64{}, [2]int64{}, [2]int64{}, 0
+	if p, ok := w.pattern.(*accessPattern); ok {
+		p.resetCounts()
+	}
 	w.startNs, w.endNs = now, now
 	w.marks = append(w.marks[:0], mark{atNs: now})
 	w.nextMark = now + markEvery

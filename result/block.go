@@ -72,6 +72,9 @@ type BlockJob struct {
 	// Syncs counts fsync calls issued for --fsync.
 	Syncs       int64 `json:"syncs"`
 	Interrupted bool  `json:"interrupted,omitempty"`
+	// AccessLines counts what an Iometer access specification issued per
+	// line (see result/iometer.go); empty for fio's rw modes.
+	AccessLines []BlockAccessLine `json:"access_lines,omitempty"`
 }
 
 // BlockJobConfig is a job as it ran, every default resolved.
