@@ -27,6 +27,7 @@ func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool) ([]result.
 		for i := range wl.NumJobs {
 			w := newWorker(wl, i)
 			w.stop = stop
+			wl.live.add(w)
 			workers[set] = append(workers[set], w)
 			ls = append(ls, lanes.Lane{
 				Prepare: func() error { return w.prepare() },

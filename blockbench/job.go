@@ -177,6 +177,9 @@ type Job struct {
 	Warn io.Writer
 	// CommandLine is recorded in the provenance; nil records os.Args.
 	CommandLine []string
+	// Progress, when set, gets a live line per job or preset row (see
+	// Plan.Progress): for a terminal.
+	Progress io.Writer
 }
 
 // NewJob returns a Job with every default filled in.

@@ -78,6 +78,26 @@ type Plan struct {
 	CommandLine []string
 	// Notes go into the result as they are (what a preset ran differently).
 	Notes []string
+	// Progress, when set, gets a live line per row while the plan runs:
+	// the row, its pass, elapsed and total time, the current IOPS and
+	// MB/s, and the time left for the whole plan. It rewrites the line in
+	// place, so it is for a terminal; nil prints nothing.
+	Progress io.Writer
+	// Labels name the groups for Progress, one per group: consecutive
+	// groups of one Row share its line. nil makes every group a row named
+	// after its first workload.
+	Labels []GroupLabel
+	// Idle is a time to wait before each group, one per group
+	// (CrystalDiskMark's interval between tests); nil waits for none.
+	Idle []time.Duration
+}
+
+// GroupLabel names one group of a plan on the progress line.
+type GroupLabel struct {
+	Row string
+	// Pass counts from 1 of Passes; Pass 0 of Passes > 0 is a warm-up.
+	// Passes 0 shows no pass.
+	Pass, Passes int
 }
 
 // workload is a Workload as it runs: its target found, its region, engine
@@ -88,6 +108,9 @@ type workload struct {
 	engine  engine
 	depth   int // what runs: IODepth, or 1 for an engine without a queue
 	groupID int
+	// live, when set, is the progress line the workload's workers
+	// publish their counters to.
+	live *live
 }
 
 func (w *workload) String() string {

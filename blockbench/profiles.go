@@ -31,8 +31,6 @@ var (
 	// the orion preset (ORION's "simple" run: small, then large, in isolation).
 	OrionSmallLoads = []int{1, 2, 4, 8, 16, 32}
 	OrionLargeLoads = []int{1, 2, 4, 8}
-	// IometerReadPcts are the % Read access specifications of iometer-mix.
-	IometerReadPcts = []int{100, 99, 90, 50, 10, 0}
 	// SweepSizes are bs-sweep's block sizes, 1 KiB to 1 MiB.
 	SweepSizes = []int64{1 << 10, 2 << 10, 4 << 10, 8 << 10, 16 << 10, 32 << 10, 64 << 10, 128 << 10, 256 << 10, 512 << 10, 1 << 20}
 )
@@ -41,7 +39,7 @@ var (
 // per block size, or one pass of one preset row), the step each group is,
 // and a table for presets.
 func (j *Job) plan() (Plan, []step, *profileTable, error) {
-	p := Plan{DestroyData: j.DestroyData, SizeGiven: j.SizeGiven, Warn: j.Warn, CommandLine: j.CommandLine}
+	p := Plan{DestroyData: j.DestroyData, SizeGiven: j.SizeGiven, Warn: j.Warn, CommandLine: j.CommandLine, Progress: j.Progress}
 	var steps []step
 	add := func(w Workload, st step) {
 		p.Groups = append(p.Groups, Group{w})
@@ -114,18 +112,6 @@ func profileRows(j *Job) []profileRow {
 				}
 				rows = append(rows, profileRow{label: tc.label, rw: rw, bs: tc.bs, depth: tc.q, numJobs: tc.t})
 			}
-		}
-	case ProfileIometerMix:
-		for _, pct := range IometerReadPcts {
-			rw := RandRW
-			switch pct {
-			case 100:
-				rw = RandRead
-			case 0:
-				rw = RandWrite
-			}
-			label := fmt.Sprintf("4K; %d%% Read; 100%% random", pct)
-			rows = append(rows, profileRow{label: label, rw: rw, mix: pct, bs: 4 << 10, depth: 1, numJobs: 1})
 		}
 	case ProfileOrion:
 		// ORION keeps its outstanding I/Os with asynchronous I/O; where

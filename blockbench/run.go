@@ -33,6 +33,9 @@ func Run(ctx context.Context, j Job) (*result.Block, error) {
 	if err := j.Validate(); err != nil {
 		return nil, err
 	}
+	if j.Profile == ProfileIometerMix {
+		return RunIometer(ctx, iometerMixSetup(&j))
+	}
 	p, steps, table, err := j.plan()
 	if err != nil {
 		return nil, err
@@ -62,10 +65,12 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 		Notes:      append(append([]string(nil), p.Notes...), notes...)}
 	started := time.Now()
 	res.Timestamp, res.TimestampMs = started.Unix(), started.UnixMilli()
+	lv := newLive(&p, groups)
 	runErr := prepareTargets(ctx, targets, p.DestroyData)
 	if runErr == nil {
-		runErr = runGroups(ctx, groups, res)
+		runErr = runPlanGroups(ctx, &p, groups, res, lv)
 	}
+	lv.close()
 	res.Target = targets[0].describe()
 	for _, t := range targets {
 		cerr := t.cleanup()
@@ -101,12 +106,23 @@ func prepareTargets(ctx context.Context, targets []*target, destroy bool) error 
 }
 
 func runGroups(ctx context.Context, groups [][]*workload, res *result.Block) error {
+	return runPlanGroups(ctx, &Plan{}, groups, res, nil)
+}
+
+// runPlanGroups runs the groups in order, waiting p's idle time before
+// each and showing them on lv (nil: no progress line).
+func runPlanGroups(ctx context.Context, p *Plan, groups [][]*workload, res *result.Block, lv *live) error {
 	for i, ws := range groups {
+		if i < len(p.Idle) && p.Idle[i] > 0 && ctx.Err() == nil {
+			_ = lv.idle(ctx, i, ws, p.Idle[i]) // an interruption is caught below
+		}
 		if err := ctx.Err(); err != nil {
 			res.Interrupted = true
 			return fmt.Errorf("before group %d of %d: %w", i+1, len(groups), context.Cause(ctx))
 		}
+		lv.begin(i, ws)
 		jobs, err := runGroup(ctx, ws, new(atomic.Bool))
+		lv.end()
 		first := len(res.Jobs)
 		for k := range jobs {
 			if err == nil && !jobs[k].Interrupted && jobs[k].Read.TotalIOs+jobs[k].Write.TotalIOs == 0 {

@@ -91,6 +91,9 @@ type worker struct {
 	// access specification's delay): the engine's clock reading from
 	// before the draw is stale.
 	paused bool
+	// snap, when set, is where tick publishes the counters for the
+	// progress line.
+	snap *liveSnap
 
 	// Fixed per job.
 	mixed     bool
@@ -216,6 +219,9 @@ func (w *worker) tick(now int64) (stop bool) {
 		}
 	}
 	w.nextEvent = w.nextEventAfter(now)
+	if w.snap != nil {
+		w.publish(now)
+	}
 	if w.deadline > 0 && now >= w.deadline {
 		return true
 	}

@@ -27,6 +27,8 @@ type Block struct {
 	// group"), for groups of more than one job.
 	Groups  []BlockGroup  `json:"groups,omitempty"`
 	Profile *BlockProfile `json:"profile,omitempty"`
+	// Iometer is an Iometer-style run's tests (result/iometer.go).
+	Iometer *BlockIometer `json:"iometer,omitempty"`
 	// Interrupted is true when a signal stopped the run; Jobs holds what ran.
 	Interrupted bool     `json:"interrupted,omitempty"`
 	Error       string   `json:"error,omitempty"`

@@ -149,6 +149,9 @@ func b2i(b bool) int {
 
 // CSV writes one line per job and direction, or per preset row.
 func CSV(w io.Writer, res *result.Block) error {
+	if res.Iometer != nil {
+		return iometerCSV(w, res)
+	}
 	cw := csv.NewWriter(w)
 	if res.Profile != nil {
 		_ = cw.Write([]string{"profile", "label", "rw", "rwmixread", "bs_bytes", "iodepth", "numjobs", "load",

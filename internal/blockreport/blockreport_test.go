@@ -26,6 +26,8 @@ func TestGoldens(t *testing.T) {
 		{"profile-orion.json", "text", "profile-orion.txt"},
 		{"profile-bs-sweep.json", "text", "profile-bs-sweep.txt"},
 		{"profile-iometer-mix.json", "csv", "profile-iometer-mix.csv"},
+		{"iometer-icf.json", "text", "iometer-icf.txt"},
+		{"iometer-icf.json", "csv", "iometer-icf.csv"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.golden+"/"+tc.format, func(t *testing.T) {
@@ -62,7 +64,7 @@ func TestGoldens(t *testing.T) {
 func TestTablesHaveTheirShape(t *testing.T) {
 	cases := map[string][]string{
 		"profile-cdm.json":         {"[Read]", "[Write]", "SEQ    1MiB (Q=  8, T= 1)", "RND    4KiB (Q= 32, T= 1)", "RND    4KiB (Q=  1, T= 1)", "x2"},
-		"profile-iometer-mix.json": {"Access Specification", "4K; 99% Read; 100% random", "4K; 0% Read; 100% random", "Wr Max"},
+		"profile-iometer-mix.json": {"Access Specification", "4K; 99% Read; 100% random", "4K; 0% Read; 100% random", "Maximum Response Time", "% CPU"},
 		"profile-orion.json":       {"Maximum Small IOPS=", "Minimum Small Latency=", "Maximum Large MBPS=", "@ Small=0 and Large="},
 		"profile-bs-sweep.json":    {"1k", "1m", "p99 lat (us)"},
 	}
