@@ -149,7 +149,7 @@ func TestSummarizeGolden(t *testing.T) {
 }
 
 func TestProfileGoldens(t *testing.T) {
-	for _, p := range []Profile{ProfileCDM, ProfileOrion, ProfileBSSweep} {
+	for _, p := range []Profile{ProfileOrion, ProfileBSSweep} {
 		t.Run(string(p), func(t *testing.T) {
 			b := goldenProfile(p)
 			checkGolden(t, "profile-"+string(p)+".json", b)

@@ -90,6 +90,21 @@ type Plan struct {
 	// Idle is a time to wait before each group, one per group
 	// (CrystalDiskMark's interval between tests); nil waits for none.
 	Idle []time.Duration
+	// PrivateDir makes every file the plan creates in one private run
+	// directory (internal/rundir) in the directory its Filename names, as
+	// CrystalDiskMark makes its test file in a directory of its own: the
+	// Filename's own name is then only the file's name in there, never an
+	// existing file. The directory goes at the end with all in it.
+	PrivateDir bool
+	// Fill fills the filesystem under test to a level of use before the
+	// groups run, with incompressible data in the private run directory
+	// (made for it if PrivateDir is not set), and removes it after;
+	// refused when the space is not there. Result.Space records it.
+	Fill FillLevel
+	// RequireUncached refuses targets on which uncached I/O would still
+	// measure the page cache (tmpfs, ramfs, FUSE) or cannot be opened
+	// uncached, and platforms without uncached I/O.
+	RequireUncached bool
 }
 
 // GroupLabel names one group of a plan on the progress line.

@@ -18,11 +18,11 @@ type profileRow struct {
 	load    int
 }
 
-// profileTable is a preset being run: its rows, and for CDM the passes.
+// profileTable is a preset being run: its rows. (cdm.go and iometer.go
+// plan and fill CrystalDiskMark's and Iometer's presets.)
 type profileTable struct {
-	name   Profile
-	passes int
-	rows   []profileRow
+	name Profile
+	rows []profileRow
 }
 
 // Profile loads, exported so that documentation and tests can show them.
@@ -65,19 +65,7 @@ func (j *Job) plan() (Plan, []step, *profileTable, error) {
 					"use --ioengine auto or one of: %s", j.Profile, row.label, row.depth, e.name(), strings.Join(queueingEngines(), ", "))
 			}
 		}
-		if j.Profile != ProfileCDM {
-			add(w, step{row: r})
-			continue
-		}
-		t.passes = j.Passes
-		warm := w
-		warm.Name += " (warm-up)"
-		add(warm, step{row: r, warmup: true})
-		for k := range j.Passes {
-			pass := w
-			pass.Name = fmt.Sprintf("%s pass %d", w.Name, k+1)
-			add(pass, step{row: r})
-		}
+		add(w, step{row: r})
 	}
 	return p, steps, t, nil
 }
@@ -86,33 +74,6 @@ func (j *Job) plan() (Plan, []step, *profileTable, error) {
 func profileRows(j *Job) []profileRow {
 	var rows []profileRow
 	switch j.Profile {
-	case ProfileCDM:
-		// CrystalDiskMark 8/9 "Default": each test read, then write.
-		tests := []struct {
-			label  string
-			random bool
-			bs     int64
-			q, t   int
-		}{
-			{"SEQ1M Q8T1", false, 1 << 20, 8, 1},
-			{"SEQ1M Q1T1", false, 1 << 20, 1, 1},
-			{"RND4K Q32T1", true, 4 << 10, 32, 1},
-			{"RND4K Q1T1", true, 4 << 10, 1, 1},
-		}
-		for _, tc := range tests {
-			for _, write := range []bool{false, true} {
-				rw := Read
-				switch {
-				case tc.random && write:
-					rw = RandWrite
-				case tc.random:
-					rw = RandRead
-				case write:
-					rw = Write
-				}
-				rows = append(rows, profileRow{label: tc.label, rw: rw, bs: tc.bs, depth: tc.q, numJobs: tc.t})
-			}
-		}
 	case ProfileOrion:
 		// ORION keeps its outstanding I/Os with asynchronous I/O; where
 		// clyde's engine cannot, a load of N runs as N workers of one I/O
@@ -143,18 +104,16 @@ func profileRows(j *Job) []profileRow {
 	return rows
 }
 
-// finish fills the table from the jobs that ran. CDM keeps each row's best
-// pass (highest IOPS; CrystalDiskMark keeps the best throughput); the other
-// presets have one pass per row.
+// finish fills the table from the jobs that ran; each row has one pass.
 func (t *profileTable) finish(steps []step, jobs []result.BlockJob) *result.BlockProfile {
 	// Each step is one group of one job, so jobs and steps line up.
-	out := &result.BlockProfile{Name: string(t.name), Passes: t.passes}
+	out := &result.BlockProfile{Name: string(t.name)}
 	for r, row := range t.rows {
 		pr := result.BlockProfileRow{Label: row.label, RW: string(row.rw), RWMixRead: row.mix, BSBytes: row.bs,
 			IODepth: row.depth, NumJobs: row.numJobs, Load: row.load}
 		best := -1
 		for i := range jobs {
-			if i >= len(steps) || steps[i].row != r || steps[i].warmup {
+			if i >= len(steps) || steps[i].row != r {
 				continue
 			}
 			pr.Jobs = append(pr.Jobs, i)
@@ -165,7 +124,6 @@ func (t *profileTable) finish(steps []step, jobs []result.BlockJob) *result.Bloc
 		if best >= 0 {
 			fillRow(&pr, &jobs[best])
 			for _, i := range pr.Jobs {
-				// The best latency is the lowest mean over the passes, as CDM shows it.
 				if m := meanLat(&jobs[i]); m > 0 && m < pr.MeanLatNs {
 					pr.MeanLatNs = m
 				}

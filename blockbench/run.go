@@ -17,10 +17,9 @@ import (
 )
 
 // step is what one group of a job's plan is: a plain job per block size, or
-// one pass of one profile row.
+// one profile row.
 type step struct {
-	row    int  // profile row, -1 for a plain job
-	warmup bool // CDM's uncounted first pass
+	row int // profile row, -1 for a plain job
 }
 
 // Run runs one clyde block job: one workload per block size, or a preset's
@@ -33,8 +32,11 @@ func Run(ctx context.Context, j Job) (*result.Block, error) {
 	if err := j.Validate(); err != nil {
 		return nil, err
 	}
-	if j.Profile == ProfileIometerMix {
+	switch j.Profile {
+	case ProfileIometerMix:
 		return RunIometer(ctx, iometerMixSetup(&j))
+	case ProfileCDM:
+		return runCDM(ctx, j)
 	}
 	p, steps, table, err := j.plan()
 	if err != nil {
@@ -56,6 +58,10 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 	if err != nil {
 		return nil, err
 	}
+	pd, err := planPrivate(&p, targets)
+	if err != nil {
+		return nil, err
+	}
 	cmdline := p.CommandLine
 	if cmdline == nil {
 		cmdline = os.Args
@@ -66,7 +72,18 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 	started := time.Now()
 	res.Timestamp, res.TimestampMs = started.Unix(), started.UnixMilli()
 	lv := newLive(&p, groups)
-	runErr := prepareTargets(ctx, targets, p.DestroyData)
+	runErr := pd.prepare(ctx, lv, targets[0].seed)
+	if pd != nil {
+		res.Space = pd.space
+	} else {
+		res.Space = pathSnapshot(targets[0])
+	}
+	if res.Space != nil {
+		res.Space.MountPoint = res.Provenance.Filesystem.MountPoint
+	}
+	if runErr == nil {
+		runErr = prepareTargets(ctx, targets, p.DestroyData)
+	}
 	if runErr == nil {
 		runErr = runPlanGroups(ctx, &p, groups, res, lv)
 	}
@@ -79,6 +96,13 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 			res.Notes = append(res.Notes, "cleanup: "+cerr.Error())
 			runErr = errors.Join(runErr, cerr)
 		}
+	}
+	if pd != nil {
+		res.Notes = append(res.Notes, pd.notes...)
+	}
+	if err := pd.remove(); err != nil {
+		res.Notes = append(res.Notes, "cleanup: "+err.Error())
+		runErr = errors.Join(runErr, err)
 	}
 	if result.IsUsage(runErr) && len(res.Jobs) == 0 {
 		return nil, runErr // refused by the safety rules: nothing ran
@@ -172,7 +196,11 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 			t := byName[w.Filename]
 			if t == nil {
 				var err error
-				if t, err = resolveTarget(w.Filename, p.Warn); err != nil {
+				resolve := resolveTarget
+				if p.PrivateDir {
+					resolve = resolvePrivate
+				}
+				if t, err = resolve(w.Filename, p.Warn); err != nil {
 					return nil, nil, nil, err
 				}
 				byName[w.Filename] = t
@@ -180,6 +208,7 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 				t.fill, t.seed = w.Buffer, w.Seed
 			}
 			t.writes = t.writes || w.RW.Writes()
+			t.direct = t.direct || w.Direct
 			ws = append(ws, &workload{Workload: w, target: t, groupID: gi})
 		}
 		groups = append(groups, ws)

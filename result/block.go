@@ -27,8 +27,12 @@ type Block struct {
 	// group"), for groups of more than one job.
 	Groups  []BlockGroup  `json:"groups,omitempty"`
 	Profile *BlockProfile `json:"profile,omitempty"`
-	// Iometer is an Iometer-style run's tests (result/iometer.go).
+	// Iometer is an Iometer-style run's tests (result/iometer.go), CDM a
+	// CrystalDiskMark-style run's (result/cdm.go).
 	Iometer *BlockIometer `json:"iometer,omitempty"`
+	CDM     *BlockCDM     `json:"cdm,omitempty"`
+	// Space is the filesystem under test when the measurements began.
+	Space *BlockSpace `json:"space,omitempty"`
 	// Interrupted is true when a signal stopped the run; Jobs holds what ran.
 	Interrupted bool     `json:"interrupted,omitempty"`
 	Error       string   `json:"error,omitempty"`

@@ -12,7 +12,11 @@ import (
 func profileTable(ew *errWriter, res *result.Block) {
 	switch res.Profile.Name {
 	case "cdm":
-		cdmTable(ew, res)
+		if res.CDM != nil {
+			cdmText(ew, res)
+			return
+		}
+		cdmTable(ew, res) // saved by a clyde before CrystalDiskMark's full export
 	case "iometer-mix", "iometer":
 		if res.Iometer != nil {
 			iometerText(ew, res)
