@@ -32,9 +32,12 @@ type IometerSetup struct {
 	RampTime time.Duration
 	Cycle    IometerCycle
 	IOEngine Engine
-	// Direct opens with O_DIRECT, as Iometer's Linux Dynamo does.
-	Direct      bool
-	DestroyData bool
+	// Direct opens with O_DIRECT, as Iometer's Linux Dynamo does;
+	// RequireUncached refuses a target where that would still measure the
+	// page cache (Plan.RequireUncached).
+	Direct          bool
+	RequireUncached bool
+	DestroyData     bool
 	// SizeGiven is Plan.SizeGiven: a worker's Size 0 means the rest of an
 	// existing target and is refused for a new file.
 	SizeGiven bool
@@ -239,7 +242,7 @@ func (s *IometerSetup) Plan() (Plan, error) {
 
 func (s *IometerSetup) plan() (Plan, []iometerTest, error) {
 	p := Plan{DestroyData: s.DestroyData, SizeGiven: s.SizeGiven, Warn: s.Warn, Progress: s.Progress, CommandLine: s.CommandLine,
-		Notes: append([]string(nil), s.Notes...)}
+		Notes: append([]string(nil), s.Notes...), RequireUncached: s.RequireUncached}
 	if err := s.validate(); err != nil {
 		return p, nil, err
 	}

@@ -23,7 +23,8 @@ type Options struct {
 	Size      int64
 	SizeGiven bool
 	IOEngine  blockbench.Engine
-	// Direct opens with O_DIRECT, as Iometer's Linux Dynamo does.
+	// Direct opens with O_DIRECT, as Iometer's Linux Dynamo does, and
+	// refuses a target where that would still measure the page cache.
 	Direct      bool
 	DestroyData bool
 	// Seed seeds the workers without a fixed seed, one stream each.
@@ -68,7 +69,7 @@ func (c *Config) Plan(o Options) (blockbench.Plan, error) {
 // each on o.Filename in place of its own targets.
 func (c *Config) Setup(o Options) (blockbench.IometerSetup, error) {
 	s := blockbench.IometerSetup{Source: c.Source, Description: c.Description, Profile: "iometer", Filename: o.Filename,
-		Runtime: c.RunTime, RampTime: c.RampUp, IOEngine: o.IOEngine, Direct: o.Direct, DestroyData: o.DestroyData,
+		Runtime: c.RunTime, RampTime: c.RampUp, IOEngine: o.IOEngine, Direct: o.Direct, RequireUncached: o.Direct, DestroyData: o.DestroyData,
 		SizeGiven: o.SizeGiven, Warn: o.Warn, Progress: o.Progress, CommandLine: o.CommandLine}
 	at := func(n int) string { return fmt.Sprintf("%s:%d", c.Source, n) }
 	if o.Runtime > 0 {

@@ -33,7 +33,16 @@ func blockCommand() *cli.Command {
 			"  or open for writing (or mapped shared) by another process;\n" +
 			"  a file left by a killed run (its marker is there): `clyde block --cleanup --filename F` removes\n" +
 			"  it, when the marker names this host and its process is gone (--force: a marker from another host).\n\n" +
-			"  clyde block --filename /mnt/ssd/clyde.tmp --profile cdm --size 1g\n" +
+			"--profile cdm is CrystalDiskMark: each test of the set (--cdm-preset) read, then written, then mixed\n" +
+			"(--mix), an uncounted warm-up pass then --passes passes of --runtime (its Measure time), --interval idle\n" +
+			"before each test, keeping the best pass (--passes-kept average: KDiskMark's). It makes its test file in a\n" +
+			"private directory in --filename (a directory, or the directory of a new path), unbuffered; a filesystem that\n" +
+			"would serve it from memory anyway (tmpfs, FUSE) is refused unless --buffered. The Q8 and Q32 tests need a\n" +
+			"queueing engine (io_uring, Linux 5.1+; --ioengine auto picks it): with psync, or where none exists, they are\n" +
+			"refused (--cdm-preset real runs Q1 only). `clyde block --cleanup --filename DIR` removes the private\n" +
+			"directories of killed runs in DIR.\n\n" +
+			"  clyde block --filename /mnt/ssd --profile cdm\n" +
+			"  clyde block --filename /mnt/ssd --profile cdm --test-data both --fill 50%\n" +
 			"  clyde block --filename /dev/sdX --profile iometer-mix --direct --runtime 30 --destroy-data",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "filename", Usage: "file or block device (symlinks and /dev/disk/by-* are resolved)", Required: true},
@@ -47,14 +56,22 @@ func blockCommand() *cli.Command {
 			&cli.IntFlag{Name: "numjobs", Value: d.NumJobs, Usage: "workers per job, summed in the report"},
 			&cli.StringFlag{Name: "ioengine", Value: string(d.IOEngine), Usage: "psync|io_uring|auto (auto: io_uring when iodepth > 1; the presets' default)"},
 			&cli.BoolFlag{Name: "direct", Usage: "O_DIRECT: bypass the page cache (bs and offset must be multiples of 512)"},
-			&cli.StringFlag{Name: "runtime", Value: "5", Usage: "measured time per job: seconds or 500ms, 2m (0: no limit)"},
+			&cli.StringFlag{Name: "runtime", Value: "5", Usage: "measured time per job (cdm: per pass, its Measure time): seconds or 500ms, 2m (0: no limit)"},
 			&cli.StringFlag{Name: "ramp_time", Value: "0", Usage: "unmeasured time before each job"},
 			&cli.BoolFlag{Name: "time_based", Value: true, Usage: "run for --runtime; false also ends a job after --size bytes per worker"},
 			&cli.StringFlag{Name: "buffer", Value: "random", Usage: "write data: random|zero|compressible:PCT"},
 			&cli.IntFlag{Name: "fsync", Usage: "fsync after every N writes of a worker (0: never)"},
 			&cli.Uint64Flag{Name: "seed", Value: d.Seed, Usage: "random seed for offsets, directions and data"},
 			&cli.StringFlag{Name: "profile", Usage: "preset: cdm|iometer-mix|orion|bs-sweep"},
-			&cli.IntFlag{Name: "passes", Value: d.Passes, Usage: "cdm: measured passes per test after one warm-up; the best is kept"},
+			&cli.IntFlag{Name: "passes", Value: d.Passes, Usage: "cdm: measured passes per test (1..9) after one uncounted warm-up"},
+			&cli.StringFlag{Name: "cdm-preset", Value: string(d.CDM.Preset), Usage: "cdm: test set: default|nvme|peak|peak-nvme|real|demo (CrystalDiskMark 8/9), cdm7|cdm6|cdm5"},
+			&cli.StringFlag{Name: "test-data", Value: string(d.CDM.Data), Usage: "cdm: random|zero (All 0x00, 0Fill)|both (each test with each, side by side)"},
+			&cli.BoolFlag{Name: "mix", Usage: "cdm: add CrystalDiskMark's Mix rows (--mix-read percent reads)"},
+			&cli.IntFlag{Name: "mix-read", Value: d.CDM.MixRead, Usage: "cdm: read share of the Mix rows, 10..90"},
+			&cli.StringFlag{Name: "interval", Value: "5", Usage: "cdm: idle time before each test (CrystalDiskMark's Interval)"},
+			&cli.StringFlag{Name: "passes-kept", Value: string(d.CDM.Aggregate), Usage: "cdm: best (CrystalDiskMark: highest MB/s, lowest latency) or average (KDiskMark)"},
+			&cli.BoolFlag{Name: "buffered", Usage: "cdm: run through the page cache (CrystalDiskMark never does; every output says so)"},
+			&cli.StringFlag{Name: "fill", Usage: "cdm: fill the filesystem to `PCT%|SIZE` in use with incompressible data first (removed after)"},
 			&cli.BoolFlag{Name: "destroy-data", Usage: "allow writing to an unused block device or an existing file, destroying what it holds"},
 			&cli.BoolFlag{Name: "cleanup", Usage: "remove the file a killed run left at --filename, and its marker, then exit"},
 			&cli.BoolFlag{Name: "force", Usage: "with --cleanup: also remove a file whose marker names another host (shared storage)"},
@@ -111,7 +128,50 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 	j.DestroyData = c.Bool("destroy-data")
 	j.Warn = c.App.ErrWriter
 	j.CommandLine = os.Args
+	if isTerminal(c.App.ErrWriter) {
+		j.Progress = c.App.ErrWriter
+	}
+	if err := cdmOptions(c, &j); err != nil {
+		return j, err
+	}
 	return j, j.Validate()
+}
+
+// cdmOptions reads the flags only --profile cdm takes.
+func cdmOptions(c *cli.Context, j *blockbench.Job) error {
+	names := []string{"cdm-preset", "test-data", "mix", "mix-read", "interval", "passes-kept", "buffered", "fill"}
+	if j.Profile != blockbench.ProfileCDM {
+		for _, n := range append(names, "passes") {
+			if c.IsSet(n) {
+				return result.Usagef("--"+n, "only goes with --profile cdm")
+			}
+		}
+		return nil
+	}
+	o := &j.CDM
+	var err error
+	if o.Preset, err = blockbench.ParseCDMPreset(c.String("cdm-preset")); err != nil {
+		return err
+	}
+	if o.Data, err = blockbench.ParseCDMData(c.String("test-data")); err != nil {
+		return err
+	}
+	if o.Aggregate, err = blockbench.ParseCDMAggregate(c.String("passes-kept")); err != nil {
+		return err
+	}
+	if o.Interval, err = blockbench.ParseDuration("--interval", c.String("interval")); err != nil {
+		return err
+	}
+	if s := c.String("fill"); s != "" {
+		if o.Fill, err = blockbench.ParseFill(s); err != nil {
+			return err
+		}
+	}
+	o.Mix, o.MixRead, o.Buffered = c.Bool("mix"), c.Int("mix-read"), c.Bool("buffered")
+	if c.IsSet("mix-read") && !o.Mix {
+		return result.Usagef("--mix-read", "only goes with --mix")
+	}
+	return nil
 }
 
 func blockAction(c *cli.Context) error {
@@ -153,7 +213,11 @@ func blockAction(c *cli.Context) error {
 // --filename, and nothing else.
 func blockCleanup(c *cli.Context) error {
 	file := c.String("filename")
-	res, err := blockbench.Cleanup(file, c.Bool("force"))
+	clean := blockbench.Cleanup
+	if fi, err := os.Stat(file); err == nil && fi.IsDir() {
+		clean = blockbench.CleanupDir // the private directories of killed cdm runs
+	}
+	res, err := clean(file, c.Bool("force"))
 	for _, p := range res.Removed {
 		fmt.Fprintf(c.App.Writer, "removed %s\n", p)
 	}
