@@ -189,8 +189,10 @@ func (l *live) sample() {
 	for k, w := range l.workers {
 		at := w.snap.atNs.Load()
 		cur := prevSnap{ios: w.snap.ios.Load(), bytes: w.snap.bytes.Load(), atNs: at}
+		// Against the previous snapshot, or for the first one (prev is
+		// zero) since the worker started.
 		p := l.prev[k]
-		if at > p.atNs && p.atNs > 0 && cur.ios >= p.ios {
+		if at > p.atNs && cur.ios >= p.ios {
 			dt := float64(at-p.atNs) / 1e9
 			iops += float64(cur.ios-p.ios) / dt
 			bw += float64(cur.bytes-p.bytes) / dt
