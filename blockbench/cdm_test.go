@@ -51,7 +51,7 @@ func TestCDMGoldens(t *testing.T) {
 	def := cdmJob("/mnt/ssd/clyde-cdm.tmp")
 	def.Passes = 2
 	both := def
-	both.CDM.Data, both.CDM.Mix, both.CDM.Aggregate, both.CDM.Preset = CDMBoth, true, CDMAverage, CDMNVMe
+	both.CDM.Data, both.CDM.Mix, both.CDM.Aggregate, both.CDM.Preset, both.Passes = CDMBoth, true, CDMAverage, CDMPeakNVMe, 1
 	buffered := cdmJob("/mnt/ssd/clyde-cdm.tmp")
 	buffered.CDM.Preset, buffered.CDM.Buffered, buffered.Passes, buffered.Size = CDMReal, true, 3, 256<<20
 	cases := map[string]Job{"profile-cdm.json": def, "cdm-both-mix.json": both, "cdm-real-buffered.json": buffered}
