@@ -192,7 +192,10 @@ type accessLineRun struct {
 // worker has its own: it keeps the sequential position and the burst, and
 // counts what it issued per line. Nothing in next allocates.
 type accessPattern struct {
-	grid  [100]uint8 // the line of each percent of access
+	grid [100]uint8 // the line of each percent of access
+	// only is the line that has all the weight, -1 when several share it:
+	// then no draw picks the line.
+	only  int
 	lines []accessLineRun
 	max   int
 	start int64
@@ -209,6 +212,7 @@ func newAccessPattern(wl *workload) *accessPattern {
 	s := wl.Access
 	p := &accessPattern{start: wl.Offset, end: wl.Offset + wl.Size, pos: wl.Offset, max: int(s.maxSize())}
 	p.lines = make([]accessLineRun, len(s.Lines))
+	p.only = -1
 	p.counts = make([]result.BlockAccessLine, len(s.Lines))
 	at := 0
 	for i := range s.Lines {
@@ -226,13 +230,31 @@ func newAccessPattern(wl *workload) *accessPattern {
 			at++
 		}
 		p.counts[i] = result.BlockAccessLine{SizeBytes: l.Size, Weight: l.Weight, ReadPct: l.ReadPct, RandomPct: l.RandomPct}
+		if l.Weight == 100 {
+			p.only = i
+		}
 	}
 	return p
 }
 
+// chance is a draw that is true pct percent of the time; 0 and 100 need
+// no draw.
+func chance(w *worker, pct uint64) bool {
+	switch pct {
+	case 0:
+		return false
+	case 100:
+		return true
+	}
+	return below(w.rng, 100) < pct
+}
+
 func (p *accessPattern) next(w *worker) (int, int64, int) {
 	if p.left <= 0 {
-		p.cur = int(p.grid[below(w.rng, 100)])
+		p.cur = p.only
+		if p.cur < 0 {
+			p.cur = int(p.grid[below(w.rng, 100)])
+		}
 		p.left = p.lines[p.cur].burst
 		if d := p.lines[p.cur].delayNs; d > 0 {
 			p.wait(w, d)
@@ -242,12 +264,12 @@ func (p *accessPattern) next(w *worker) (int, int64, int) {
 	l := &p.lines[p.cur]
 	c := &p.counts[p.cur]
 	dir := dirWrite
-	if below(w.rng, 100) < l.readPct {
+	if chance(w, l.readPct) {
 		dir = dirRead
 		c.Reads++
 	}
 	var off int64
-	if below(w.rng, 100) < l.randomPct {
+	if chance(w, l.randomPct) {
 		off = l.base + int64(below(w.rng, l.positions))*l.align
 		c.Random++
 	} else {

@@ -3,6 +3,7 @@ package blockbench
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -156,13 +157,18 @@ func TestAccessSpecRunsItsMix(t *testing.T) {
 				t.Fatalf("access_lines %+v, want 3", lines)
 			}
 			var issued, reads int64
+			var wantRead float64
 			for i, l := range lines {
 				issued += l.IOs
 				reads += l.Reads
+				wantRead += float64(spec.Lines[i].Weight*spec.Lines[i].ReadPct) / 100
 				within(t, "line share", i, pct(l.IOs, total), float64(spec.Lines[i].Weight))
-				within(t, "read share", i, pct(l.Reads, l.IOs), float64(spec.Lines[i].ReadPct))
-				within(t, "random share", i, pct(l.Random, l.IOs), float64(spec.Lines[i].RandomPct))
+				// A line's own shares come from its few thousand I/Os:
+				// within 3.5 standard deviations of a binomial draw.
+				near(t, "read share", i, l.Reads, l.IOs, spec.Lines[i].ReadPct)
+				near(t, "random share", i, l.Random, l.IOs, spec.Lines[i].RandomPct)
 			}
+			within(t, "the spec's read share", -1, pct(job.Read.TotalIOs, total), wantRead)
 			if issued != total || reads != job.Read.TotalIOs {
 				t.Errorf("lines count %d I/Os (%d reads), the job %d (%d reads)", issued, reads, total, job.Read.TotalIOs)
 			}
@@ -182,10 +188,23 @@ func TestAccessSpecRunsItsMix(t *testing.T) {
 
 func pct(n, of int64) float64 { return float64(n) / float64(of) * 100 }
 
+func near(t *testing.T, what string, line int, n, of int64, wantPct int) {
+	t.Helper()
+	p := float64(wantPct) / 100
+	tol := max(0.5, 3.5*math.Sqrt(p*(1-p)/float64(of))*100)
+	if got := pct(n, of); math.Abs(got-float64(wantPct)) > tol {
+		t.Errorf("line %d %s %.2f%% of %d I/Os, want %d%% within %.1f points", line+1, what, got, of, wantPct, tol)
+	}
+}
+
 func within(t *testing.T, what string, line int, got, want float64) {
 	t.Helper()
 	if math.Abs(got-want) > 2 {
-		t.Errorf("line %d %s %.2f%%, want %.0f%% within 2 points", line+1, what, got, want)
+		where := "the spec"
+		if line >= 0 {
+			where = fmt.Sprintf("line %d", line+1)
+		}
+		t.Errorf("%s: %s %.2f%%, want %.1f%% within 2 points", where, what, got, want)
 	}
 }
 
@@ -214,5 +233,31 @@ func mustBeEmpty(t *testing.T, dir string) {
 	t.Helper()
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("something was created: %v", entries)
+	}
+}
+
+// BenchmarkDraw is the cost of drawing one I/O: fio's randread against a
+// one-line access specification of the same shape and the three-line one
+// of TestAccessSpecRunsItsMix. A draw costs nanoseconds next to the
+// microseconds of the I/O it draws.
+func BenchmarkDraw(b *testing.B) {
+	oneLine := &AccessSpec{Name: "4k", Lines: []AccessLine{{Size: 4096, Weight: 100, ReadPct: 100, RandomPct: 100}}}
+	mixed := &AccessSpec{Name: "mix", Lines: []AccessLine{{Size: 4096, Weight: 50, ReadPct: 70, RandomPct: 100},
+		{Size: 8192, Weight: 30}, {Size: 512, Weight: 20, ReadPct: 100, RandomPct: 50}}}
+	for _, tc := range []struct {
+		name string
+		spec *AccessSpec
+	}{{"fio-randread", nil}, {"access-one-line", oneLine}, {"access-three-lines", mixed}} {
+		b.Run(tc.name, func(b *testing.B) {
+			wl := &workload{Workload: Workload{RW: RandRead, BS: 4096, Size: 1 << 30, IODepth: 1, NumJobs: 1, Seed: 3}, engine: psyncEngine{}, depth: 1}
+			if tc.spec != nil {
+				tc.spec.Apply(&wl.Workload)
+			}
+			w := newWorker(wl, 0)
+			b.ReportAllocs()
+			for b.Loop() {
+				w.pattern.next(w)
+			}
+		})
 	}
 }

@@ -13,8 +13,15 @@
 # shows clat_ns.mean). The loop device does direct I/O to its image
 # (losetup --direct-io=on), so O_DIRECT inside reaches the disk.
 #
+# KDISKMARK=0 runs fio as clyde runs (time-based, one random buffer reused,
+# as CrystalDiskMark's -Z<bs>K) to compare the engines alone: KDiskMark's
+# --refill_buffers regenerates the buffer on every write, and without
+# --time_based a fast sequential pass over the file ends well before the
+# measure time.
+#
 # Needs root, losetup, mkfs.ext4, fio and jq. Env: ROUNDS (2), PASSES (3),
-# MEASURE (s, 5), SIZE (MiB, 1024), ENGINE (io_uring), IMGDIR (/var/tmp).
+# MEASURE (s, 5), SIZE (MiB, 1024), ENGINE (io_uring), IMGDIR (/var/tmp),
+# KDISKMARK (1).
 set -euo pipefail
 
 ROUNDS=${ROUNDS:-2}
@@ -23,6 +30,9 @@ MEASURE=${MEASURE:-5}
 SIZE=${SIZE:-1024}
 ENGINE=${ENGINE:-io_uring}
 IMGDIR=${IMGDIR:-/var/tmp}
+KDISKMARK=${KDISKMARK:-1}
+fioway=(--refill_buffers)
+[ "$KDISKMARK" = 0 ] && fioway=(--time_based)
 
 for tool in fio jq losetup mkfs.ext4; do
 	command -v "$tool" >/dev/null || { echo "cdm-vs-kdiskmark: $tool is not installed"; exit 0; }
@@ -57,7 +67,7 @@ fio_row() {
 	rw=$mode
 	[ "$rnd" = 1 ] && rw=rand$mode
 	for _ in $(seq "$PASSES"); do
-		fio --output-format=json --ioengine="$ENGINE" --randrepeat=0 --refill_buffers --end_fsync=1 --direct=1 \
+		fio --output-format=json --ioengine="$ENGINE" --randrepeat=0 "${fioway[@]}" --end_fsync=1 --direct=1 \
 			--rwmixread=70 --filename="$mnt/kdiskmark.tmp" --name="$rw" --size="${SIZE}m" --zero_buffers=0 \
 			--bs="${bs}k" --runtime="$MEASURE" --rw="$rw" --iodepth="$q" --numjobs="$th" --group_reporting |
 			jq -r --arg d "$mode" '.jobs[0][$d] | "\(.bw_bytes) \(.iops) \(.lat_ns.mean / 1000)"'
@@ -84,7 +94,7 @@ for round in $(seq "$ROUNDS"); do
 	rm -f "$mnt/kdiskmark.tmp"
 done
 
-echo "clyde --profile cdm vs fio as KDiskMark runs it ($(fio --version), ioengine=$ENGINE), ext4 on a direct-io loop device"
+echo "clyde --profile cdm vs fio ($(fio --version), ioengine=$ENGINE, ${fioway[*]}), ext4 on a direct-io loop device"
 echo "on $(stat -f -c %T "$IMGDIR") in $IMGDIR; test size ${SIZE} MiB, best of $PASSES passes of ${MEASURE} s, $ROUNDS rounds alternating"
 printf "%-12s %-5s %10s %10s %7s %10s %10s %7s %9s %9s %7s\n" test mode "fio MB/s" "clyde" ratio "fio IOPS" clyde ratio "fio lat" clyde ratio
 awk '{ k = $3 " " $4; if ($1 == "fio") { if ($5 > fb[k]) { fb[k] = $5; fi[k] = $6 }; if (fl[k] == "" || $7 < fl[k]) fl[k] = $7 }
