@@ -27,12 +27,14 @@ func (*psyncIssuer) close() {}
 // run is the synchronous loop. Nothing in it allocates; latency goes into
 // this worker's own recorders through complete.
 func (p *psyncIssuer) run(w *worker) {
-	t0 := w.now()
-	if t0 >= w.nextEvent && w.tick(t0) {
+	if t := w.now(); t >= w.nextEvent && w.tick(t) {
 		return
 	}
 	for {
 		dir, off, size := w.pattern.next(w)
+		// The clock is read after the draw, as fio stamps an I/O once it
+		// is set up: a pattern's delay is not the I/O's latency.
+		t0 := w.now()
 		var n int
 		var err error
 		if dir == dirRead {
@@ -58,6 +60,5 @@ func (p *psyncIssuer) run(w *worker) {
 		if t1 >= w.nextEvent && w.tick(t1) {
 			return
 		}
-		t0 = w.now()
 	}
 }

@@ -33,6 +33,7 @@ func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool) ([]result.
 			if wl.Log.Any() {
 				w.log = newWorkerLog(w, wl.firstWorker+i, pool)
 			}
+			wl.live.add(w)
 			workers[set] = append(workers[set], w)
 			ls = append(ls, lanes.Lane{
 				Prepare: func() error { return w.prepare() },
@@ -157,6 +158,7 @@ func summarize(wl *workload, workers []*worker, recs []*latency.Recorder, cpu cp
 		job.SysCPU = float64(cpu.CPU.Sys) / float64(cpu.Elapsed) * 100
 	}
 	job.Trend = trendOf(job.Series)
+	job.AccessLines = accessLineCounts(workers)
 	return job
 }
 

@@ -108,7 +108,7 @@ const (
 	DefaultRuntime   = 5 * time.Second
 	DefaultEngine    = EngineAuto
 	DefaultSeed      = uint64(0x5eed)
-	DefaultPasses    = 3
+	DefaultPasses    = DefaultCDMPasses
 	// DirectAlign is the alignment --direct demands of bs and offset: the
 	// smallest logical block size a device has. Buffers are aligned to
 	// BufferAlign, which satisfies every device.
@@ -183,9 +183,10 @@ type Job struct {
 	// for writing by another process.
 	DestroyData bool
 	// Profile runs a preset instead of the single job; Passes is its repeat
-	// count where the preset has one (cdm).
+	// count where the preset has one (cdm), CDM the rest of cdm's settings.
 	Profile Profile
 	Passes  int
+	CDM     CDMOptions
 	// Warn, when set, gets one line for each thing the user must hear about
 	// even when the report goes to a file: a depth capped to what the engine
 	// keeps, a created file that was replaced during the run and so left in
@@ -200,6 +201,9 @@ type Job struct {
 	// Notes go into the result as they are (an engine substituted for one
 	// clyde does not have).
 	Notes []string
+	// Progress, when set, gets a live line per job or preset row (see
+	// Plan.Progress): for a terminal.
+	Progress io.Writer
 }
 
 // NewJob returns a Job with every default filled in.
@@ -217,6 +221,8 @@ func NewJob(filename string) Job {
 		Buffer:     Buffer{Kind: BufferRandom},
 		Seed:       DefaultSeed,
 		Passes:     DefaultPasses,
+		CDM: CDMOptions{Preset: CDMDefault, Data: CDMRandom, MixRead: DefaultCDMMixRead, Aggregate: CDMBest,
+			Interval: DefaultCDMInterval},
 	}
 }
 
@@ -229,8 +235,10 @@ func (j *Job) Validate() error {
 	if len(j.BlockSizes) == 0 && j.Profile == ProfileNone {
 		return result.Usagef("--bs", "missing; give a size such as 4k or a list such as 4k,64k,1m")
 	}
-	if j.Profile == ProfileCDM && j.Passes < 1 {
-		return result.Usagef("--passes", "%d is below 1; CrystalDiskMark allows 1..9", j.Passes)
+	if j.Profile == ProfileCDM {
+		if err := j.CDM.validate(j); err != nil {
+			return err
+		}
 	}
 	sizes := j.BlockSizes
 	if len(sizes) == 0 {
@@ -250,8 +258,3 @@ func (j *Job) Validate() error {
 	}
 	return nil
 }
-
-// DirectByDefault says whether a profile runs with Direct when the caller
-// did not choose: the cdm preset does on Windows, where CrystalDiskMark
-// measures with the file cache off.
-func DirectByDefault(p Profile) bool { return p == ProfileCDM && profileDirectDefault }

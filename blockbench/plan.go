@@ -55,6 +55,10 @@ type Workload struct {
 	// Volume, when set, replaces Filename with several existing targets
 	// laid out as one (volume.go).
 	Volume *Volume
+	// Access, when set, draws every I/O from an Iometer access
+	// specification instead of fio's rw mode; AccessSpec.Apply sets it
+	// with the RW, BS and RWMixRead that describe it.
+	Access *AccessSpec
 	// Invalidate drops the target file's cached pages before the workload's
 	// group starts (fio's invalidate, on by default in job files), so
 	// buffered reads come from the device.
@@ -127,6 +131,41 @@ type Plan struct {
 	// group ran: name is the file's name (see LogNames), write fills it. It
 	// must be set when any workload asks for logs.
 	WriteLog func(name string, write func(io.Writer) error) error
+	// Progress, when set, gets a live line per row while the plan runs:
+	// the row, its pass, elapsed and total time, the current IOPS and
+	// MB/s, and the time left for the whole plan. It rewrites the line in
+	// place, so it is for a terminal; nil prints nothing.
+	Progress io.Writer
+	// Labels name the groups for Progress, one per group: consecutive
+	// groups of one Row share its line. nil makes every group a row named
+	// after its first workload.
+	Labels []GroupLabel
+	// Idle is a time to wait before each group, one per group
+	// (CrystalDiskMark's interval between tests); nil waits for none.
+	Idle []time.Duration
+	// PrivateDir makes every file the plan creates in one private run
+	// directory (internal/rundir) in the directory its Filename names, as
+	// CrystalDiskMark makes its test file in a directory of its own: the
+	// Filename's own name is then only the file's name in there, never an
+	// existing file. The directory goes at the end with all in it.
+	PrivateDir bool
+	// Fill fills the filesystem under test to a level of use before the
+	// groups run, with incompressible data in the private run directory
+	// (made for it if PrivateDir is not set), and removes it after;
+	// refused when the space is not there. Result.Space records it.
+	Fill FillLevel
+	// RequireUncached refuses targets on which uncached I/O would still
+	// measure the page cache (tmpfs, ramfs, FUSE) or cannot be opened
+	// uncached, and platforms without uncached I/O.
+	RequireUncached bool
+}
+
+// GroupLabel names one group of a plan on the progress line.
+type GroupLabel struct {
+	Row string
+	// Pass counts from 1 of Passes; Pass 0 of Passes > 0 is a warm-up.
+	// Passes 0 shows no pass.
+	Pass, Passes int
 }
 
 // workload is a Workload as it runs: its target found, its region, engine
@@ -148,6 +187,9 @@ type workload struct {
 	// writeLog is the plan's WriteLog.
 	firstWorker int
 	writeLog    func(name string, write func(io.Writer) error) error
+	// live, when set, is the progress line the workload's workers
+	// publish their counters to.
+	live *live
 }
 
 func (w *workload) String() string {
@@ -155,8 +197,15 @@ func (w *workload) String() string {
 }
 
 // options echoes the workload as fio's "job options" does, in fio's option
-// syntax (fioOptions), with iodepth and ioengine what ran.
-func (w *workload) options() map[string]string { return w.fioOptions() }
+// syntax (fioOptions), with iodepth and ioengine what ran, and the Iometer
+// access specification it drew from.
+func (w *workload) options() map[string]string {
+	m := w.fioOptions()
+	if w.Access != nil {
+		m["access_spec"] = w.Access.Name
+	}
+	return m
+}
 
 func boolFlag(b bool) string {
 	if b {

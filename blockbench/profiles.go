@@ -19,18 +19,15 @@ type profileRow struct {
 	load    int
 }
 
-// profileTable is a preset being run: its rows, and for CDM the passes.
+// profileTable is a preset being run: its rows. (cdm.go and iometer.go
+// plan and fill CrystalDiskMark's and Iometer's presets.)
 type profileTable struct {
-	name   Profile
-	passes int
-	rows   []profileRow
+	name Profile
+	rows []profileRow
 }
 
 // The presets' loads. They are functions that return fresh slices, so no
 // caller can change a preset for every later run.
-
-// IometerReadPcts are the % Read access specifications of iometer-mix.
-func IometerReadPcts() []int { return []int{100, 99, 90, 50, 10, 0} }
 
 // SweepSizes are bs-sweep's block sizes, 1 KiB to 1 MiB.
 func SweepSizes() []int64 {
@@ -42,7 +39,7 @@ func SweepSizes() []int64 {
 // and a table for presets.
 func (j *Job) plan() (Plan, []step, *profileTable, error) {
 	p := Plan{DestroyData: j.DestroyData, SizeGiven: j.SizeGiven, Warn: j.Warn, CommandLine: j.CommandLine, Steady: j.Steady,
-		WriteLog: j.WriteLog, Notes: append([]string(nil), j.Notes...)}
+		WriteLog: j.WriteLog, Notes: append([]string(nil), j.Notes...), Progress: j.Progress}
 	var steps []step
 	add := func(w Workload, st step) {
 		p.Groups = append(p.Groups, Group{w})
@@ -73,19 +70,7 @@ func (j *Job) plan() (Plan, []step, *profileTable, error) {
 					"use --ioengine auto or one of: %s", j.Profile, row.label, row.depth, e.name(), strings.Join(queueingEngines(), ", "))
 			}
 		}
-		if j.Profile != ProfileCDM {
-			add(w, step{row: r})
-			continue
-		}
-		t.passes = j.Passes
-		warm := w
-		warm.Name += " (warm-up)"
-		add(warm, step{row: r, warmup: true})
-		for k := range j.Passes {
-			pass := w
-			pass.Name = fmt.Sprintf("%s pass %d", w.Name, k+1)
-			add(pass, step{row: r})
-		}
+		add(w, step{row: r})
 	}
 	return p, steps, t, nil
 }
@@ -94,45 +79,6 @@ func (j *Job) plan() (Plan, []step, *profileTable, error) {
 func profileRows(j *Job) []profileRow {
 	var rows []profileRow
 	switch j.Profile {
-	case ProfileCDM:
-		// CrystalDiskMark 8/9 "Default": each test read, then write.
-		tests := []struct {
-			label  string
-			random bool
-			bs     int64
-			q, t   int
-		}{
-			{"SEQ1M Q8T1", false, 1 << 20, 8, 1},
-			{"SEQ1M Q1T1", false, 1 << 20, 1, 1},
-			{"RND4K Q32T1", true, 4 << 10, 32, 1},
-			{"RND4K Q1T1", true, 4 << 10, 1, 1},
-		}
-		for _, tc := range tests {
-			for _, write := range []bool{false, true} {
-				rw := Read
-				switch {
-				case tc.random && write:
-					rw = RandWrite
-				case tc.random:
-					rw = RandRead
-				case write:
-					rw = Write
-				}
-				rows = append(rows, profileRow{label: tc.label, rw: rw, bs: tc.bs, depth: tc.q, numJobs: tc.t})
-			}
-		}
-	case ProfileIometerMix:
-		for _, pct := range IometerReadPcts() {
-			rw := RandRW
-			switch pct {
-			case 100:
-				rw = RandRead
-			case 0:
-				rw = RandWrite
-			}
-			label := fmt.Sprintf("4K; %d%% Read; 100%% random", pct)
-			rows = append(rows, profileRow{label: label, rw: rw, mix: pct, bs: 4 << 10, depth: 1, numJobs: 1})
-		}
 	case ProfileBSSweep:
 		for _, bs := range SweepSizes() {
 			rows = append(rows, profileRow{label: units.Label(bs), rw: j.RW, mix: j.RWMixRead, bs: bs, depth: j.IODepth, numJobs: j.NumJobs})
@@ -141,18 +87,16 @@ func profileRows(j *Job) []profileRow {
 	return rows
 }
 
-// finish fills the table from the jobs that ran. CDM keeps each row's best
-// pass (highest IOPS; CrystalDiskMark keeps the best throughput); the other
-// presets have one pass per row.
+// finish fills the table from the jobs that ran; each row has one pass.
 func (t *profileTable) finish(steps []step, jobs []result.BlockJob) *result.BlockProfile {
 	// Each step is one group of one job, so jobs and steps line up.
-	out := &result.BlockProfile{Name: string(t.name), Passes: t.passes}
+	out := &result.BlockProfile{Name: string(t.name)}
 	for r, row := range t.rows {
 		pr := result.BlockProfileRow{Label: row.label, RW: string(row.rw), RWMixRead: row.mix, BSBytes: row.bs,
 			IODepth: row.depth, NumJobs: row.numJobs, Load: row.load}
 		best := -1
 		for i := range jobs {
-			if i >= len(steps) || steps[i].row != r || steps[i].warmup {
+			if i >= len(steps) || steps[i].row != r {
 				continue
 			}
 			pr.Jobs = append(pr.Jobs, i)
@@ -163,7 +107,6 @@ func (t *profileTable) finish(steps []step, jobs []result.BlockJob) *result.Bloc
 		if best >= 0 {
 			fillRow(&pr, &jobs[best])
 			for _, i := range pr.Jobs {
-				// The best latency is the lowest mean over the passes, as CDM shows it.
 				if m := meanLat(&jobs[i]); m > 0 && m < pr.MeanLatNs {
 					pr.MeanLatNs = m
 				}

@@ -17,6 +17,7 @@ func TestProfilesProduceTables(t *testing.T) {
 			// A fixed amount of I/O per row, not a time window: a loaded
 			// machine must not leave a row empty.
 			j.TimeBased, j.Runtime = false, 0
+			j.CDM.Interval = 0
 			res, err := Run(context.Background(), j)
 			if err != nil {
 				t.Fatal(err)

@@ -18,10 +18,9 @@ import (
 )
 
 // step is what one group of a job's plan is: a plain job per block size, or
-// one pass of one profile row.
+// one profile row.
 type step struct {
-	row    int  // profile row, -1 for a plain job
-	warmup bool // CDM's uncounted first pass
+	row int // profile row, -1 for a plain job
 }
 
 // Run runs one clyde block job: one workload per block size, or a preset's
@@ -34,19 +33,19 @@ func Run(ctx context.Context, j Job) (*result.Block, error) {
 	if err := j.Validate(); err != nil {
 		return nil, err
 	}
+	switch j.Profile {
+	case ProfileIometerMix:
+		return RunIometer(ctx, iometerMixSetup(&j))
+	case ProfileCDM:
+		return runCDM(ctx, j)
+	}
 	p, steps, table, err := j.plan()
 	if err != nil {
 		return nil, err
 	}
 	res, err := RunPlan(ctx, p)
-	if res != nil {
-		// Each step is one group of one job, so jobs and steps line up.
-		for i := range res.Jobs {
-			res.Jobs[i].Warmup = steps[i].warmup
-		}
-		if table != nil {
-			res.Profile = table.finish(steps, res.Jobs)
-		}
+	if res != nil && table != nil {
+		res.Profile = table.finish(steps, res.Jobs)
 	}
 	return res, err
 }
@@ -57,6 +56,10 @@ func Run(ctx context.Context, j Job) (*result.Block, error) {
 // does not exist, the run lock), runs the groups in order, and cleans up.
 func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 	groups, targets, notes, err := resolvePlan(&p)
+	if err != nil {
+		return nil, err
+	}
+	pd, err := planPrivate(&p, targets)
 	if err != nil {
 		return nil, err
 	}
@@ -72,13 +75,26 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 	started := time.Now()
 	res.Timestamp, res.TimestampMs = started.Unix(), started.UnixMilli()
 	res.Time = started.Format(result.FioTime)
-	runErr := prepareTargets(ctx, targets, p.DestroyData)
+	lv := newLive(&p, groups)
+	runErr := pd.prepare(ctx, lv, targets[0].seed)
+	if pd != nil {
+		res.Space = pd.space
+	} else {
+		res.Space = pathSnapshot(targets[0])
+	}
+	if res.Space != nil {
+		res.Space.MountPoint = res.Provenance.Filesystem.MountPoint
+	}
+	if runErr == nil {
+		runErr = prepareTargets(ctx, targets, p.DestroyData)
+	}
 	stopped := map[int]bool{}
 	if runErr == nil {
 		disks := diskStatsBefore(targets)
-		runErr = runPlanGroups(ctx, &p, groups, res, stopped)
+		runErr = runPlanGroups(ctx, &p, groups, res, stopped, lv)
 		res.DiskUtil = disks.after()
 	}
+	lv.close()
 	analyseSustained(p.Steady, res, stopped)
 	setElapsed(res, started)
 	res.Target = targets[0].describe()
@@ -89,6 +105,13 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 			res.Notes = append(res.Notes, "cleanup: "+cerr.Error())
 			runErr = errors.Join(runErr, cerr)
 		}
+	}
+	if pd != nil {
+		res.Notes = append(res.Notes, pd.notes...)
+	}
+	if err := pd.remove(); err != nil {
+		res.Notes = append(res.Notes, "cleanup: "+err.Error())
+		runErr = errors.Join(runErr, err)
 	}
 	if result.IsUsage(runErr) && len(res.Jobs) == 0 {
 		return nil, runErr // refused by the safety rules: nothing ran
@@ -116,13 +139,17 @@ func prepareTargets(ctx context.Context, targets []*target, destroy bool) error 
 }
 
 func runGroups(ctx context.Context, groups [][]*workload, res *result.Block) error {
-	return runPlanGroups(ctx, &Plan{}, groups, res, map[int]bool{})
+	return runPlanGroups(ctx, &Plan{}, groups, res, map[int]bool{}, nil)
 }
 
 // runPlanGroups runs the groups in order, with the plan's steady-state
-// watch and AfterGroup; stopped records the groups a watch ended.
-func runPlanGroups(ctx context.Context, p *Plan, groups [][]*workload, res *result.Block, stopped map[int]bool) error {
+// watch and AfterGroup, waiting p's idle time before each and showing them
+// on lv (nil: no progress line); stopped records the groups a watch ended.
+func runPlanGroups(ctx context.Context, p *Plan, groups [][]*workload, res *result.Block, stopped map[int]bool, lv *live) error {
 	for i, ws := range groups {
+		if i < len(p.Idle) && p.Idle[i] > 0 && ctx.Err() == nil {
+			_ = lv.idle(ctx, i, ws, p.Idle[i]) // an interruption is caught below
+		}
 		if err := ctx.Err(); err != nil {
 			res.Interrupted = true
 			return fmt.Errorf("before group %d of %d: %w", i+1, len(groups), context.Cause(ctx))
@@ -130,7 +157,9 @@ func runPlanGroups(ctx context.Context, p *Plan, groups [][]*workload, res *resu
 		res.Notes = append(res.Notes, invalidate(ws)...)
 		stop := new(atomic.Bool)
 		watch := watchGroup(p.Steady, ws, stop)
+		lv.begin(i, ws)
 		jobs, err := runGroup(ctx, ws, stop)
+		lv.end()
 		if watch.finish() {
 			stopped[i] = true
 		}
@@ -203,6 +232,9 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 				if err != nil {
 					return nil, nil, nil, err
 				}
+				for _, vt := range ts {
+					vt.direct = vt.direct || w.Direct
+				}
 				ws = append(ws, &workload{Workload: w, target: ts[0], vol: ts, groupID: reportGroup, firstWorker: worker, writeLog: p.WriteLog})
 				worker += w.NumJobs
 				continue
@@ -210,7 +242,11 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 			t := byName[w.Filename]
 			if t == nil {
 				var err error
-				if t, err = resolveTarget(w.Filename, p.Warn); err != nil {
+				resolve := resolveTarget
+				if p.PrivateDir {
+					resolve = resolvePrivate
+				}
+				if t, err = resolve(w.Filename, p.Warn); err != nil {
 					return nil, nil, nil, err
 				}
 				byName[w.Filename] = t
@@ -218,6 +254,7 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 				t.fill, t.seed = w.Buffer, w.Seed
 			}
 			t.writes = t.writes || w.RW.Writes()
+			t.direct = t.direct || w.Direct
 			ws = append(ws, &workload{Workload: w, target: t, groupID: reportGroup, firstWorker: worker, writeLog: p.WriteLog})
 			worker += w.NumJobs
 		}
@@ -279,6 +316,11 @@ func (w *workload) resolve() (string, error) {
 	}
 	if err := w.target.checkAlign(w); err != nil {
 		return "", err
+	}
+	if w.Access != nil {
+		if err := w.Access.fits(w.Offset, w.Size); err != nil {
+			return "", err
+		}
 	}
 	if w.engine, err = pickEngine(w.IOEngine, w.IODepth); err != nil {
 		return "", err
@@ -363,6 +405,15 @@ func (w *Workload) validate() error {
 	}
 	if w.FadviseHint && !osio.CanAdviseAccess {
 		return result.Usagef("--fadvise_hint", "needs posix_fadvise, which this platform lacks; give fadvise_hint=0")
+	}
+	if w.Access != nil {
+		if err := w.Access.validate(w.Direct); err != nil {
+			return err
+		}
+		if w.RW != w.Access.rw() || w.BS != w.Access.maxSize() {
+			return result.Usagef("--access", "workload %s: rw %s and bs %d do not describe access specification %q; set them with AccessSpec.Apply",
+				w.Name, w.RW, w.BS, w.Access.Name)
+		}
 	}
 	return w.Buffer.validate()
 }

@@ -63,6 +63,13 @@ type target struct {
 	notes []string
 	warn  io.Writer
 
+	// private, when set, is the plan's private run directory a new file is
+	// made in; dir is then its descriptor, which the private directory
+	// owns (dirShared). direct is true when a workload opens the target
+	// uncached: a file clyde creates is then tried that way first.
+	private   *privateDir
+	dirShared bool
+	direct    bool
 	// sectors is what uncached I/O on the target is held to, read once
 	// (sectorsRead) where the platform tells (Windows).
 	sectors     osio.SectorInfo
@@ -297,8 +304,12 @@ func (t *target) create(ctx context.Context, buf Buffer, seed uint64) error {
 		return result.Usagef("--filename", "cannot create %s: %v; give an existing file, a block device, or a path in a writable directory",
 			t.resolved, err)
 	}
-	d, err := osio.OpenDir(t.dirPath)
-	if err != nil {
+	var d osio.Dir
+	var err error
+	if t.private != nil {
+		d, t.dirShared = t.private.run.Dir, true
+		t.resolved = t.private.filePath(t.base)
+	} else if d, err = osio.OpenDir(t.dirPath); err != nil {
 		return cannot(err)
 	}
 	t.dir = d
@@ -322,6 +333,15 @@ func (t *target) create(ctx context.Context, buf Buffer, seed uint64) error {
 		return err
 	}
 	t.marked = true
+	if t.direct {
+		// Before filling: a filesystem that refuses O_DIRECT is a refusal,
+		// not a failure of every worker.
+		pf, err := d.Open(osio.Name(t.base), osio.ReadOnly|osio.Direct, 0)
+		if err != nil {
+			return refusedDirect(t.given, err)
+		}
+		pf.Close()
+	}
 	start := time.Now()
 	if err := fillFile(ctx, f, t.size, buf, seed); err != nil {
 		return fmt.Errorf("fill %s: %w", t.resolved, err)
@@ -409,10 +429,10 @@ func (t *target) cleanup() error {
 	if t.created && t.dir.Valid() {
 		errs = append(errs, t.removeCreated())
 	}
-	if t.dir.Valid() {
+	if t.dir.Valid() && !t.dirShared {
 		errs = append(errs, t.dir.Close())
-		t.dir = osio.Dir{}
 	}
+	t.dir = osio.Dir{}
 	return errors.Join(errs...)
 }
 

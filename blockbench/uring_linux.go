@@ -497,6 +497,10 @@ func (u *uringIssuer) fillSQE(w *worker, now int64) int32 {
 	i := u.free[u.nFree]
 	s := &r.slots[i]
 	s.dir, s.off, s.size = w.pattern.next(w)
+	if w.paused {
+		// The pattern waited (an access specification's delay).
+		now, w.paused = w.now(), false
+	}
 	s.prepNs, s.submitNs = now, now
 	op := uint8(uringOpRead)
 	if s.dir == dirWrite {

@@ -116,6 +116,13 @@ type worker struct {
 	// invalidates it each time it reopens the file for another pass;
 	// nextDrop is the I/O count of the next drop. 0: never.
 	dropEvery, nextDrop int64
+	// paused is set by a pattern that waited before the I/O it drew (an
+	// access specification's delay): the engine's clock reading from
+	// before the draw is stale.
+	paused bool
+	// snap, when set, is where tick publishes the counters for the
+	// progress line.
+	snap *liveSnap
 
 	// Fixed per job.
 	mixed     bool
@@ -153,6 +160,9 @@ func newWorker(spec *workload, index int) *worker {
 		w.fill = newRand(spec.Seed^0xf111, uint64(index)+1)
 	}
 	w.pattern = fioPattern{}
+	if spec.Access != nil {
+		w.pattern = newAccessPattern(spec)
+	}
 	w.mixed = spec.RW.Mixed()
 	w.mixRead = uint64(spec.RWMixRead)
 	w.random = spec.RW.Random()
@@ -217,6 +227,9 @@ func (w *worker) startMeasuring(now int64) {
 	w.ios, w.bytes, w.short, w.syncs = [2]int64{}, [2]int64{}, [2]int64{}, 0
 	w.depth, w.reaps = [7]int64{}, [7]int64{}
 	w.nextDrop = w.dropEvery
+	if p, ok := w.pattern.(*accessPattern); ok {
+		p.resetCounts()
+	}
 	w.startNs, w.endNs = now, now
 	if w.log != nil {
 		w.log.start(now)
@@ -269,6 +282,9 @@ func (w *worker) tick(now int64) (stop bool) {
 		}
 	}
 	w.nextEvent = w.nextEventAfter(now)
+	if w.snap != nil {
+		w.publish(now)
+	}
 	if w.deadline > 0 && now >= w.deadline {
 		return true
 	}

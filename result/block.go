@@ -43,6 +43,12 @@ type Block struct {
 	// how long jobs held up, with steady state (result/steady.go).
 	Orion     *Orion           `json:"orion,omitempty"`
 	Sustained []BlockSustained `json:"sustained,omitempty"`
+	// Iometer is an Iometer-style run's tests (result/iometer.go), CDM a
+	// CrystalDiskMark-style run's (result/cdm.go).
+	Iometer *BlockIometer `json:"iometer,omitempty"`
+	CDM     *BlockCDM     `json:"cdm,omitempty"`
+	// Space is the filesystem under test when the measurements began.
+	Space *BlockSpace `json:"space,omitempty"`
 	// Interrupted is true when a signal stopped the run; Jobs holds what ran.
 	Interrupted bool     `json:"interrupted,omitempty"`
 	Error       string   `json:"error,omitempty"`
@@ -105,6 +111,9 @@ type BlockJob struct {
 	Warmup bool `json:"warmup,omitempty"`
 	// Notes say what of the job's output is not whole (a log cut short).
 	Notes []string `json:"notes,omitempty"`
+	// AccessLines counts what an Iometer access specification issued per
+	// line (see result/iometer.go); empty for fio's rw modes.
+	AccessLines []BlockAccessLine `json:"access_lines,omitempty"`
 }
 
 // BlockJobConfig is a job as it ran, every default resolved.

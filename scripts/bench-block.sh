@@ -25,6 +25,12 @@
 # row reads with O_DIRECT from a file on a real disk (DISKDIR), where
 # completions come from the device as io_uring is meant to be used.
 #
+# A last table checks that clyde's presets add nothing over a plain job of
+# the same shape: the RND4K Q1T1 read row of --profile cdm (--buffered, on
+# DIR) and a one-line 4 KiB random-read Iometer access specification at 1
+# outstanding I/O (clyde iometer, its per-I/O draw) against clyde block
+# --rw randread at iodepth 1, alternating. Goal: preset/plain IOPS >= 0.97.
+#
 # Env: RUNTIME (s, default 5), ROUNDS (default 3), SIZE (default 512m), DIR
 # (default /dev/shm), DISKDIR (default /var/tmp; empty skips the disk row).
 set -euo pipefail
@@ -49,7 +55,8 @@ work=$(mktemp -d)
 file="$DIR/clyde-bench-$$.dat"
 diskfile=""
 [ -n "$DISKDIR" ] && diskfile="$DISKDIR/clyde-bench-$$.dat"
-trap 'rm -rf "$work" "$file" ${diskfile:+"$diskfile"}' EXIT
+cdmdir="$DIR/clyde-bench-cdm-$$"
+trap 'rm -rf "$work" "$file" "$cdmdir" ${diskfile:+"$diskfile"}' EXIT
 (cd "$root" && go build -o "$work/clyde" ./cmd/clyde)
 
 # fio lays the file out once; both tools then read the same blocks.
@@ -122,3 +129,53 @@ if [ -n "$diskfile" ]; then
 fi
 echo "(IOPS columns: each tool's best round. CPU columns: medians of whole-process CPU, io-wq workers included,"
 echo " over the process's life, per I/O; fio's JSON usr_cpu counts only its job thread, so it is not used.)"
+
+# preset_pair: one line per round, "plain_iops cdm_iops iometer_iops", all on
+# DIR through the page cache, 4 KiB random reads at one I/O in flight.
+preset_pair() {
+	mkdir -p "$cdmdir"
+	cat >"$work/read.icf" <<-ICF
+	Version 1.1.0
+	'TEST SETUP ====================================================================
+	'Run Time
+	'	hours      minutes    seconds
+	 	0          0          $RUNTIME
+	'Ramp Up Time (s)
+	 	0
+	'END test setup
+	'ACCESS SPECIFICATIONS =========================================================
+	'Access specification name,default assignment
+	 	4K; 100% Read; 100% random,DISK
+	'size,% of size,% reads,% random,delay,burst,align,reply
+	 	4096,100,100,100,0,1,4096,0
+	'END access specifications
+	ICF
+	for _ in $(seq "$ROUNDS"); do
+		"$work/clyde" block --filename "$file" --size "$SIZE" --bs 4k --rw randread --iodepth 1 --runtime "$RUNTIME" \
+			--no-history --output-format json >"$work/plain.json"
+		"$work/clyde" block --filename "$cdmdir" --profile cdm --cdm-preset real --buffered --passes 1 --interval 0 \
+			--runtime "$RUNTIME" --size "$SIZE" --no-history --output-format json >"$work/cdm.json"
+		"$work/clyde" iometer "$work/read.icf" --filename "$file" --size "$SIZE" --buffered --no-history \
+			--output-format json >"$work/iometer.json" 2>/dev/null
+		echo "$(jq -r '.jobs[0].read.iops' "$work/plain.json")" \
+			"$(jq -r '.cdm.rows[] | select(.test == "RND4K Q1T1" and .mode == "read") | .iops' "$work/cdm.json")" \
+			"$(jq -r '.iometer.tests[0].iops' "$work/iometer.json")"
+	done
+}
+
+echo
+echo "clyde presets vs a plain clyde block job of the same shape on $DIR (4 KiB random read, 1 in flight, ${RUNTIME}s x ${ROUNDS})"
+echo "goal: preset/plain IOPS >= 0.97"
+printf "%-34s %12s %12s %8s  %s\n" "figure" "plain" "preset" "best" "preset/plain per round: median [min..max]"
+preset_pair | awk '
+	function med(a, n,   i, j, t) {
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+		return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
+	}
+	function lo(a, n,   i, m) { m = a[1]; for (i = 2; i <= n; i++) if (a[i] < m) m = a[i]; return m }
+	function hi(a, n,   i, m) { m = a[1]; for (i = 2; i <= n; i++) if (a[i] > m) m = a[i]; return m }
+	{ n++; if ($1 > bp) bp = $1; if ($2 > bc) bc = $2; if ($3 > bi) bi = $3; rc[n] = $2 / $1; ri[n] = $3 / $1 }
+	END {
+		printf "%-34s %12.0f %12.0f %8.3f  %.3f [%.3f..%.3f]\n", "cdm RND4K Q1T1 read IOPS", bp, bc, bc / bp, med(rc, n), lo(rc, n), hi(rc, n)
+		printf "%-34s %12.0f %12.0f %8.3f  %.3f [%.3f..%.3f]\n", "iometer 4K random read spec IOPS", bp, bi, bi / bp, med(ri, n), lo(ri, n), hi(ri, n)
+	}'

@@ -80,7 +80,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		args, err = checkBlockArgs(args)
 	}
 	if err == nil {
-		err = app.RunContext(ctx, rewriteBonnieArgs(args))
+		err = app.RunContext(ctx, rewriteIometerArgs(rewriteBonnieArgs(args)))
 	}
 	code := exitCode(err)
 	if err != nil && !errors.Is(err, errSilent) {

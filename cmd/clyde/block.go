@@ -43,7 +43,16 @@ func blockCommand() *cli.Command {
 			"time until one says stonewall. Flags after the file override every job's option of the same name.\n" +
 			wrapWords("Options clyde reads: "+strings.Join(fiojob.Supported(), ", ")+".", 100) +
 			"Any other option is refused with its line number.\n\n" +
-			"  clyde block --filename /mnt/ssd/clyde.tmp --profile cdm --size 1g\n" +
+			"--profile cdm is CrystalDiskMark: each test of the set (--cdm-preset) read, then written, then mixed\n" +
+			"(--mix), an uncounted warm-up pass then --passes passes of --runtime (its Measure time), --interval idle\n" +
+			"before each test, keeping the best pass (--passes-kept average: KDiskMark's). It makes its test file in a\n" +
+			"private directory in --filename (a directory, or the directory of a new path), unbuffered; a filesystem that\n" +
+			"would serve it from memory anyway (tmpfs, FUSE) is refused unless --buffered. The Q8 and Q32 tests need a\n" +
+			"queueing engine (io_uring on Linux 5.1+, windowsaio on Windows; --ioengine auto picks it): with psync, or\n" +
+			"where none exists, they are refused (--cdm-preset real runs Q1 only). `clyde block --cleanup --filename DIR` removes the private\n" +
+			"directories of killed runs in DIR.\n\n" +
+			"  clyde block --filename /mnt/ssd --profile cdm\n" +
+			"  clyde block --filename /mnt/ssd --profile cdm --test-data both --fill 50%\n" +
 			"  clyde block --filename /dev/sdX --profile iometer-mix --direct --runtime 30 --destroy-data\n" +
 			"  clyde block job.fio --output-format json --runtime 10",
 		Flags: append([]cli.Flag{
@@ -57,8 +66,8 @@ func blockCommand() *cli.Command {
 			&cli.IntFlag{Name: "iodepth", Value: d.IODepth, Usage: "I/Os in flight per worker (io_uring, windowsaio)"},
 			&cli.IntFlag{Name: "numjobs", Value: d.NumJobs, Usage: "workers per job, summed in the report"},
 			&cli.StringFlag{Name: "ioengine", Value: string(d.IOEngine), Usage: "psync|io_uring|windowsaio|auto (auto: io_uring on Linux, windowsaio on Windows, when iodepth > 1; the presets' default); fio's libaio runs io_uring, sync/pvsync run psync, with a note"},
-			&cli.BoolFlag{Name: "direct", Usage: "bypass the page cache: O_DIRECT, F_NOCACHE on macOS, FILE_FLAG_NO_BUFFERING on Windows (bs and offset multiples of 512, of the sector size on Windows; the cdm preset's default on Windows)"},
-			&cli.StringFlag{Name: "runtime", Value: "5", Usage: "measured time per job: seconds or 500ms, 2m (0: no limit)"},
+			&cli.BoolFlag{Name: "direct", Usage: "bypass the page cache: O_DIRECT, F_NOCACHE on macOS, FILE_FLAG_NO_BUFFERING on Windows (bs and offset multiples of 512, of the sector size on Windows; cdm always runs so, unless --buffered)"},
+			&cli.StringFlag{Name: "runtime", Value: "5", Usage: "measured time per job (cdm: per pass, its Measure time): seconds or 500ms, 2m (0: no limit)"},
 			&cli.StringFlag{Name: "ramp_time", Value: "0", Usage: "unmeasured time before each job"},
 			&cli.BoolFlag{Name: "time_based", Value: true, Usage: "run for --runtime; false also ends a job after --size bytes per worker"},
 			&cli.StringFlag{Name: "buffer", Value: "random", Usage: "write data: random|zero|compressible:PCT (fio's zero_buffers, buffer_compress_percentage, refill_buffers work too)"},
@@ -88,9 +97,17 @@ func blockCommand() *cli.Command {
 			&cli.StringFlag{Name: "ss_ramp", Usage: "fio's ss_ramp: seconds of the series before --steadystate looks"},
 			&cli.StringFlag{Name: "ss-round", Usage: "one round of SNIA's steady-state rule (5 rounds within 20%, slope within 10%; default 1m)"},
 			&cli.BoolFlag{Name: "until-steady", Usage: "stop each job at steady state (--steadystate, else SNIA's rule); --runtime is the cap"},
-			&cli.IntFlag{Name: "passes", Value: d.Passes, Usage: "cdm: measured passes per test after one warm-up; the best is kept"},
+			&cli.IntFlag{Name: "passes", Value: d.Passes, Usage: "cdm: measured passes per test (1..9) after one uncounted warm-up"},
+			&cli.StringFlag{Name: "cdm-preset", Value: string(d.CDM.Preset), Usage: "cdm: test set: default|nvme|peak|peak-nvme|real|demo (CrystalDiskMark 8/9), cdm7|cdm6|cdm5"},
+			&cli.StringFlag{Name: "test-data", Value: string(d.CDM.Data), Usage: "cdm: random|zero (All 0x00, 0Fill)|both (each test with each, side by side)"},
+			&cli.BoolFlag{Name: "mix", Usage: "cdm: add CrystalDiskMark's Mix rows (--mix-read percent reads)"},
+			&cli.IntFlag{Name: "mix-read", Value: d.CDM.MixRead, Usage: "cdm: read share of the Mix rows, 10..90"},
+			&cli.StringFlag{Name: "interval", Value: "5", Usage: "cdm: idle time before each test (CrystalDiskMark's Interval)"},
+			&cli.StringFlag{Name: "passes-kept", Value: string(d.CDM.Aggregate), Usage: "cdm: best (CrystalDiskMark: highest MB/s, lowest latency) or average (KDiskMark)"},
+			&cli.BoolFlag{Name: "buffered", Usage: "cdm: run through the page cache (CrystalDiskMark never does; every output says so)"},
+			&cli.StringFlag{Name: "fill", Usage: "cdm: fill the filesystem to `PCT%|SIZE` in use with incompressible data first (removed after)"},
 			&cli.BoolFlag{Name: "destroy-data", Usage: "allow writing to an unused block device or an existing file, destroying what it holds"},
-			&cli.BoolFlag{Name: "cleanup", Usage: "remove the file a killed run left at --filename, and its marker, then exit"},
+			&cli.BoolFlag{Name: "cleanup", Usage: "remove the file a killed run left at --filename, and its marker (a directory: the private directories of killed cdm runs in it), then exit"},
 			&cli.BoolFlag{Name: "force", Usage: "with --cleanup: also remove a file whose marker names another host (shared storage)"},
 			&cli.StringFlag{Name: "output-format", Value: "text", Usage: "text (normal)|json|json+|csv, or fio's comma list such as normal,json"},
 			&cli.StringFlag{Name: "output", Usage: "write the report to `FILE` instead of stdout (a file is replaced atomically once the run ends, a device or FIFO written in place)"},
@@ -222,9 +239,6 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 	j.IODepth = c.Int("iodepth")
 	j.NumJobs = c.Int("numjobs")
 	j.Direct = c.Bool("direct")
-	if !c.IsSet("direct") {
-		j.Direct = blockbench.DirectByDefault(j.Profile)
-	}
 	j.TimeBased = c.Bool("time_based")
 	j.Fsync = c.Int("fsync")
 	j.EndFsync = c.Bool("end_fsync")
@@ -239,6 +253,12 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 	j.Log = blockLog(c, j.Name, string(j.RW))
 	j.Warn = c.App.ErrWriter
 	j.CommandLine = os.Args
+	if isTerminal(c.App.ErrWriter) {
+		j.Progress = c.App.ErrWriter
+	}
+	if err := cdmOptions(c, &j); err != nil {
+		return j, err
+	}
 	if err := sustainedFlags(c, &j); err != nil {
 		return j, err
 	}
@@ -367,7 +387,7 @@ var jobFileOverrides = []struct{ flag, option string }{
 // jobFilePlan compiles the job file with the flags given after it as
 // overrides of every job's options.
 func jobFilePlan(c *cli.Context, path string) (blockbench.Plan, error) {
-	for _, f := range []string{"profile", "passes", "buffer"} {
+	for _, f := range []string{"profile", "passes", "buffer", "cdm-preset", "test-data", "mix", "mix-read", "interval", "passes-kept", "buffered", "fill"} {
 		if c.IsSet(f) {
 			return blockbench.Plan{}, result.Usagef("--"+f, "does not go with a job file; the file's options say what each job does")
 		}
@@ -414,6 +434,46 @@ func flagByName(c *cli.Context, name string) cli.Flag {
 				return f
 			}
 		}
+	}
+	return nil
+}
+
+// cdmOptions reads the flags only --profile cdm takes.
+func cdmOptions(c *cli.Context, j *blockbench.Job) error {
+	names := []string{"cdm-preset", "test-data", "mix", "mix-read", "interval", "passes-kept", "buffered", "fill"}
+	if j.Profile != blockbench.ProfileCDM {
+		for _, n := range append(names, "passes") {
+			if c.IsSet(n) {
+				return result.Usagef("--"+n, "only goes with --profile cdm")
+			}
+		}
+		return nil
+	}
+	o := &j.CDM
+	var err error
+	if o.Preset, err = blockbench.ParseCDMPreset(c.String("cdm-preset")); err != nil {
+		return err
+	}
+	if o.Data, err = blockbench.ParseCDMData(c.String("test-data")); err != nil {
+		return err
+	}
+	if o.Aggregate, err = blockbench.ParseCDMAggregate(c.String("passes-kept")); err != nil {
+		return err
+	}
+	if o.Interval, err = blockbench.ParseDuration("--interval", c.String("interval")); err != nil {
+		return err
+	}
+	if s := c.String("fill"); s != "" {
+		if o.Fill, err = blockbench.ParseFill(s); err != nil {
+			return err
+		}
+	}
+	if c.IsSet("direct") && !c.Bool("direct") {
+		return result.Usagef("--direct", "cdm always runs unbuffered, as CrystalDiskMark does; --buffered runs it through the page cache")
+	}
+	o.Mix, o.MixRead, o.Buffered = c.Bool("mix"), c.Int("mix-read"), c.Bool("buffered")
+	if c.IsSet("mix-read") && !o.Mix {
+		return result.Usagef("--mix-read", "only goes with --mix")
 	}
 	return nil
 }
@@ -552,7 +612,11 @@ func blockCleanup(c *cli.Context) error {
 	if file == "" {
 		return result.Usagef("--filename", "missing; --cleanup removes what a killed run left at --filename")
 	}
-	res, err := blockbench.Cleanup(file, c.Bool("force"))
+	clean := blockbench.Cleanup
+	if fi, err := os.Stat(file); err == nil && fi.IsDir() {
+		clean = blockbench.CleanupDir // the private directories of killed cdm runs
+	}
+	res, err := clean(file, c.Bool("force"))
 	for _, p := range res.Removed {
 		fmt.Fprintf(c.App.Writer, "removed %s\n", p)
 	}

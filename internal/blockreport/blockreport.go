@@ -149,6 +149,12 @@ func b2i(b bool) int {
 
 // CSV writes one line per job and direction, or per preset row.
 func CSV(w io.Writer, res *result.Block) error {
+	switch {
+	case res.Iometer != nil:
+		return iometerCSV(w, res)
+	case res.CDM != nil:
+		return cdmCSV(w, res)
+	}
 	cw := csv.NewWriter(w)
 	if res.Profile != nil {
 		_ = cw.Write([]string{"profile", "label", "rw", "rwmixread", "bs_bytes", "iodepth", "numjobs", "load",

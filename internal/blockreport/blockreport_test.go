@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/block")
@@ -18,6 +19,9 @@ const dir = "../../testdata/block"
 // seeded workers on a fixed clock; rendering them again is what
 // `clyde report FILE` does.
 func TestGoldens(t *testing.T) {
+	// CrystalDiskMark's Date line is local time.
+	defer func(l *time.Location) { time.Local = l }(time.Local)
+	time.Local = time.UTC
 	cases := []struct{ in, format, golden string }{
 		{"result.json", "text", "result.txt"},
 		{"result.json", "csv", "result.csv"},
@@ -27,6 +31,11 @@ func TestGoldens(t *testing.T) {
 		{"profile-orion.json", "text", "profile-orion.txt"},
 		{"profile-bs-sweep.json", "text", "profile-bs-sweep.txt"},
 		{"profile-iometer-mix.json", "csv", "profile-iometer-mix.csv"},
+		{"iometer-icf.json", "text", "iometer-icf.txt"},
+		{"cdm-both-mix.json", "text", "cdm-both-mix.txt"},
+		{"cdm-both-mix.json", "csv", "cdm-both-mix.csv"},
+		{"cdm-real-buffered.json", "text", "cdm-real-buffered.txt"},
+		{"iometer-icf.json", "csv", "iometer-icf.csv"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.golden+"/"+tc.format, func(t *testing.T) {
@@ -57,8 +66,8 @@ func TestGoldens(t *testing.T) {
 
 func TestTablesHaveTheirShape(t *testing.T) {
 	cases := map[string][]string{
-		"profile-cdm.json":         {"[Read]", "[Write]", "SEQ    1MiB (Q=  8, T= 1)", "RND    4KiB (Q= 32, T= 1)", "RND    4KiB (Q=  1, T= 1)", "x2"},
-		"profile-iometer-mix.json": {"Access Specification", "4K; 99% Read; 100% random", "4K; 0% Read; 100% random", "Wr Max"},
+		"profile-cdm.json":         {"[Read]", "[Write]", "SEQ    1MiB (Q=  8, T= 1)", "RND    4KiB (Q= 32, T= 1)", "RND    4KiB (Q=  1, T= 1)", "(x2)", "* MB/s = 1,000,000 bytes/s [SATA/600 = 600,000,000 bytes/s]", "Time: Measure 5 sec / Interval 5 sec \n"},
+		"profile-iometer-mix.json": {"Access Specification", "4K; 99% Read; 100% random", "4K; 0% Read; 100% random", "Maximum Response Time", "% CPU"},
 		"profile-orion.json":       {"Maximum Small IOPS=", "Minimum Small Latency=", "Maximum Large MBPS=", "@ Small=0 and Large="},
 		"profile-bs-sweep.json":    {"1k", "1m", "p99 lat (us)"},
 	}

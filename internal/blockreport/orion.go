@@ -153,7 +153,7 @@ func orionHeader(ew *errWriter, res *result.Block, o *result.Orion, s *result.Or
 	} else {
 		ew.printf("Cache Size: %d MB\n", o.CacheSizeMiB)
 	}
-	ew.printf("Duration for each Data Point: %s seconds\n", seconds(res, s))
+	ew.printf("Duration for each Data Point: %s seconds\n", pointSeconds(res, s))
 	ew.printf("Small Columns:")
 	for _, c := range s.SmallLoads {
 		ew.printf(",%7d", c)
@@ -169,9 +169,9 @@ func orionHeader(ew *errWriter, res *result.Block, o *result.Orion, s *result.Or
 	ew.printf("%d FILEs found.\n", len(o.LUNs))
 }
 
-// seconds is the configured duration of a point, as ORION prints it (whole
+// pointSeconds is the configured duration of a point, as ORION prints it (whole
 // seconds, or the exact figure for clyde block's sub-second runtimes).
-func seconds(res *result.Block, s *result.OrionSet) string {
+func pointSeconds(res *result.Block, s *result.OrionSet) string {
 	for _, p := range s.Points {
 		if len(p.Jobs) > 0 && p.Jobs[0] < len(res.Jobs) {
 			ns := res.Jobs[p.Jobs[0]].Config.RuntimeNs

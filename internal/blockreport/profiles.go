@@ -12,9 +12,17 @@ import (
 func profileTable(ew *errWriter, res *result.Block) {
 	switch res.Profile.Name {
 	case "cdm":
-		cdmTable(ew, res)
-	case "iometer-mix":
-		iometerTable(ew, res.Profile)
+		if res.CDM != nil {
+			cdmText(ew, res)
+			return
+		}
+		cdmTable(ew, res) // saved by a clyde before CrystalDiskMark's full export
+	case "iometer-mix", "iometer":
+		if res.Iometer != nil {
+			iometerText(ew, res)
+			return
+		}
+		iometerTable(ew, res.Profile) // saved by a clyde before Iometer's full results
 	case "orion":
 		orionTable(ew, res.Profile)
 	default:

@@ -441,7 +441,10 @@ func blockFlags(b *result.Block) string {
 	if first.SizeBytes > 0 {
 		parts = append(parts, "--size "+units.Label(first.SizeBytes))
 	}
-	if first.Direct {
+	switch cdm := b.Profile != nil && b.Profile.Name == "cdm"; {
+	case cdm && !first.Direct:
+		parts = append(parts, "--buffered") // cdm is unbuffered unless told
+	case !cdm && first.Direct:
 		parts = append(parts, "--direct")
 	}
 	if first.IOEngine != "" {

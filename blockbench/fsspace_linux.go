@@ -1,0 +1,67 @@
+//go:build linux
+
+package blockbench
+
+import (
+	"fmt"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/clydebench/clyde/internal/osio"
+)
+
+func spaceOf(st *unix.Statfs_t) fsSpace {
+	unit := uint64(st.Frsize)
+	if unit == 0 {
+		unit = uint64(st.Bsize)
+	}
+	return fsSpace{total: st.Blocks * unit, free: st.Bfree * unit, avail: st.Bavail * unit}
+}
+
+// dirSpace is the space of the filesystem holding d, asked through its
+// descriptor.
+func dirSpace(d osio.Dir) (fsSpace, error) {
+	var st unix.Statfs_t
+	if err := unix.Fstatfs(d.Fd(), &st); err != nil {
+		return fsSpace{}, fmt.Errorf("statfs %s: %w", d.Path(), err)
+	}
+	return spaceOf(&st), nil
+}
+
+// pathSpace is the same by path: a look before anything is created.
+func pathSpace(path string) (fsSpace, error) {
+	var st unix.Statfs_t
+	if err := unix.Statfs(path, &st); err != nil {
+		return fsSpace{}, fmt.Errorf("statfs %s: %w", path, err)
+	}
+	return spaceOf(&st), nil
+}
+
+// Filesystem magic numbers (linux/magic.h) of those that serve file data
+// from memory whatever the open flags.
+const (
+	tmpfsMagic = 0x01021994
+	ramfsMagic = 0x858458f6
+	fuseMagic  = 0x65735546
+)
+
+// cachedOnly names the filesystem holding path when an uncached run there
+// would still measure the page cache: tmpfs and ramfs keep their files in
+// it (tmpfs accepts O_DIRECT since Linux 6.6 and bypasses nothing), and a
+// FUSE filesystem's daemon does the I/O through the cache of whatever it
+// writes to (ntfs-3g: the block device's). "" for the others.
+func cachedOnly(path string) (string, error) {
+	var st unix.Statfs_t
+	if err := unix.Statfs(path, &st); err != nil {
+		return "", fmt.Errorf("statfs %s: %w", path, err)
+	}
+	switch uint32(st.Type) {
+	case tmpfsMagic:
+		return "tmpfs, which keeps its files in memory (its O_DIRECT opens bypass nothing)", nil
+	case ramfsMagic:
+		return "ramfs, which keeps its files in memory", nil
+	case fuseMagic:
+		return "a FUSE filesystem, whose daemon does the I/O through the page cache of what it writes to (ntfs-3g: the disk's)", nil
+	}
+	return "", nil
+}
