@@ -33,15 +33,21 @@ type bins struct {
 	clyde, ctrlevent         string
 	osioTest, blockbenchTest string
 	harness                  string
-	err                      error
-	skip                     string
-	buildOnce                sync.Once
+	// server is the wineserver prepare started (see there), serverGone
+	// closed once it exits.
+	server     *exec.Cmd
+	serverEnv  []string
+	serverGone chan struct{}
+	err        error
+	skip       string
+	buildOnce  sync.Once
 }
 
 var progs bins
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	progs.stopServer()
 	if progs.dir != "" {
 		os.RemoveAll(progs.dir)
 	}
@@ -102,9 +108,82 @@ func (b *bins) build() {
 		}
 	}
 	// The first run makes the Wine prefix and the bcryptprimitives
-	// stand-in (about 10 s); the tests then start from a ready one.
-	if out, err := exec.Command(b.harness, b.clyde, "--version").CombinedOutput(); err != nil {
-		b.err = fmt.Errorf("run-windows clyde.exe --version: %v\n%s", err, out)
+	// stand-in (about 10 s); the tests then start from a ready one. It
+	// writes to a file, not a pipe: the Wine services it starts
+	// (winedevice.exe) live as long as the server and keep its output open.
+	if err := b.prepare(); err != nil {
+		b.err = err
+	}
+}
+
+// prepare makes the prefix, then starts a wineserver of it that stays up
+// for the whole test binary: Wine's own exits 3 s after its last client,
+// and a program starting just then fails with "recvmsg: Connection reset
+// by peer". When one is already up (another run of these tests) the new
+// one exits at once and that one serves.
+func (b *bins) prepare() error {
+	logPath := filepath.Join(b.dir, "prepare.log")
+	log, err := os.Create(logPath)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	first := exec.Command(b.harness, b.clyde, "--version")
+	first.Stdout, first.Stderr = log, log
+	if err := first.Run(); err != nil {
+		out, _ := os.ReadFile(logPath)
+		return fmt.Errorf("run-windows clyde.exe --version: %v\n%s", err, out)
+	}
+	prefix := os.Getenv("CLYDE_WINEPREFIX")
+	if prefix == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return err
+		}
+		prefix = filepath.Join(home, ".cache", "clyde-wine") // as scripts/wine/run-windows
+	}
+	env := append(os.Environ(), "WINEPREFIX="+prefix)
+	wait := exec.Command("wineserver", "-w") // the --version run's server goes
+	wait.Env = env
+	wait.Run()
+	srv := exec.Command("wineserver", "-f", "-p")
+	srv.Env, srv.Stdout, srv.Stderr = env, log, log
+	if err := srv.Start(); err != nil {
+		return fmt.Errorf("wineserver: %v", err)
+	}
+	b.server, b.serverEnv, b.serverGone = srv, env, make(chan struct{})
+	go func() { srv.Wait(); close(b.serverGone) }()
+	// A program run now starts the services, which hold its output open
+	// for as long as they live: give them the log file, not a test's pipe.
+	again := exec.Command(b.harness, b.clyde, "--version")
+	again.Stdout, again.Stderr = log, log
+	if err := again.Run(); err != nil {
+		out, _ := os.ReadFile(logPath)
+		return fmt.Errorf("run-windows clyde.exe --version: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// stopServer ends the wineserver prepare started, and the Wine services
+// with it (wineserver -k), when it is still up: one that exited at once
+// because another run's server was up leaves that one alone.
+func (b *bins) stopServer() {
+	if b.server == nil {
+		return
+	}
+	select {
+	case <-b.serverGone:
+		return
+	default:
+	}
+	kill := exec.Command("wineserver", "-k")
+	kill.Env = b.serverEnv
+	kill.Run()
+	select {
+	case <-b.serverGone:
+	case <-time.After(10 * time.Second):
+		b.server.Process.Kill()
+		<-b.serverGone
 	}
 }
 
@@ -132,6 +211,8 @@ func (r run) clydeLines() []string {
 
 func (b *bins) start(ctx context.Context, prog string, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
 	cmd := exec.CommandContext(ctx, b.harness, append([]string{prog}, args...)...)
+	// A Wine process left holding the output pipes must not hang the test.
+	cmd.WaitDelay = 10 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	return cmd, &stdout, &stderr
