@@ -361,25 +361,11 @@ func fillFile(ctx context.Context, f osio.File, size int64, spec Buffer, seed ui
 		}
 		n := min(int64(fillChunk), size-off)
 		fillBuffer(buf[:n], spec, rng)
-		if err := pwriteFull(f, buf[:n], off); err != nil {
+		if err := osio.PwriteFull(f, buf[:n], off); err != nil {
 			return fmt.Errorf("write at %d: %w", off, err)
 		}
 	}
 	return f.Sync()
-}
-
-func pwriteFull(f osio.File, b []byte, off int64) error {
-	for len(b) > 0 {
-		n, err := f.Pwrite(b, off)
-		if err != nil {
-			return err
-		}
-		if n <= 0 {
-			return io.ErrShortWrite
-		}
-		b, off = b[n:], off+int64(n)
-	}
-	return nil
 }
 
 // openWorker opens a descriptor for one worker: a created file through its

@@ -116,7 +116,7 @@ func (r *runner) readWrite(ctx context.Context, dst, src osio.File, size int64) 
 		if n == 0 {
 			break
 		}
-		if err := writeAll(dst, r.buf[:n]); err != nil {
+		if err := osio.WriteFull(dst, r.buf[:n]); err != nil {
 			return fmt.Errorf("write: %w", err)
 		}
 		done += int64(n)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"io"
 	"math/rand/v2"
 
 	"github.com/clydebench/clyde/internal/osio"
@@ -132,21 +131,6 @@ func (s sourceData) fill(b []byte) {
 		return
 	}
 	_, _ = s.rng.Read(b) // ChaCha8's Read never fails
-}
-
-// writeAll writes b, continuing after short writes.
-func writeAll(f osio.File, b []byte) error {
-	for len(b) > 0 {
-		n, err := f.Write(b)
-		if err != nil {
-			return err
-		}
-		if n <= 0 {
-			return io.ErrShortWrite
-		}
-		b = b[n:]
-	}
-	return nil
 }
 
 // stopped reports whether ctx is done without blocking.

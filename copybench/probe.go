@@ -62,7 +62,7 @@ func (r *runner) writeProbe(name []byte) error {
 	}
 	b := make([]byte, probeBytes)
 	r.opts.sourceData(-1, 0).fill(b)
-	err = writeAll(f, b)
+	err = osio.WriteFull(f, b)
 	if err == nil {
 		err = f.Sync()
 	}

@@ -54,7 +54,7 @@ func (r *runner) writeSource(ctx context.Context, d osio.Dir, si, i int, size in
 		b := r.gen[:min(int64(len(r.gen)), size-off)]
 		data.fill(b)
 		_, _ = h.Write(b)
-		if err = writeAll(f, b); err != nil {
+		if err = osio.WriteFull(f, b); err != nil {
 			err = fmt.Errorf("write: %w", err)
 		}
 		off += int64(len(b))

@@ -250,7 +250,7 @@ func (r *runner) putBlock(ctx context.Context, c *copyState, chunks int64) (int6
 			buf[idx]++
 			idx = (idx + 1) % chunk
 		}
-		if err := writeFull(c.file, data); err != nil {
+		if err := osio.WriteFull(c.file, data); err != nil {
 			return writeErr(c.bigPath, err)
 		}
 		return r.syncIfAsked(c)
@@ -285,20 +285,6 @@ func (r *runner) syncIfAsked(c *copyState) error {
 	return nil
 }
 
-func writeFull(f osio.File, b []byte) error {
-	for len(b) > 0 {
-		n, err := f.Write(b)
-		if err != nil {
-			return err
-		}
-		if n <= 0 {
-			return io.ErrShortWrite
-		}
-		b = b[n:]
-	}
-	return nil
-}
-
 func readFull(f osio.File, b []byte) error {
 	for len(b) > 0 {
 		n, err := f.Read(b)
@@ -326,7 +312,7 @@ func (r *runner) rewrite(ctx context.Context, c *copyState, chunks int64) (int64
 		if _, err := c.file.Seek(-int64(chunk), io.SeekCurrent); err != nil {
 			return fmt.Errorf("lseek %s: %w", c.bigPath, err)
 		}
-		if err := writeFull(c.file, buf); err != nil {
+		if err := osio.WriteFull(c.file, buf); err != nil {
 			return writeErr(c.bigPath, err)
 		}
 		return r.syncIfAsked(c)
@@ -429,7 +415,7 @@ func (r *runner) seekLane(ctx context.Context, c *copyState, w int) (int64, int6
 			if _, err := f.Seek(off, io.SeekStart); err != nil {
 				return fail(fmt.Errorf("lseek %s to %d: %w", c.bigPath, off, err))
 			}
-			if err := writeFull(f, buf); err != nil {
+			if err := osio.WriteFull(f, buf); err != nil {
 				return fail(fmt.Errorf("write %s at %d: %w", c.bigPath, off, err))
 			}
 			if r.opts.SyncWrites {
