@@ -1,21 +1,13 @@
 package copybench
 
 import (
-	"fmt"
-	"os"
-
-	"github.com/dustin/go-humanize"
-
 	"github.com/clydebench/clyde/internal/osio"
-	"github.com/clydebench/clyde/internal/sysinfo"
+	"github.com/clydebench/clyde/internal/preflight"
 	"github.com/clydebench/clyde/result"
 )
 
 // Need is what one side of a run occupies at its peak.
-type Need struct {
-	Bytes  uint64
-	Inodes uint64
-}
+type Need = preflight.Need
 
 // blockRound is the allocation unit assumed per file: what most
 // filesystems allocate at least.
@@ -52,14 +44,14 @@ func (o *Options) Needs() (src, dst Need) {
 // writable directories and are not the same directory, and that each
 // filesystem has room and inodes for its side of the run.
 func Preflight(o *Options) error {
-	if err := checkDir("-d", o.Dir); err != nil {
+	if err := preflight.Dir("-d", o.Dir); err != nil {
 		return err
 	}
 	src, dst := o.Needs()
 	if o.To == "" {
 		return checkSpace("-d", o.Dir, src)
 	}
-	if err := checkDir("--to", o.To); err != nil {
+	if err := preflight.Dir("--to", o.To); err != nil {
 		return err
 	}
 	a, errA := dirIdentity(o.Dir)
@@ -79,20 +71,6 @@ func Preflight(o *Options) error {
 	return checkSpace("--to", o.To, dst)
 }
 
-func checkDir(flag, dir string) error {
-	fi, err := os.Stat(dir)
-	switch {
-	case err != nil:
-		return result.Usagef(flag, "%v", err)
-	case !fi.IsDir():
-		return result.Usagef(flag, "%s is not a directory", dir)
-	}
-	if err := checkWritable(dir); err != nil {
-		return fmt.Errorf("preflight: %s is not writable: %w", dir, err)
-	}
-	return nil
-}
-
 func dirIdentity(path string) (osio.Identity, error) {
 	d, err := osio.OpenDir(path)
 	if err != nil {
@@ -103,17 +81,6 @@ func dirIdentity(path string) (osio.Identity, error) {
 }
 
 func checkSpace(flag, dir string, need Need) error {
-	sp, err := sysinfo.Space(dir)
-	if err != nil {
-		return nil // no figures: nothing to refuse on
-	}
-	if need.Bytes > sp.FreeBytes {
-		return fmt.Errorf("preflight: the copy needs %s in %s (%s), only %s is free; use smaller --set sizes or counts",
-			humanize.IBytes(need.Bytes), dir, flag, humanize.IBytes(sp.FreeBytes))
-	}
-	if sp.InodesKnown && need.Inodes > sp.FreeInodes {
-		return fmt.Errorf("preflight: the copy needs %s inodes in %s (%s), only %s are free; use smaller --set counts",
-			humanize.Comma(int64(need.Inodes)), dir, flag, humanize.Comma(int64(sp.FreeInodes)))
-	}
-	return nil
+	return preflight.Space(dir, "the copy", dir+" ("+flag+")", need,
+		preflight.Advice{Space: "use smaller --set sizes or counts", Inodes: "use smaller --set counts"})
 }

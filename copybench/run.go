@@ -9,6 +9,7 @@ import (
 
 	"github.com/clydebench/clyde/internal/buildinfo"
 	"github.com/clydebench/clyde/internal/cpuclock"
+	"github.com/clydebench/clyde/internal/lanes"
 	"github.com/clydebench/clyde/internal/latency"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/rundir"
@@ -108,10 +109,7 @@ func Run(ctx context.Context, opts Options) (*result.Copy, error) {
 		res.Error = err.Error()
 		if ctx.Err() != nil {
 			res.Interrupted = true
-			err = fmt.Errorf("%w: %w (partial results kept)", context.Cause(ctx), err)
-			if !errors.Is(err, context.Canceled) {
-				err = fmt.Errorf("%w (%w)", err, context.Canceled)
-			}
+			err = lanes.Interrupted(ctx, err)
 		}
 	}
 	res.MaxRSSBytes, _ = cpuclock.MaxRSS()

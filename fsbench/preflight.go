@@ -1,21 +1,13 @@
 package fsbench
 
 import (
-	"fmt"
-	"os"
-
-	"github.com/dustin/go-humanize"
-
 	"github.com/clydebench/clyde/internal/osio"
-	"github.com/clydebench/clyde/internal/sysinfo"
+	"github.com/clydebench/clyde/internal/preflight"
 	"github.com/clydebench/clyde/result"
 )
 
 // Need is what a run will occupy at its peak.
-type Need struct {
-	Bytes  uint64
-	Inodes uint64
-}
+type Need = preflight.Need
 
 // Needs estimates the peak space and inodes of a run: every copy's big file,
 // or every copy's small files (whichever is larger, since the big file is
@@ -40,15 +32,8 @@ func (o *Options) Needs() Need {
 // Preflight checks that opts.Dir exists, is a writable directory and has room
 // for the run, before anything is written.
 func Preflight(o *Options) error {
-	fi, err := os.Stat(o.Dir)
-	switch {
-	case err != nil:
-		return result.Usagef("-d", "%v", err)
-	case !fi.IsDir():
-		return result.Usagef("-d", "%s is not a directory", o.Dir)
-	}
-	if err := checkWritable(o.Dir); err != nil {
-		return fmt.Errorf("preflight: %s is not writable: %w", o.Dir, err)
+	if err := preflight.Dir("-d", o.Dir); err != nil {
+		return err
 	}
 	if o.Direct {
 		// Windows holds uncached I/O to the volume's sector size, which
@@ -59,18 +44,6 @@ func Preflight(o *Options) error {
 			}
 		}
 	}
-	sp, err := sysinfo.Space(o.Dir)
-	if err != nil {
-		return nil // no figures: nothing to refuse on
-	}
-	need := o.Needs()
-	if need.Bytes > sp.FreeBytes {
-		return fmt.Errorf("preflight: the run needs %s in %s, only %s is free; use a smaller -s or -n",
-			humanize.IBytes(need.Bytes), o.Dir, humanize.IBytes(sp.FreeBytes))
-	}
-	if sp.InodesKnown && need.Inodes > sp.FreeInodes {
-		return fmt.Errorf("preflight: the run needs %s inodes in %s, only %s are free; use a smaller -n",
-			humanize.Comma(int64(need.Inodes)), o.Dir, humanize.Comma(int64(sp.FreeInodes)))
-	}
-	return nil
+	return preflight.Space(o.Dir, "the run", o.Dir, o.Needs(),
+		preflight.Advice{Space: "use a smaller -s or -n", Inodes: "use a smaller -n"})
 }

@@ -120,12 +120,7 @@ func Run(ctx context.Context, opts Options) (*result.FS, error) {
 		res.Error = err.Error()
 		if ctx.Err() != nil {
 			res.Interrupted = true
-			// One line that keeps the phase err names; errors.Join
-			// would print a second line.
-			err = fmt.Errorf("%w: %w (partial results kept)", context.Cause(ctx), err)
-			if !errors.Is(err, context.Canceled) {
-				err = fmt.Errorf("%w (%w)", err, context.Canceled)
-			}
+			err = lanes.Interrupted(ctx, err)
 		}
 	}
 	res.MaxRSSBytes, _ = cpuclock.MaxRSS()

@@ -176,3 +176,15 @@ func FirstError(errs []error) error {
 	}
 	return cancelled
 }
+
+// Interrupted is the error of a run that ctx ended while err was what
+// stopped it: one line that keeps the phase err names (errors.Join would
+// print a second line), says the partial results are kept, and matches
+// context.Canceled whatever the cause was (a signal's, a deadline's).
+func Interrupted(ctx context.Context, err error) error {
+	err = fmt.Errorf("%w: %w (partial results kept)", context.Cause(ctx), err)
+	if !errors.Is(err, context.Canceled) {
+		err = fmt.Errorf("%w (%w)", err, context.Canceled)
+	}
+	return err
+}

@@ -1,0 +1,61 @@
+// Package preflight holds the checks the engines make before they write
+// anything: that the directory they were given is a writable directory, and
+// that its filesystem has the room and the inodes a run needs at its peak.
+package preflight
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/dustin/go-humanize"
+
+	"github.com/clydebench/clyde/internal/sysinfo"
+	"github.com/clydebench/clyde/result"
+)
+
+// Need is what a run occupies on one filesystem at its peak.
+type Need struct {
+	Bytes  uint64
+	Inodes uint64
+}
+
+// Dir checks that dir exists, is a directory, and that this process may
+// create files in it (a read-only mount included, where the system can say
+// so in advance). flag names the option in the usage error.
+func Dir(flag, dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return result.Usagef(flag, "%v", err)
+	case !fi.IsDir():
+		return result.Usagef(flag, "%s is not a directory", dir)
+	}
+	if err := writable(dir); err != nil {
+		return fmt.Errorf("preflight: %s is not writable: %w", dir, err)
+	}
+	return nil
+}
+
+// Advice is what a refusal tells the user to change: for space, and for
+// inodes.
+type Advice struct{ Space, Inodes string }
+
+// Space refuses need where the filesystem holding dir has less free space or
+// fewer free inodes, in one line: "preflight: WHAT needs N in WHERE, only M
+// is free; ADVICE". Without figures (a filesystem that gives none) nothing
+// is refused.
+func Space(dir, what, where string, need Need, advice Advice) error {
+	sp, err := sysinfo.Space(dir)
+	if err != nil {
+		return nil
+	}
+	if need.Bytes > sp.FreeBytes {
+		return fmt.Errorf("preflight: %s needs %s in %s, only %s is free; %s",
+			what, humanize.IBytes(need.Bytes), where, humanize.IBytes(sp.FreeBytes), advice.Space)
+	}
+	if sp.InodesKnown && need.Inodes > sp.FreeInodes {
+		return fmt.Errorf("preflight: %s needs %s inodes in %s, only %s are free; %s",
+			what, humanize.Comma(int64(need.Inodes)), where, humanize.Comma(int64(sp.FreeInodes)), advice.Inodes)
+	}
+	return nil
+}
