@@ -17,6 +17,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -463,7 +464,7 @@ func latencyChart(lines []line, fs bool, yLabel string) (*plot.Plot, error) {
 	}
 	p := newPlot("percentile", yLabel)
 	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Y.Tick.Marker = logTicks{}
 	if fs {
 		var ticks []plot.Tick
 		for k, name := range fsPercentiles {
@@ -476,6 +477,37 @@ func latencyChart(lines []line, fs bool, yLabel string) (*plot.Plot, error) {
 			{Value: nines(99), Label: "99"}, {Value: nines(99.9), Label: "99.9"}, {Value: nines(99.99), Label: "99.99"}}
 	}
 	return p, addLines(p, lines, true)
+}
+
+// logTicks labels the powers of ten, as plot.LogTicks does; where the axis
+// holds fewer than two of them (latency lines within one decade), it labels
+// 1, 2 and 5 times each power instead, and where even those are fewer than
+// two, both ends, so a chart never has an axis without numbers.
+type logTicks struct{}
+
+func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.LogTicks{Prec: -1}.Ticks(lo, hi)
+	labelled := 0
+	for _, t := range ticks {
+		if t.Label != "" && t.Value >= lo && t.Value <= hi {
+			labelled++ // the axis draws only what lies in its range
+		}
+	}
+	if labelled >= 2 || lo <= 0 || hi <= lo {
+		return ticks
+	}
+	var out []plot.Tick
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		for _, m := range []float64{1, 2, 5} {
+			if v := m * math.Pow(10, e); v >= lo && v <= hi {
+				out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', -1, 64)})
+			}
+		}
+	}
+	if len(out) >= 2 {
+		return out
+	}
+	return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'g', 3, 64)}, {Value: hi, Label: strconv.FormatFloat(hi, 'g', 3, 64)}}
 }
 
 // seriesLines is each job's IOPS second by second, x in seconds from the

@@ -293,3 +293,20 @@ func TestSweepLines(t *testing.T) {
 		}
 	}
 }
+
+// TestLogTicksNeverBare: a latency axis within one decade still has at
+// least two labelled ticks, inside the range.
+func TestLogTicksNeverBare(t *testing.T) {
+	for _, r := range [][2]float64{{1, 1000}, {2.1, 6.4}, {1500, 4100}, {3.1, 3.4}, {0.9, 1.1}} {
+		var labels []string
+		for _, tk := range (logTicks{}).Ticks(r[0], r[1]) {
+			if tk.Label == "" || tk.Value < r[0] || tk.Value > r[1] {
+				continue // not drawn
+			}
+			labels = append(labels, tk.Label)
+		}
+		if len(labels) < 2 {
+			t.Errorf("%v: labels %q, want two or more", r, labels)
+		}
+	}
+}
