@@ -147,6 +147,9 @@ func (t *Table) WriteText(w io.Writer) error {
 	if t.anyShort() {
 		notes = append(notes, ShortNote)
 	}
+	if n := ParamsNote(t.Runs); n != "" {
+		notes = append(notes, n)
+	}
 	if t.anyState(TooFast) {
 		notes = append(notes, "+++++: the test took under 0.5 s and the input (bonnie++'s output) kept no figure.")
 	}
@@ -334,4 +337,47 @@ func changeText(c Cell) string {
 		s = "~" + s
 	}
 	return s
+}
+
+// ParamsNote says, when the runs were not made with the same parameters (the
+// ones the regression check requires to match, Run.Params), which runs used
+// which: their figures are then not like for like, whatever the bars show
+// (two --auto runs on different drives, for one, pick their own sizes). ""
+// when every run's match the first's. Runs with the same parameters are
+// named together.
+func ParamsNote(runs []*Run) string {
+	type group struct{ letters, flags, params string }
+	var groups []group
+	flagsSeen := map[string]int{}
+next:
+	for i, r := range runs {
+		p := r.Params()
+		for k := range groups {
+			if groups[k].params == p {
+				groups[k].letters += ", " + runLetter(i)
+				continue next
+			}
+		}
+		groups = append(groups, group{runLetter(i), r.KeyFlags(), p})
+		flagsSeen[r.KeyFlags()]++
+	}
+	if len(groups) < 2 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("The runs were made with different parameters (")
+	hidden := false
+	for k, g := range groups {
+		if k > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s: %s", g.letters, g.flags)
+		hidden = hidden || flagsSeen[g.flags] > 1
+	}
+	b.WriteString(")")
+	if hidden {
+		b.WriteString(", some in options these flags do not show")
+	}
+	b.WriteString(": figures that depend on them are not like for like.")
+	return b.String()
 }

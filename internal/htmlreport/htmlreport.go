@@ -75,6 +75,9 @@ func buildPage(runs []*compare.Run) (*pageData, error) {
 		p.Tables = tables(cols, p.Runs)
 	}
 	p.Notes = notes(cols, p.Single)
+	if n := compare.ParamsNote(runs); n != "" {
+		p.Notes = append(p.Notes, n)
+	}
 	charts, err := buildCharts(runs)
 	if err != nil {
 		return nil, err
