@@ -338,7 +338,7 @@ func runCDM(ctx context.Context, j Job) (*result.Block, error) {
 	res, err := RunPlan(ctx, p)
 	if res != nil {
 		res.CDM, res.Profile = cdmFinish(&j, rows, res.Jobs)
-		res.CDM.Admin = os.Geteuid() == 0
+		res.CDM.Admin = elevated()
 	}
 	return res, err
 }
