@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/clydebench/clyde/internal/lanes"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
@@ -38,7 +39,7 @@ func (r *runner) copySet(ctx context.Context, si int, set Set, m Method, ss *sou
 		}
 		fig.Files++
 		fig.Bytes += set.FileBytes
-		if stopped(ctx) {
+		if lanes.Stopped(ctx) {
 			return ctx.Err()
 		}
 		return nil
@@ -120,7 +121,7 @@ func (r *runner) readWrite(ctx context.Context, dst, src osio.File, size int64) 
 			return fmt.Errorf("write: %w", err)
 		}
 		done += int64(n)
-		if stopped(ctx) {
+		if lanes.Stopped(ctx) {
 			return ctx.Err()
 		}
 	}
@@ -141,7 +142,7 @@ func copyRange(ctx context.Context, dst, src osio.File, size int64) error {
 			return fmt.Errorf("copy_file_range stopped after %d of %d bytes", done, size)
 		}
 		done += int64(n)
-		if stopped(ctx) {
+		if lanes.Stopped(ctx) {
 			return ctx.Err()
 		}
 	}

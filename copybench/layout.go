@@ -1,7 +1,6 @@
 package copybench
 
 import (
-	"context"
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
@@ -131,14 +130,4 @@ func (s sourceData) fill(b []byte) {
 		return
 	}
 	_, _ = s.rng.Read(b) // ChaCha8's Read never fails
-}
-
-// stopped reports whether ctx is done without blocking.
-func stopped(ctx context.Context) bool {
-	select {
-	case <-ctx.Done():
-		return true
-	default:
-		return false
-	}
 }

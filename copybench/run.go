@@ -138,7 +138,7 @@ func openSide(flag, path string) (*side, error) {
 		return nil, result.Usagef(flag, "%v", err)
 	}
 	s := &side{flag: flag, path: path, parent: d}
-	s.lock, err = runlock.Dir(d, path, func() []runlock.Holder { return liveHolders(d) })
+	s.lock, err = runlock.Dir(d, path, func() []runlock.Holder { return rundir.Holders(d) })
 	switch {
 	case errors.Is(err, result.ErrNotSupported):
 		s.lock = nil // the platform has no such locks: the run is not guarded
@@ -147,15 +147,6 @@ func openSide(flag, path string) (*side, error) {
 		return nil, err
 	}
 	return s, nil
-}
-
-// liveHolders names the runs whose markers in parent say they are alive.
-func liveHolders(parent osio.Dir) []runlock.Holder {
-	var hs []runlock.Holder
-	for _, m := range rundir.Live(parent) {
-		hs = append(hs, runlock.Holder{PID: m.PID, Host: m.Host, Started: m.Start, Command: m.Command})
-	}
-	return hs
 }
 
 func (r *runner) closeSides() {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/clydebench/clyde/internal/lanes"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
@@ -58,7 +59,7 @@ func (r *runner) writeSource(ctx context.Context, d osio.Dir, si, i int, size in
 			err = fmt.Errorf("write: %w", err)
 		}
 		off += int64(len(b))
-		if err == nil && stopped(ctx) {
+		if err == nil && lanes.Stopped(ctx) {
 			err = ctx.Err()
 		}
 	}
@@ -102,7 +103,7 @@ func (r *runner) evictFiles(ctx context.Context, ss *sourceSet, set Set) (result
 		if agg.Error == "" && st.Error != "" {
 			agg.Error = st.Error
 		}
-		if stopped(ctx) {
+		if lanes.Stopped(ctx) {
 			return ctx.Err()
 		}
 		return nil
@@ -139,7 +140,7 @@ func (r *runner) verify(ctx context.Context, si int, ss *sourceSet, root string,
 			}
 			_, _ = h.Write(r.gen[:k])
 			n += int64(k)
-			if stopped(ctx) {
+			if lanes.Stopped(ctx) {
 				return ctx.Err()
 			}
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/clydebench/clyde/internal/cpuclock"
 	"github.com/clydebench/clyde/internal/datagen"
+	"github.com/clydebench/clyde/internal/lanes"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
@@ -221,7 +222,7 @@ func (r *runner) perCharLoop(ctx context.Context, c *copyState, n int64, run fun
 		done = end
 		lat.Record(time.Duration(cpuclock.Nanotime() - t0))
 		c.done.Store(done)
-		if stopped(ctx) {
+		if lanes.Stopped(ctx) {
 			return done, done, ctx.Err()
 		}
 	}
@@ -430,7 +431,7 @@ func (r *runner) seekLane(ctx context.Context, c *copyState, w int) (int64, int6
 			if w == 0 {
 				c.done.Store(n * int64(procs))
 			}
-			if stopped(ctx) {
+			if lanes.Stopped(ctx) {
 				return fail(ctx.Err())
 			}
 		}

@@ -85,7 +85,7 @@ func Run(ctx context.Context, opts Options) (*result.FS, error) {
 		return nil, result.Usagef("-d", "%v", err)
 	}
 	defer parent.Close()
-	lock, err := runlock.Dir(parent, opts.Dir, func() []runlock.Holder { return liveHolders(parent) })
+	lock, err := runlock.Dir(parent, opts.Dir, func() []runlock.Holder { return rundir.Holders(parent) })
 	switch {
 	case errors.Is(err, result.ErrNotSupported):
 		if opts.Progress != nil {
@@ -136,16 +136,6 @@ func Run(ctx context.Context, opts Options) (*result.FS, error) {
 		}
 	}
 	return res, err
-}
-
-// liveHolders names the runs whose markers in parent say they are alive:
-// who holds the lock when it is taken.
-func liveHolders(parent osio.Dir) []runlock.Holder {
-	var hs []runlock.Holder
-	for _, m := range rundir.Live(parent) {
-		hs = append(hs, runlock.Holder{PID: m.PID, Host: m.Host, Started: m.Start, Command: m.Command})
-	}
-	return hs
 }
 
 func (o *Options) config() result.FSConfig {
@@ -363,17 +353,6 @@ func (r *runner) runPhase(ctx context.Context, run *result.FSRun, p phaseFuncs) 
 	return nil
 }
 
-// stopped reports whether the phase was cancelled; loops call it every few
-// hundred operations (a non-blocking channel receive, no lock).
-func stopped(ctx context.Context) bool {
-	select {
-	case <-ctx.Done():
-		return true
-	default:
-		return false
-	}
-}
-
 // checkEveryOps is how many operations a loop does between cancellation checks
 // and live-progress updates.
 const checkEveryOps = 256
@@ -402,7 +381,7 @@ func (k *opClock) done(n int64) error {
 	k.prev = now
 	if n%checkEveryOps == 0 {
 		k.c.done.Store(n)
-		if stopped(k.ctx) {
+		if lanes.Stopped(k.ctx) {
 			return k.ctx.Err()
 		}
 	}

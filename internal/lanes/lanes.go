@@ -188,3 +188,15 @@ func Interrupted(ctx context.Context, err error) error {
 	}
 	return err
 }
+
+// Stopped reports whether ctx is done, without blocking (a non-blocking
+// channel receive, no lock): the hot loops call it every few hundred
+// operations.
+func Stopped(ctx context.Context) bool {
+	select {
+	case <-ctx.Done():
+		return true
+	default:
+		return false
+	}
+}

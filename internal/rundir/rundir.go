@@ -20,6 +20,7 @@ import (
 
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/proc"
+	"github.com/clydebench/clyde/internal/runlock"
 )
 
 // Prefix starts the name of every private run directory.
@@ -192,6 +193,16 @@ func ReadMarker(d osio.Dir) (Marker, bool) {
 		return m, false
 	}
 	return m, true
+}
+
+// Holders names the runs whose markers in parent say they are alive, as the
+// run lock reports who holds it (runlock.Dir's holders).
+func Holders(parent osio.Dir) []runlock.Holder {
+	var hs []runlock.Holder
+	for _, m := range Live(parent) {
+		hs = append(hs, runlock.Holder{PID: m.PID, Host: m.Host, Started: m.Start, Command: m.Command})
+	}
+	return hs
 }
 
 // Live lists the markers of runs in parent whose process is alive on this
