@@ -133,7 +133,7 @@ func Open(path string) (*Store, error) {
 		return nil, err
 	}
 	for _, stmt := range []string{"PRAGMA journal_mode=WAL", schema} {
-		if _, err := s.db.Exec(stmt); err != nil {
+		if err := execSetup(s.db, stmt); err != nil {
 			s.Close()
 			return nil, describe(path, err)
 		}
@@ -383,6 +383,29 @@ func CheckWritable(path string) error {
 // Path is the database file.
 func (s *Store) Path() string { return s.path }
 
+// execSetup runs one of Open's setup statements, retrying for up to
+// busyTimeout while the database is busy. SQLite's busy handler does not
+// cover them: two processes opening a new history at once (two cron jobs
+// starting together) can each hold a read lock the other's journal-mode
+// change or CREATE needs, and SQLite answers one of them SQLITE_BUSY at
+// once rather than wait for a lock that would never come. Backing off and
+// trying again ends that.
+func execSetup(db *sql.DB, stmt string) error {
+	deadline := time.Now().Add(busyTimeout)
+	for {
+		_, err := db.Exec(stmt)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func isBusy(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")
+}
+
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
 
@@ -391,7 +414,7 @@ func (s *Store) Close() error { return s.db.Close() }
 func describe(path string, err error) error {
 	msg := strings.ReplaceAll(err.Error(), "\n", " ")
 	switch {
-	case strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked"):
+	case isBusy(err):
 		return fmt.Errorf("history %s is locked by another process (busy for over %s)", path, busyTimeout)
 	case strings.Contains(msg, "SQLITE_CORRUPT") || strings.Contains(msg, "malformed") ||
 		strings.Contains(msg, "SQLITE_NOTADB") || strings.Contains(msg, "not a database"):
