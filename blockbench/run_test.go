@@ -309,27 +309,7 @@ func TestLoopsDoNotAllocate(t *testing.T) {
 					w.log = newWorkerLog(w, 1, pool)
 				}
 				w.ioLimit, w.remaining = v.ios, v.ios
-				var before, after runtime.MemStats
-				runtime.ReadMemStats(&before)
-				// The io_uring engine locks its goroutine to its thread for
-				// good, so it runs on one of its own.
-				done := make(chan struct{})
-				go func() {
-					defer close(done)
-					is, err := e.prepare(w)
-					if err != nil {
-						w.fail(err)
-						return
-					}
-					w.issuer = is
-					w.base = time.Now()
-					is.run(w)
-				}()
-				<-done
-				runtime.ReadMemStats(&after)
-				if w.err != nil {
-					t.Fatal(w.err)
-				}
+				allocs := runCountingAllocs(t, e, w)
 				if n := w.ios[0] + w.ios[1]; n != v.ios {
 					t.Fatalf("%d I/Os, want %d", n, v.ios)
 				}
@@ -342,7 +322,7 @@ func TestLoopsDoNotAllocate(t *testing.T) {
 				// Setup (a buffer per slot, a goroutine, log chunks made by
 				// the pool) and the marks may allocate; one allocation per
 				// I/O may not.
-				if allocs := after.Mallocs - before.Mallocs; allocs > 100 {
+				if allocs > 100 {
 					t.Errorf("%d allocations for %d I/Os", allocs, v.ios)
 				}
 			})
@@ -388,10 +368,25 @@ func loopAllocs(t *testing.T, engine Engine, access bool, spec *AccessSpec) {
 	w.h, w.ctx = h, context.Background()
 	defer w.close()
 	w.ioLimit, w.remaining = 20_000, 20_000
+	allocs := runCountingAllocs(t, e, w)
+	if n := w.ios[0] + w.ios[1]; n != 20_000 {
+		t.Fatalf("%d I/Os, want 20000", n)
+	}
+	// Setup (a buffer per slot, a goroutine) and a per-second mark
+	// may allocate; one allocation per I/O may not.
+	if allocs > 100 {
+		t.Errorf("%d allocations for 20000 I/Os", allocs)
+	}
+}
+
+// runCountingAllocs runs w's I/O loop on engine e to its I/O limit and
+// returns the allocations made meanwhile; a failed run ends the test. The
+// io_uring engine locks its goroutine to its thread for good, so the loop
+// runs on a goroutine of its own.
+func runCountingAllocs(t *testing.T, e engine, w *worker) uint64 {
+	t.Helper()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	// The io_uring engine locks its goroutine to its thread for
-	// good, so it runs on one of its own.
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -409,14 +404,7 @@ func loopAllocs(t *testing.T, engine Engine, access bool, spec *AccessSpec) {
 	if w.err != nil {
 		t.Fatal(w.err)
 	}
-	if n := w.ios[0] + w.ios[1]; n != 20_000 {
-		t.Fatalf("%d I/Os, want 20000", n)
-	}
-	// Setup (a buffer per slot, a goroutine) and a per-second mark
-	// may allocate; one allocation per I/O may not.
-	if allocs := after.Mallocs - before.Mallocs; allocs > 100 {
-		t.Errorf("%d allocations for 20000 I/Os", allocs)
-	}
+	return after.Mallocs - before.Mallocs
 }
 
 // jobTarget resolves j's plan as RunPlan does and returns its first target
