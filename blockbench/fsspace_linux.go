@@ -6,8 +6,6 @@ import (
 	"fmt"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/clydebench/clyde/internal/osio"
 )
 
 func spaceOf(st *unix.Statfs_t) fsSpace {
@@ -16,25 +14,6 @@ func spaceOf(st *unix.Statfs_t) fsSpace {
 		unit = uint64(st.Bsize)
 	}
 	return fsSpace{total: st.Blocks * unit, free: st.Bfree * unit, avail: st.Bavail * unit}
-}
-
-// dirSpace is the space of the filesystem holding d, asked through its
-// descriptor.
-func dirSpace(d osio.Dir) (fsSpace, error) {
-	var st unix.Statfs_t
-	if err := unix.Fstatfs(d.Fd(), &st); err != nil {
-		return fsSpace{}, fmt.Errorf("statfs %s: %w", d.Path(), err)
-	}
-	return spaceOf(&st), nil
-}
-
-// pathSpace is the same by path: a look before anything is created.
-func pathSpace(path string) (fsSpace, error) {
-	var st unix.Statfs_t
-	if err := unix.Statfs(path, &st); err != nil {
-		return fsSpace{}, fmt.Errorf("statfs %s: %w", path, err)
-	}
-	return spaceOf(&st), nil
 }
 
 // Filesystem magic numbers (linux/magic.h) of those that serve file data
