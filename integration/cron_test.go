@@ -128,14 +128,16 @@ func TestCronRecipe(t *testing.T) {
 		t.Fatalf("the first night's --auto record %+v: want a calibration", a)
 	}
 	// What --auto decides is the sizes, from the calibration's rates: at
-	// those every test is planned past the floor within the budget. A test
-	// it cannot get there is a "still short" limit, a plan over the budget
-	// a "the budget" one; a size kept down by free space or inodes is fine
-	// as long as neither follows. The measured times are the machine's and
-	// only logged: a rate at 1.5 GiB can be three times that at 16 MiB.
+	// those every test is planned past the floor. A test it cannot get
+	// there is a "still short" limit; a size kept down by free space or
+	// inodes is fine as long as that does not follow. Whether the plan fits
+	// the budget depends on how busy the machine is while it calibrates
+	// (the budget gives way to measurability by design, with a "the
+	// budget" limit), so it is only logged, as are the measured times: a
+	// rate at 1.5 GiB can be three times that at 16 MiB.
 	for _, l := range first.Config.Auto.Limits {
-		if strings.HasPrefix(l, "still short") || strings.HasPrefix(l, "the budget") {
-			t.Errorf("the first night's --auto plan is limited by %q; want every test past the floor within the budget (all limits %q)",
+		if strings.HasPrefix(l, "still short") {
+			t.Errorf("the first night's --auto plan is limited by %q; want every test past the floor (all limits %q)",
 				l, first.Config.Auto.Limits)
 		}
 	}
