@@ -142,17 +142,7 @@ func TestGoldenFiles(t *testing.T) {
 			o.TestName, o.OutputDir, o.Now, o.Duration = filepath.Join(dir, "ssd"), dir, fixedClock, 2*time.Second
 			tc.edit(&o)
 			o.Command = "-run " + o.Run + " -testname ssd"
-			tt, err := Prepare(o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := tt.Run(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := tt.WriteFiles(os.Stdout, res); err != nil {
-				t.Fatal(err)
-			}
+			res := runTest(t, o, true)
 			written, _ := filepath.Glob(filepath.Join(dir, "ssd_*"))
 			if want := 5 * len(o.SizeSmall); len(written) != want {
 				t.Fatalf("wrote %d files, want %d: %v", len(written), want, written)
@@ -214,17 +204,7 @@ func TestFileShapes(t *testing.T) {
 	goldenLUN(t, dir, "t")
 	o := DefaultOptions(RunNormal)
 	o.TestName, o.OutputDir, o.Now, o.Duration = filepath.Join(dir, "t"), dir, fixedClock, time.Second
-	tt, err := Prepare(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := tt.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tt.WriteFiles(os.Stdout, res); err != nil {
-		t.Fatal(err)
-	}
+	res := runTest(t, o, true)
 	read := func(suffix string) []string {
 		b, err := os.ReadFile(filepath.Join(dir, "t_20260314_1509"+suffix))
 		if err != nil {

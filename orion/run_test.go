@@ -1,7 +1,6 @@
 package orion
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,14 +25,7 @@ func TestMixedPointRuns(t *testing.T) {
 			o := DefaultOptions(RunAdvanced)
 			o.TestName, o.OutputDir, o.Direct, o.Duration = filepath.Join(dir, "t"), "", false, 300*time.Millisecond
 			o.Matrix, o.NumSmall, o.NumLarge, o.Type, o.SizeLarge = MatrixPoint, 2, 2, typ, 256
-			tt, err := Prepare(o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := tt.Run(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := runTest(t, o, false)
 			pts := res.Orion.Sets[0].Points
 			if len(pts) != 1 {
 				t.Fatalf("%d points, want 1", len(pts))
@@ -76,17 +68,7 @@ func TestSeveralLUNs(t *testing.T) {
 			o := DefaultOptions(RunAdvanced)
 			o.TestName, o.OutputDir, o.Direct, o.Duration = filepath.Join(dir, "t"), dir, false, 200*time.Millisecond
 			o.Matrix, o.NumSmall, o.NumLarge, o.Simulate = MatrixPoint, 3, 1, sim
-			tt, err := Prepare(o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := tt.Run(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := tt.WriteFiles(os.Stdout, res); err != nil {
-				t.Fatal(err)
-			}
+			res := runTest(t, o, true)
 			p := res.Orion.Sets[0].Points[0]
 			if p.SmallIOPS <= 0 || p.LargeMBPS <= 0 || res.Orion.NumDisks != 3 || len(res.Orion.LUNs) != 3 {
 				t.Errorf("point %+v, %d disks: want figures over 3 LUNs", p, res.Orion.NumDisks)
