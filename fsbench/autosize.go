@@ -635,8 +635,12 @@ func (c AutoChoice) Summary(o Options) string {
 		}
 		b.WriteString(", so the runs compare)")
 	} else {
-		fmt.Fprintf(&b, " (calibrated in %.1f s over %d short runs; each test sized for %.1f s; about %s in all, budget %s)",
-			time.Duration(r.CalibrationNs).Seconds(), r.CalibrationRuns, time.Duration(r.TargetNs).Seconds(),
+		runs := "runs"
+		if r.CalibrationRuns == 1 {
+			runs = "run"
+		}
+		fmt.Fprintf(&b, " (calibrated in %.1f s over %d short %s; each test sized for %.1f s; about %s in all, budget %s)",
+			time.Duration(r.CalibrationNs).Seconds(), r.CalibrationRuns, runs, time.Duration(r.TargetNs).Seconds(),
 			roundDuration(time.Duration(r.EstimatedNs)), roundDuration(time.Duration(r.BudgetNs)))
 	}
 	if len(r.Limits) > 0 {

@@ -210,3 +210,18 @@ func TestAutoReuse(t *testing.T) {
 		})
 	}
 }
+
+// The summary's first line counts calibration runs in English.
+func TestAutoSummaryCountsRuns(t *testing.T) {
+	o := DefaultOptions()
+	for _, tc := range []struct {
+		runs int
+		want string
+	}{{1, " over 1 short run; "}, {3, " over 3 short runs; "}} {
+		c := AutoChoice{Sizes: Sizes{SizeMiB: 64, Seeks: 8192, ByteIOMiB: 4, FilesK: 16},
+			Record: result.FSAuto{CalibrationRuns: tc.runs, CalibrationNs: 2e9, TargetNs: 1e9, EstimatedNs: 90e9, BudgetNs: 120e9}}
+		if s := c.Summary(o); !strings.Contains(s, tc.want) {
+			t.Errorf("%d runs: summary %q lacks %q", tc.runs, s, tc.want)
+		}
+	}
+}
