@@ -42,6 +42,11 @@ type Filesystem struct {
 	VolumeName   string `json:"volume_name,omitempty"`
 	ClusterBytes int64  `json:"cluster_bytes,omitempty"`
 	SectorBytes  int64  `json:"sector_bytes,omitempty"`
+	// NoJournal is set for an ext4 known to run without a journal, where a
+	// new file skips inodes freed in the last minute or more: file creation
+	// soon after many deletions (bonnie++'s random create after its
+	// sequential delete, another run) is slower than the drive.
+	NoJournal bool `json:"no_journal,omitempty"`
 	// Note explains a type that needs it (ntfs-3g shows up as fuseblk).
 	Note string `json:"note,omitempty"`
 }

@@ -32,6 +32,7 @@ func Write(text, csv io.Writer, res *result.FS, o Options) error {
 			return err
 		}
 	}
+	noted := false
 	for _, run := range res.Runs {
 		if !o.CSVOnly {
 			if err := bonnie.WriteText(text, res.Config, run); err != nil {
@@ -40,6 +41,12 @@ func Write(text, csv io.Writer, res *result.FS, o Options) error {
 			next, limits := fsbench.Suggest(res.Config, run, res.Room)
 			if advice := bonnie.TooShortAdvice(res.Config, run, next, limits); advice != "" {
 				if _, err := fmt.Fprintln(text, advice); err != nil {
+					return err
+				}
+			}
+			if fs := res.Provenance.Filesystem; fs.NoJournal && !noted && ranFileTests(run) {
+				noted = true
+				if _, err := fmt.Fprintf(text, noJournalNote, fs.MountPoint); err != nil {
 					return err
 				}
 			}
@@ -54,4 +61,20 @@ func Write(text, csv io.Writer, res *result.FS, o Options) error {
 		}
 	}
 	return nil
+}
+
+// noJournalNote follows the tables of a run with file tests on an ext4
+// without a journal, once: its creation rates are not the drive's alone.
+const noJournalNote = "Note: %s is ext4 without a journal, where a new file skips inodes freed in the last minute\n" +
+	"(six while they are not written back): file creation soon after many deletions, such as the random\n" +
+	"create after the sequential delete or a run after another, is slower than the drive.\n"
+
+// ranFileTests is whether any file creation test ran in run.
+func ranFileTests(run result.FSRun) bool {
+	for t, tr := range run.Tests {
+		if !result.FSTest(t).IsIO() && tr.Ran {
+			return true
+		}
+	}
+	return false
 }

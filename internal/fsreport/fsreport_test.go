@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/clydebench/clyde/result"
@@ -21,18 +22,22 @@ func TestGoldens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	noJournal := *res
+	noJournal.Provenance.Filesystem.NoJournal = true
 	cases := []struct {
 		name string
+		res  *result.FS
 		opts Options
 	}{
-		{"fs.txt", Options{}},
-		{"fs-csv-only.txt", Options{CSVOnly: true}},
-		{"fs-percentiles.txt", Options{Percentiles: true}},
+		{"fs.txt", res, Options{}},
+		{"fs-csv-only.txt", res, Options{CSVOnly: true}},
+		{"fs-percentiles.txt", res, Options{Percentiles: true}},
+		{"fs-no-journal.txt", &noJournal, Options{}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var got bytes.Buffer
-			if err := Write(&got, &got, res, tc.opts); err != nil {
+			if err := Write(&got, &got, tc.res, tc.opts); err != nil {
 				t.Fatal(err)
 			}
 			path := filepath.Join("../../testdata/fsreport", tc.name)
@@ -75,5 +80,45 @@ func TestTextAndCSVApart(t *testing.T) {
 	}
 	if bytes.Contains(text.Bytes(), []byte("1.98,")) || !bytes.Contains(text.Bytes(), []byte("Sequential Output")) {
 		t.Errorf("text writer got %q, want the tables without the CSV line", text.String())
+	}
+}
+
+// The no-journal note follows the first run with file tests, once however
+// many runs there are, and not at all without file tests.
+func TestNoJournalNote(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/result/fs.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := result.DecodeFS(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Provenance.Filesystem.NoJournal = true
+	noFiles := res.Runs[0]
+	for i := result.SeqCreate; i < result.FSTestCount; i++ {
+		noFiles.Tests[i].Ran = false
+	}
+	for _, tc := range []struct {
+		name string
+		runs []result.FSRun
+		want int
+	}{
+		{"three runs", []result.FSRun{res.Runs[0], res.Runs[0], res.Runs[0]}, 1},
+		{"no file tests", []result.FSRun{noFiles}, 0},
+		{"file tests in the second run", []result.FSRun{noFiles, res.Runs[0]}, 1},
+	} {
+		r := *res
+		r.Runs = tc.runs
+		var text, csv bytes.Buffer
+		if err := Write(&text, &csv, &r, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Count(text.String(), "without a journal"); got != tc.want {
+			t.Errorf("%s: the note printed %d times, want %d:\n%s", tc.name, got, tc.want, text.String())
+		}
+		if strings.Contains(csv.String(), "journal") {
+			t.Errorf("%s: the note is in the CSV", tc.name)
+		}
 	}
 }

@@ -50,6 +50,10 @@ func FilesystemOf(path string) (result.Filesystem, error) {
 		dev := describeBlockDevice("/sys", major, minor)
 		fs.DeviceModel, fs.DeviceSerial = dev.Model, dev.Serial
 		notes = append(notes, dev.Notes...)
+		if m.FSType == "ext4" && ext4NoJournal("/sys", major, minor) {
+			fs.NoJournal = true
+			notes = append(notes, NoJournalNote)
+		}
 	}
 	fs.Note = strings.Join(notes, "; ")
 	return fs, nil
