@@ -382,7 +382,7 @@ func shortTests(o Options, r Rates, limit time.Duration, only func(result.FSTest
 			continue
 		}
 		if d := testTime(&o, t, r[t]); d > 0 && d < limit {
-			names = append(names, fmt.Sprintf("%s about %.1f s", t.Name(), d.Seconds()))
+			names = append(names, fmt.Sprintf("%s about %.2f s", t.Name(), d.Seconds()))
 		}
 	}
 	return names
