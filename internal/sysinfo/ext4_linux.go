@@ -19,9 +19,9 @@ func ext4NoJournal(sysRoot string, major, minor uint32) bool {
 	return readSysfs(filepath.Join(sysRoot, "fs", "ext4", filepath.Base(dir), "journal_task")) == "<none>"
 }
 
-// NoJournalNote is the note of an ext4 without a journal. Without one, the
+// noJournalNote is the note of an ext4 without a journal. Without one, the
 // kernel gives a new file an inode freed over 60 s ago (360 s while its
 // inode table block is not yet written) where it can, and finds one by
 // checking every free inode of the group: creating files soon after many
 // deletions measures that search as well as the drive.
-const NoJournalNote = "ext4 without a journal: a new file skips inodes freed in the last minute or more, so file creation soon after many deletions is slower than the drive"
+const noJournalNote = "ext4 without a journal: a new file skips inodes freed in the last minute or more, so file creation soon after many deletions is slower than the drive"

@@ -52,7 +52,7 @@ func FilesystemOf(path string) (result.Filesystem, error) {
 		notes = append(notes, dev.Notes...)
 		if m.FSType == "ext4" && ext4NoJournal("/sys", major, minor) {
 			fs.NoJournal = true
-			notes = append(notes, NoJournalNote)
+			notes = append(notes, noJournalNote)
 		}
 	}
 	fs.Note = strings.Join(notes, "; ")
