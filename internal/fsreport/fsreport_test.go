@@ -13,7 +13,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/fsreport")
 
-func TestGoldens(t *testing.T) {
+// sampleResult is testdata/result/fs.json, the result the goldens print.
+func sampleResult(t *testing.T) *result.FS {
+	t.Helper()
 	data, err := os.ReadFile("../../testdata/result/fs.json")
 	if err != nil {
 		t.Fatal(err)
@@ -22,6 +24,11 @@ func TestGoldens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return res
+}
+
+func TestGoldens(t *testing.T) {
+	res := sampleResult(t)
 	noJournal := *res
 	noJournal.Provenance.Filesystem.NoJournal = true
 	cases := []struct {
@@ -63,14 +70,7 @@ func TestGoldens(t *testing.T) {
 // TestTextAndCSVApart: -q sends the tables to one writer and the CSV line
 // alone to the other.
 func TestTextAndCSVApart(t *testing.T) {
-	data, err := os.ReadFile("../../testdata/result/fs.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := result.DecodeFS(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := sampleResult(t)
 	var text, csv bytes.Buffer
 	if err := Write(&text, &csv, res, Options{}); err != nil {
 		t.Fatal(err)
@@ -86,14 +86,7 @@ func TestTextAndCSVApart(t *testing.T) {
 // The no-journal note follows the first run with file tests, once however
 // many runs there are, and not at all without file tests.
 func TestNoJournalNote(t *testing.T) {
-	data, err := os.ReadFile("../../testdata/result/fs.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := result.DecodeFS(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := sampleResult(t)
 	res.Provenance.Filesystem.NoJournal = true
 	noFiles := res.Runs[0]
 	for i := result.SeqCreate; i < result.FSTestCount; i++ {

@@ -9,33 +9,43 @@ import (
 	"testing"
 )
 
+// sysTree writes a fake /sys under root: files with their content and
+// symlinks, making the directories they need.
+type sysTree struct {
+	t    *testing.T
+	root string
+}
+
+func (s sysTree) write(rel, content string) {
+	s.t.Helper()
+	p := filepath.Join(s.root, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		s.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func (s sysTree) link(target, rel string) {
+	s.t.Helper()
+	p := filepath.Join(s.root, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		s.t.Fatal(err)
+	}
+	if err := os.Symlink(target, p); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
 // fakeSysfs builds the parts of /sys/dev/block and /sys/devices that
 // describeBlockDevice reads: a partitioned SATA disk whose serial is only in
 // VPD page 0x80, an NVMe disk, a virtio disk, an LVM volume over a partition
 // of each of the first two, and a loop device.
-func fakeSysfs(t *testing.T) string {
+func fakeSysfs(t *testing.T) sysTree {
 	t.Helper()
-	root := t.TempDir()
-	write := func(rel, content string) {
-		t.Helper()
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	link := func(target, rel string) {
-		t.Helper()
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(target, p); err != nil {
-			t.Fatal(err)
-		}
-	}
+	tree := sysTree{t, t.TempDir()}
+	write, link := tree.write, tree.link
 	const sda = "devices/pci0000:00/0000:00:17.0/ata1/host0/target0:0:0/0:0:0:0/block/sda"
 	write(sda+"/device/model", "Samsung SSD 860 \n")
 	write(sda+"/device/vpd_pg80", "\x00\x80\x00\x0cS3Z9NB0K12  \x00")
@@ -63,11 +73,11 @@ func fakeSysfs(t *testing.T) string {
 	const loop = "devices/virtual/block/loop3"
 	write(loop+"/loop/backing_file", "/var/tmp/img with space.ext4\n")
 	link("../../"+loop, "dev/block/7:3")
-	return root
+	return tree
 }
 
 func TestDescribeBlockDevice(t *testing.T) {
-	root := fakeSysfs(t)
+	root := fakeSysfs(t).root
 	tests := []struct {
 		name         string
 		major, minor uint32
