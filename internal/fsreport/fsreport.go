@@ -65,7 +65,7 @@ func Write(text, csv io.Writer, res *result.FS, o Options) error {
 
 // noJournalNote follows the tables of a run with file tests on an ext4
 // without a journal, once: its creation rates are not the drive's alone.
-const noJournalNote = "Note: %s is ext4 without a journal, where a new file skips inodes freed in the last minute\n" +
+const noJournalNote = "Note: the ext4 mounted at %s has no journal, so a new file skips inodes freed in the last minute\n" +
 	"(six while they are not written back): file creation soon after many deletions, such as the random\n" +
 	"create after the sequential delete or a run after another, is slower than the drive.\n"
 

@@ -107,7 +107,7 @@ func TestNoJournalNote(t *testing.T) {
 		if err := Write(&text, &csv, &r, Options{}); err != nil {
 			t.Fatal(err)
 		}
-		if got := strings.Count(text.String(), "without a journal"); got != tc.want {
+		if got := strings.Count(text.String(), "has no journal"); got != tc.want {
 			t.Errorf("%s: the note printed %d times, want %d:\n%s", tc.name, got, tc.want, text.String())
 		}
 		if strings.Contains(csv.String(), "journal") {
