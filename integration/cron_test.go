@@ -96,10 +96,8 @@ func unexplainedShort(limits []string) []string {
 		for _, name := range strings.Split(short, ", ") {
 			name, _, _ = strings.Cut(name, " ")
 			flag := "-n kept to "
-			for test := range result.FSTestCount {
-				if test.Name() == name && test.IsIO() {
-					flag = "-s kept to "
-				}
+			if test, ok := result.FSTestNamed(name); ok && test.IsIO() {
+				flag = "-s kept to "
 			}
 			if !slices.ContainsFunc(limits, func(l string) bool { return strings.HasPrefix(l, flag) }) {
 				bad = append(bad, name)

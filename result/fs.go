@@ -57,6 +57,16 @@ func (t FSTest) Name() string {
 	return fsTests[t].name
 }
 
+// FSTestNamed is the test whose Name is name ("put_block").
+func FSTestNamed(name string) (FSTest, bool) {
+	for t := FSTest(0); t < FSTestCount; t++ {
+		if fsTests[t].name == name {
+			return t, true
+		}
+	}
+	return 0, false
+}
+
 // Phase is the test's name in messages: "block write".
 func (t FSTest) Phase() string {
 	if t < 0 || t >= FSTestCount {

@@ -119,12 +119,8 @@ var (
 // max latency").
 func testByKey(key string) (result.FSTest, bool, bool) {
 	base, lat := strings.CutSuffix(key, " max latency")
-	for t := result.FSTest(0); t < result.FSTestCount; t++ {
-		if t.Name() == base {
-			return t, lat, true
-		}
-	}
-	return 0, false, false
+	t, ok := result.FSTestNamed(base)
+	return t, lat && ok, ok
 }
 
 // TestPageInChromium renders the two-SSD comparison (ext4 and xfs on loop

@@ -103,10 +103,8 @@ func describeRun(i int, r *compare.Run) runInfo {
 // columnTitle names a column for its chart: an fs test with its phase
 // ("put_block: block write"), anything else by its key.
 func columnTitle(key string) string {
-	for t := result.FSTest(0); t < result.FSTestCount; t++ {
-		if t.Name() == key {
-			return key + ": " + t.Phase()
-		}
+	if t, ok := result.FSTestNamed(key); ok {
+		return key + ": " + t.Phase()
 	}
 	return key
 }
@@ -436,12 +434,8 @@ func latencyGroups(runs []*compare.Run) []chartGroup {
 }
 
 func isIOTest(name string) bool {
-	for t := result.FSTest(0); t < result.FSTestCount; t++ {
-		if t.Name() == name {
-			return t.IsIO()
-		}
-	}
-	return false
+	t, ok := result.FSTestNamed(name)
+	return ok && t.IsIO()
 }
 
 // runLabels are the runs' letters and short names, as bars and legends
