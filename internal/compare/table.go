@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -348,31 +349,27 @@ func changeText(c Cell) string {
 func ParamsNote(runs []*Run) string {
 	type group struct{ letters, flags, params string }
 	var groups []group
-	flagsSeen := map[string]int{}
-next:
+	hidden := false // two groups whose flags read the same
 	for i, r := range runs {
 		p := r.Params()
-		for k := range groups {
-			if groups[k].params == p {
-				groups[k].letters += ", " + runLetter(i)
-				continue next
-			}
+		if k := slices.IndexFunc(groups, func(g group) bool { return g.params == p }); k >= 0 {
+			groups[k].letters += ", " + runLetter(i)
+			continue
 		}
-		groups = append(groups, group{runLetter(i), r.KeyFlags(), p})
-		flagsSeen[r.KeyFlags()]++
+		f := r.KeyFlags()
+		hidden = hidden || slices.ContainsFunc(groups, func(g group) bool { return g.flags == f })
+		groups = append(groups, group{runLetter(i), f, p})
 	}
 	if len(groups) < 2 {
 		return ""
 	}
 	var b strings.Builder
 	b.WriteString("The runs were made with different parameters (")
-	hidden := false
 	for k, g := range groups {
 		if k > 0 {
 			b.WriteString("; ")
 		}
 		fmt.Fprintf(&b, "%s: %s", g.letters, g.flags)
-		hidden = hidden || flagsSeen[g.flags] > 1
 	}
 	b.WriteString(")")
 	if hidden {
