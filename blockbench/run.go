@@ -63,6 +63,9 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := preflightNewFiles(&p, targets); err != nil {
+		return nil, err
+	}
 	cmdline := p.CommandLine
 	if cmdline == nil {
 		cmdline = os.Args

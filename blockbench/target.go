@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/clydebench/clyde/internal/admit"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/runlock"
 	"github.com/clydebench/clyde/result"
@@ -138,6 +139,9 @@ func resolveTarget(filename string, warn io.Writer) (*target, error) {
 		}
 		dir, base, err := splitTarget(filename)
 		if err != nil {
+			return nil, err
+		}
+		if err := admit.NewFile(filename, dir); err != nil {
 			return nil, err
 		}
 		t.dirPath, t.base, t.resolved = dir, base, filepath.Join(dir, base)
@@ -281,11 +285,8 @@ func (t *target) open(destroy bool) error {
 	if !t.writes {
 		return nil
 	}
-	if !t.device {
-		return checkFileWrite(t.given, t.resolved, e, destroy)
-	}
-	guard, err := checkDeviceWrite(t.given, t.resolved, destroy)
-	if err != nil {
+	guard, err := admit.Write(t.given, t.resolved, e, destroy)
+	if err != nil || !t.device {
 		return err
 	}
 	t.file.Close()
