@@ -203,10 +203,18 @@ func partitionNode(t *testing.T, dev string, n int) string {
 		return "/dev/" + name
 	}
 	b, err := os.ReadFile(filepath.Join("/sys/class/block", name, "dev"))
-	var maj, mnr uint32
 	if err != nil {
-		t.Skipf("the kernel did not scan partitions of %s", dev)
+		// This kernel does not scan partition tables of loop devices
+		// itself; partx adds them from the table.
+		if out, perr := exec.Command("partx", "--add", dev).CombinedOutput(); perr != nil {
+			t.Skipf("the kernel did not scan partitions of %s, and partx --add failed: %v: %s", dev, perr, out)
+		}
+		t.Cleanup(func() { _ = exec.Command("partx", "--delete", dev).Run() })
+		if b, err = os.ReadFile(filepath.Join("/sys/class/block", name, "dev")); err != nil {
+			t.Skipf("no partition %s after partx --add: %v", name, err)
+		}
 	}
+	var maj, mnr uint32
 	if _, err := fmt.Sscanf(strings.TrimSpace(string(b)), "%d:%d", &maj, &mnr); err != nil {
 		t.Fatalf("%s/dev: %v", name, err)
 	}

@@ -219,9 +219,10 @@ func (g *graph) chain(i int, found string) string {
 // What a use found in the graph weighs: the chain shown is of the
 // heaviest use, the nearest among equals.
 const (
-	useMounted = iota // mounted, swap, a member of a mounted btrfs
-	useStacked        // a holder stacked on it
-	useBound          // only a loop device bound over the target
+	useMounted    = iota // mounted, swap, a member of a mounted btrfs
+	useSuperblock        // a superblock naming a mounted btrfs
+	useStacked           // a holder stacked on it
+	useBound             // only a loop device bound over the target
 	useNone
 )
 
@@ -285,7 +286,7 @@ func (g *graph) tables(i int) (string, int) {
 	}
 	if len(g.s.btrfs) > 0 {
 		if fs := g.s.btrfs[g.fsid(n)]; fs != nil {
-			return fmt.Sprintf("holds a superblock of the btrfs filesystem %s, which is mounted on %s", fs.fsid, fs.where), useMounted
+			return fmt.Sprintf("holds a superblock of the btrfs filesystem %s, which is mounted on %s", fs.fsid, fs.where), useSuperblock
 		}
 	}
 	switch {
