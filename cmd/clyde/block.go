@@ -31,12 +31,13 @@ func blockCommand() *cli.Command {
 			"and removed at the end, if it is still the file clyde created; that needs no flag.\n\n" +
 			"Needs --destroy-data: any job or preset that writes (--rw write, randwrite, rw, randrw; cdm,\n" +
 			"iometer-mix; bs-sweep with a writing --rw) on a block device or on an existing file. Reads need nothing.\n\n" +
-			"Always refused, even with --destroy-data:\n" +
-			"  a device that is mounted, or whose partition or holder (dm, LVM, md) is, that is swap, held open\n" +
-			"  by another process, or claimed exclusively (O_EXCL busy);\n" +
-			"  a loop device whose image is also behind another loop device that is mounted or in use;\n" +
-			"  a file that is the image behind a loop device (so of a mounted filesystem too), a swap file,\n" +
-			"  or open for writing (or mapped shared) by another process;\n" +
+			"Always refused, even with --destroy-data: a target when anything it is stacked on or that is stacked\n" +
+			"  on it (loop devices and their backing files or devices, partitions and their disk, dm, LVM, md) is\n" +
+			"  mounted (a filesystem mounted straight from an image file too), swap, a device of a mounted btrfs,\n" +
+			"  held open by another process (a file: open for writing or mapped shared), or claimed exclusively\n" +
+			"  (O_EXCL busy); the refusal names the chain, e.g. /dev/loop9 -> /dev/loop8 -> mounted on /mnt;\n" +
+			"  a file that is the image behind a loop device, even an idle one;\n" +
+			"  a new file in /dev or on devtmpfs (a mistyped device name), or one its filesystem has no room for;\n" +
 			"  a file left by a killed run (its marker is there): `clyde block --cleanup --filename F` removes\n" +
 			"  it, when the marker names this host and its process is gone (--force: a marker from another host).\n\n" +
 			"A fio job file runs as fio runs it: [global] and [job] sections, include, ${VAR}; jobs run at the same\n" +
