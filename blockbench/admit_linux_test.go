@@ -121,6 +121,25 @@ func TestAdmitLoopOverLoop(t *testing.T) {
 	})
 }
 
+// TestAdmitLowerHeldExclusively: the device under a loop device claimed
+// exclusively with nothing else to show for it (here by this very process,
+// which the scan of other processes' descriptors passes over) refuses the
+// write through the loop device over it.
+func TestAdmitLowerHeldExclusively(t *testing.T) {
+	img := image(t, "ext.img", 32<<20)
+	run(t, "mkfs.ext4", "-q", "-F", img)
+	l1 := attach(t, img)
+	l2 := attach(t, l1)
+	f, err := os.OpenFile(l1, os.O_RDONLY|unix.O_EXCL, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	wantChain(t, refusedChain(t, l2), l2+" -> "+l1+" (its backing device) -> held open exclusively")
+	f.Close()
+	fsckClean(t, "e2fsck", "-fn", img)
+}
+
 // TestAdmitBtrfsMember is case 2: btrfs raid1 over two loop images, one
 // loop mounted (mountinfo names only that one), written through a second
 // loop device over the other image.
