@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/clydebench/clyde/internal/osio"
+	"github.com/clydebench/clyde/result"
 )
 
 // fakeSystem is a fake /sys, /proc and /dev that the admission rule reads
@@ -541,6 +542,63 @@ func FuzzParseMapsLine(f *testing.F) {
 		dev, ino, sw, ok := parseMapsLine(line)
 		if !ok && (dev != 0 || ino != 0 || sw) {
 			t.Errorf("not ok but %d %d %v", dev, ino, sw)
+		}
+	})
+}
+
+// TestNewFile: a file is not created in /dev (or what shares its
+// filesystem, as a container's tmpfs /dev does) nor on devtmpfs; elsewhere,
+// and on a separate mount below /dev such as /dev/shm, it is.
+func TestNewFile(t *testing.T) {
+	cases := []struct {
+		name    string
+		setup   func(fs *fakeSystem) string // the directory to create in
+		refused string
+	}{
+		{"a directory elsewhere", func(fs *fakeSystem) string { return t.TempDir() }, ""},
+		{"/dev itself", func(fs *fakeSystem) string { return fs.dev }, "holds device nodes"},
+		{"a directory in /dev", func(fs *fakeSystem) string {
+			d := filepath.Join(fs.dev, "disk")
+			fs.mkdir(d)
+			return d
+		}, "holds device nodes"},
+		{"a directory on devtmpfs mounted elsewhere", func(fs *fakeSystem) string {
+			d := t.TempDir()
+			var st unix.Stat_t
+			if err := unix.Stat(d, &st); err != nil {
+				t.Fatal(err)
+			}
+			fs.mountinfo = append(fs.mountinfo, fmt.Sprintf("30 1 %d:%d / /chroot/dev rw - devtmpfs udev rw", unix.Major(st.Dev), unix.Minor(st.Dev)))
+			fs.flush()
+			return d
+		}, "on devtmpfs (mounted on /chroot/dev)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := newFakeSystem(t)
+			dir := tc.setup(fs)
+			err := NewFile(filepath.Join(dir, "sdzz9"), dir)
+			if tc.refused == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if !result.IsUsage(err) || !strings.Contains(err.Error(), tc.refused) {
+				t.Fatalf("err = %v, want a usage error saying %q", err, tc.refused)
+			}
+		})
+	}
+	t.Run("a separate mount below /dev", func(t *testing.T) {
+		if _, err := os.Stat("/dev/shm"); err != nil {
+			t.Skip("no /dev/shm here")
+		}
+		var shm, dev unix.Stat_t
+		if unix.Stat("/dev/shm", &shm) != nil || unix.Stat("/dev", &dev) != nil || shm.Dev == dev.Dev {
+			t.Skip("/dev/shm is not a mount of its own here")
+		}
+		if err := NewFile("/dev/shm/clyde.tmp", "/dev/shm"); err != nil {
+			t.Errorf("refused: %v", err)
 		}
 	})
 }

@@ -174,8 +174,12 @@ func attachedLoops() ([]loopDev, error) {
 				l.ids = append(l.ids, fileID{info.Device, info.Inode})
 			}
 		}
+		backing := l.backing
+		if name, ok := strings.CutPrefix(backing, "/dev/"); ok {
+			backing = filepath.Join(devRoot, name) // a fake tree's /dev in tests
+		}
 		var st unix.Stat_t
-		if l.backing != "" && unix.Stat(l.backing, &st) == nil {
+		if backing != "" && unix.Stat(backing, &st) == nil {
 			switch st.Mode & unix.S_IFMT {
 			case unix.S_IFREG:
 				l.ids = append(l.ids, fileID{st.Dev, st.Ino})
