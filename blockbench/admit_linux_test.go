@@ -298,6 +298,24 @@ func TestNewFilePreflight(t *testing.T) {
 	}
 }
 
+// TestNewFileOnSmallTmpfs is the case: a 1 GiB file on a 32 MiB
+// tmpfs filled it; it is now refused before anything is created.
+func TestNewFileOnSmallTmpfs(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a tmpfs needs root")
+	}
+	dir := t.TempDir()
+	run(t, "mount", "-t", "tmpfs", "-o", "size=32m", "tmpfs", dir)
+	t.Cleanup(func() { _ = exec.Command("umount", dir).Run() })
+	_, err := Run(context.Background(), countJob(filepath.Join(dir, "f"), Write, 1<<30, 1<<20))
+	if err == nil || !strings.Contains(err.Error(), "preflight: the test file needs 1.0 GiB in "+dir) {
+		t.Fatalf("err = %v, want the preflight refusal", err)
+	}
+	if got := entries(t, dir); len(got) != 0 {
+		t.Errorf("a refused run left %v", got)
+	}
+}
+
 // TestCDMDirectoryRunLock: CDM on a directory takes the run lock fs and
 // copy take there, so it does not run beside another run in it.
 func TestCDMDirectoryRunLock(t *testing.T) {
