@@ -119,3 +119,40 @@ func TestBlockKeep(t *testing.T) {
 		}
 	})
 }
+
+// TestCDMRunsMeetInTheHistory: two cdm runs on one directory, named once
+// relatively and once through a symlink, are one target in the history:
+// the second finds the first as a comparable run, and history --dir lists
+// both under either name. cdm makes its file in a new private directory
+// each run, which the history took for the target before.
+func TestCDMRunsMeetInTheHistory(t *testing.T) {
+	parent := t.TempDir()
+	if err := os.Mkdir(filepath.Join(parent, "mnt"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("mnt", filepath.Join(parent, "link")); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "h.db")
+	t.Chdir(parent)
+	cdm := func(dir string) string {
+		t.Helper()
+		code, _, stderr := runClyde(t, "block", "--filename", dir, "--profile", "cdm", "--cdm-preset", "demo", "--buffered",
+			"--size", "4m", "--runtime", "100ms", "--interval", "0", "--passes", "1", "--db", db, "--check-regression", "20",
+			"--output-format", "json")
+		if code != 0 {
+			t.Fatalf("cdm on %s: exit %d, %s", dir, code, stderr)
+		}
+		return stderr
+	}
+	cdm("mnt")
+	if second := cdm("link"); !strings.Contains(second, "1 earlier comparable run(s)") {
+		t.Errorf("the second run did not find the first: %s", second)
+	}
+	for _, dir := range []string{"mnt", "link", filepath.Join(parent, "mnt"), "./mnt/"} {
+		code, out, stderr := runClyde(t, "history", "--db", db, "--dir", dir)
+		if code != 0 || strings.Count(out, " block ") != 2 {
+			t.Errorf("history --dir %s: exit %d, want both runs:\n%s%s", dir, code, out, stderr)
+		}
+	}
+}

@@ -488,7 +488,7 @@ func TestKeyFlagsAndName(t *testing.T) {
 		{"bonnie++ 1.96 text", "compare/bonnie-1.96-ssd-840pro-vs-m4.txt", "-s 2048 -n 256:4096:512:16", "geek.sc"},
 		{"clyde JSON", "result/fs.json", "-s 2048 -n 16", "testbox"},
 		{"block job", "block/result.json", "randrw 70%r 4k qd32 j2 --size 1024m --ioengine io_uring", "randrw"},
-		{"block preset", "block/profile-cdm.json", "--profile cdm --size 1024m --ioengine io_uring", "cdm"},
+		{"block preset", "block/profile-cdm.json", "--profile cdm --size 1024m --ioengine io_uring --passes 2", "cdm"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
