@@ -460,9 +460,9 @@ type Filter struct {
 	// Targets matches any of these targets (with Target, if set): the forms
 	// one directory was saved under ("mnt", "/srv/mnt", a symlink's target).
 	Targets []string
-	Kind   string
-	Params string
-	Since  time.Time
+	Kind    string
+	Params  string
+	Since   time.Time
 	// BeforeID keeps entries older than this id (0: no bound).
 	BeforeID int64
 	// Limit caps the count, newest first (0: no cap).
