@@ -82,7 +82,8 @@ func FSRegistry(host string, res *result.FS) *prometheus.Registry {
 			}
 		}
 		if len(rs) > 0 {
-			rate.WithLabelValues(host, dir, t.Name(), unit).Set(mean(rs))
+			unit, scale := baseUnit(unit)
+			rate.WithLabelValues(host, dir, t.Name(), unit).Set(mean(rs) * scale)
 			elapsed.WithLabelValues(host, dir, t.Name(), "seconds").Set(mean(es))
 			flag := 0.0
 			if short {
@@ -99,6 +100,16 @@ func FSRegistry(host string, res *result.FS) *prometheus.Registry {
 	}
 	last.WithLabelValues(host, dir, "fs", "seconds").Set(float64(res.Provenance.StartTime.UnixNano()) / 1e9)
 	return reg
+}
+
+// baseUnit is the Prometheus base unit of an fs rate unit and the factor to
+// it: bonnie++'s KiB/s columns are bytes/s in a textfile, as Prometheus
+// names carry base units; files/s and seeks/s are already.
+func baseUnit(unit string) (string, float64) {
+	if unit == "KiB/s" {
+		return "bytes/s", 1024
+	}
+	return unit, 1
 }
 
 // BlockRegistry holds a block result's figures, one series per job and

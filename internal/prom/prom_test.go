@@ -53,6 +53,8 @@ func TestShortRateKept(t *testing.T) {
 		RateUnit: "files/s", TooShort: true, ElapsedNs: 300_000_000}
 	run.Tests[result.SeqStat] = result.FSTestResult{Test: result.SeqStat, Ran: true, RatePerSec: 90000,
 		RateUnit: "files/s", ElapsedNs: 2_000_000_000}
+	run.Tests[result.GetBlock] = result.FSTestResult{Test: result.GetBlock, Ran: true, RatePerSec: 2048,
+		RateUnit: "KiB/s", ElapsedNs: 2_000_000_000}
 	fs.Runs = []result.FSRun{run}
 	var b bytes.Buffer
 	if err := Encode(&b, FSRegistry("box", fs)); err != nil {
@@ -64,6 +66,8 @@ func TestShortRateKept(t *testing.T) {
 		`clyde_fs_rate_low_confidence{dir="/srv/data",host="box",test="seq_create",unit="files/s"} 1`,
 		`clyde_fs_elapsed_seconds{dir="/srv/data",host="box",test="seq_create",unit="seconds"} 0.3`,
 		`clyde_fs_rate_low_confidence{dir="/srv/data",host="box",test="seq_stat",unit="files/s"} 0`,
+		// Prometheus names carry base units: bonnie++'s KiB/s as bytes/s.
+		`clyde_fs_rate{dir="/srv/data",host="box",test="get_block",unit="bytes/s"} 2.097152e+06`,
 	} {
 		if !strings.Contains(out, want+"\n") {
 			t.Errorf("textfile lacks %s:\n%s", want, out)
