@@ -43,7 +43,7 @@ func orionCommand() *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "run", Usage: "simple: small then large random I/O alone; normal: every combination; advanced: as the other flags say; dss: large random I/O; oltp: small random I/O"},
 			&cli.StringFlag{Name: "testname", Value: d.TestName, Usage: "reads `T`.lun and names the output files T_<date>_*"},
-			&cli.IntFlag{Name: "num_disks", Usage: "physical disks behind the LUNs: loads run 1..5xN small and 1..2xN large (default: the number of LUNs)"},
+			&cli.IntFlag{Name: "num_disks", Usage: "physical disks behind the LUNs: loads run 1..5xN small and 1..2xN large", DefaultText: "the number of LUNs"},
 			&cli.StringFlag{Name: "size_small", Value: strconv.Itoa(orion.DefaultSizeSmall), Usage: "small I/O size in KiB, or a list (1,2,4,8) for one matrix per size"},
 			&cli.IntFlag{Name: "size_large", Value: d.SizeLarge, Usage: "large I/O size in KiB"},
 			&cli.StringFlag{Name: "type", Value: d.Type, Usage: "large I/O: rand (random I/Os) or seq (sequential streams)"},
