@@ -505,3 +505,30 @@ func TestKeyFlagsAndName(t *testing.T) {
 		})
 	}
 }
+
+// TestResultWithOtherFormats: a file written with --output-format text,json
+// (fio's normal,json: both in one file) is read for its JSON, whichever
+// comes first; text around a JSON that does not decode is still refused.
+func TestResultWithOtherFormats(t *testing.T) {
+	js, err := os.ReadFile("../../testdata/block/profile-cdm.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "------\nclyde: CrystalDiskMark's tests {Q=8}\n[Read]\n  SEQ 1MiB: 1805.697 MB/s\n"
+	for name, data := range map[string]string{
+		"json":       string(js),
+		"text,json":  text + string(js),
+		"json,text":  string(js) + "\n" + text,
+		"text,json,": text + string(js) + "\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			runs, err := LoadBytes(name, []byte(data))
+			if err != nil || len(runs) != 1 || runs[0].Block == nil || runs[0].Block.CDM == nil {
+				t.Fatalf("LoadBytes: %v, %d runs", err, len(runs))
+			}
+		})
+	}
+	if _, err := LoadBytes("broken", []byte(text+"{\"kind\": \"block\",\n")); err == nil {
+		t.Error("text and a cut JSON accepted")
+	}
+}
