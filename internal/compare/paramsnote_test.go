@@ -120,3 +120,30 @@ func TestTargetIsWhatTheUserNamed(t *testing.T) {
 		})
 	}
 }
+
+// TestLegendNamesTheMachineName: two runs told apart by -m (ssd-a, ssd-b on
+// one host) are named so in compare's legend.
+func TestLegendNamesTheMachineName(t *testing.T) {
+	run := func(name string) *Run {
+		fs := &result.FS{Provenance: result.Provenance{Hostname: "box"}, Config: result.FSConfig{MachineName: name, Dir: "/mnt", FilesK: 16}}
+		r := result.FSRun{Iteration: 1}
+		r.Tests[result.SeqCreate] = result.FSTestResult{Test: result.SeqCreate, Ran: true, RatePerSec: 1000, RateUnit: "files/s", ElapsedNs: 2e9}
+		fs.Runs = []result.FSRun{r}
+		return &Run{Label: name + ".json", Source: "clyde JSON", FS: fs}
+	}
+	tab, err := Compare([]*Run{run("ssd-a"), run("box")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := tab.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, "host box, -m ssd-a,") {
+		t.Errorf("legend lacks -m ssd-a:\n%s", out)
+	}
+	if strings.Contains(out, "-m box") {
+		t.Errorf("a machine name that is the host name is said twice:\n%s", out)
+	}
+}
