@@ -226,6 +226,9 @@ func (r *Run) Figures() []Figure {
 	if r.Copy != nil {
 		return copyFigures(r.Copy)
 	}
+	if r.Block != nil && r.Block.CDM != nil {
+		return cdmFigures(r.Block.CDM)
+	}
 	if r.Block != nil {
 		return blockFigures(r.Block)
 	}

@@ -25,7 +25,7 @@ func TestEncodeIsWriteToTextfile(t *testing.T) {
 	fs.Runs = []result.FSRun{run}
 	block := &result.Block{Provenance: result.Provenance{StartTime: start}, Target: result.BlockTarget{Path: "/dev/sdx"},
 		Jobs: []result.BlockJob{{JobName: "randread", Read: result.BlockDir{TotalIOs: 10, IOPS: 1234.5, BWBytes: 5056512}}}}
-	for name, reg := range map[string]*prometheus.Registry{"fs": FSRegistry("box", fs), "block": BlockRegistry("box", block)} {
+	for name, reg := range map[string]*prometheus.Registry{"fs": FSRegistry("box", "/srv/data", fs), "block": BlockRegistry("box", "/dev/sdx", block)} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "clyde.prom")
 			if err := prometheus.WriteToTextfile(path, reg); err != nil {
@@ -57,7 +57,7 @@ func TestShortRateKept(t *testing.T) {
 		RateUnit: "KiB/s", ElapsedNs: 2_000_000_000}
 	fs.Runs = []result.FSRun{run}
 	var b bytes.Buffer
-	if err := Encode(&b, FSRegistry("box", fs)); err != nil {
+	if err := Encode(&b, FSRegistry("box", "/srv/data", fs)); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
