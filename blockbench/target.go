@@ -38,6 +38,9 @@ type target struct {
 	writes bool
 	fill   Buffer
 	seed   uint64
+	// readFirst is true when the first workload on the target reads it:
+	// an existing file must then hold data on the device (checkBacked).
+	readFirst bool
 
 	// id is the identity of the file or device node, read from file; a
 	// worker's descriptor that shows another one is refused.
