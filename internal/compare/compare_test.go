@@ -245,6 +245,21 @@ func TestCheckRegression(t *testing.T) {
 	if r := ck.Regressions[0]; r.Median != 100 || math.Abs(r.DropPct-15) > 1e-9 || r.MAD != 1 {
 		t.Fatalf("85 vs median 100: %+v", r)
 	}
+	// A column short now and in MinBaseline earlier runs is never judged at
+	// these sizes: named, so the cron user hears of it.
+	short := []*Run{mk(100, true), mk(100, true), mk(100, true)}
+	if ck := CheckRegression(mk(10, true), short, 20); len(ck.NeverChecked) != 1 || ck.NeverChecked[0] != "put_block" {
+		t.Errorf("short every time: never checked %v, want put_block", ck.NeverChecked)
+	}
+	for name, c := range map[string]Check{
+		"measured now":           CheckRegression(mk(10, false), short, 20),
+		"short in two runs only": CheckRegression(mk(10, true), short[:2], 20),
+		"measured before":        CheckRegression(mk(10, true), runs(100, 100, 100), 20),
+	} {
+		if len(c.NeverChecked) != 0 {
+			t.Errorf("%s: never checked %v, want none", name, c.NeverChecked)
+		}
+	}
 }
 
 func TestBadInput(t *testing.T) {
