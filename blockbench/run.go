@@ -170,7 +170,7 @@ func runPlanGroups(ctx context.Context, p *Plan, groups [][]*workload, res *resu
 		for k := range jobs {
 			if err == nil && !jobs[k].Interrupted && jobs[k].Read.TotalIOs+jobs[k].Write.TotalIOs == 0 {
 				// Zeros would read as a measurement; there was none.
-				err = fmt.Errorf("job %s: completed no I/O in its runtime of %v; give a longer --runtime", ws[k].Name, ws[k].Runtime)
+				err = fmt.Errorf("job %s: completed no I/O in its runtime of %s; give a longer --runtime", jobs[k].JobName, jobs[k].Options["runtime"])
 				res.Error = err.Error()
 				return err
 			}
@@ -187,7 +187,7 @@ func runPlanGroups(ctx context.Context, p *Plan, groups [][]*workload, res *resu
 		for k := range jobs {
 			if jobs[k].Interrupted {
 				res.Interrupted = true
-				return fmt.Errorf("job %s: %w", ws[k].Name, context.Cause(ctx))
+				return fmt.Errorf("job %s: %w", jobs[k].JobName, context.Cause(ctx))
 			}
 		}
 	}
@@ -389,6 +389,10 @@ func (w *Workload) validate() error {
 			w.Runtime, MinRuntime)
 	case w.RampTime < 0:
 		return result.Usagef("--ramp_time", "%v is negative; give a duration such as 2s or 0", w.RampTime)
+	case w.Loops < 0:
+		return result.Usagef("--loops", "%d is negative; give the passes over the region, 1 or more", w.Loops)
+	case w.CloneIndex < 0:
+		return result.Usagef("--numjobs", "workload %s: clone index %d is negative", w.Name, w.CloneIndex)
 	case w.Fsync < 0:
 		return result.Usagef("--fsync", "%d is negative; give N to fsync after every N writes, 0 never", w.Fsync)
 	}

@@ -132,6 +132,9 @@ type worker struct {
 	nBlocks   uint64
 	regionEnd int64
 	pos       [2]int64 // next sequential offset per direction
+	// perm, when the workload keeps fio's random map, draws every block
+	// of the region once per pass (randommap.go).
+	perm *blockPerm
 
 	// Loop control: tick runs when now passes nextEvent.
 	measuring bool
@@ -146,7 +149,8 @@ type worker struct {
 
 func newWorker(spec *workload, index int) *worker {
 	w := &worker{spec: spec, index: uint64(index), h: osio.NoFile, split: spec.engine.queues()}
-	w.rng = newRand(spec.Seed, uint64(index)+1)
+	w.index = uint64(spec.CloneIndex + index)
+	w.rng = newRand(spec.Seed, w.index+1)
 	for d := range 2 {
 		w.recs[recLat+d] = latency.New()
 		w.recs[recClat+d] = w.recs[recLat+d]
@@ -157,7 +161,7 @@ func newWorker(spec *workload, index int) *worker {
 	}
 	w.recs[recSync] = latency.New()
 	if spec.Buffer.Refill && spec.RW.Writes() {
-		w.fill = newRand(spec.Seed^0xf111, uint64(index)+1)
+		w.fill = newRand(spec.Seed^0xf111, w.index+1)
 	}
 	w.pattern = fioPattern{}
 	if spec.Access != nil {
@@ -175,16 +179,19 @@ func newWorker(spec *workload, index int) *worker {
 		w.useVolume()
 	}
 	w.pos = [2]int64{spec.Offset, spec.Offset}
+	if w.random && spec.RandomMap && spec.vmap == nil && w.nBlocks > 1 {
+		w.perm = newBlockPerm(w.nBlocks, w.rng)
+	}
 	w.rampEnd = int64(spec.RampTime)
 	if spec.Runtime > 0 {
 		w.deadline = w.rampEnd + int64(spec.Runtime)
 	}
 	w.ioLimit = math.MaxInt64
 	if !spec.TimeBased {
-		w.ioLimit = int64(w.nBlocks)
+		w.ioLimit = int64(w.nBlocks) * int64(max(1, spec.Loops))
 	}
 	w.remaining = math.MaxInt64
-	if spec.Invalidate && !spec.Direct && spec.TimeBased && osio.CanAdviseAccess {
+	if spec.Invalidate && !spec.Direct && (spec.TimeBased || spec.Loops > 1) && osio.CanAdviseAccess {
 		w.dropEvery = int64(w.nBlocks)
 	}
 	w.marks = make([]mark, 0, int(int64(spec.Runtime)/markEvery)+3)
@@ -272,9 +279,6 @@ func (w *worker) tick(now int64) (stop bool) {
 	if w.measuring && w.log != nil && now >= w.log.nextWindow {
 		w.log.window(w, now)
 	}
-	if w.dropEvery > 0 && w.ios[dirRead]+w.ios[dirWrite] >= w.nextDrop {
-		w.dropPass()
-	}
 	if w.measuring && now >= w.nextMark {
 		w.addMark(mark{atNs: now, ios: w.ios, bytes: w.bytes})
 		for w.nextMark <= now {
@@ -354,6 +358,9 @@ func (w *worker) pickDir() int {
 // nextOffset is the next block-aligned offset in the region for dir.
 func (w *worker) nextOffset(dir int) int64 {
 	if w.random {
+		if w.perm != nil {
+			return w.spec.Offset + int64(w.perm.next())*w.spec.BS
+		}
 		return w.spec.Offset + int64(below(w.rng, w.nBlocks))*w.spec.BS
 	}
 	off := w.pos[dir]
@@ -385,6 +392,11 @@ func (w *worker) complete(dir, n, want int, off, prepNs, submitNs, doneNs int64)
 	w.ios[dir]++
 	w.bytes[dir] += int64(n)
 	w.endNs = doneNs
+	if w.dropEvery > 0 && w.ios[dirRead]+w.ios[dirWrite] >= w.nextDrop {
+		// The pass is over: fio reopens the file for the next one and
+		// invalidates its cache then, before the next I/O.
+		w.dropPass()
+	}
 	if dir == dirWrite && w.spec.Fsync > 0 {
 		if w.sinceSync++; w.sinceSync >= w.spec.Fsync {
 			if !w.sync() {
