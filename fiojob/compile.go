@@ -150,9 +150,9 @@ type job struct {
 	// clone a file of its own, named by filenameFormat.
 	ownFiles       bool
 	filenameFormat Option
-	compress  int
-	zero      bool
-	scramble  bool
+	compress       int
+	zero           bool
+	scramble       bool
 }
 
 func newJob(sec Section, o Options) *job {
@@ -220,12 +220,12 @@ func init() {
 			j.w.RWMixRead = 100 - v
 			return nil
 		},
-		"bs":         (*job).bs,
-		"size":       func(j *job, o Option) error { return j.size(o, &j.w.Size) },
-		"offset":     func(j *job, o Option) error { return j.size(o, &j.w.Offset) },
-		"iodepth":    func(j *job, o Option) error { return j.intIn(o, 1, blockbench.MaxIODepth, &j.w.IODepth) },
-		"numjobs":    func(j *job, o Option) error { return j.intIn(o, 1, 4096, &j.w.NumJobs) },
-		"loops":      func(j *job, o Option) error { return j.intIn(o, 1, math.MaxInt32, &j.w.Loops) },
+		"bs":      (*job).bs,
+		"size":    func(j *job, o Option) error { return j.size(o, &j.w.Size) },
+		"offset":  func(j *job, o Option) error { return j.size(o, &j.w.Offset) },
+		"iodepth": func(j *job, o Option) error { return j.intIn(o, 1, blockbench.MaxIODepth, &j.w.IODepth) },
+		"numjobs": func(j *job, o Option) error { return j.intIn(o, 1, 4096, &j.w.NumJobs) },
+		"loops":   func(j *job, o Option) error { return j.intIn(o, 1, math.MaxInt32, &j.w.Loops) },
 		"kb_base": func(j *job, o Option) error {
 			kb, ok := parseKBBase(o.Value)
 			if !ok {
@@ -236,14 +236,14 @@ func init() {
 		},
 		"unit_base":       (*job).unitBase,
 		"filename_format": (*job).setFilenameFormat,
-		"ioengine":   (*job).ioengine,
-		"direct":     func(j *job, o Option) error { return boolean(o, &j.w.Direct) },
-		"buffered":   func(j *job, o Option) error { var b bool; err := boolean(o, &b); j.w.Direct = !b; return err },
-		"runtime":    func(j *job, o Option) error { return duration(o, &j.w.Runtime) },
-		"ramp_time":  func(j *job, o Option) error { return duration(o, &j.w.RampTime) },
-		"time_based": func(j *job, o Option) error { return boolean(o, &j.w.TimeBased) },
-		"stonewall":  func(j *job, o Option) error { return boolean(o, &j.stonewall) },
-		"new_group":  func(j *job, o Option) error { return boolean(o, &j.w.NewGroup) },
+		"ioengine":        (*job).ioengine,
+		"direct":          func(j *job, o Option) error { return boolean(o, &j.w.Direct) },
+		"buffered":        func(j *job, o Option) error { var b bool; err := boolean(o, &b); j.w.Direct = !b; return err },
+		"runtime":         func(j *job, o Option) error { return duration(o, &j.w.Runtime) },
+		"ramp_time":       func(j *job, o Option) error { return duration(o, &j.w.RampTime) },
+		"time_based":      func(j *job, o Option) error { return boolean(o, &j.w.TimeBased) },
+		"stonewall":       func(j *job, o Option) error { return boolean(o, &j.stonewall) },
+		"new_group":       func(j *job, o Option) error { return boolean(o, &j.w.NewGroup) },
 		// group_reporting sums every job of the reporting group into one
 		// entry, as fio's; without it every clone is an entry of its own.
 		"group_reporting": func(j *job, o Option) error {
