@@ -288,6 +288,10 @@ func FuzzParse(f *testing.F) {
 		"[global]\nbs=4k\n[a]\nfilename=f\nsize=1m\nrw=randrw\nrwmixread=70\n",
 		"[a]\nfilename=${X}\nsize=$ncpus\n[b]\nstonewall\n",
 		"[a]\ninclude x\n", "bs\n", "[", "[a]\n=\n", "[a]\nsize=1m\nbs=4k,4k\nruntime=1ms\n",
+		// fio's syntax as its examples write it.
+		"; comment\n[global]\nname=g ; inline\nsize=1MiB # too\nkb_base=1000\n[j] ; section\nfilename=a\\:b\niodepth=010\n",
+		"[global]\ngroup_reporting\nsize=0x10000\n[a]\nnumjobs=4\nfilename_format=$jobname.$jobnum.$filenum\nloops=2\n[b]\nstonewall\nnorandommap\nrw=randwrite\n",
+		"[globalx]\nunit_base=8\ndescription=a # b\n[c]\nfilename=f\nsize=64k\nioengine=libaio\ndirect=0\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -222,7 +222,11 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 	if j.RW, err = blockbench.ParseRW(c.String("rw")); err != nil {
 		return j, err
 	}
-	if j.BlockSizes, err = fiojob.ParseBSFlag("--bs", c.String("bs"), kb); err != nil {
+	bsBase := kb
+	if !c.IsSet("bs") {
+		bsBase = fiojob.KBBase1024 // fio's default bs is 4096 under either kb_base
+	}
+	if j.BlockSizes, err = fiojob.ParseBSFlag("--bs", c.String("bs"), bsBase); err != nil {
 		return j, err
 	}
 	var note string
