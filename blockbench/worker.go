@@ -384,6 +384,9 @@ func (w *worker) complete(dir, n, want int, off, prepNs, submitNs, doneNs int64)
 	if w.observe != nil {
 		w.observe(dir, n, off, prepNs, submitNs, doneNs)
 	}
+	if w.log != nil && w.log.hist != nil && w.measuring {
+		w.log.hist.add(dir, n, doneNs-submitNs, doneNs-w.log.startNs)
+	}
 	w.recs[recLat+dir].Record(time.Duration(doneNs - prepNs))
 	if w.split {
 		w.recs[recClat+dir].Record(time.Duration(doneNs - submitNs))

@@ -142,6 +142,7 @@ type job struct {
 	logBW     Option
 	logIOPS   Option
 	logLat    Option
+	logHist   Option
 	// inGlobal is true while a [global] section's options are applied.
 	inGlobal bool
 	// kb is fio's kb_base for the sizes of the options that follow.
@@ -198,7 +199,6 @@ var refusals = map[string]string{
 	"random_generator":     "clyde draws offsets with its own seeded generator (a full-period one, so each block once per pass, as fio's random map or lfsr)",
 	"bwavgtime":            "clyde samples bandwidth every 500 ms, fio's default",
 	"iopsavgtime":          "clyde samples IOPS every 500 ms, fio's default",
-	"write_hist_log":       "clyde keeps the histograms in its JSON (lat_ns.hdr) and json+ bins",
 	"filesize":             "give size=, the region each job uses",
 	"io_size":              "give size=: clyde's jobs do one pass over their region, or run for runtime= with time_based",
 	"nrfiles":              "clyde runs each job on one file",
@@ -321,6 +321,11 @@ func init() {
 		"write_lat_log":    func(j *job, o Option) error { j.logLat = o; return nil },
 		"log_avg_msec":     func(j *job, o Option) error { return j.intIn(o, 0, math.MaxInt32, &j.w.Log.AvgMsec) },
 		"log_offset":       func(j *job, o Option) error { return boolean(o, &j.w.Log.Offset) },
+		"write_hist_log":   func(j *job, o Option) error { j.logHist = o; return nil },
+		"log_hist_msec":    func(j *job, o Option) error { return j.intIn(o, 0, math.MaxInt32, &j.w.Log.HistMsec) },
+		"log_hist_coarseness": func(j *job, o Option) error {
+			return j.intIn(o, 0, 6, &j.w.Log.HistCoarseness)
+		},
 	}
 }
 
@@ -764,7 +769,7 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 	for _, l := range []struct {
 		o   Option
 		dst *string
-	}{{j.logBW, &w.Log.BW}, {j.logIOPS, &w.Log.IOPS}, {j.logLat, &w.Log.Lat}} {
+	}{{j.logBW, &w.Log.BW}, {j.logIOPS, &w.Log.IOPS}, {j.logLat, &w.Log.Lat}, {j.logHist, &w.Log.Hist}} {
 		switch {
 		case l.o.Name == "":
 		case !l.o.HasValue || l.o.Value == "":
@@ -773,7 +778,10 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 			*l.dst = l.o.Value
 		}
 	}
-	if w.Log.AvgMsec > 0 && !w.Log.Any() {
+	if w.Log.Hist == "" {
+		w.Log.HistMsec, w.Log.HistCoarseness = 0, 0 // nothing to see without write_hist_log, as in fio
+	}
+	if w.Log.AvgMsec > 0 && w.Log.BW == "" && w.Log.IOPS == "" && w.Log.Lat == "" {
 		w.Log.AvgMsec = 0 // fio's log_avg_msec without a log does nothing to see
 	}
 	if w.Size == 0 && !j.exists(w.Filename) {

@@ -51,6 +51,44 @@ type view struct {
 	// case writes one.
 	offsets map[int64]bool
 	logIOs  int
+	// hist is the shape of hh_clat_hist.1.log, when the case writes one.
+	hist *histShape
+}
+
+// histShape is what fiologparser_hist.py relies on in a histogram log:
+// the columns of every line (time, direction, bs, fio's buckets), the
+// directions, and that the buckets count I/Os.
+type histShape struct {
+	cols  map[int]bool
+	dirs  map[int64]bool
+	lines int
+	ios   int64
+}
+
+func readHist(path string) (*histShape, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	h := &histShape{cols: map[int]bool{}, dirs: map[int64]bool{}}
+	for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		fields := strings.Split(line, ", ")
+		h.cols[len(fields)] = true
+		h.lines++
+		for i, f := range fields {
+			v, err := strconv.ParseInt(f, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %q: %v", path, f, err)
+			}
+			switch {
+			case i == 1:
+				h.dirs[v] = true
+			case i >= 3:
+				h.ios += v
+			}
+		}
+	}
+	return h, nil
 }
 
 // depthOf is the iodepth_level bucket (fio's: 1, 2, 4, 8, 16, 32, >=64)
@@ -118,6 +156,9 @@ func runFio(fio, dir, text string, logs bool) (view, error) {
 	}
 	if logs {
 		v.offsets, v.logIOs, err = logOffsets(filepath.Join(dir, "lg_lat.1.log"))
+	}
+	if err == nil && strings.Contains(text, "write_hist_log") {
+		v.hist, err = readHist(filepath.Join(dir, "hh_clat_hist.1.log"))
 	}
 	return v, err
 }
@@ -202,6 +243,11 @@ func runClyde(t *testing.T, text string, logs bool) view {
 			t.Fatal(err)
 		}
 	}
+	if strings.Contains(text, "write_hist_log") {
+		if v.hist, err = readHist(filepath.Join(dir, "hh_clat_hist.1.log")); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return v
 }
 
@@ -234,7 +280,7 @@ func logOffsets(path string) (map[int64]bool, int, error) {
 // compareRuns lists every difference between fio's run and clyde's that
 // no note of clyde's explains: explained maps a field to a text one of
 // clyde's notes must hold for a difference in it to be accepted.
-func compareRuns(fio, clyde view, explained map[string]string) []string {
+func compareRuns(fio, clyde view, explained map[string]string, timed bool) []string {
 	var diffs []string
 	differs := func(field, format string, args ...any) {
 		if want, ok := explained[field]; ok {
@@ -264,6 +310,11 @@ func compareRuns(fio, clyde view, explained map[string]string) []string {
 		fr, fw, cr, cw := f.Read.IOBytes, f.Write.IOBytes, c.Read.IOBytes, c.Write.IOBytes
 		mixed := fr > 0 && fw > 0
 		switch {
+		case timed:
+			// Bytes depend on speed; that each did I/O both ways is compared.
+			if (fr > 0) != (cr > 0) || (fw > 0) != (cw > 0) {
+				differs("bytes", "entry %s: fio read %d write %d, clyde read %d write %d", f.Name, fr, fw, cr, cw)
+			}
 		case !mixed && (fr != cr || fw != cw):
 			differs("bytes", "entry %s: fio read %d write %d, clyde read %d write %d", f.Name, fr, fw, cr, cw)
 		case mixed && fr+fw != cr+cw:
@@ -287,6 +338,15 @@ func compareRuns(fio, clyde view, explained map[string]string) []string {
 	}
 	if fio.offsets != nil && (len(fio.offsets) != len(clyde.offsets) || fio.logIOs != clyde.logIOs) {
 		differs("offsets", "fio touched %d distinct blocks in %d I/Os, clyde %d in %d", len(fio.offsets), fio.logIOs, len(clyde.offsets), clyde.logIOs)
+	}
+	if fio.hist != nil {
+		f, c := fio.hist, clyde.hist
+		if len(f.cols) != 1 || len(c.cols) != 1 || fmt.Sprint(f.cols) != fmt.Sprint(c.cols) {
+			differs("hist columns", "fio's lines have %v fields, clyde's %v", f.cols, c.cols)
+		}
+		if fmt.Sprint(f.dirs) != fmt.Sprint(c.dirs) || c.lines == 0 || c.ios == 0 {
+			differs("hist lines", "fio: %d lines, directions %v, %d I/Os; clyde: %d lines, directions %v, %d I/Os", f.lines, f.dirs, f.ios, c.lines, c.dirs, c.ios)
+		}
 	}
 	return diffs
 }
@@ -313,6 +373,8 @@ var fioCases = []struct {
 	explained map[string]string
 	// files compares the files the jobs used.
 	files bool
+	// timed: a time_based file, whose bytes depend on speed.
+	timed bool
 }{
 	{name: "inline comments", files: true, text: `; fio's example style
 [global]
@@ -436,6 +498,15 @@ rw=randwrite
 write_lat_log=lg
 log_offset=1
 `},
+	{name: "histogram log", timed: true, text: `[h]
+filename=h.dat
+size=1m
+rw=randrw
+runtime=600ms
+time_based
+write_hist_log=hh
+log_hist_msec=100
+`},
 	{name: "loops", text: `[twice]
 filename=l.dat
 size=128k
@@ -504,7 +575,7 @@ func TestAgainstFio(t *testing.T) {
 			if !c.files {
 				want.files, got.files = nil, nil
 			}
-			for _, d := range compareRuns(want, got, c.explained) {
+			for _, d := range compareRuns(want, got, c.explained, c.timed) {
 				t.Errorf("%s (clyde's notes: %q)", d, got.notes)
 			}
 		})

@@ -519,6 +519,8 @@ func blockLogs(c *cli.Context, names []string, k *keeper) (func(string, func(io.
 			flag = "--write_bw_log"
 		case strings.Contains(name, "_iops."):
 			flag = "--write_iops_log"
+		case strings.Contains(name, "_clat_hist."):
+			flag = "--write_hist_log"
 		}
 		t, err := outfile.Check(flag, name)
 		if err != nil {
