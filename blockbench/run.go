@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -283,7 +284,8 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 			if err != nil {
 				return nil, nil, nil, err
 			}
-			if note != "" {
+			if note != "" && !slices.Contains(notes, note) {
+				// fio's clones of one job share their note.
 				notes = append(notes, note)
 				if p.Warn != nil {
 					fmt.Fprintf(p.Warn, "clyde: note: %s\n", note)

@@ -606,7 +606,7 @@ func (j *job) ioengine(o Option) error {
 	if err := needValue(o); err != nil {
 		return err
 	}
-	if _, _, err := blockbench.FioEngine(o.Pos, o.Value); err != nil {
+	if _, _, err := Engine(o.Pos, o.Value); err != nil {
 		return err
 	}
 	return nil
@@ -629,7 +629,7 @@ func (j *job) resolveEngine(w *blockbench.Workload) error {
 		j.notes = append(j.notes, "job "+j.sec.Name+": ioengine libaio with direct=0: buffered libaio is synchronous in the kernel (io_submit returns when the copy is done), so clyde ran psync, one I/O at a time, as fio's buffered libaio runs")
 		return nil
 	}
-	e, note, err := blockbench.FioEngine(o.Pos, o.Value)
+	e, note, err := Engine(o.Pos, o.Value)
 	if err != nil {
 		return err
 	}

@@ -230,7 +230,7 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 		return j, err
 	}
 	var note string
-	if j.IOEngine, note, err = blockbench.FioEngine("--ioengine", c.String("ioengine")); err != nil {
+	if j.IOEngine, note, err = fiojob.Engine("--ioengine", c.String("ioengine")); err != nil {
 		return j, err
 	}
 	if note != "" {
