@@ -442,10 +442,13 @@ func invalidate(ws []*workload) []string {
 	return notes
 }
 
+// dropCache is osio.DropCache; a test counts the calls through it.
+var dropCache = osio.DropCache
+
 // dropPass drops the file's cached pages at the end of a pass (see
 // worker.dropEvery), inside the measured time as fio's reopen is.
 func (w *worker) dropPass() {
-	if err := osio.DropCache(w.h); err != nil {
+	if err := dropCache(w.h); err != nil {
 		w.fail(fmt.Errorf("invalidate after a pass: %w", err))
 	}
 	for w.nextDrop <= w.ios[dirRead]+w.ios[dirWrite] {

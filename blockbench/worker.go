@@ -395,7 +395,7 @@ func (w *worker) complete(dir, n, want int, off, prepNs, submitNs, doneNs int64)
 	w.ios[dir]++
 	w.bytes[dir] += int64(n)
 	w.endNs = doneNs
-	if w.dropEvery > 0 && w.ios[dirRead]+w.ios[dirWrite] >= w.nextDrop {
+	if done := w.ios[dirRead] + w.ios[dirWrite]; w.dropEvery > 0 && done >= w.nextDrop && done < w.ioLimit {
 		// The pass is over: fio reopens the file for the next one and
 		// invalidates its cache then, before the next I/O.
 		w.dropPass()

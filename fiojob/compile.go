@@ -143,6 +143,7 @@ type job struct {
 	logIOPS   Option
 	logLat    Option
 	logHist   Option
+	lfsr      bool
 	// inGlobal is true while a [global] section's options are applied.
 	inGlobal bool
 	// kb is fio's kb_base for the sizes of the options that follow.
@@ -196,7 +197,6 @@ var refusals = map[string]string{
 	"exitall":              "clyde runs every job of a group to its end",
 	"startdelay":           "clyde starts the jobs of a group together",
 	"percentage_random":    "clyde's rw modes are all random or all sequential",
-	"random_generator":     "clyde draws offsets with its own seeded generator (a full-period one, so each block once per pass, as fio's random map or lfsr)",
 	"bwavgtime":            "clyde samples bandwidth every 500 ms, fio's default",
 	"iopsavgtime":          "clyde samples IOPS every 500 ms, fio's default",
 	"filesize":             "give size=, the region each job uses",
@@ -255,6 +255,20 @@ func init() {
 		"thread": echo, // clyde's workers are threads
 		"description": func(j *job, o Option) error {
 			j.w.Desc = o.Value
+			return echo(j, o)
+		},
+		// random_generator: clyde draws with its own seeded generators
+		// (fio's offsets are never the same as clyde's anyway); lfsr's
+		// promise, each block once per pass, is clyde's random map.
+		"random_generator": func(j *job, o Option) error {
+			switch o.Value {
+			case "tausworthe", "tausworthe64":
+				j.lfsr = false
+			case "lfsr":
+				j.lfsr = true
+			default:
+				return result.Usagef(o.Pos, "random_generator=%q: give tausworthe, tausworthe64 or lfsr", o.Value)
+			}
 			return echo(j, o)
 		},
 		"norandommap": func(j *job, o Option) error {
@@ -777,6 +791,9 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 		default:
 			*l.dst = l.o.Value
 		}
+	}
+	if j.lfsr {
+		w.RandomMap = true // fio's lfsr visits each block once, random map or not
 	}
 	if w.Log.Hist == "" {
 		w.Log.HistMsec, w.Log.HistCoarseness = 0, 0 // nothing to see without write_hist_log, as in fio

@@ -66,6 +66,12 @@ func TestDialect(t *testing.T) {
 					t.Errorf("fio's defaults: %+v", g[1])
 				}
 			}},
+		{"random_generator=lfsr visits each block once", "[a]\nfilename=f\nsize=1m\nrw=randwrite\nnorandommap\nrandom_generator=lfsr\n[b]\nfilename=f\nsize=1m\nrandom_generator=tausworthe64\nnorandommap\n",
+			func(t *testing.T, g []blockbench.Workload, _ []string) {
+				if !g[0].RandomMap || g[1].RandomMap {
+					t.Errorf("random map %v, %v; want lfsr's on, tausworthe64 with norandommap off", g[0].RandomMap, g[1].RandomMap)
+				}
+			}},
 		{"unit_base", "[a]\nfilename=f\nsize=1m\nunit_base=8\n",
 			func(t *testing.T, _ []blockbench.Workload, notes []string) {
 				if len(notes) != 1 || !strings.Contains(notes[0], "bits") {
