@@ -90,6 +90,15 @@ type Workload struct {
 	// workload makes (fio's loops); 0 is 1. Invalidate drops the cache
 	// before every pass.
 	Loops int
+	// ThinkTime pauses a worker after every ThinkTimeBlocks I/Os (0 is 1)
+	// complete (fio's thinktime, thinktime_blocks); Rate and RateIOPS cap
+	// each worker's reads [0] and writes [1] in bytes and I/Os per second
+	// (fio's rate, rate_iops: the worker waits until its count is due).
+	// With a queueing engine the pause holds back the next submissions.
+	ThinkTime       time.Duration
+	ThinkTimeBlocks int
+	Rate            [2]int64
+	RateIOPS        [2]int64
 	// CloneIndex numbers this workload's workers from it rather than 0,
 	// so that the workloads fio's numjobs clones become draw offsets of
 	// their own.

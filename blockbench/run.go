@@ -391,6 +391,10 @@ func (w *Workload) validate() error {
 			w.Runtime, MinRuntime)
 	case w.RampTime < 0:
 		return result.Usagef("--ramp_time", "%v is negative; give a duration such as 2s or 0", w.RampTime)
+	case w.ThinkTime < 0 || w.ThinkTimeBlocks < 0:
+		return result.Usagef("--thinktime", "workload %s: a negative pause", w.Name)
+	case w.Rate[0] < 0 || w.Rate[1] < 0 || w.RateIOPS[0] < 0 || w.RateIOPS[1] < 0:
+		return result.Usagef("--rate", "workload %s: a negative rate", w.Name)
 	case w.Loops < 0:
 		return result.Usagef("--loops", "%d is negative; give the passes over the region, 1 or more", w.Loops)
 	case w.CloneIndex < 0:

@@ -145,6 +145,10 @@ type worker struct {
 	remaining int64 // I/Os left to issue; MaxInt64 when time-based
 	ioLimit   int64
 	sinceSync int
+	// paced is set when thinktime or a rate makes the worker wait
+	// (pace.go); sinceThink counts I/Os toward the next thinktime.
+	paced      bool
+	sinceThink int
 }
 
 func newWorker(spec *workload, index int) *worker {
@@ -194,6 +198,7 @@ func newWorker(spec *workload, index int) *worker {
 	if spec.Invalidate && !spec.Direct && (spec.TimeBased || spec.Loops > 1) && osio.CanAdviseAccess {
 		w.dropEvery = int64(w.nBlocks)
 	}
+	w.paced = spec.ThinkTime > 0 || spec.Rate != [2]int64{} || spec.RateIOPS != [2]int64{}
 	w.marks = make([]mark, 0, int(int64(spec.Runtime)/markEvery)+3)
 	if spec.watch != nil {
 		spec.watch.add(w)
@@ -407,6 +412,9 @@ func (w *worker) complete(dir, n, want int, off, prepNs, submitNs, doneNs int64)
 			}
 			w.sinceSync = 0
 		}
+	}
+	if w.paced {
+		w.pace(dir, doneNs)
 	}
 	if !w.split {
 		// A synchronous engine issues and completes in one step.

@@ -186,9 +186,9 @@ var refusals = map[string]string{
 	"bssplit":              "clyde runs one block size per job",
 	"bsrange":              "clyde runs one block size per job",
 	"verify":               "clyde does not verify data",
-	"rate":                 "clyde does not throttle I/O",
-	"rate_iops":            "clyde does not throttle I/O",
-	"thinktime":            "clyde does not pause between I/Os",
+	"thinktime_spin":       "clyde sleeps through a thinktime; give thinktime alone",
+	"rate_min":             "clyde caps a rate (rate=) but does not fail a job below one",
+	"rate_process":         "clyde paces I/O linearly, fio's default rate_process=linear",
 	"iodepth_batch_submit": "clyde submits one I/O per call, fio's default",
 	"iodepth_batch":        "clyde submits one I/O per call, fio's default",
 	"iodepth_low":          "clyde refills the queue after every completion",
@@ -226,6 +226,20 @@ func init() {
 		"iodepth": func(j *job, o Option) error { return j.intIn(o, 1, blockbench.MaxIODepth, &j.w.IODepth) },
 		"numjobs": func(j *job, o Option) error { return j.intIn(o, 1, 4096, &j.w.NumJobs) },
 		"loops":   func(j *job, o Option) error { return j.intIn(o, 1, math.MaxInt32, &j.w.Loops) },
+		"thinktime": func(j *job, o Option) error {
+			if err := needValue(o); err != nil {
+				return err
+			}
+			d, ok := parseFioTimeIn(o.Value, time.Microsecond)
+			if !ok {
+				return result.Usagef(o.Pos, "thinktime=%q is not a time; give microseconds or a number with s, ms or us", o.Value)
+			}
+			j.w.ThinkTime = d
+			return echo(j, o)
+		},
+		"thinktime_blocks": func(j *job, o Option) error { return j.intIn(o, 1, math.MaxInt32, &j.w.ThinkTimeBlocks) },
+		"rate":             func(j *job, o Option) error { return j.rate(o, &j.w.Rate, true) },
+		"rate_iops":        func(j *job, o Option) error { return j.rate(o, &j.w.RateIOPS, false) },
 		"kb_base": func(j *job, o Option) error {
 			kb, ok := parseKBBase(o.Value)
 			if !ok {
@@ -486,7 +500,43 @@ func duration(o Option, dst *time.Duration) error {
 	return nil
 }
 
-func parseFioTime(s string) (time.Duration, bool) {
+func parseFioTime(s string) (time.Duration, bool) { return parseFioTimeIn(s, time.Second) }
+
+// rate reads fio's rate= or rate_iops=: one value for reads and writes
+// each, or "READ,WRITE" with either left empty (rate=,500k caps writes
+// only). bytes says the values are sizes (rate) rather than counts.
+func (j *job) rate(o Option, dst *[2]int64, bytes bool) error {
+	if err := needValue(o); err != nil {
+		return err
+	}
+	parts := strings.Split(o.Value, ",")
+	if len(parts) > 2 {
+		return result.Usagef(o.Pos, "%s=%s: give one rate, or READ,WRITE (clyde issues no trims)", o.Name, o.Value)
+	}
+	var out [2]int64
+	for d, p := range parts {
+		if strings.TrimSpace(p) == "" {
+			continue
+		}
+		v, err := ParseSize(p, j.kb)
+		if err != nil {
+			if bytes {
+				return sizeError(o, err)
+			}
+			return result.Usagef(o.Pos, "%s=%s: give I/Os per second, a whole number", o.Name, o.Value)
+		}
+		out[d] = v
+	}
+	if len(parts) == 1 {
+		out[1] = out[0] // one value caps each direction, as fio's
+	}
+	*dst = out
+	return echo(j, o)
+}
+
+// parseFioTimeIn reads fio's time with unit for a bare number: seconds for
+// runtime=, microseconds for thinktime=.
+func parseFioTimeIn(s string, unitless time.Duration) (time.Duration, bool) {
 	i := 0
 	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
 		i++
@@ -500,7 +550,9 @@ func parseFioTime(s string) (time.Duration, bool) {
 	}
 	var unit time.Duration
 	switch strings.ToLower(s[i:]) {
-	case "", "s", "sec":
+	case "":
+		unit = unitless
+	case "s", "sec":
 		unit = time.Second
 	case "ms", "msec":
 		unit = time.Millisecond

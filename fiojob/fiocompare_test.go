@@ -280,7 +280,7 @@ func logOffsets(path string) (map[int64]bool, int, error) {
 // compareRuns lists every difference between fio's run and clyde's that
 // no note of clyde's explains: explained maps a field to a text one of
 // clyde's notes must hold for a difference in it to be accepted.
-func compareRuns(fio, clyde view, explained map[string]string, timed bool) []string {
+func compareRuns(fio, clyde view, explained map[string]string, timed bool, approx float64) []string {
 	var diffs []string
 	differs := func(field, format string, args ...any) {
 		if want, ok := explained[field]; ok {
@@ -310,6 +310,12 @@ func compareRuns(fio, clyde view, explained map[string]string, timed bool) []str
 		fr, fw, cr, cw := f.Read.IOBytes, f.Write.IOBytes, c.Read.IOBytes, c.Write.IOBytes
 		mixed := fr > 0 && fw > 0
 		switch {
+		case approx > 0:
+			// Paced by a rate or a thinktime: as many bytes in the same
+			// time, within approx.
+			if fb, cb := float64(fr+fw), float64(cr+cw); math.Abs(cb-fb) > approx*fb {
+				differs("bytes", "entry %s: fio %d bytes, clyde %d (more than %.0f%% apart)", f.Name, fr+fw, cr+cw, approx*100)
+			}
 		case timed:
 			// Bytes depend on speed; that each did I/O both ways is compared.
 			if (fr > 0) != (cr > 0) || (fw > 0) != (cw > 0) {
@@ -373,8 +379,10 @@ var fioCases = []struct {
 	explained map[string]string
 	// files compares the files the jobs used.
 	files bool
-	// timed: a time_based file, whose bytes depend on speed.
-	timed bool
+	// timed: a time_based file, whose bytes depend on speed; approx, for
+	// one paced by a rate, how far apart the bytes may be.
+	timed  bool
+	approx float64
 }{
 	{name: "inline comments", files: true, text: `; fio's example style
 [global]
@@ -507,6 +515,20 @@ time_based
 write_hist_log=hh
 log_hist_msec=100
 `},
+	{name: "rate", timed: true, approx: 0.15, text: `[global]
+size=1m
+runtime=1
+time_based
+[iops]
+filename=r.dat
+rw=randread
+rate_iops=200
+[bw]
+filename=w.dat
+rw=write
+bs=4k
+rate=,400k
+`},
 	{name: "loops", text: `[twice]
 filename=l.dat
 size=128k
@@ -575,7 +597,7 @@ func TestAgainstFio(t *testing.T) {
 			if !c.files {
 				want.files, got.files = nil, nil
 			}
-			for _, d := range compareRuns(want, got, c.explained, c.timed) {
+			for _, d := range compareRuns(want, got, c.explained, c.timed, c.approx) {
 				t.Errorf("%s (clyde's notes: %q)", d, got.notes)
 			}
 		})
