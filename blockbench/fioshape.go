@@ -309,7 +309,11 @@ func (w *workload) fioOptions() map[string]string {
 	set("size", fioSize(w.Size))
 	set("offset", fioSize(w.Offset))
 	set("iodepth", strconv.Itoa(w.depth))
-	set("numjobs", strconv.Itoa(w.NumJobs))
+	if _, clone := w.Options["numjobs"]; !clone || w.NumJobs > 1 {
+		// A job file's clone (one workload of fio's numjobs) echoes the
+		// job's numjobs, as fio's job options do.
+		set("numjobs", strconv.Itoa(w.NumJobs))
+	}
 	set("ioengine", string(w.engine.name()))
 	set("direct", boolFlag(w.Direct))
 	set("runtime", fioDuration(w.Runtime))

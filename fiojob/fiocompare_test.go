@@ -304,6 +304,9 @@ func compareRuns(fio, clyde view, explained map[string]string, timed bool, appro
 		if f.Desc != c.Desc {
 			differs("desc", "entry %d: fio %q, clyde %q", i, f.Desc, c.Desc)
 		}
+		if n, given := f.Options["numjobs"]; given && n != c.Options["numjobs"] {
+			differs("numjobs", "entry %d: fio echoes numjobs %q, clyde %q", i, f.Options["numjobs"], c.Options["numjobs"])
+		}
 		if f.Group != c.Group {
 			differs("groupid", "entry %d: fio %d, clyde %d", i, f.Group, c.Group)
 		}
