@@ -4,7 +4,8 @@
 # entry the IOPS of each tool and the clyde/fio ratio. Each file is copied
 # with only what must change on a test machine: its directory= and
 # filename= pointed into a scratch directory (a device name becomes a
-# file), size= cut to SIZE and runtime= to RUNTIME. Each tool runs in a
+# file), size= cut to (or, for a device's whole size, set to) SIZE,
+# runtime= to RUNTIME and loops= to 2. Each tool runs in a
 # directory of its own and lays out its own files.
 #
 # Env: FIO_EXAMPLES (fio's examples/ directory; default
@@ -42,8 +43,9 @@ prepare() {
 	sed -E -e 's|^([[:space:]]*)directory=.*|\1directory='"$3"'|' \
 		-e 's|^([[:space:]]*)filename=(/dev/)?([^[:space:];#]*/)?([^/[:space:];#]+).*|\1filename=\4|' \
 		-e 's|^([[:space:]]*)size=.*|\1size='"$SIZE"'|' \
-		-e 's|^([[:space:]]*)runtime=.*|\1runtime='"$RUNTIME"'|' "$1" |
-		awk -v dir="$3" 'BEGIN { print "[global]"; print "directory=" dir } { print }' >"$2"
+		-e 's|^([[:space:]]*)runtime=.*|\1runtime='"$RUNTIME"'|' \
+		-e 's|^([[:space:]]*)loops=.*|\1loops=2|' "$1" |
+		awk -v dir="$3" -v size="$SIZE" 'BEGIN { print "[global]"; print "directory=" dir; print "size=" size } { print }' >"$2"
 }
 
 figures() {
