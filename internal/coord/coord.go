@@ -228,8 +228,8 @@ type Job struct {
 	conns []*wire // by rank; nil for rank 0
 	// pending are connections still in their hello.
 	pending map[net.Conn]bool
-	byes  []bool
-	byeCh chan struct{}
+	byes    []bool
+	byeCh   chan struct{}
 	// other ranks
 	up *wire
 
@@ -335,9 +335,9 @@ func (j *Job) arrive(ctx context.Context, name string, data any, counting bool) 
 			j.xs[name] = x
 		}
 		j.mu.Unlock()
-		if err := j.up.send(message{T: "arrive", Name: name, Data: raw, Count: boolCount(counting)}, j.cfg.LostAfter); err != nil {
-			j.fail(&AbortError{Rank: 0, Host: j.peerHost(0), Reason: describe(err, j.cfg.LostAfter)})
-		}
+		// A failed send is rank 0 gone or going: readLeader finds out
+		// which (an abort it sent first, or the closed connection).
+		_ = j.up.send(message{T: "arrive", Name: name, Data: raw, Count: boolCount(counting)}, j.cfg.LostAfter)
 	}
 	select {
 	case <-x.done:
