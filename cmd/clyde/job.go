@@ -123,7 +123,11 @@ func joinRanks(c *cli.Context, o fsbench.Options, info *launch.Info) (*rankJob, 
 			}
 		}
 		cfg.Token = []byte(token)
-		rj.job, err = coord.Lead(c.Context, ln, cfg)
+		job, err := coord.Lead(c.Context, ln, cfg)
+		if err != nil {
+			return nil, err
+		}
+		rj.job = job
 	} else {
 		addrs := []string{info.Coordinator}
 		if info.KVS != nil {
@@ -138,12 +142,20 @@ func joinRanks(c *cli.Context, o fsbench.Options, info *launch.Info) (*rankJob, 
 			token, addrs = parts[0], parts[1:]
 		}
 		cfg.Token = []byte(token)
-		rj.job, err = coord.Join(c.Context, addrs, cfg)
-	}
-	if err != nil {
-		return nil, err
+		job, err := coord.Join(c.Context, addrs, cfg)
+		if err != nil {
+			return nil, err
+		}
+		rj.job = job
 	}
 	rj.ctx = rj.job.Context()
+	// PMI's work is done: finalize now, so that the launcher sees a rank
+	// that dies later as a process that exited, not a broken PMI client
+	// (Hydra then kills every rank at once, before they can clean up).
+	if err := info.Close(); err != nil {
+		rj.job.Abort(err)
+		return nil, fmt.Errorf("rank %d: PMI finalize: %w", info.Rank, err)
+	}
 	if info.Rank == 0 {
 		// One job at a time on -d, and no plain run beside it: rank 0
 		// holds the run lock the ranks' fsbench.Run leave to it.

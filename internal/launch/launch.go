@@ -249,12 +249,14 @@ func (i *Info) ListenPort() int {
 	return p
 }
 
-// Close ends the PMI session, if any.
+// Close ends the PMI session, if any; a second Close does nothing.
 func (i *Info) Close() error {
 	if i.KVS == nil {
 		return nil
 	}
-	return i.KVS.Close()
+	err := i.KVS.Close()
+	i.KVS = nil
+	return err
 }
 
 // checkValue refuses what neither PMI wire format can carry in a value.
