@@ -4,6 +4,7 @@ package integration
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -359,4 +360,54 @@ func TestIndexedJobFaults(t *testing.T) {
 		}
 		emptyDir(t, dir)
 	})
+}
+
+// needSlurm skips unless srun reaches a Slurm controller with an idle node
+// (CI starts one with scripts/slurm-one-node.sh and exports SLURM_CONF).
+func needSlurm(t *testing.T) string {
+	t.Helper()
+	srun, err := exec.LookPath("srun")
+	if err != nil {
+		t.Skip("srun (Debian package slurm-wlm) is not installed")
+	}
+	if os.Getenv("SLURM_CONF") == "" {
+		if _, err := os.Stat("/etc/slurm/slurm.conf"); err != nil {
+			t.Skip("no Slurm configured: no SLURM_CONF and no /etc/slurm/slurm.conf (scripts/slurm-one-node.sh DIR starts a one-node Slurm)")
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sinfo", "-h", "-o", "%t")
+	cmd.Env = launcherEnv("SLURM_CONF=" + os.Getenv("SLURM_CONF"))
+	out, err := cmd.Output()
+	if err != nil || !bytes.Contains(out, []byte("idle")) {
+		t.Skipf("no Slurm controller with an idle node answers (start one with scripts/slurm-one-node.sh DIR and export SLURM_CONF): %v %s", err, out)
+	}
+	return srun
+}
+
+func TestSrunFS(t *testing.T) {
+	srun := needSlurm(t)
+	env := launcherEnv("SLURM_CONF=" + os.Getenv("SLURM_CONF"))
+	cases := []struct {
+		name     string
+		mpi      string
+		launcher string
+		extra    []string
+	}{
+		{"pmi2", "pmi2", "slurm-pmi2", nil},
+		{"plain", "none", "slurm", []string{"--token-file", tokenFile(t, "a secret on a shared filesystem")}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{"-n", "3", "--overcommit", "--mpi=" + tc.mpi, clydeBin, "fs", "-d", dir, "-s", "0", "-n", "1:0:0:2", "--no-history", "--json", "-"}, tc.extra...)
+			p := startProc(t, env, srun, args...)
+			if code := p.wait(t, 2*time.Minute); code != 0 {
+				t.Fatalf("exit %d: %s", code, p.stderr.String())
+			}
+			checkJob(t, decodeJob(t, p.stdout.String()), 3, 1024, tc.launcher)
+			emptyDir(t, dir)
+		})
+	}
 }
