@@ -35,6 +35,7 @@ bench: build
 	BIN=$(BIN) scripts/bench-copy.sh
 	@if [ -x scripts/bench-jobfile.sh ]; then scripts/bench-jobfile.sh; fi
 	scripts/bench-orion.sh
+	BIN=$(BIN) scripts/bench-ranks.sh
 
 # A short run of every fuzz target, FUZZJOBS targets at a time, each with
 # FUZZJOBS-th of the CPUs (-parallel), so CI fuzzes every target for FUZZTIME
