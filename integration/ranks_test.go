@@ -166,7 +166,7 @@ func checkJob(t *testing.T, res *result.FS, ranks, perRank int, launcher string)
 	if j == nil || j.Ranks != ranks || j.Launcher != launcher || res.Config.Concurrency != ranks {
 		t.Fatalf("job %+v, concurrency %d", j, res.Config.Concurrency)
 	}
-	if len(j.Phases) != 6 || len(j.PerRank) != 6*ranks || len(j.PerHost) != 6 {
+	if len(j.Phases) != 6 || len(j.PerRank) != 6*ranks || len(j.PerHost) != 6*len(j.Hosts) {
 		t.Fatalf("%d phases, %d per-rank rows, %d per-host rows", len(j.Phases), len(j.PerRank), len(j.PerHost))
 	}
 	seen := map[int]bool{}
@@ -410,4 +410,45 @@ func TestSrunFS(t *testing.T) {
 			emptyDir(t, dir)
 		})
 	}
+}
+
+// hostsWrapper is a Hydra launcher standing in for ssh: it starts each
+// host's proxy on this machine in a UTS namespace of its own, named after
+// the host, so that the ranks of "h1" and "h2" see two host names.
+const hostsWrapper = `#!/bin/sh
+[ "$1" = -x ] && shift
+host=$1; shift
+eval "set -- $*"
+exec unshare --uts sh -c 'hostname "$0" && exec "$@"' "$host" "$@"
+`
+
+func TestMpiexecHosts(t *testing.T) {
+	mpiexec := needMpiexec(t)
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for UTS namespaces (unshare --uts)")
+	}
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("unshare (util-linux) is not installed")
+	}
+	wrapper := filepath.Join(t.TempDir(), "launcher")
+	if err := os.WriteFile(wrapper, []byte(hostsWrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	p := startProc(t, launcherEnv(), mpiexec, "-launcher", "ssh", "-launcher-exec", wrapper, "-hosts", "h1,h2", "-n", "4",
+		clydeBin, "fs", "-d", dir, "-s", "0", "-n", "1:0:0:2", "--no-history", "--json", "-")
+	if code := p.wait(t, 2*time.Minute); code != 0 {
+		t.Fatalf("exit %d: %s", code, p.stderr.String())
+	}
+	res := decodeJob(t, p.stdout.String())
+	checkJob(t, res, 4, 1024, "mpich-hydra-pmi1")
+	if strings.Join(res.Job.Hosts, ",") != "h1,h2" || len(res.Job.PerHost) != 12 {
+		t.Fatalf("hosts %v, %d per-host rows", res.Job.Hosts, len(res.Job.PerHost))
+	}
+	for _, h := range res.Job.PerHost {
+		if h.Ranks != 2 || h.Items != 2048 {
+			t.Fatalf("per-host row %+v", h)
+		}
+	}
+	emptyDir(t, dir)
 }
