@@ -281,12 +281,12 @@ func tokenFile(t *testing.T, secret string) string {
 	return p
 }
 
-// indexedJob starts ranks processes as a Kubernetes Indexed Job's pods
-// would run: JOB_COMPLETION_INDEX, --ranks and --coordinator.
-func indexedJob(t *testing.T, dir string, ranks int, port int, token string, extra ...string) []*proc {
+// indexedJob starts the first n of ranks processes as a Kubernetes Indexed
+// Job's pods would run: JOB_COMPLETION_INDEX, --ranks and --coordinator.
+func indexedJob(t *testing.T, dir string, n, ranks int, port int, token string, extra ...string) []*proc {
 	t.Helper()
 	var ps []*proc
-	for i := range ranks {
+	for i := range n {
 		args := append([]string{"fs", "-d", dir, "-s", "0", "--no-history", "--ranks", strconv.Itoa(ranks),
 			"--coordinator", "127.0.0.1:" + strconv.Itoa(port), "--token-file", token}, extra...)
 		ps = append(ps, startProc(t, launcherEnv("JOB_COMPLETION_INDEX="+strconv.Itoa(i)), clydeBin, args...))
@@ -297,14 +297,21 @@ func indexedJob(t *testing.T, dir string, ranks int, port int, token string, ext
 func TestIndexedJobByHand(t *testing.T) {
 	dir := t.TempDir()
 	token := tokenFile(t, "an indexed job's secret, from a Kubernetes Secret")
-	ps := indexedJob(t, dir, 3, freePort(t), token, "-n", "1:0:0:2", "--json", "-")
+	port := freePort(t)
+	ps := indexedJob(t, dir, 2, 3, port, token, "-n", "1:0:0:2", "--json", "-")
+	// --per-rank is not part of the benchmark: a rank may add it alone.
+	ps = append(ps, startProc(t, launcherEnv("JOB_COMPLETION_INDEX=2"), clydeBin, "fs", "-d", dir, "-s", "0", "--no-history",
+		"--ranks", "3", "--coordinator", "127.0.0.1:"+strconv.Itoa(port), "--token-file", token, "-n", "1:0:0:2", "--json", "-", "--per-rank"))
 	for i, p := range ps {
 		if code := p.wait(t, 2*time.Minute); code != 0 {
 			t.Fatalf("rank %d: exit %d: %s", i, code, p.stderr.String())
 		}
-		if i > 0 && p.stdout.Len() != 0 {
-			t.Fatalf("rank %d printed:\n%s", i, p.stdout.String())
-		}
+	}
+	if ps[1].stdout.Len() != 0 {
+		t.Fatalf("rank 1 printed:\n%s", ps[1].stdout.String())
+	}
+	if out := ps[2].stdout.String(); strings.Count(out, "\n1.98,") != 1 || !strings.Contains(out, ",1,") || strings.Contains(out, "{") {
+		t.Fatalf("rank 2 with --per-rank printed:\n%s", out)
 	}
 	checkJob(t, decodeJob(t, ps[0].stdout.String()), 3, 1024, "kubernetes-indexed-job")
 	emptyDir(t, dir)
@@ -316,7 +323,7 @@ func TestIndexedJobFaults(t *testing.T) {
 		// stop, remove their files and name the lost rank.
 		dir := t.TempDir()
 		token := tokenFile(t, "0123456789abcdef-secret")
-		ps := indexedJob(t, dir, 3, freePort(t), token, "-n", "64:0:0:4")
+		ps := indexedJob(t, dir, 3, 3, freePort(t), token, "-n", "64:0:0:4")
 		waitCreating(t, dir, 3, ps[0])
 		ranks := ranksOf(t, dir, "JOB_COMPLETION_INDEX")
 		if err := syscall.Kill(ranks[2], syscall.SIGKILL); err != nil {

@@ -7,6 +7,7 @@
 # without it or mpiexec only the coordination figures are printed.
 # Usage: BIN=bin/clyde MDTEST=/path/to/mdtest RANKS=2 FILESK=20 ROUNDS=2 BENCH_DIR=/dev/shm scripts/bench-ranks.sh
 set -euo pipefail
+cd "$(dirname "$0")/.."
 BIN=${BIN:-bin/clyde}
 RANKS=${RANKS:-2}
 FILESK=${FILESK:-20}

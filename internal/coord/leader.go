@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"sort"
 	"strings"
 	"time"
 )
@@ -310,18 +309,4 @@ func (j *Job) heartbeat(send func(message)) {
 			send(message{T: "ping"})
 		}
 	}
-}
-
-// sortedHosts is every distinct host of the job, sorted.
-func (j *Job) sortedHosts() []string {
-	seen := map[string]bool{}
-	for _, p := range j.peers {
-		seen[p.Host] = true
-	}
-	var hs []string
-	for h := range seen {
-		hs = append(hs, h)
-	}
-	sort.Strings(hs)
-	return hs
 }
