@@ -36,6 +36,7 @@ bench: build
 	@if [ -x scripts/bench-jobfile.sh ]; then scripts/bench-jobfile.sh; fi
 	BIN=$(BIN) scripts/bench-fio-examples.sh
 	scripts/bench-orion.sh
+	BIN=$(BIN) scripts/bench-ranks.sh
 
 # A short run of every fuzz target, FUZZJOBS targets at a time, each with
 # FUZZJOBS-th of the CPUs (-parallel), so CI fuzzes every target for FUZZTIME

@@ -109,6 +109,9 @@ type Options struct {
 	// Auto records how Auto chose the sizes (AutoChoice.Apply sets it);
 	// the result keeps it in its configuration.
 	Auto *result.FSAuto
+	// Phases, when set, holds every phase until the other ranks of a
+	// many-client job are ready and hears each phase's result (phases.go).
+	Phases Phases
 }
 
 // Special values of Options fields.

@@ -85,7 +85,10 @@ func Run(ctx context.Context, opts Options) (*result.FS, error) {
 		return nil, result.Usagef("-d", "%v", err)
 	}
 	defer parent.Close()
-	lock, err := runlock.Dir(parent, opts.Dir, func() []runlock.Holder { return rundir.Holders(parent) })
+	var lock *runlock.Lock
+	if opts.Phases == nil { // a job's ranks share Dir: the caller locks it
+		lock, err = runlock.Dir(parent, opts.Dir, func() []runlock.Holder { return rundir.Holders(parent) })
+	}
 	switch {
 	case errors.Is(err, result.ErrNotSupported):
 		if opts.Progress != nil {
@@ -323,6 +326,11 @@ func (r *runner) runPhase(ctx context.Context, run *result.FSRun, p phaseFuncs) 
 			})
 		}
 	}
+	if r.opts.Phases != nil {
+		if err := r.opts.Phases.Before(ctx, run.Iteration, p.test, r.doneOps); err != nil {
+			return fmt.Errorf("%s: %w", p.test.Phase(), err)
+		}
+	}
 	out, err := lanes.Run(ctx, ls, lanes.Options{Started: func() { r.prog.start(p.test, r.copies) }})
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.test.Phase(), err)
@@ -342,6 +350,11 @@ func (r *runner) runPhase(ctx context.Context, run *result.FSRun, p phaseFuncs) 
 	tr.Finish()
 	if out.Err != nil {
 		return fmt.Errorf("%s: %w", p.test.Phase(), out.Err)
+	}
+	if r.opts.Phases != nil {
+		if err := r.opts.Phases.After(ctx, run.Iteration, p.test, tr); err != nil {
+			return fmt.Errorf("%s: %w", p.test.Phase(), err)
+		}
 	}
 	if p.after != nil {
 		for _, c := range r.copies {

@@ -259,6 +259,8 @@ type FS struct {
 	MaxRSSBytes int64 `json:"max_rss_bytes,omitempty"`
 	// Room is the free space and inodes of -d before the run.
 	Room *Room `json:"room,omitempty"`
+	// Job is set for a run across many clients (result/job.go).
+	Job *FSJob `json:"job,omitempty"`
 }
 
 // Fixup restores what JSON does not carry (each test's index) after decoding.

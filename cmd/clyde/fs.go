@@ -54,7 +54,7 @@ func fsCommand() *cli.Command {
 			&cli.BoolFlag{Name: "force", Usage: "with --cleanup: also remove what runs on other hosts left (a shared filesystem)"},
 			&cli.StringFlag{Name: "p", Hidden: true},
 			&cli.StringFlag{Name: "y", Hidden: true},
-		}, keepFlags()...),
+		}, append(jobFlags(), keepFlags()...)...),
 		Action: noArgs(fsAction),
 	}
 }
@@ -240,8 +240,24 @@ func fsAction(c *cli.Context) error {
 	if err := switchUser(c.String("user"), c.String("group")); err != nil {
 		return err
 	}
+	// Many clients: every rank says hello with its options before any
+	// file is made; ranks other than 0 keep no history and write no files.
+	rj, err := startRanks(c, o)
+	if err != nil {
+		return err
+	}
+	if rj != nil {
+		o.Phases = rj
+		if rj.info.Rank != 0 {
+			return rankAction(c, rj, o)
+		}
+	}
 	kp, err := beginKeep(c)
 	if err != nil {
+		if rj != nil {
+			rj.job.Abort(err)
+			rj.release()
+		}
 		return err
 	}
 	defer kp.release()
@@ -263,7 +279,14 @@ func fsAction(c *cli.Context) error {
 			fmt.Fprintln(stderr, "clyde: "+choice.Summary(o))
 		}
 	}
-	res, runErr := fsbench.Run(c.Context, o)
+	ctx := c.Context
+	if rj != nil {
+		ctx = rj.ctx
+	}
+	res, runErr := fsbench.Run(ctx, o)
+	if rj != nil {
+		runErr = rj.finish(c.Context, res, runErr)
+	}
 	if res == nil {
 		return runErr
 	}

@@ -1,0 +1,460 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/clydebench/clyde/fsbench"
+	"github.com/clydebench/clyde/internal/buildinfo"
+	"github.com/clydebench/clyde/internal/coord"
+	"github.com/clydebench/clyde/internal/fsreport"
+	"github.com/clydebench/clyde/internal/latency"
+	"github.com/clydebench/clyde/internal/launch"
+	"github.com/clydebench/clyde/internal/osio"
+	"github.com/clydebench/clyde/internal/rundir"
+	"github.com/clydebench/clyde/internal/runlock"
+	"github.com/clydebench/clyde/internal/sysinfo"
+	"github.com/clydebench/clyde/result"
+)
+
+// jobFlags are the many-client flags of clyde fs.
+func jobFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: "ranks", Usage: "the job's number of ranks where the launcher does not say (a Kubernetes Indexed Job: its completions); checked against the launcher's where it does"},
+		&cli.StringFlag{Name: "coordinator", Usage: "rank 0's `HOST:PORT` (Open MPI, an Indexed Job: JOB-0.SERVICE:PORT, plain srun: default the step's first node, port 7787); under mpiexec or srun --mpi=pmi2 rank 0 publishes it itself"},
+		&cli.StringFlag{Name: "token-file", Usage: "`FILE` holding the job's secret, the same on every rank (a Kubernetes Secret); under PMI rank 0 makes one and shares it"},
+		&cli.BoolFlag{Name: "per-rank", Usage: "many ranks: every rank also prints its own tables and CSV (rank 0 prints the job's)"},
+		&cli.DurationFlag{Name: "rank-timeout", Value: coord.DefaultHelloTimeout, Usage: "many ranks: how long rank 0 waits for every rank to connect"},
+	}
+}
+
+// pmiKey is where rank 0 publishes its token and addresses in the PMI KVS.
+const pmiKey = "clyde-coordinator"
+
+// maxTokenFile bounds --token-file.
+const maxTokenFile = 4096
+
+// rankJob is this process's part in a many-client clyde fs: it holds each
+// phase until every rank is ready (fsbench.Phases) and, on rank 0, keeps
+// every rank's result of every phase.
+type rankJob struct {
+	info *launch.Info
+	job  *coord.Job
+	ctx  context.Context
+	// finished is this rank's final operation count of the current
+	// phase once it ended here, -1 before: the count rank 0 asks for
+	// when the first rank is done.
+	finished atomic.Int64
+	lock     *runlock.Lock
+	parent   *osio.Dir
+
+	mu     sync.Mutex
+	phases []gathered // rank 0
+}
+
+type gathered struct {
+	iteration int
+	test      result.FSTest
+	ranks     []result.FSTestResult
+	first     int
+	atFirst   []int64
+}
+
+// startRanks joins the job the launcher started, or returns nil for a
+// single process. Nothing is written before every rank said hello with the
+// same options.
+func startRanks(c *cli.Context, o fsbench.Options) (*rankJob, error) {
+	info, err := launch.Detect(os.Getenv, launch.Flags{Ranks: c.Int("ranks"), Coordinator: c.String("coordinator")}, sysinfo.Hostname(), launch.OpenFD)
+	if err != nil {
+		return nil, err
+	}
+	if info.Size == 1 {
+		return nil, info.Close()
+	}
+	rj, err := joinRanks(c, o, info)
+	if err != nil {
+		_ = info.Close()
+		return nil, err
+	}
+	return rj, nil
+}
+
+func joinRanks(c *cli.Context, o fsbench.Options, info *launch.Info) (*rankJob, error) {
+	if c.IsSet("auto") {
+		return nil, result.Usagef("--auto", "picks sizes from one machine's speed; with %d ranks give -s and -n", info.Size)
+	}
+	token, err := jobToken(c, info)
+	if err != nil {
+		return nil, err
+	}
+	cfg := coord.Config{Rank: info.Rank, Size: info.Size, Host: info.Host, Version: buildinfo.Version(),
+		OptionsHash: optionsHash(o), HelloTimeout: c.Duration("rank-timeout")}
+	rj := &rankJob{info: info}
+	rj.finished.Store(-1)
+	if info.Rank == 0 {
+		ln, err := net.Listen("tcp", ":"+strconv.Itoa(info.ListenPort()))
+		if err != nil {
+			return nil, fmt.Errorf("rank 0: listen for the other ranks: %w", err)
+		}
+		if info.KVS != nil {
+			token = coord.NewToken()
+			value := token + "," + strings.Join(listenAddrs(ln), ",")
+			if err := info.KVS.Put(pmiKey, value); err != nil {
+				ln.Close()
+				return nil, fmt.Errorf("rank 0: publish the coordinator: %w", err)
+			}
+			if err := info.KVS.Fence(); err != nil {
+				ln.Close()
+				return nil, fmt.Errorf("rank 0: PMI fence: %w", err)
+			}
+		}
+		cfg.Token = []byte(token)
+		job, err := coord.Lead(c.Context, ln, cfg)
+		if err != nil {
+			return nil, err
+		}
+		rj.job = job
+	} else {
+		addrs := []string{info.Coordinator}
+		if info.KVS != nil {
+			if err := info.KVS.Fence(); err != nil {
+				return nil, fmt.Errorf("rank %d: PMI fence: %w", info.Rank, err)
+			}
+			v, err := info.KVS.Get(pmiKey)
+			if err != nil {
+				return nil, fmt.Errorf("rank %d: rank 0's address: %w", info.Rank, err)
+			}
+			parts := strings.Split(v, ",")
+			token, addrs = parts[0], parts[1:]
+		}
+		cfg.Token = []byte(token)
+		job, err := coord.Join(c.Context, addrs, cfg)
+		if err != nil {
+			return nil, err
+		}
+		rj.job = job
+	}
+	rj.ctx = rj.job.Context()
+	// PMI's work is done: finalize now, so that the launcher sees a rank
+	// that dies later as a process that exited, not a broken PMI client
+	// (Hydra then kills every rank at once, before they can clean up).
+	if err := info.Close(); err != nil {
+		rj.job.Abort(err)
+		return nil, fmt.Errorf("rank %d: PMI finalize: %w", info.Rank, err)
+	}
+	if info.Rank == 0 {
+		// One job at a time on -d, and no plain run beside it: rank 0
+		// holds the run lock the ranks' fsbench.Run leave to it.
+		if err := rj.lockDir(o.Dir); err != nil {
+			rj.job.Abort(err)
+			return nil, err
+		}
+	}
+	return rj, nil
+}
+
+func (rj *rankJob) lockDir(dir string) error {
+	parent, err := osio.OpenDir(dir)
+	if err != nil {
+		return result.Usagef("-d", "%v", err)
+	}
+	lock, err := runlock.Dir(parent, dir, func() []runlock.Holder { return rundir.Holders(parent) })
+	if err != nil && !errors.Is(err, result.ErrNotSupported) {
+		parent.Close()
+		return err
+	}
+	rj.parent, rj.lock = &parent, lock
+	return nil
+}
+
+// jobToken is --token-file's secret; under PMI rank 0 makes one instead.
+func jobToken(c *cli.Context, info *launch.Info) (string, error) {
+	path := c.String("token-file")
+	if path == "" {
+		if info.KVS != nil {
+			return "", nil
+		}
+		return "", result.Usagef("--token-file", "rank %d of %d under %s: give --token-file FILE, the same secret on every rank (a Kubernetes Secret mounted as a file); without PMI the ranks cannot share one", info.Rank, info.Size, info.Launcher)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", result.Usagef("--token-file", "%v", err)
+	}
+	if !st.Mode().IsRegular() || st.Size() > maxTokenFile {
+		return "", result.Usagef("--token-file", "%s is not a regular file of at most %d bytes", path, maxTokenFile)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", result.Usagef("--token-file", "%v", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
+	if err != nil {
+		return "", result.Usagef("--token-file", "read %s: %v", path, err)
+	}
+	tok := strings.TrimSpace(string(b))
+	if len(tok) < 16 || len(b) > maxTokenFile {
+		return "", result.Usagef("--token-file", "%s holds %d characters; want a secret of 16 or more, such as `head -c 32 /dev/urandom | base64`", path, len(tok))
+	}
+	return tok, nil
+}
+
+// listenAddrs are the addresses other ranks may reach ln on: this host's
+// unicast IPs, loopback last.
+func listenAddrs(ln net.Listener) []string {
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	var out []string
+	if ifs, err := net.InterfaceAddrs(); err == nil {
+		for _, a := range ifs {
+			ipn, ok := a.(*net.IPNet)
+			if ok && ipn.IP.IsGlobalUnicast() {
+				out = append(out, net.JoinHostPort(ipn.IP.String(), port))
+			}
+		}
+	}
+	return append(out, net.JoinHostPort("127.0.0.1", port))
+}
+
+// optionsHash names the benchmark every rank must run the same: the
+// resolved options without what may differ from host to host (the mount
+// path, the machine name, RAM, a seed nobody chose).
+func optionsHash(o fsbench.Options) string {
+	o.Dir, o.MachineName, o.RAMMiB, o.Progress, o.Live, o.CommandLine, o.Phases, o.Auto = "", "", 0, nil, false, nil, nil, nil
+	if !o.SeedSet {
+		o.Seed = 0
+	}
+	b, _ := json.Marshal(o)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+func phaseName(iteration int, test result.FSTest) string {
+	return strconv.Itoa(iteration) + "/" + test.Name()
+}
+
+// Before is the common start of a phase.
+func (rj *rankJob) Before(ctx context.Context, iteration int, test result.FSTest, done func() int64) error {
+	rj.finished.Store(-1)
+	return rj.job.Begin(ctx, phaseName(iteration, test), func() int64 {
+		if n := rj.finished.Load(); n >= 0 {
+			return n
+		}
+		return done()
+	})
+}
+
+// After sends this rank's result to rank 0 and waits for every rank.
+func (rj *rankJob) After(ctx context.Context, iteration int, test result.FSTest, tr *result.FSTestResult) error {
+	rj.finished.Store(tr.Ops)
+	out, err := rj.job.End(ctx, phaseName(iteration, test), tr)
+	if err != nil || out == nil {
+		return err
+	}
+	g := gathered{iteration: iteration, test: test, first: out.First, atFirst: out.AtFirst}
+	for r, raw := range out.Data {
+		var t result.FSTestResult
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return fmt.Errorf("rank %d's result: %w", r, err)
+		}
+		t.Test = test
+		g.ranks = append(g.ranks, t)
+	}
+	rj.mu.Lock()
+	rj.phases = append(rj.phases, g)
+	rj.mu.Unlock()
+	return nil
+}
+
+// finish ends this rank's part: a failed or interrupted rank tells the
+// others; a rank stopped by another's failure says which. On rank 0 a
+// finished job's result becomes the job's: every rank merged.
+func (rj *rankJob) finish(ctx context.Context, res *result.FS, runErr error) error {
+	defer rj.release()
+	if runErr != nil {
+		var ae *coord.AbortError
+		if abort := rj.job.Err(); errors.As(abort, &ae) && ae.Rank != rj.info.Rank {
+			runErr = fmt.Errorf("job aborted: %w", ae)
+		} else {
+			rj.job.Abort(runErr)
+		}
+		return runErr
+	}
+	if err := rj.job.Close(ctx); err != nil {
+		return fmt.Errorf("job aborted: %w", err)
+	}
+	if rj.info.Rank == 0 && res != nil {
+		return rj.merge(res)
+	}
+	return nil
+}
+
+func (rj *rankJob) release() {
+	if rj.lock != nil {
+		_ = rj.lock.Release()
+	}
+	if rj.parent != nil {
+		_ = rj.parent.Close()
+	}
+	_ = rj.info.Close()
+}
+
+// merge turns rank 0's own result into the job's: each test summed over the
+// ranks with the slowest rank's time, histograms merged, and the job's
+// per-phase, per-rank and per-host rows.
+func (rj *rankJob) merge(res *result.FS) error {
+	peers := rj.job.Peers()
+	job := &result.FSJob{Launcher: rj.info.Launcher, Ranks: rj.info.Size, CopiesPerRank: res.Config.Concurrency}
+	hostSet := map[string]bool{}
+	for _, p := range peers {
+		hostSet[p.Host] = true
+	}
+	for h := range hostSet {
+		job.Hosts = append(job.Hosts, h)
+	}
+	sort.Strings(job.Hosts)
+	res.Config.Concurrency *= rj.info.Size
+	for _, g := range rj.phases {
+		run := findRun(res, g.iteration)
+		if run == nil {
+			continue
+		}
+		merged, err := mergeTest(g)
+		if err != nil {
+			return err
+		}
+		merged.Flush, merged.Cache, merged.Notes = run.Tests[g.test].Flush, run.Tests[g.test].Cache, run.Tests[g.test].Notes
+		run.Tests[g.test] = merged
+		job.Phases = append(job.Phases, jobPhase(g, merged))
+		job.PerRank = append(job.PerRank, rankRows(g, peers, merged.ElapsedNs)...)
+		job.PerHost = append(job.PerHost, hostRows(g, peers, job.Hosts)...)
+	}
+	res.Job = job
+	return nil
+}
+
+func findRun(res *result.FS, iteration int) *result.FSRun {
+	for i := range res.Runs {
+		if res.Runs[i].Iteration == iteration {
+			return &res.Runs[i]
+		}
+	}
+	return nil
+}
+
+func mergeTest(g gathered) (result.FSTestResult, error) {
+	m := result.FSTestResult{Test: g.test, Ran: true, CPUKnown: true, Direct: g.ranks[0].Direct}
+	lat := latency.New()
+	for r, t := range g.ranks {
+		m.Ops += t.Ops
+		m.Bytes += t.Bytes
+		m.ElapsedNs = max(m.ElapsedNs, t.ElapsedNs)
+		m.CPUUserNs += t.CPUUserNs
+		m.CPUSysNs += t.CPUSysNs
+		m.CPUKnown = m.CPUKnown && t.CPUKnown
+		m.Ran = m.Ran && t.Ran
+		rec, err := latency.FromSummary(t.Latency)
+		if err != nil {
+			return m, fmt.Errorf("rank %d's %s latency: %w", r, g.test.Name(), err)
+		}
+		lat.Merge(rec)
+	}
+	m.Latency = lat.Summary()
+	m.Finish()
+	return m, nil
+}
+
+// rate is items (or KiB for the data tests) per second, as the test's
+// result counts it.
+func rate(test result.FSTest, ops, bytes, ns int64) (float64, string) {
+	t := result.FSTestResult{Test: test, Ran: true, Ops: ops, Bytes: bytes, ElapsedNs: ns}
+	t.Finish()
+	return t.RatePerSec, t.RateUnit
+}
+
+func jobPhase(g gathered, merged result.FSTestResult) result.JobPhase {
+	p := result.JobPhase{Iteration: g.iteration, Test: g.test.Name(), Items: merged.Ops, Bytes: merged.Bytes,
+		RateUnit: merged.RateUnit, LastDoneNs: merged.ElapsedNs, LastDoneRate: merged.RatePerSec, FirstRank: g.first}
+	p.FirstDoneNs = g.ranks[0].ElapsedNs
+	for r, t := range g.ranks {
+		if t.ElapsedNs < p.FirstDoneNs {
+			p.FirstDoneNs, p.FirstRank = t.ElapsedNs, r
+		}
+	}
+	var bytesAtFirst int64
+	for r, t := range g.ranks {
+		n := t.Ops
+		if r < len(g.atFirst) && t.ElapsedNs > p.FirstDoneNs {
+			n = min(g.atFirst[r], t.Ops)
+		}
+		p.FirstDoneItems += n
+		if t.Ops > 0 {
+			bytesAtFirst += t.Bytes * n / t.Ops
+		}
+	}
+	p.FirstDoneRate, _ = rate(g.test, p.FirstDoneItems, bytesAtFirst, p.FirstDoneNs)
+	return p
+}
+
+func rankRows(g gathered, peers []coord.Peer, lastNs int64) []result.JobRankRow {
+	var rows []result.JobRankRow
+	first := g.ranks[0].ElapsedNs
+	for _, t := range g.ranks {
+		first = min(first, t.ElapsedNs)
+	}
+	for r, t := range g.ranks {
+		row := result.JobRankRow{Iteration: g.iteration, Test: g.test.Name(), Rank: r, Items: t.Ops, Bytes: t.Bytes,
+			ElapsedNs: t.ElapsedNs, FirstDone: t.ElapsedNs == first, LastDone: t.ElapsedNs == lastNs}
+		if r < len(peers) {
+			row.Host, row.PID = peers[r].Host, peers[r].PID
+		}
+		row.RatePerSec, _ = rate(g.test, t.Ops, t.Bytes, t.ElapsedNs)
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func hostRows(g gathered, peers []coord.Peer, hosts []string) []result.JobHostRow {
+	var rows []result.JobHostRow
+	for _, h := range hosts {
+		row := result.JobHostRow{Iteration: g.iteration, Test: g.test.Name(), Host: h}
+		for r, t := range g.ranks {
+			if r < len(peers) && peers[r].Host == h {
+				row.Ranks++
+				row.Items += t.Ops
+				row.Bytes += t.Bytes
+				row.ElapsedNs = max(row.ElapsedNs, t.ElapsedNs)
+			}
+		}
+		row.RatePerSec, _ = rate(g.test, row.Items, row.Bytes, row.ElapsedNs)
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// rankAction is a rank other than 0: it runs its part and prints nothing
+// (its tables with --per-rank); rank 0 reports the job.
+func rankAction(c *cli.Context, rj *rankJob, o fsbench.Options) error {
+	o.Progress, o.Live = nil, false
+	res, runErr := fsbench.Run(rj.ctx, o)
+	runErr = rj.finish(c.Context, res, runErr)
+	if res != nil && c.Bool("per-rank") && !c.Bool("silent") {
+		if err := fsreport.Write(c.App.Writer, c.App.Writer, res, fsreport.Options{CSVOnly: c.IsSet("iterations"), Percentiles: c.Bool("percentiles")}); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
+	return runErr
+}

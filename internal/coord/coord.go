@@ -1,0 +1,461 @@
+// Package coord runs one many-client job over TCP: rank 0 listens, every
+// other rank connects with the job token, and barriers, per-phase results
+// and aborts go over those connections as JSON lines. A rank that dies,
+// stops answering or disconnects ends the job on every rank with an
+// *AbortError naming it. There is no daemon: the launcher (internal/launch)
+// starts the processes and rank 0 is one of them.
+package coord
+
+import (
+	"bufio"
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Defaults for Config's timeouts.
+const (
+	DefaultHelloTimeout = 2 * time.Minute
+	DefaultLostAfter    = 15 * time.Second
+	// handshakeTimeout bounds one connection's hello, so a stranger that
+	// connects and says nothing holds nothing.
+	handshakeTimeout = 10 * time.Second
+	// MaxMessage bounds one JSON line: a phase result with its latency
+	// histogram is far below it.
+	MaxMessage = 16 << 20
+	maxHello   = 64 << 10
+)
+
+// Config is one rank's view of the job.
+type Config struct {
+	Rank, Size int
+	Host       string
+	PID        int
+	Version    string
+	// OptionsHash is a hash of the resolved options: every rank must run
+	// the same benchmark, so a rank with another is refused at hello.
+	OptionsHash string
+	// Token is the job's secret; a connection that cannot prove it knows
+	// it is refused.
+	Token []byte
+	// HelloTimeout is how long rank 0 waits for every rank, and how long a
+	// rank keeps dialing rank 0.
+	HelloTimeout time.Duration
+	// LostAfter is how long a peer may be silent (heartbeats stop) before
+	// it is taken as lost.
+	LostAfter time.Duration
+}
+
+func (c *Config) fill() {
+	if c.HelloTimeout <= 0 {
+		c.HelloTimeout = DefaultHelloTimeout
+	}
+	if c.LostAfter <= 0 {
+		c.LostAfter = DefaultLostAfter
+	}
+}
+
+// NewToken is a fresh random job token, hex so it fits any PMI value.
+func NewToken() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Peer is one rank as its hello described it.
+type Peer struct {
+	Rank int    `json:"rank"`
+	Host string `json:"host"`
+	PID  int    `json:"pid"`
+}
+
+// AbortError ends a job: which rank ended it, on which host, and why.
+type AbortError struct {
+	Rank        int    `json:"rank"`
+	Host        string `json:"host"`
+	Reason      string `json:"reason"`
+	Interrupted bool   `json:"interrupted,omitempty"`
+}
+
+func (e *AbortError) Error() string {
+	return fmt.Sprintf("rank %d (%s) %s", e.Rank, e.Host, e.Reason)
+}
+
+// Unwrap makes an interrupted job a cancellation (exit 130 on every rank).
+func (e *AbortError) Unwrap() error {
+	if e.Interrupted {
+		return context.Canceled
+	}
+	return nil
+}
+
+// RefusedError is rank 0 turning this rank away at hello.
+type RefusedError struct{ Reason string }
+
+func (e *RefusedError) Error() string { return "refused by rank 0: " + e.Reason }
+
+// message is every line on the wire; T says which fields matter.
+type message struct {
+	T     string          `json:"t"`
+	Nonce string          `json:"nonce,omitempty"`
+	Hello *hello          `json:"hello,omitempty"`
+	Name  string          `json:"name,omitempty"`
+	Data  json.RawMessage `json:"data,omitempty"`
+	Count int64           `json:"count,omitempty"`
+	Abort *AbortError     `json:"abort,omitempty"`
+	Peers []Peer          `json:"peers,omitempty"`
+	Text  string          `json:"text,omitempty"`
+}
+
+type hello struct {
+	Peer
+	Size        int    `json:"size"`
+	Version     string `json:"version"`
+	OptionsHash string `json:"options_hash"`
+	MAC         string `json:"mac"`
+}
+
+func mac(token []byte, nonce string, rank int) string {
+	m := hmac.New(sha256.New, token)
+	m.Write([]byte(nonce + "/" + strconv.Itoa(rank)))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// wire is one connection: JSON lines out under a lock, bounded lines in.
+type wire struct {
+	conn net.Conn
+	r    *bufio.Reader
+	mu   sync.Mutex
+}
+
+func newWire(c net.Conn) *wire { return &wire{conn: c, r: bufio.NewReaderSize(c, 64<<10)} }
+
+func (w *wire) send(m message, timeout time.Duration) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_ = w.conn.SetWriteDeadline(time.Now().Add(timeout))
+	_, err = w.conn.Write(b)
+	return err
+}
+
+func (w *wire) recv(timeout time.Duration, limit int) (message, error) {
+	_ = w.conn.SetReadDeadline(time.Now().Add(timeout))
+	var line []byte
+	for {
+		chunk, err := w.r.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > limit {
+			return message{}, fmt.Errorf("message longer than %d bytes", limit)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			return message{}, err
+		}
+		break
+	}
+	var m message
+	if err := json.Unmarshal(line, &m); err != nil {
+		return message{}, fmt.Errorf("not a clyde message: %w", err)
+	}
+	return m, nil
+}
+
+// describe turns a read error into the few words an abort line needs.
+func describe(err error, silent time.Duration) string {
+	var ne net.Error
+	switch {
+	case errors.As(err, &ne) && ne.Timeout():
+		return fmt.Sprintf("lost: silent for %s (hung or unreachable)", silent)
+	case errors.Is(err, net.ErrClosed):
+		return "lost: connection closed"
+	}
+	return "lost: connection closed (" + err.Error() + ")"
+}
+
+// exchange is one collective step: every rank arrives with data; when all
+// have, every rank goes on. Rank 0 keeps what they brought.
+type exchange struct {
+	arrived []bool
+	n       int
+	data    []json.RawMessage
+	done    chan struct{}
+	// counted is for phase ends: each rank's counter when the first
+	// rank finished.
+	counting bool
+	counts   []int64
+	ncounts  int
+	first    int
+}
+
+func newExchange(size int) *exchange {
+	return &exchange{arrived: make([]bool, size), data: make([]json.RawMessage, size), done: make(chan struct{}), first: -1}
+}
+
+func (x *exchange) complete() bool {
+	return x.n == len(x.arrived) && (!x.counting || x.ncounts == len(x.arrived))
+}
+
+// Job is this process's membership in the job.
+type Job struct {
+	cfg    Config
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	peers  []Peer
+
+	mu       sync.Mutex
+	xs       map[string]*exchange // rank 0: every exchange; others: those waited on
+	counters map[string]func() int64
+	closing  bool
+
+	// rank 0
+	ln    net.Listener
+	conns []*wire // by rank; nil for rank 0
+	// pending are connections still in their hello.
+	pending map[net.Conn]bool
+	byes    []bool
+	byeCh   chan struct{}
+	// other ranks
+	up *wire
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+// Context is cancelled, with the *AbortError as its cause, when the job
+// ends abnormally.
+func (j *Job) Context() context.Context { return j.ctx }
+
+// Err is the job's abort, nil while it runs.
+func (j *Job) Err() error {
+	if j.ctx.Err() == nil {
+		return nil
+	}
+	return context.Cause(j.ctx)
+}
+
+// Peers lists every rank (rank 0 knows them all; the others learn them at
+// the start).
+func (j *Job) Peers() []Peer { return j.peers }
+
+// Rank and Size are this rank's place.
+func (j *Job) Rank() int { return j.cfg.Rank }
+func (j *Job) Size() int { return j.cfg.Size }
+
+func (j *Job) heartbeatEvery() time.Duration { return max(j.cfg.LostAfter/5, 10*time.Millisecond) }
+
+// fail ends the job once, telling the others.
+func (j *Job) fail(ae *AbortError) {
+	j.mu.Lock()
+	if j.ctx.Err() != nil || j.closing {
+		j.mu.Unlock()
+		return
+	}
+	j.cancel(ae)
+	j.mu.Unlock()
+	msg := message{T: "abort", Abort: ae}
+	if j.cfg.Rank == 0 {
+		j.mu.Lock()
+		conns := append([]*wire(nil), j.conns...)
+		j.mu.Unlock()
+		for _, w := range conns {
+			if w != nil {
+				_ = w.send(msg, time.Second)
+			}
+		}
+		j.closeConns()
+		return
+	}
+	if j.up != nil {
+		_ = j.up.send(msg, time.Second)
+		_ = j.up.conn.Close()
+	}
+}
+
+// Abort ends the job because this rank failed (or was interrupted: err is
+// a context cancellation); every other rank's Context is cancelled.
+func (j *Job) Abort(err error) {
+	ae := &AbortError{Rank: j.cfg.Rank, Host: j.cfg.Host, Reason: "failed: " + err.Error()}
+	if errors.Is(err, context.Canceled) {
+		ae.Reason, ae.Interrupted = "interrupted", true
+	}
+	var prior *AbortError
+	if errors.As(err, &prior) {
+		ae = prior
+	}
+	j.fail(ae)
+}
+
+func (j *Job) closeConns() {
+	if j.ln != nil {
+		_ = j.ln.Close()
+	}
+	j.mu.Lock()
+	conns := append([]*wire(nil), j.conns...)
+	for c := range j.pending {
+		_ = c.Close()
+	}
+	j.mu.Unlock()
+	for _, w := range conns {
+		if w != nil {
+			_ = w.conn.Close()
+		}
+	}
+}
+
+// arrive enters this rank into exchange name and waits until every rank has.
+func (j *Job) arrive(ctx context.Context, name string, data any, counting bool) (*exchange, error) {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return nil, err
+	}
+	var x *exchange
+	if j.cfg.Rank == 0 {
+		x = j.leaderArrive(0, name, raw, counting)
+	} else {
+		j.mu.Lock()
+		x = j.xs[name]
+		if x == nil {
+			x = newExchange(j.cfg.Size)
+			j.xs[name] = x
+		}
+		j.mu.Unlock()
+		// A failed send is rank 0 gone or going: readLeader finds out
+		// which (an abort it sent first, or the closed connection).
+		_ = j.up.send(message{T: "arrive", Name: name, Data: raw, Count: boolCount(counting)}, j.cfg.LostAfter)
+	}
+	select {
+	case <-x.done:
+		return x, nil
+	case <-j.ctx.Done():
+		return nil, context.Cause(j.ctx)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func boolCount(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (j *Job) peerHost(rank int) string {
+	if rank < len(j.peers) && j.peers[rank].Host != "" {
+		return j.peers[rank].Host
+	}
+	return "?"
+}
+
+// Barrier returns when every rank has reached the barrier of that name.
+func (j *Job) Barrier(ctx context.Context, name string) error {
+	_, err := j.arrive(ctx, "b:"+name, nil, false)
+	return err
+}
+
+// Gather brings each rank's data to rank 0, which gets them by rank; the
+// others get nil. It is a barrier too.
+func (j *Job) Gather(ctx context.Context, name string, data any) ([]json.RawMessage, error) {
+	x, err := j.arrive(ctx, "g:"+name, data, false)
+	if err != nil || j.cfg.Rank != 0 {
+		return nil, err
+	}
+	return x.data, nil
+}
+
+// Begin registers the phase's operation counter (read from other goroutines
+// when the first rank finishes) and waits for every rank: the common start.
+func (j *Job) Begin(ctx context.Context, phase string, counter func() int64) error {
+	j.mu.Lock()
+	j.counters[phase] = counter
+	j.mu.Unlock()
+	_, err := j.arrive(ctx, "begin:"+phase, nil, false)
+	return err
+}
+
+// Outcome is a phase's end as rank 0 sees it.
+type Outcome struct {
+	// Data is each rank's result, by rank.
+	Data []json.RawMessage
+	// First is the rank that finished first; AtFirst is every rank's
+	// operation count at that moment (elbencho's "first done").
+	First   int
+	AtFirst []int64
+}
+
+// End reports this rank's result for the phase and waits for every rank
+// (mdtest's closing barrier). Rank 0 gets the Outcome; the others nil.
+func (j *Job) End(ctx context.Context, phase string, data any) (*Outcome, error) {
+	x, err := j.arrive(ctx, "end:"+phase, data, true)
+	if err != nil || j.cfg.Rank != 0 {
+		return nil, err
+	}
+	return &Outcome{Data: x.data, First: x.first, AtFirst: x.counts}, nil
+}
+
+func (j *Job) counter(phase string) int64 {
+	j.mu.Lock()
+	f := j.counters[phase]
+	j.mu.Unlock()
+	if f == nil {
+		return 0
+	}
+	return f()
+}
+
+// Close ends a job that went well: a last barrier, then each rank says
+// goodbye so that rank 0 can tell a finished rank from a lost one.
+func (j *Job) Close(ctx context.Context) error {
+	if err := j.Barrier(ctx, "close"); err != nil {
+		j.shutdown()
+		return err
+	}
+	j.mu.Lock()
+	j.closing = true
+	j.mu.Unlock()
+	if j.cfg.Rank == 0 {
+		select {
+		case <-j.byeCh:
+		case <-time.After(j.cfg.LostAfter):
+		}
+	} else {
+		_ = j.up.send(message{T: "bye"}, j.cfg.LostAfter)
+	}
+	j.shutdown()
+	return nil
+}
+
+// shutdown stops the heartbeats and readers.
+func (j *Job) shutdown() {
+	j.mu.Lock()
+	select {
+	case <-j.stop:
+	default:
+		close(j.stop)
+	}
+	j.closing = true
+	j.mu.Unlock()
+	if j.cfg.Rank == 0 {
+		j.closeConns()
+	} else if j.up != nil {
+		_ = j.up.conn.Close()
+	}
+	j.wg.Wait()
+	j.cancel(context.Canceled)
+}

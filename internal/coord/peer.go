@@ -1,0 +1,155 @@
+package coord
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+)
+
+// Join is every rank but 0: it dials rank 0 at one of addrs (tried in
+// order, again and again until HelloTimeout, since rank 0 may start later),
+// proves it holds the token, and returns once every rank is in.
+func Join(ctx context.Context, addrs []string, cfg Config) (*Job, error) {
+	j := newJob(ctx, cfg)
+	deadline := time.Now().Add(j.cfg.HelloTimeout)
+	var lastErr error
+	for attempt := 0; ; attempt++ {
+		for _, a := range addrs {
+			w, err := j.dial(ctx, a)
+			if err == nil {
+				j.up = w
+				break
+			}
+			var refused *RefusedError
+			if errors.As(err, &refused) {
+				j.cancel(err)
+				return nil, err
+			}
+			lastErr = err
+		}
+		if j.up != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			j.cancel(lastErr)
+			return nil, fmt.Errorf("rank %d: cannot reach rank 0 at %v within %s: %w", j.cfg.Rank, addrs, j.cfg.HelloTimeout, lastErr)
+		}
+		select {
+		case <-ctx.Done():
+			j.cancel(ctx.Err())
+			return nil, ctx.Err()
+		case <-time.After(min(time.Duration(attempt+1)*50*time.Millisecond, time.Second)):
+		}
+	}
+	// Heartbeats from now on: rank 0 may wait long for the other ranks.
+	j.wg.Add(1)
+	go func() {
+		defer j.wg.Done()
+		j.heartbeat(func(m message) { _ = j.up.send(m, j.cfg.LostAfter) })
+	}()
+	// Wait for the start: every rank is in.
+	for {
+		m, err := j.up.recv(j.cfg.HelloTimeout+j.cfg.LostAfter, MaxMessage)
+		if err != nil {
+			ae := &AbortError{Rank: 0, Host: "?", Reason: describe(err, j.cfg.HelloTimeout)}
+			j.cancel(ae)
+			j.shutdown()
+			return nil, ae
+		}
+		switch m.T {
+		case "start":
+			if len(m.Peers) != j.cfg.Size {
+				err := fmt.Errorf("rank 0 listed %d ranks, want %d", len(m.Peers), j.cfg.Size)
+				j.cancel(err)
+				j.shutdown()
+				return nil, err
+			}
+			j.peers = m.Peers
+			j.wg.Add(1)
+			go func() { defer j.wg.Done(); j.readLeader() }()
+			return j, nil
+		case "abort":
+			if m.Abort == nil {
+				m.Abort = &AbortError{Rank: 0, Reason: "aborted"}
+			}
+			j.cancel(m.Abort)
+			j.shutdown()
+			return nil, m.Abort
+		}
+	}
+}
+
+// dial makes one connection and hello; a refusal is final.
+func (j *Job) dial(ctx context.Context, addr string) (*wire, error) {
+	d := net.Dialer{Timeout: 2 * time.Second}
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	w := newWire(c)
+	m, err := w.recv(handshakeTimeout, maxHello)
+	if err != nil || m.T != "challenge" {
+		c.Close()
+		return nil, fmt.Errorf("%s is not a clyde rank 0 (no challenge): %v", addr, err)
+	}
+	h := &hello{Peer: Peer{Rank: j.cfg.Rank, Host: j.cfg.Host, PID: j.cfg.PID}, Size: j.cfg.Size,
+		Version: j.cfg.Version, OptionsHash: j.cfg.OptionsHash, MAC: mac(j.cfg.Token, m.Nonce, j.cfg.Rank)}
+	if err := w.send(message{T: "hello", Hello: h}, handshakeTimeout); err != nil {
+		c.Close()
+		return nil, err
+	}
+	m, err = w.recv(handshakeTimeout, maxHello)
+	switch {
+	case err != nil:
+		c.Close()
+		return nil, fmt.Errorf("hello to %s: %w", addr, err)
+	case m.T == "refuse":
+		c.Close()
+		return nil, &RefusedError{Reason: m.Text}
+	case m.T != "welcome":
+		c.Close()
+		return nil, fmt.Errorf("hello to %s: got %q", addr, m.T)
+	}
+	return w, nil
+}
+
+// readLeader handles what rank 0 sends until the job ends.
+func (j *Job) readLeader() {
+	for {
+		m, err := j.up.recv(j.cfg.LostAfter, MaxMessage)
+		if err != nil {
+			j.fail(&AbortError{Rank: 0, Host: j.peerHost(0), Reason: describe(err, j.cfg.LostAfter)})
+			return
+		}
+		switch m.T {
+		case "go":
+			j.mu.Lock()
+			x := j.xs[m.Name]
+			if x == nil {
+				x = newExchange(j.cfg.Size)
+				j.xs[m.Name] = x
+			}
+			select {
+			case <-x.done:
+			default:
+				close(x.done)
+			}
+			j.mu.Unlock()
+		case "count":
+			n := j.counter(m.Name)
+			_ = j.up.send(message{T: "counted", Name: m.Name, Count: n}, j.cfg.LostAfter)
+		case "abort":
+			if m.Abort != nil {
+				j.mu.Lock()
+				if j.ctx.Err() == nil {
+					j.cancel(m.Abort)
+				}
+				j.mu.Unlock()
+				_ = j.up.conn.Close()
+			}
+			return
+		}
+	}
+}
