@@ -29,7 +29,7 @@ func leftover(t *testing.T, dir, name string, edit func(m *marker)) string {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	f, err := d.Open(osio.Name(name), osio.ReadWrite|osio.Create, 0o644)
+	f, err := d.Open(osio.Name(name), osio.ReadWrite|osio.Create, 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}
