@@ -94,7 +94,7 @@ type UnsafeError struct {
 
 func (e *UnsafeError) Error() string {
 	if e.Link {
-		return fmt.Sprintf("%s: the symlink %s is owned by uid %d, which is neither root, clyde's user (uid %d) nor the owner of its directory (uid %d); clyde does not follow it",
+		return fmt.Sprintf("%s: another user's symlink: %s is owned by uid %d, neither root, clyde's user (uid %d) nor its directory's owner (uid %d); clyde does not follow it",
 			e.Path, e.From, e.FromUID, e.CallerID, e.DirUID)
 	}
 	return fmt.Sprintf("%s: unsafe path: %s (owned by uid %d) leads to %s (owned by uid %d); clyde does not follow a path owned by another user into something owned by someone else",

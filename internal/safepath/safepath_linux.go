@@ -438,3 +438,38 @@ func openPinned(dirfd int, name string, pinned node, flag osio.Flag, kinds Kind)
 	}
 	return osio.FileOf(fd), nil
 }
+
+// ReadLink reads the symlink name in d when the rule follows it: owned by
+// root, clyde's user or d's owner, and, when it is another user's, not
+// pointing at an absolute path (which starts again at root's "/"). A
+// relative target is to be walked from d by the caller, which the rule
+// then checks step by step.
+func ReadLink(d osio.Dir, name string) (string, error) {
+	var dst unix.Stat_t
+	if err := unix.Fstat(d.Fd(), &dst); err != nil {
+		return "", &fs.PathError{Op: "fstat", Path: d.Path(), Err: err}
+	}
+	w := &walk{given: join(d.Path(), name), dir: node{fd: -1, st: dst, path: d.Path()}}
+	link, err := pin(d.Fd(), name, w.given)
+	if err != nil {
+		return "", err
+	}
+	defer link.close()
+	if link.st.Mode&unix.S_IFMT != unix.S_IFLNK {
+		return "", &fs.PathError{Op: "readlink", Path: w.given, Err: unix.EINVAL}
+	}
+	if unsafeTransition(dst.Uid, link.st.Uid) {
+		return "", &UnsafeError{Path: w.given, From: d.Path(), FromUID: dst.Uid, To: w.given, ToUID: link.st.Uid}
+	}
+	if !disabled && !trusted(link.st.Uid) && link.st.Uid != dst.Uid {
+		return "", &UnsafeError{Path: w.given, From: link.path, FromUID: link.st.Uid, Link: true, DirUID: dst.Uid, CallerID: caller()}
+	}
+	dest, err := readlinkat(d.Fd(), name)
+	if err != nil {
+		return "", &fs.PathError{Op: "readlink", Path: w.given, Err: err}
+	}
+	if strings.HasPrefix(dest, "/") && unsafeTransition(link.st.Uid, 0) {
+		return "", &UnsafeError{Path: w.given, From: link.path, FromUID: link.st.Uid, To: dest, ToUID: 0}
+	}
+	return dest, nil
+}

@@ -129,3 +129,8 @@ func OpenIn(d osio.Dir, name string, flag osio.Flag, kinds Kind) (osio.File, osi
 	}
 	return f, e, err
 }
+
+// ReadLink reads the symlink name in d (not supported: see Supported).
+func ReadLink(d osio.Dir, name string) (string, error) {
+	return os.Readlink(d.Path() + string(os.PathSeparator) + name)
+}
