@@ -70,18 +70,12 @@ func Parent(path string) (osio.Dir, string, error) {
 	if base == "" || base == "." || base == ".." {
 		return osio.Dir{}, "", fmt.Errorf("%s does not name a file in a directory", path)
 	}
-	d, err := OpenDir(filepath.FromSlash(dir))
+	d, err := osio.OpenDir(filepath.FromSlash(dir))
 	return d, base, err
 }
 
 // OpenDir opens the directory path as the OS resolves it.
-func OpenDir(path string) (osio.Dir, error) {
-	p, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return osio.Dir{}, err
-	}
-	return osio.OpenDir(p)
-}
+func OpenDir(path string) (osio.Dir, error) { return osio.OpenDir(path) }
 
 // Open opens path as the OS resolves it, when it is one of kinds.
 func Open(path string, flag osio.Flag, kinds Kind) (osio.File, string, error) {
