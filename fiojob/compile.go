@@ -552,7 +552,7 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 		w.Filename = w.Name + ".0.0"
 	}
 	if j.directory != "" && !filepath.IsAbs(w.Filename) {
-		w.Filename = filepath.Join(j.directory, w.Filename)
+		w.Filename = joinDirectory(j.directory, w.Filename)
 	}
 	switch {
 	case j.zero:
@@ -591,4 +591,17 @@ func (j *job) exists(path string) bool {
 	}
 	_, err := os.Lstat(path)
 	return !errors.Is(err, fs.ErrNotExist)
+}
+
+// joinDirectory puts name in directory=. A ".." in it is left for the
+// path rule (internal/safepath) to resolve through the real parent, as fio
+// and the kernel do: filepath.Join would cut "link/.." to "", the
+// directory the job file is in rather than the parent of link's target.
+func joinDirectory(dir, name string) string {
+	for _, c := range strings.Split(filepath.ToSlash(dir), "/") {
+		if c == ".." {
+			return strings.TrimRight(dir, `/\`) + string(filepath.Separator) + name
+		}
+	}
+	return filepath.Join(dir, name)
 }

@@ -206,3 +206,22 @@ func TestCase7FIFOMarkerDoesNotHang(t *testing.T) {
 		t.Errorf("the planted FIFO was touched: %v", err)
 	}
 }
+
+// TestEmptyOutputRefused is case 15's `--output ''`: an empty path given
+// is refused as one, not taken for "no output file".
+func TestEmptyOutputRefused(t *testing.T) {
+	target := filepath.Join(t.TempDir(), "f.dat")
+	for _, args := range [][]string{
+		{"block", "--filename", target, "--size", "1m", "--runtime", "1s", "--no-history", "--output", ""},
+		{"block", "--filename", target, "--size", "1m", "--runtime", "1s", "--no-history", "--prom-textfile", ""},
+		{"report", "--output", "", "../../testdata/result/fs.json"},
+	} {
+		code, _, stderr := runClyde(t, args...)
+		if code != 2 || !strings.Contains(stderr, "empty path") {
+			t.Errorf("clyde %v: exit %d, stderr %q; want exit 2 saying empty path", args, code, stderr)
+		}
+	}
+	if _, err := os.Lstat(target); err == nil {
+		t.Errorf("a refused run created %s", target)
+	}
+}
