@@ -207,7 +207,7 @@ func TestCase7FIFOMarkerDoesNotHang(t *testing.T) {
 	}
 }
 
-// TestEmptyOutputRefused is case 15's `--output ”`: an empty path given
+// TestEmptyOutputRefused is case 15's empty --output: an empty path given
 // is refused as one, not taken for "no output file".
 func TestEmptyOutputRefused(t *testing.T) {
 	target := filepath.Join(t.TempDir(), "f.dat")
