@@ -225,3 +225,13 @@ func TestEmptyOutputRefused(t *testing.T) {
 		t.Errorf("a refused run created %s", target)
 	}
 }
+
+// TestProcFilesAreNotEmpty is case 15's "/proc files called empty": a
+// procfs file reports a size of 0 whatever it holds, and is named for what
+// it is.
+func TestProcFilesAreNotEmpty(t *testing.T) {
+	code, _, stderr := runClyde(t, "report", "/proc/self/status")
+	if code != 2 || !strings.Contains(stderr, "procfs") || strings.Contains(stderr, "empty") {
+		t.Errorf("report /proc/self/status: exit %d, stderr %q; want exit 2 naming procfs, not calling it empty", code, stderr)
+	}
+}

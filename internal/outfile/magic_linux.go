@@ -5,8 +5,6 @@ package outfile
 import (
 	"regexp"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/safepath"
 )
@@ -30,24 +28,6 @@ func magicLink(p string) (string, bool) {
 	return d.Path() + "/" + name, true
 }
 
-// pseudoFS names the kernel-interface filesystem d is on (procfs, sysfs
-// and their kin), "" for a filesystem that holds files.
-func pseudoFS(d osio.Dir) string {
-	var st unix.Statfs_t
-	if unix.Fstatfs(d.Fd(), &st) != nil {
-		return ""
-	}
-	switch st.Type {
-	case unix.PROC_SUPER_MAGIC:
-		return "procfs"
-	case unix.SYSFS_MAGIC:
-		return "sysfs"
-	case unix.CGROUP_SUPER_MAGIC, unix.CGROUP2_SUPER_MAGIC:
-		return "cgroupfs"
-	case unix.DEBUGFS_MAGIC, unix.TRACEFS_MAGIC:
-		return "debugfs"
-	case unix.SECURITYFS_MAGIC, unix.BPF_FS_MAGIC, unix.EFIVARFS_MAGIC:
-		return "a kernel filesystem"
-	}
-	return ""
-}
+// pseudoFS names the kernel-interface filesystem d is on, "" for one
+// that holds files.
+func pseudoFS(d osio.Dir) string { return safepath.KernelFS(d.Path()) }
