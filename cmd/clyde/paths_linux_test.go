@@ -235,3 +235,27 @@ func TestProcFilesAreNotEmpty(t *testing.T) {
 		t.Errorf("report /proc/self/status: exit %d, stderr %q; want exit 2 naming procfs, not calling it empty", code, stderr)
 	}
 }
+
+// TestFailedPrepareKeepsOutput is case 15's "a run that fails at prepare
+// replaces the previous output file": the test file cannot be filled on a
+// 1 MiB tmpfs, nothing is measured, and --output keeps what it held.
+func TestFailedPrepareKeepsOutput(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: mounts a 1 MiB tmpfs")
+	}
+	mnt := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs: %v: %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", mnt).Run() })
+	out := filepath.Join(t.TempDir(), "report.txt")
+	if err := os.WriteFile(out, []byte("previous\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runClyde(t, "block", "--filename", filepath.Join(mnt, "f"), "--size", "4m", "--runtime", "1s",
+		"--no-history", "--output", out)
+	if code == 0 {
+		t.Fatalf("a 4 MiB file on a 1 MiB tmpfs ran (stderr %q)", stderr)
+	}
+	unchanged(t, out, []byte("previous\n"))
+}

@@ -285,7 +285,8 @@ func (t *Target) Close() {
 // for a device or FIFO, otherwise into a temporary file in the target's
 // directory that is renamed over the target once it is complete and on
 // disk. A replaced file keeps its mode (and, when clyde runs as root, its
-// owner); a new one gets 0644. The error names the flag and the path.
+// owner); a new one gets 0644. The error names the flag and the path; when
+// the file cannot be written, what fill produces goes to out instead.
 func (t *Target) Write(out io.Writer, fill func(io.Writer) error) error {
 	defer t.Close()
 	var err error
@@ -300,7 +301,15 @@ func (t *Target) Write(out io.Writer, fill func(io.Writer) error) error {
 		err = t.writeReplace(fill)
 	}
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", t.Flag, t.Path, pathErr(err)) // "write /dev/full: " says nothing more
+		werr := fmt.Errorf("%s %s: %w", t.Flag, t.Path, pathErr(err)) // "write /dev/full: " says nothing more
+		if t.kind != stdout && out != nil {
+			// A full disk (ENOSPC) or a file gone bad after the run must
+			// not lose the result: it goes to standard output instead.
+			if ferr := fill(out); ferr == nil {
+				return fmt.Errorf("%w; it was written to standard output instead", werr)
+			}
+		}
+		return werr
 	}
 	return nil
 }

@@ -111,3 +111,24 @@ func TestCheckPathRule(t *testing.T) {
 		}
 	})
 }
+
+// TestWriteFallsBackToStdout is case 15's lost report on ENOSPC: a result
+// that cannot be written (here /dev/full, which answers every write with
+// ENOSPC) goes to standard output instead, and the error says so.
+func TestWriteFallsBackToStdout(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	target, err := Check("--json", "/dev/full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	err = target.Write(&out, fillNew)
+	if err == nil || !strings.Contains(err.Error(), "standard output instead") || !strings.Contains(err.Error(), "no space left") {
+		t.Errorf("Write(/dev/full) = %v; want the ENOSPC and the fallback named", err)
+	}
+	if out.String() != newText {
+		t.Errorf("standard output got %q, want the result", out.String())
+	}
+}
