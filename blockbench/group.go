@@ -191,7 +191,11 @@ func sumGroup(groupID int, jobs []result.BlockJob, first int) result.BlockGroup 
 }
 
 // mergeSeries adds the workers' marks second by second (marksPerSample
-// windows), slot by slot; the last sample ends at the last mark.
+// windows), slot by slot; the last sample ends at the last mark. A closing
+// slice shorter than half a second joins the sample before it: a few
+// microseconds of I/O after the last whole second would be a rate of noise
+// (31 I/Os in 11 us is 2.8M IOPS on a 170k IOPS test) that the series, its
+// trend and the page's axis would show as the run's peak.
 func mergeSeries(workers []*worker, startNs int64) []result.BlockSample {
 	var out []result.BlockSample
 	for _, w := range workers {
@@ -210,6 +214,15 @@ func mergeSeries(workers []*worker, startNs int64) []result.BlockSample {
 			o.WriteBytes += cur.bytes[dirWrite] - prev.bytes[dirWrite]
 		}
 	}
+	if n := len(out); n > 1 && out[n-1].DurationNs < int64(time.Second)/2 {
+		last, prev := out[n-1], &out[n-2]
+		prev.DurationNs += last.DurationNs
+		prev.ReadIOs += last.ReadIOs
+		prev.WriteIOs += last.WriteIOs
+		prev.ReadBytes += last.ReadBytes
+		prev.WriteBytes += last.WriteBytes
+		out = out[:n-1]
+	}
 	for i := range out {
 		o := &out[i]
 		if o.DurationNs > 0 {
@@ -220,18 +233,9 @@ func mergeSeries(workers []*worker, startNs int64) []result.BlockSample {
 	return out
 }
 
-// wholeSamples drops a closing sample shorter than half a second, whose rate
-// would be noise.
-func wholeSamples(series []result.BlockSample) []result.BlockSample {
-	if n := len(series); n > 1 && series[n-1].DurationNs < int64(time.Second)/2 {
-		return series[:n-1]
-	}
-	return series
-}
-
 // trendOf compares the mean IOPS of the last 10% of samples with the first 10%.
 func trendOf(series []result.BlockSample) result.BlockTrend {
-	samples := wholeSamples(series)
+	samples := series // mergeSeries leaves no closing slice of noise
 	tr := result.BlockTrend{Samples: len(samples)}
 	if len(samples) < 2 {
 		return tr

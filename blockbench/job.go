@@ -50,6 +50,9 @@ func (m RW) Mixed() bool { return m == ReadWrite || m == RandRW }
 // Writes reports whether the mode may write.
 func (m RW) Writes() bool { return m != Read && m != RandRead }
 
+// Reads says whether the mode reads.
+func (m RW) Reads() bool { return m != Write && m != RandWrite }
+
 // Engine is how I/O is issued.
 type Engine string
 
@@ -182,6 +185,9 @@ type Job struct {
 	// swapped or opened device, a file that is a loop device's image or open
 	// for writing by another process.
 	DestroyData bool
+	// AllowSparse reads an existing file with holes or never-written
+	// extents as it is (Plan.AllowSparse).
+	AllowSparse bool
 	// Profile runs a preset instead of the single job; Passes is its repeat
 	// count where the preset has one (cdm), CDM the rest of cdm's settings.
 	Profile Profile

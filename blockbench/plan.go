@@ -109,6 +109,10 @@ type Plan struct {
 	// means the rest of an existing target and is refused for a new file,
 	// rather than taken as DefaultSize.
 	SizeGiven bool
+	// AllowSparse reads an existing file whose holes or never-written
+	// extents would be answered from memory, not the device; the result's
+	// notes say how much of it was so. Without it such a file is refused.
+	AllowSparse bool
 	// Warn, when set, gets one line for each thing the user must hear about
 	// even when the report goes to a file (a depth capped to what the engine
 	// keeps, a created file replaced during the run). The same goes into the

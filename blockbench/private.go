@@ -16,8 +16,10 @@ import (
 
 	"github.com/dustin/go-humanize"
 
+	"github.com/clydebench/clyde/internal/admit"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/rundir"
+	"github.com/clydebench/clyde/internal/runlock"
 	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/result"
 )
@@ -88,6 +90,7 @@ type privateDir struct {
 	// need is the bytes the run's new files take.
 	need  uint64
 	space *result.BlockSpace
+	lock  *runlock.Lock
 	fills []string // names of the fill files written
 	notes []string
 }
@@ -98,6 +101,9 @@ type privateDir struct {
 func resolvePrivate(filename string, warn io.Writer) (*target, error) {
 	dir, base, err := splitTarget(filename)
 	if err != nil {
+		return nil, err
+	}
+	if err := admit.NewFile(filename, dir); err != nil {
 		return nil, err
 	}
 	return &target{given: filename, warn: warn, file: osio.NoFile, dirPath: dir, base: base, resolved: filepath.Join(dir, base)}, nil
@@ -222,6 +228,15 @@ func (pd *privateDir) prepare(ctx context.Context, lv *live, seed uint64) error 
 		return result.Usagef("--filename", "cannot open %s: %v", pd.parentPath, err)
 	}
 	pd.parent = parent
+	// The run lock fs and copy take: two runs in one directory measure
+	// each other.
+	pd.lock, err = runlock.Dir(parent, pd.parentPath, func() []runlock.Holder { return rundir.Holders(parent) })
+	switch {
+	case errors.Is(err, result.ErrNotSupported):
+		pd.notes = append(pd.notes, fmt.Sprintf("no run lock on %s: %v", pd.parentPath, err))
+	case err != nil:
+		return err
+	}
 	run, err := rundir.Create(parent, "clyde block")
 	if err != nil {
 		return result.Usagef("--filename", "cannot make a private directory in %s: %v", pd.parentPath, err)
@@ -286,18 +301,19 @@ func (pd *privateDir) writeFill(ctx context.Context, lv *live, n int64, seed uin
 
 // remove takes the private directory away with everything in it.
 func (pd *privateDir) remove() error {
-	if pd == nil || pd.run == nil {
-		if pd != nil {
-			pd.parent.Close()
-		}
+	if pd == nil {
 		return nil
 	}
-	err := pd.run.Remove()
-	if err == nil && pd.space != nil && pd.space.Fill != nil {
-		pd.space.Fill.Removed = true
+	var err error
+	if pd.run != nil {
+		err = pd.run.Remove()
+		if err == nil && pd.space != nil && pd.space.Fill != nil {
+			pd.space.Fill.Removed = true
+		}
 	}
-	if cerr := pd.parent.Close(); err == nil {
-		err = cerr
+	err = errors.Join(err, pd.lock.Release())
+	if pd.parent.Valid() {
+		err = errors.Join(err, pd.parent.Close())
 	}
 	return err
 }

@@ -63,6 +63,9 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := preflightNewFiles(&p, targets); err != nil {
+		return nil, err
+	}
 	cmdline := p.CommandLine
 	if cmdline == nil {
 		cmdline = os.Args
@@ -86,7 +89,7 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 		res.Space.MountPoint = res.Provenance.Filesystem.MountPoint
 	}
 	if runErr == nil {
-		runErr = prepareTargets(ctx, targets, p.DestroyData)
+		runErr = prepareTargets(ctx, targets, p.DestroyData, p.AllowSparse)
 	}
 	stopped := map[int]bool{}
 	if runErr == nil {
@@ -128,10 +131,14 @@ func provenancePath(t *target) string {
 	return t.dirPath
 }
 
-// prepareTargets prepares every target; the first failure stops.
-func prepareTargets(ctx context.Context, targets []*target, destroy bool) error {
+// prepareTargets prepares every target, and checks that an existing file
+// first read holds data on the device; the first failure stops.
+func prepareTargets(ctx context.Context, targets []*target, destroy, allowSparse bool) error {
 	for _, t := range targets {
 		if err := t.prepare(ctx, destroy, t.fill, t.seed); err != nil {
+			return err
+		}
+		if err := t.checkBacked(allowSparse); err != nil {
 			return err
 		}
 	}
@@ -252,6 +259,7 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 				byName[w.Filename] = t
 				targets = append(targets, t)
 				t.fill, t.seed = w.Buffer, w.Seed
+				t.readFirst = w.RW.Reads()
 			}
 			t.writes = t.writes || w.RW.Writes()
 			t.direct = t.direct || w.Direct

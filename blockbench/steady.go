@@ -225,9 +225,9 @@ func liveSeries(workers []*worker) (iops, bw []float64) {
 	return iops, bw
 }
 
-// sustainedOf analyses one series (the whole seconds of a job or a group).
-func sustainedOf(opt *SteadyState, name string, series []result.BlockSample) result.BlockSustained {
-	samples := wholeSamples(series)
+// sustainedOf analyses one series (the seconds of a job or a group; a
+// closing slice under half a second is already part of the last one).
+func sustainedOf(opt *SteadyState, name string, samples []result.BlockSample) result.BlockSustained {
 	iops := make([]float64, len(samples))
 	bw := make([]float64, len(samples))
 	for i, s := range samples {

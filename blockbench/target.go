@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/clydebench/clyde/internal/admit"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/runlock"
 	"github.com/clydebench/clyde/internal/safepath"
@@ -37,6 +38,9 @@ type target struct {
 	writes bool
 	fill   Buffer
 	seed   uint64
+	// readFirst is true when the first workload on the target reads it:
+	// an existing file must then hold data on the device (checkBacked).
+	readFirst bool
 
 	// id is the identity of the file or device node, read from file; a
 	// worker's descriptor that shows another one is refused.
@@ -139,6 +143,9 @@ func resolveTarget(filename string, warn io.Writer) (*target, error) {
 		return nil, result.Usagef("--filename", "%s is a symlink to nothing; give an existing target or a new path", filename)
 	case !info.Exists:
 		t.dirPath, t.base = filepath.Dir(info.Path), info.Name
+		if err := admit.NewFile(filename, t.dirPath); err != nil {
+			return nil, err
+		}
 		t.resolved = info.Path
 		return t, checkLeftover(t.given, t.dirPath, t.base)
 	}
@@ -277,11 +284,8 @@ func (t *target) open(destroy bool) error {
 	if !t.writes {
 		return nil
 	}
-	if !t.device {
-		return checkFileWrite(t.given, t.resolved, e, destroy)
-	}
-	guard, err := checkDeviceWrite(t.given, t.resolved, destroy)
-	if err != nil {
+	guard, err := admit.Write(t.given, t.resolved, e, destroy)
+	if err != nil || !t.device {
 		return err
 	}
 	t.file.Close()

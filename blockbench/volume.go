@@ -162,6 +162,7 @@ func resolveVolume(w Workload, byName map[string]*target, targets *[]*target, wa
 			byName[f] = t
 			*targets = append(*targets, t)
 			t.fill, t.seed = w.Buffer, w.Seed
+			t.readFirst = w.RW.Reads()
 		}
 		t.writes = t.writes || w.RW.Writes()
 		ts = append(ts, t)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -158,8 +159,8 @@ func TestRunRefusesBeforeWriting(t *testing.T) {
 			os.WriteFile(p, nil, 0o600)
 			o.Dir = p
 		}, true, "not a directory"},
-		{"too big for the disk", func(o *Options, dir string) { o.SizeMiB = 1 << 32 }, false, "preflight: the run needs"},
-		{"under twice RAM", func(o *Options, dir string) { o.RAMMiB = 1024; o.SizeMiB = 100 }, true, "under twice the RAM"},
+		{"too big for the disk", func(o *Options, dir string) { o.SizeMiB = 1 << 32 }, true, "preflight: the run needs"},
+		{"under twice RAM without eviction", func(o *Options, dir string) { o.RAMMiB, o.SizeMiB, o.NoEvict = 1024, 100, true }, true, "under twice the RAM"},
 		{"comma in name", func(o *Options, dir string) { o.MachineName = "a,b" }, true, "-m:"},
 	}
 	for _, tc := range tests {
@@ -215,7 +216,7 @@ func TestValidate(t *testing.T) {
 		{"too much concurrency", func(o *Options) { o.Concurrency = 201 }, "-c"},
 		{"too many seek threads", func(o *Options) { o.Concurrency, o.SeekProcs = 200, 6 }, "-c"},
 		{"negative RAM", func(o *Options) { o.RAMMiB = -5 }, "-r"},
-		{"file under twice RAM", func(o *Options) { o.RAMMiB = 100 }, "-s"},
+		{"file under twice RAM without eviction", func(o *Options) { o.RAMMiB, o.NoEvict = 100, true }, "-s"},
 		{"too many files for RAM", func(o *Options) { o.SizeMiB = 0; o.RAMMiB = 1; o.FilesK = 1000 }, "-n"},
 		{"direct with small chunk", func(o *Options) { o.Direct = true; o.ChunkBytes = 512 }, "-D"},
 		{"newline in name", func(o *Options) { o.MachineName = "a\nb" }, "-m"},
@@ -241,5 +242,25 @@ func TestDefaultSizeMiB(t *testing.T) {
 		if got := DefaultSizeMiB(tc.ram); got != tc.want {
 			t.Errorf("DefaultSizeMiB(%d) = %d, want %d", tc.ram, got, tc.want)
 		}
+	}
+}
+
+// TestSmallFileReadsColdWhereEvictionRuns: the read phases start from an
+// evicted page cache, so a file under twice the RAM is not refused with
+// advice to grow it (the README: cold reads at any size); --no-evict brings
+// bonnie++'s rule back.
+func TestSmallFileReadsColdWhereEvictionRuns(t *testing.T) {
+	o := smallOptions(".")
+	o.RAMMiB = 48 << 10
+	err := o.Validate()
+	if osio.EvictSupported && err != nil {
+		t.Errorf("-s %d with 48 GiB of RAM: %v; eviction makes its reads cold", o.SizeMiB, err)
+	}
+	if !osio.EvictSupported && err == nil {
+		t.Errorf("-s %d with 48 GiB of RAM accepted where the cache cannot be dropped", o.SizeMiB)
+	}
+	o.NoEvict = true
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--no-evict") {
+		t.Errorf("--no-evict: %v, want the 2x-RAM rule naming --no-evict", err)
 	}
 }

@@ -101,7 +101,7 @@ func TestBlockSafetyOnFiles(t *testing.T) {
 		img, dev, dir := mountedExt4Image(t)
 		fi, _ := os.Lstat(img)
 		before := listing(t, dir)
-		assertRefused(t, blockWrite(t, img, true), img, "backing file of "+dev, "mounted on "+dir)
+		assertRefused(t, blockWrite(t, img, true), img, img+" -> "+dev+" (loop device over it) -> mounted on "+dir)
 		assertSameListing(t, dir, before)
 		unmount(t, dir)
 		assertFsckClean(t, img)
@@ -112,7 +112,7 @@ func TestBlockSafetyOnFiles(t *testing.T) {
 	t.Run("second loop device over a mounted image, even with destroy-data", func(t *testing.T) {
 		img, dev, dir := mountedExt4Image(t)
 		second := attachLoop(t, img, false)
-		assertRefused(t, blockWrite(t, second, true), second, "also the backing file of "+dev, "mounted on "+dir)
+		assertRefused(t, blockWrite(t, second, true), second, second+" -> "+img+" (its backing file) -> "+dev+" (loop device over it) -> mounted on "+dir)
 		unmount(t, dir)
 		assertFsckClean(t, img)
 	})

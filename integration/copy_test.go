@@ -209,8 +209,8 @@ func TestCopyENOSPC(t *testing.T) {
 		fs := makeFS(t, tmpfs, 16)
 		before := listing(t, fs.dir)
 		o := runClyde(t, "copy", "-d", fs.dir, "--no-history")
-		if o.code != exitFailed {
-			t.Errorf("exit %d, want %d", o.code, exitFailed)
+		if o.code != exitUsage {
+			t.Errorf("exit %d, want %d", o.code, exitUsage)
 		}
 		assertOneLineError(t, o.stderr, "clyde: preflight: ", "only", "free", "--set")
 		assertSameListing(t, fs.dir, before)

@@ -163,8 +163,8 @@ func TestENOSPCInEachWritingPhase(t *testing.T) {
 		populate(t, fs.dir)
 		before := listing(t, fs.dir)
 		o := runClyde(t, "fs", "-d", fs.dir, "-s", "64", "-r", "0", "-n", "0")
-		if o.code != exitFailed {
-			t.Errorf("exit %d, want %d", o.code, exitFailed)
+		if o.code != exitUsage {
+			t.Errorf("exit %d, want %d", o.code, exitUsage)
 		}
 		assertOneLineError(t, o.stderr, "clyde: preflight: ", "only", "free", "-s")
 		assertSameListing(t, fs.dir, before)
@@ -277,16 +277,16 @@ func TestPermissionDenied(t *testing.T) {
 		needTool(t, "setpriv", "util-linux")
 		o := runClydeAs(t, []string{"setpriv", "--reuid=" + uid, "--regid=" + gid, "--clear-groups"},
 			"fs", "-d", fs.dir, "-s", "8", "-r", "0", "-n", "1", "--no-history")
-		if o.code != exitFailed {
-			t.Errorf("exit %d, want %d", o.code, exitFailed)
+		if o.code != exitUsage {
+			t.Errorf("exit %d, want %d", o.code, exitUsage)
 		}
 		assertOneLineError(t, o.stderr, "clyde: preflight: ", fs.dir, "permission denied")
 		assertSameListing(t, fs.dir, before)
 	})
 	t.Run("root dropping to the user with -u", func(t *testing.T) {
 		o := runClyde(t, "fs", "-d", fs.dir, "-s", "8", "-r", "0", "-n", "1", "-u", uid+":"+gid, "--no-history")
-		if o.code != exitFailed {
-			t.Errorf("exit %d, want %d", o.code, exitFailed)
+		if o.code != exitUsage {
+			t.Errorf("exit %d, want %d", o.code, exitUsage)
 		}
 		assertOneLineError(t, o.stderr, "clyde: preflight: ", fs.dir, "permission denied")
 		assertSameListing(t, fs.dir, before)

@@ -81,6 +81,9 @@ type Options struct {
 	// --profile orion prints its table instead).
 	OutputDir   string
 	DestroyData bool
+	// AllowSparse reads an existing file with holes or never-written
+	// extents as it is (Plan.AllowSparse).
+	AllowSparse bool
 	// Direct opens the LUNs with O_DIRECT, as ORION does.
 	Direct   bool
 	IOEngine blockbench.Engine

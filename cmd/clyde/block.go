@@ -31,12 +31,13 @@ func blockCommand() *cli.Command {
 			"and removed at the end, if it is still the file clyde created; that needs no flag.\n\n" +
 			"Needs --destroy-data: any job or preset that writes (--rw write, randwrite, rw, randrw; cdm,\n" +
 			"iometer-mix; bs-sweep with a writing --rw) on a block device or on an existing file. Reads need nothing.\n\n" +
-			"Always refused, even with --destroy-data:\n" +
-			"  a device that is mounted, or whose partition or holder (dm, LVM, md) is, that is swap, held open\n" +
-			"  by another process, or claimed exclusively (O_EXCL busy);\n" +
-			"  a loop device whose image is also behind another loop device that is mounted or in use;\n" +
-			"  a file that is the image behind a loop device (so of a mounted filesystem too), a swap file,\n" +
-			"  or open for writing (or mapped shared) by another process;\n" +
+			"Always refused, even with --destroy-data: a target when anything it is stacked on or that is stacked\n" +
+			"  on it (loop devices and their backing files or devices, partitions and their disk, dm, LVM, md) is\n" +
+			"  mounted (a filesystem mounted straight from an image file too), swap, a device of a mounted btrfs,\n" +
+			"  held open by another process (a file: open for writing or mapped shared), or claimed exclusively\n" +
+			"  (O_EXCL busy); the refusal names the chain, e.g. /dev/loop9 -> /dev/loop8 -> mounted on /mnt;\n" +
+			"  a file that is the image behind a loop device, even an idle one;\n" +
+			"  a new file in /dev or on devtmpfs (a mistyped device name), or one its filesystem has no room for;\n" +
 			"  a file left by a killed run (its marker is there): `clyde block --cleanup --filename F` removes\n" +
 			"  it, when the marker names this host and its process is gone (--force: a marker from another host).\n\n" +
 			"A fio job file runs as fio runs it: [global] and [job] sections, include, ${VAR}; jobs run at the same\n" +
@@ -107,6 +108,7 @@ func blockCommand() *cli.Command {
 			&cli.BoolFlag{Name: "buffered", Usage: "cdm: run through the page cache (CrystalDiskMark never does; every output says so)"},
 			&cli.StringFlag{Name: "fill", Usage: "cdm: fill the filesystem to `PCT%|SIZE` in use with incompressible data first (removed after)"},
 			&cli.BoolFlag{Name: "destroy-data", Usage: "allow writing to an unused block device or an existing file, destroying what it holds"},
+			&cli.BoolFlag{Name: "allow-sparse", Usage: "read an existing file with holes or never-written (fallocated) extents as it is; reads of those never reach the device, and the result says how much was so"},
 			&cli.BoolFlag{Name: "cleanup", Usage: "remove the file a killed run left at --filename, and its marker (a directory: the private directories of killed cdm runs in it), then exit"},
 			&cli.BoolFlag{Name: "force", Usage: "with --cleanup: also remove a file whose marker names another host (shared storage)"},
 			&cli.StringFlag{Name: "output-format", Value: "text", Usage: "text (normal)|json|json+|csv, or fio's comma list such as normal,json"},
@@ -250,6 +252,7 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 	}
 	j.Passes = c.Int("passes")
 	j.DestroyData = c.Bool("destroy-data")
+	j.AllowSparse = c.Bool("allow-sparse")
 	j.Log = blockLog(c, j.Name, string(j.RW))
 	j.Warn = c.App.ErrWriter
 	j.CommandLine = os.Args
@@ -419,6 +422,7 @@ func jobFilePlan(c *cli.Context, path string) (blockbench.Plan, error) {
 		return p, err
 	}
 	p.DestroyData = c.Bool("destroy-data")
+	p.AllowSparse = c.Bool("allow-sparse")
 	p.Warn = c.App.ErrWriter
 	p.CommandLine = os.Args
 	for _, n := range p.Notes {

@@ -33,7 +33,7 @@ func fsCommand() *cli.Command {
 			&cli.StringFlag{Name: "size", Aliases: []string{"s"}, Usage: "size[:chunk[:seeks[:procs]]]: big-file size (MiB unless a unit is given; default 2x RAM), chunk, seeks, seek workers; 0 skips the I/O tests"},
 			&cli.StringFlag{Name: "files", Aliases: []string{"n"}, Value: "16", Usage: "num[:max[:min[:dirs[:chunk]]]]: 1024s of small files, their max/min size, directories, I/O chunk; 0 skips the file tests"},
 			&cli.StringFlag{Name: "machine", Aliases: []string{"m"}, Usage: "machine name for the report (default: host name)"},
-			&cli.StringFlag{Name: "ram", Aliases: []string{"r"}, Usage: "RAM in MiB for the 2x-RAM size rule (default: detected, the smaller of physical RAM and the cgroup limit); 0 disables the rule"},
+			&cli.StringFlag{Name: "ram", Aliases: []string{"r"}, Usage: "RAM in MiB for the 2x-RAM size rule, which holds only with --no-evict or where the page cache cannot be dropped (default: detected, the smaller of physical RAM and the cgroup limit); 0 disables the rule"},
 			&cli.IntFlag{Name: "iterations", Aliases: []string{"x"}, DefaultText: "not set: text tables, then one CSV line", Usage: "run the suite N times and print only CSV (a header first when N > 1)"},
 			&cli.StringFlag{Name: "per-char", Usage: "MiB for the per-char tests (bonnie++ -fN); 0 skips them (bonnie++ -f)"},
 			&cli.BoolFlag{Name: "fast", Usage: "skip the per-char tests (bonnie++ -f)"},

@@ -54,7 +54,7 @@ func TestFSBadInputIsRefused(t *testing.T) {
 		{"min over max", []string{"-n", "1:512:4096"}, "-n"},
 		{"zero dirs", []string{"-n", "1:0:0:0"}, "-n"},
 		{"nothing to do", []string{"-s", "0", "-n", "0"}, "-s"},
-		{"file under twice RAM", []string{"-s", "64", "-r", "1024"}, "-s"},
+		{"file under twice RAM without eviction", []string{"-s", "64", "-r", "1024", "--no-evict"}, "-s"},
 		{"negative ram", []string{"-r", "-1"}, "-r"},
 		{"zero iterations", []string{"-x", "0"}, "-x"},
 		{"zero concurrency", []string{"-c", "0"}, "-c"},

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -40,10 +41,7 @@ func historyAction(c *cli.Context) error {
 		return result.Usagef("--limit", "want 0 (all) or more, got %d", f.Limit)
 	}
 	if d := c.String("dir"); d != "" {
-		if abs, err := filepath.Abs(d); err == nil {
-			d = abs
-		}
-		f.Target = d
+		f.Targets = targetForms(d)
 	}
 	if s := c.String("since"); s != "" || c.IsSet("since") {
 		t, err := history.ParseSince(s, time.Now())
@@ -126,4 +124,19 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// targetForms are the forms a directory or device named by --dir may have
+// been saved under: as given (older results kept a relative -d as typed),
+// absolute, and absolute with symlinks resolved (what runs save now).
+func targetForms(d string) []string {
+	forms := []string{d}
+	if abs, err := filepath.Abs(d); err == nil {
+		forms = append(forms, abs)
+		if res, err := filepath.EvalSymlinks(abs); err == nil {
+			forms = append(forms, res)
+		}
+	}
+	slices.Sort(forms)
+	return slices.Compact(forms)
 }

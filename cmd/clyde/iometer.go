@@ -40,6 +40,7 @@ func iometerCommand() *cli.Command {
 			&cli.BoolFlag{Name: "buffered", Usage: "run through the page cache instead of uncached"},
 			&cli.Uint64Flag{Name: "seed", Value: blockbench.DefaultSeed, Usage: "random seed of the workers without a fixed seed"},
 			&cli.BoolFlag{Name: "destroy-data", Usage: "allow writing to an unused block device or an existing file, destroying what it holds"},
+			&cli.BoolFlag{Name: "allow-sparse", Usage: "read an existing file with holes or never-written (fallocated) extents as it is; reads of those never reach the device, and the result says how much was so"},
 			&cli.StringFlag{Name: "output-format", Value: "text", Usage: "text|json|json+|csv (csv: Iometer's results columns), or a comma list such as text,json"},
 			&cli.StringFlag{Name: "output", Usage: "write the report to `FILE` instead of stdout"},
 		}, keepFlags()...),
@@ -60,7 +61,7 @@ func rewriteIometerArgs(args []string) []string {
 
 // iometerOptions turns the flags into the file's run options.
 func iometerOptions(c *cli.Context) (iometer.Options, error) {
-	o := iometer.Options{Filename: c.String("filename"), Direct: !c.Bool("buffered"), DestroyData: c.Bool("destroy-data"),
+	o := iometer.Options{Filename: c.String("filename"), Direct: !c.Bool("buffered"), DestroyData: c.Bool("destroy-data"), AllowSparse: c.Bool("allow-sparse"),
 		Seed: c.Uint64("seed"), Warn: c.App.ErrWriter, CommandLine: os.Args}
 	var err error
 	if s := c.String("size"); s != "" {

@@ -43,7 +43,7 @@ func orionCommand() *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "run", Usage: "simple: small then large random I/O alone; normal: every combination; advanced: as the other flags say; dss: large random I/O; oltp: small random I/O"},
 			&cli.StringFlag{Name: "testname", Value: d.TestName, Usage: "reads `T`.lun and names the output files T_<date>_*"},
-			&cli.IntFlag{Name: "num_disks", Usage: "physical disks behind the LUNs: loads run 1..5xN small and 1..2xN large (default: the number of LUNs)"},
+			&cli.IntFlag{Name: "num_disks", Usage: "physical disks behind the LUNs: loads run 1..5xN small and 1..2xN large", DefaultText: "the number of LUNs"},
 			&cli.StringFlag{Name: "size_small", Value: strconv.Itoa(orion.DefaultSizeSmall), Usage: "small I/O size in KiB, or a list (1,2,4,8) for one matrix per size"},
 			&cli.IntFlag{Name: "size_large", Value: d.SizeLarge, Usage: "large I/O size in KiB"},
 			&cli.StringFlag{Name: "type", Value: d.Type, Usage: "large I/O: rand (random I/Os) or seq (sequential streams)"},
@@ -58,6 +58,7 @@ func orionCommand() *cli.Command {
 			&cli.BoolFlag{Name: "verbose", Usage: "print each data point as it finishes"},
 			&cli.StringFlag{Name: "output-dir", Value: d.OutputDir, Usage: "where ORION's files go"},
 			&cli.BoolFlag{Name: "destroy-data", Usage: "allow -write above 0 on existing files and devices, destroying what they hold"},
+			&cli.BoolFlag{Name: "allow_sparse", Aliases: []string{"allow-sparse"}, Usage: "read an existing file with holes or never-written (fallocated) extents as it is; reads of those never reach the device, and the result says how much was so"},
 			&cli.BoolFlag{Name: "direct", Value: true, Usage: "open the LUNs with O_DIRECT, as ORION does (--direct=false for tmpfs)"},
 			&cli.StringFlag{Name: "ioengine", Value: string(d.IOEngine), Usage: "psync|io_uring|auto; without a queueing engine a load of N runs as N workers"},
 			&cli.Uint64Flag{Name: "seed", Value: d.Seed, Usage: "random seed for offsets, directions and data"},
@@ -95,6 +96,7 @@ func orionOptions(c *cli.Context) (orion.Options, error) {
 	}
 	o.Simulate, o.Verbose = c.String("simulate"), c.Bool("verbose")
 	o.OutputDir, o.DestroyData, o.Direct, o.Seed = c.String("output-dir"), c.Bool("destroy-data"), c.Bool("direct"), c.Uint64("seed")
+	o.AllowSparse = c.Bool("allow_sparse")
 	if o.OutputDir == "" {
 		return o, result.Usagef("-output-dir", "empty; give a directory, such as .")
 	}

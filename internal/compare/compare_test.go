@@ -245,6 +245,21 @@ func TestCheckRegression(t *testing.T) {
 	if r := ck.Regressions[0]; r.Median != 100 || math.Abs(r.DropPct-15) > 1e-9 || r.MAD != 1 {
 		t.Fatalf("85 vs median 100: %+v", r)
 	}
+	// A column short now and in MinBaseline earlier runs is never judged at
+	// these sizes: named, so the cron user hears of it.
+	short := []*Run{mk(100, true), mk(100, true), mk(100, true)}
+	if ck := CheckRegression(mk(10, true), short, 20); len(ck.NeverChecked) != 1 || ck.NeverChecked[0] != "put_block" {
+		t.Errorf("short every time: never checked %v, want put_block", ck.NeverChecked)
+	}
+	for name, c := range map[string]Check{
+		"measured now":           CheckRegression(mk(10, false), short, 20),
+		"short in two runs only": CheckRegression(mk(10, true), short[:2], 20),
+		"measured before":        CheckRegression(mk(10, true), runs(100, 100, 100), 20),
+	} {
+		if len(c.NeverChecked) != 0 {
+			t.Errorf("%s: never checked %v, want none", name, c.NeverChecked)
+		}
+	}
 }
 
 func TestBadInput(t *testing.T) {
@@ -488,7 +503,7 @@ func TestKeyFlagsAndName(t *testing.T) {
 		{"bonnie++ 1.96 text", "compare/bonnie-1.96-ssd-840pro-vs-m4.txt", "-s 2048 -n 256:4096:512:16", "geek.sc"},
 		{"clyde JSON", "result/fs.json", "-s 2048 -n 16", "testbox"},
 		{"block job", "block/result.json", "randrw 70%r 4k qd32 j2 --size 1024m --ioengine io_uring", "randrw"},
-		{"block preset", "block/profile-cdm.json", "--profile cdm --size 1024m --ioengine io_uring", "cdm"},
+		{"block preset", "block/profile-cdm.json", "--profile cdm --size 1024m --ioengine io_uring --passes 2", "cdm"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -503,5 +518,32 @@ func TestKeyFlagsAndName(t *testing.T) {
 				t.Errorf("Name = %q, want %q", got, tc.runName)
 			}
 		})
+	}
+}
+
+// TestResultWithOtherFormats: a file written with --output-format text,json
+// (fio's normal,json: both in one file) is read for its JSON, whichever
+// comes first; text around a JSON that does not decode is still refused.
+func TestResultWithOtherFormats(t *testing.T) {
+	js, err := os.ReadFile("../../testdata/block/profile-cdm.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "------\nclyde: CrystalDiskMark's tests {Q=8}\n[Read]\n  SEQ 1MiB: 1805.697 MB/s\n"
+	for name, data := range map[string]string{
+		"json":       string(js),
+		"text,json":  text + string(js),
+		"json,text":  string(js) + "\n" + text,
+		"text,json,": text + string(js) + "\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			runs, err := LoadBytes(name, []byte(data))
+			if err != nil || len(runs) != 1 || runs[0].Block == nil || runs[0].Block.CDM == nil {
+				t.Fatalf("LoadBytes: %v, %d runs", err, len(runs))
+			}
+		})
+	}
+	if _, err := LoadBytes("broken", []byte(text+"{\"kind\": \"block\",\n")); err == nil {
+		t.Error("text and a cut JSON accepted")
 	}
 }

@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -280,8 +281,11 @@ func LoadBytes(name string, data []byte) ([]*Run, error) {
 }
 
 func loadData(name string, data []byte) ([]*Run, error) {
-	trimmed := strings.TrimSpace(string(data))
-	if strings.HasPrefix(trimmed, "{") {
+	obj, ok := jsonObject(data)
+	if ok || strings.HasPrefix(strings.TrimSpace(string(data)), "{") {
+		if ok {
+			data = obj // a broken JSON file keeps its own error below
+		}
 		r, err := decodeClyde(data)
 		if err != nil {
 			return nil, err
@@ -290,6 +294,29 @@ func loadData(name string, data []byte) ([]*Run, error) {
 		return []*Run{r}, nil
 	}
 	return loadBonnie(name, strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n"))
+}
+
+// jsonObject finds the clyde JSON result in a file that holds it with other
+// output formats (--output-format text,json, as fio's normal,json writes
+// both to one file): the first JSON object that starts a line, read to its
+// end. ok is false when there is none that decodes.
+func jsonObject(data []byte) ([]byte, bool) {
+	for off := 0; off < len(data); {
+		i := bytes.IndexByte(data[off:], '{')
+		if i < 0 {
+			return nil, false
+		}
+		start := off + i
+		off = start + 1
+		if start > 0 && data[start-1] != '\n' {
+			continue
+		}
+		var raw json.RawMessage
+		if err := json.NewDecoder(bytes.NewReader(data[start:])).Decode(&raw); err == nil {
+			return raw, true
+		}
+	}
+	return nil, false
 }
 
 // decodeClyde reads a saved clyde result of either kind.

@@ -50,6 +50,10 @@ type Check struct {
 	LowConfidence []Regression
 	// ThinBaseline names the columns with too few baseline figures.
 	ThinBaseline []string
+	// NeverChecked names the columns of ThinBaseline that ran under 0.5 s
+	// now and in enough of the baseline's runs that the check will never
+	// judge them at these sizes: a column a cron user believes watched.
+	NeverChecked []string
 }
 
 // CheckRegression compares cur with baseline (earlier comparable runs,
@@ -63,9 +67,14 @@ type Check struct {
 func CheckRegression(cur *Run, baseline []*Run, pct float64) Check {
 	ck := Check{Baseline: baseline}
 	history := map[string][]float64{}
+	shortRuns := map[string]int{} // baseline runs whose figure ran under 0.5 s
 	for _, p := range baseline {
 		for _, f := range p.Figures() {
-			if f.State == Known && len(f.Values) > 0 && !f.Short {
+			switch {
+			case f.State != Known || len(f.Values) == 0:
+			case f.Short:
+				shortRuns[f.Key]++
+			default:
 				history[f.Key] = append(history[f.Key], mean(f.Values))
 			}
 		}
@@ -78,6 +87,9 @@ func CheckRegression(cur *Run, baseline []*Run, pct float64) Check {
 		past := history[f.Key]
 		if len(past) < MinBaseline {
 			ck.ThinBaseline = append(ck.ThinBaseline, f.Key)
+			if f.Short && shortRuns[f.Key] >= MinBaseline {
+				ck.NeverChecked = append(ck.NeverChecked, f.Key)
+			}
 			continue
 		}
 		now, med := mean(f.Values), median(past)

@@ -70,16 +70,48 @@ func (r *Run) Host() string {
 
 // Target is the directory (fs) or file/device (block) the run measured.
 func (r *Run) Target() string {
-	if r.Copy != nil {
-		return copyTarget(r.Copy.Config)
-	}
-	if r.Block != nil {
-		if r.Block.Target.ResolvedPath != "" {
-			return r.Block.Target.ResolvedPath
+	fsPath := r.Provenance().Filesystem.Path
+	switch {
+	case r.Copy != nil:
+		c := r.Copy.Config
+		if fsPath != "" {
+			c.Dir = fsPath
 		}
-		return r.Block.Target.Path
+		if r.Copy.ToFilesystem != nil && r.Copy.ToFilesystem.Path != "" {
+			c.To = r.Copy.ToFilesystem.Path
+		}
+		return copyTarget(c)
+	case r.Block != nil:
+		return blockTarget(r.Block.Target, r.Block.Profile, fsPath)
+	}
+	if fsPath != "" {
+		return fsPath // -d resolved: ".", "mnt" and "/mnt" are one directory
 	}
 	return r.FS.Config.Dir
+}
+
+// blockTarget is what the user named for a block run, in the form that stays
+// the same from run to run: a device's resolved path; a file's resolved
+// directory (fsPath, absolute with symlinks resolved) joined with its name;
+// and for a preset that makes its file in a private run directory (cdm, a
+// new name every run) the directory named, which is fsPath itself.
+func blockTarget(t result.BlockTarget, profile *result.BlockProfile, fsPath string) string {
+	named := t.ResolvedPath
+	if named == "" {
+		named = t.Path
+	}
+	switch {
+	case t.Kind == "block_device" || fsPath == "":
+		return named
+	case profile != nil && profile.Name == "cdm":
+		return fsPath
+	}
+	sep := "/"
+	if strings.Contains(fsPath, `\`) {
+		sep = `\` // a Windows result read here
+	}
+	base := named[strings.LastIndexAny(named, `/\`)+1:]
+	return strings.TrimSuffix(fsPath, sep) + sep + base
 }
 
 // blockParams is what makes two block runs comparable: each job's
@@ -87,6 +119,31 @@ func (r *Run) Target() string {
 type blockParams struct {
 	Profile string                  `json:"profile"`
 	Jobs    []result.BlockJobConfig `json:"jobs"`
+	CDM     *cdmParams              `json:"cdm,omitempty"`
+	// Fill is the fill level asked for ("50%", "200g"): a drive measured
+	// half full is another measurement than the same drive empty.
+	Fill string `json:"fill,omitempty"`
+}
+
+// cdmParams are the CrystalDiskMark settings that change what its rows
+// hold: the test set, the test data, how the passes are kept and how many,
+// the Mix rows' share and whether the page cache was used. The sizes and
+// depths are in the jobs.
+type cdmParams struct {
+	Preset     string `json:"preset"`
+	TestData   string `json:"test_data"`
+	Aggregate  string `json:"aggregate"`
+	Passes     int    `json:"passes"`
+	MixReadPct int    `json:"mix_read_pct,omitempty"`
+	Direct     bool   `json:"direct"`
+}
+
+// fillRequest is the fill level a block run asked for, "" for none.
+func fillRequest(b *result.Block) string {
+	if b.Space != nil && b.Space.Fill != nil {
+		return b.Space.Fill.Request
+	}
+	return ""
 }
 
 // Params is a canonical JSON text of the parameters that must match for two
@@ -100,6 +157,11 @@ func (r *Run) Params() string {
 		if r.Block.Profile != nil {
 			p.Profile = r.Block.Profile.Name
 		}
+		if c := r.Block.CDM; c != nil {
+			p.CDM = &cdmParams{Preset: c.Preset, TestData: c.TestData, Aggregate: c.Aggregate,
+				Passes: c.Passes, MixReadPct: c.MixReadPct, Direct: c.Direct}
+		}
+		p.Fill = fillRequest(r.Block)
 		for _, j := range r.Block.Jobs {
 			c := j.Config
 			c.Seed = 0
@@ -163,6 +225,9 @@ type Figure struct {
 func (r *Run) Figures() []Figure {
 	if r.Copy != nil {
 		return copyFigures(r.Copy)
+	}
+	if r.Block != nil && r.Block.CDM != nil {
+		return cdmFigures(r.Block.CDM)
 	}
 	if r.Block != nil {
 		return blockFigures(r.Block)
@@ -441,6 +506,7 @@ func blockFlags(b *result.Block) string {
 	if first.SizeBytes > 0 {
 		parts = append(parts, "--size "+units.Label(first.SizeBytes))
 	}
+
 	switch cdm := b.Profile != nil && b.Profile.Name == "cdm"; {
 	case cdm && !first.Direct:
 		parts = append(parts, "--buffered") // cdm is unbuffered unless told
@@ -450,7 +516,37 @@ func blockFlags(b *result.Block) string {
 	if first.IOEngine != "" {
 		parts = append(parts, "--ioengine "+first.IOEngine)
 	}
+	parts = append(parts, cdmFlags(b.CDM)...)
+	if f := fillRequest(b); f != "" {
+		parts = append(parts, "--fill "+f)
+	}
 	return strings.Join(parts, " ")
+}
+
+// cdmFlags are the CrystalDiskMark settings that differ from clyde's
+// defaults, as the flags that set them: two runs whose key flags read the
+// same measured the same rows the same way.
+func cdmFlags(c *result.BlockCDM) []string {
+	if c == nil {
+		return nil
+	}
+	var parts []string
+	if c.Preset != "" && c.Preset != "default" {
+		parts = append(parts, "--cdm-preset "+c.Preset)
+	}
+	if c.TestData != "" && c.TestData != "random" {
+		parts = append(parts, "--test-data "+c.TestData)
+	}
+	if c.Aggregate != "" && c.Aggregate != "best" {
+		parts = append(parts, "--passes-kept "+c.Aggregate)
+	}
+	if c.Passes != 0 && c.Passes != 5 { // CrystalDiskMark's 5, blockbench.DefaultCDMPasses
+		parts = append(parts, "--passes "+strconv.Itoa(c.Passes))
+	}
+	if c.MixReadPct != 0 {
+		parts = append(parts, "--mix --mix-read "+strconv.Itoa(c.MixReadPct))
+	}
+	return parts
 }
 
 // Encode is the run's result as saved: clyde's JSON of its kind.

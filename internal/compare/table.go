@@ -168,6 +168,9 @@ func (t *Table) legend(b *strings.Builder) {
 		if h := r.Host(); h != "" {
 			fmt.Fprintf(b, ", host %s", h)
 		}
+		if r.FS != nil && r.Name() != "" && r.Name() != r.Host() {
+			fmt.Fprintf(b, ", -m %s", r.Name()) // the name the run was given, bonnie++'s first CSV field
+		}
 		if tg := r.Target(); tg != "" {
 			fmt.Fprintf(b, ", %s", tg)
 		}

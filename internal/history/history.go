@@ -465,9 +465,12 @@ var saveHook func()
 type Filter struct {
 	Host   string
 	Target string
-	Kind   string
-	Params string
-	Since  time.Time
+	// Targets matches any of these targets (with Target, if set): the forms
+	// one directory was saved under ("mnt", "/srv/mnt", a symlink's target).
+	Targets []string
+	Kind    string
+	Params  string
+	Since   time.Time
 	// BeforeID keeps entries older than this id (0: no bound).
 	BeforeID int64
 	// Limit caps the count, newest first (0: no cap).
@@ -499,6 +502,12 @@ func (s *Store) Query(ctx context.Context, f Filter) ([]Entry, error) {
 		if c.val != "" {
 			q += " AND " + c.col + " = ?"
 			args = append(args, c.val)
+		}
+	}
+	if len(f.Targets) > 0 {
+		q += " AND target IN (?" + strings.Repeat(", ?", len(f.Targets)-1) + ")"
+		for _, t := range f.Targets {
+			args = append(args, t)
 		}
 	}
 	if !f.Since.IsZero() {

@@ -310,3 +310,37 @@ func TestLogTicksNeverBare(t *testing.T) {
 		}
 	}
 }
+
+// TestWinnerIsTheBestFigure: one rule for the star, the winner row and the
+// percentages: the best figure wins, measured under 0.5 s or not, and no
+// bar is more than 100 % of the best. On the btrfs vs NTFS page seq_stat's
+// star went to NTFS's 7949 while btrfs's hollow 91818* bar said 1155.1 %.
+func TestWinnerIsTheBestFigure(t *testing.T) {
+	col := column{Key: "seq_stat", Unit: "files/s", HigherIsBetter: true, Cells: []cell{
+		{Run: 0, State: stateShort, Raw: 91818, Value: 91818, Text: "91818*"},
+		{Run: 1, State: stateKnown, Raw: 7949, Value: 7949, Text: "7949"},
+	}}
+	markBest(&col)
+	if len(col.Best) != 1 || col.Best[0] != 0 || !col.BestShort {
+		t.Fatalf("best %v (short %v), want run A, marked short", col.Best, col.BestShort)
+	}
+	runs := []runInfo{{Letter: "A", Short: "btrfs"}, {Letter: "B", Short: "ntfs"}}
+	if w := winnerText(col, runs); w != "A"+compare.ShortMark {
+		t.Errorf("winner row %q, want A%s", w, compare.ShortMark)
+	}
+	for _, b := range bars([]column{col}, runs, func(k string) string { return k })[0].Bars {
+		if b.PctOfBest > 100 {
+			t.Errorf("bar %s is %.1f%% of the best", b.Label, b.PctOfBest)
+		}
+		if b.Best != (b.Run == 0) {
+			t.Errorf("bar %s: best %v", b.Label, b.Best)
+		}
+	}
+	// Measured figures only: the usual best.
+	col.Cells[0].State = stateKnown
+	col.BestShort, col.Best = false, nil
+	markBest(&col)
+	if col.BestShort || len(col.Best) != 1 || col.Best[0] != 0 {
+		t.Errorf("measured: best %v short %v", col.Best, col.BestShort)
+	}
+}

@@ -79,8 +79,8 @@ type column struct {
 	HigherIsBetter bool   `json:"higher_is_better"`
 	scale          float64
 	Cells          []cell `json:"cells"`
-	// Best are the runs with the best figure; BestShort says they are
-	// the best only among figures under 0.5 s (no other run had one).
+	// Best are the runs with the best figure; BestShort says one of them
+	// was measured under 0.5 s (a winner of low confidence).
 	Best      []int `json:"best,omitempty"`
 	BestShort bool  `json:"best_short,omitempty"`
 }
@@ -167,44 +167,35 @@ func markChanges(col *column) {
 	}
 }
 
-// markBest picks the best runs of a column among the figures measured for
-// 0.5 s or more, or, when there are none, among those under it. A column
-// with one figure has no best: there is nothing to beat.
+// markBest picks the best runs of a column: the best figure wins, whether it
+// was measured for 0.5 s or more or under it (a hollow bar). A test that
+// finished under 0.5 s was fast, not slow: giving the star to a slower run
+// measured for longer labelled the fastest bar "1155.1 %" of the best. A
+// winner under 0.5 s is marked (BestShort), and the notes say the rule. A
+// column with one figure has no best: there is nothing to beat.
 func markBest(col *column) {
+	var best []int
+	var top float64
 	figures := 0
-	for _, c := range col.Cells {
-		if hasFigure(c) {
-			figures++
+	for i, c := range col.Cells {
+		if !hasFigure(c) {
+			continue
+		}
+		figures++
+		switch {
+		case len(best) == 0 || col.isBetter(c.Raw, top) && !same(c.Raw, top):
+			best, top = []int{i}, c.Raw
+		case same(c.Raw, top):
+			best = append(best, i)
 		}
 	}
 	if figures < 2 {
 		return
 	}
-	pick := func(state string) []int {
-		var best []int
-		var top float64
-		for i, c := range col.Cells {
-			if c.State != state {
-				continue
-			}
-			switch {
-			case len(best) == 0 || col.isBetter(c.Raw, top) && !same(c.Raw, top):
-				best, top = []int{i}, c.Raw
-			case same(c.Raw, top):
-				best = append(best, i)
-			}
-		}
-		return best
-	}
-	col.Best = pick(stateKnown)
-	if len(col.Best) == 0 {
-		col.Best, col.BestShort = pick(stateShort), true
-		if len(col.Best) == 0 {
-			col.BestShort = false
-		}
-	}
-	for _, i := range col.Best {
+	col.Best = best
+	for _, i := range best {
 		col.Cells[i].Best = true
+		col.BestShort = col.BestShort || col.Cells[i].State == stateShort
 	}
 }
 
@@ -325,10 +316,8 @@ func summarize(cols []column, runs []runInfo) *summaryData {
 			continue
 		}
 		rates++
-		if !col.BestShort {
-			for _, i := range col.Best {
-				wins[i]++
-			}
+		for _, i := range col.Best {
+			wins[i]++
 		}
 		ok := col.Cells[0].State == stateKnown && col.Cells[0].Raw > 0
 		for _, c := range col.Cells {
@@ -491,7 +480,7 @@ func notes(cols []column, single bool) []string {
 		out = append(out, compare.ShortNote+" Its bar is drawn hollow; the regression check does not alarm on it.")
 	}
 	if has["best_short"] {
-		out = append(out, "A winner marked * is best only among figures under 0.5 s: no run measured that column for longer.")
+		out = append(out, "The winner of a column (★, the winner row) is its best figure, measured for 0.5 s or more or not; a winner marked * ran under 0.5 s: the best, of low confidence.")
 	}
 	if has[stateTooFast] {
 		out = append(out, "+++++: the test took under 0.5 s and the input (bonnie++'s own output) kept no figure.")

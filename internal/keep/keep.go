@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/clydebench/clyde/internal/compare"
 	"github.com/clydebench/clyde/internal/history"
@@ -174,6 +175,12 @@ func checkRegression(ctx context.Context, o Options, store *history.Store, run *
 		return nil
 	}
 	ck := compare.CheckRegression(run, baseline, o.RegressPct)
+	if len(ck.NeverChecked) > 0 && firstOfWeek(run, baseline) && o.Stderr != nil {
+		// Said even with --silent, but once a week: a cron user believes
+		// every column watched, and nothing else would tell them.
+		fmt.Fprintf(o.Stderr, "clyde: note: the regression check cannot judge %s: each ran under 0.5 s in this run and in the runs before it; "+
+			"larger sizes (or --auto) make them measurable (said once a week)\n", strings.Join(ck.NeverChecked, ", "))
+	}
 	if len(ck.Regressions) == 0 {
 		o.note("regression check: %s", ck.Summary())
 		return nil
@@ -215,6 +222,18 @@ func (o *Options) Earlier(ctx context.Context, kind, host string, limit int) ([]
 		}
 	}
 	return runs, nil
+}
+
+// firstOfWeek reports whether run is the first of its ISO week among the
+// comparable runs of the baseline, so a note about them is said once a week.
+func firstOfWeek(run *compare.Run, baseline []*compare.Run) bool {
+	y, w := run.Provenance().StartTime.ISOWeek()
+	for _, b := range baseline {
+		if by, bw := b.Provenance().StartTime.ISOWeek(); by == y && bw == w {
+			return false
+		}
+	}
+	return true
 }
 
 // joinLine adds err to prev on the same line: errors.Join would print two.

@@ -78,6 +78,7 @@ const (
 	fiemapFlagSync    = 0x1
 	fiemapExtentLast  = 0x1
 	fiemapExtentShare = 0x2000
+	fiemapUnwritten   = 0x800
 	fiemapBatch       = 64
 )
 
@@ -104,26 +105,38 @@ type fiemapRequest struct {
 // reflinking, and holds no data of its own. Where FIEMAP is not available
 // (FUSE, tmpfs) the error says so.
 func SharedExtents(f File) (bool, error) {
+	shared := false
+	err := walkExtents(f, 0, ^uint64(0), func(x fiemapExtent) bool {
+		shared = x.Flags&fiemapExtentShare != 0
+		return !shared
+	})
+	return shared && err == nil, err
+}
+
+// walkExtents calls fn for each extent of f's [start, start+length) in
+// order, until fn returns false or the last extent.
+func walkExtents(f File, start, length uint64, fn func(fiemapExtent) bool) error {
 	var req fiemapRequest
-	start := uint64(0)
-	for {
-		req.h = fiemapHeader{Start: start, Length: ^uint64(0) - start, Flags: fiemapFlagSync, ExtentCount: fiemapBatch}
+	end := start + length
+	if end < start {
+		end = ^uint64(0)
+	}
+	for start < end {
+		req.h = fiemapHeader{Start: start, Length: end - start, Flags: fiemapFlagSync, ExtentCount: fiemapBatch}
 		if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(f.sysfd()), fsIocFiemap, uintptr(unsafe.Pointer(&req))); e != 0 {
-			return false, os.NewSyscallError("ioctl FIEMAP", e)
+			return os.NewSyscallError("ioctl FIEMAP", e)
 		}
 		n := int(req.h.MappedExtents)
 		if n == 0 {
-			return false, nil
+			return nil
 		}
 		for _, x := range req.extents[:n] {
-			if x.Flags&fiemapExtentShare != 0 {
-				return true, nil
-			}
-			if x.Flags&fiemapExtentLast != 0 {
-				return false, nil
+			if !fn(x) || x.Flags&fiemapExtentLast != 0 {
+				return nil
 			}
 		}
 		last := req.extents[n-1]
 		start = last.Logical + last.Length
 	}
+	return nil
 }

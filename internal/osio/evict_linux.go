@@ -12,6 +12,10 @@ import (
 	"github.com/clydebench/clyde/result"
 )
 
+// EvictSupported says whether EvictPageCache can drop a file's cached pages
+// here; without it, only a file over twice the RAM reads cold.
+const EvictSupported = true
+
 // EvictPageCache writes the file's dirty pages back, asks the kernel to drop
 // its cached pages, and then counts with mincore how many are still resident,
 // so a read phase can say whether it really read from the device. tmpfs and

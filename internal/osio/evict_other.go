@@ -8,6 +8,10 @@ import (
 	"github.com/clydebench/clyde/result"
 )
 
+// EvictSupported says whether EvictPageCache can drop a file's cached pages
+// here; without it, only a file over twice the RAM reads cold.
+const EvictSupported = false
+
 // EvictPageCache is not available here: the result records that reads may
 // have come from the page cache.
 func EvictPageCache(_ File, fileBytes int64) result.CacheState {

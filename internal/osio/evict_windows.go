@@ -4,6 +4,10 @@ package osio
 
 import "github.com/clydebench/clyde/result"
 
+// EvictSupported says whether EvictPageCache can drop a file's cached pages
+// here; without it, only a file over twice the RAM reads cold.
+const EvictSupported = true
+
 // evictMethod is what the result says of the eviction on Windows.
 const evictMethod = "FILE_FLAG_NO_BUFFERING open and close with no cached handle open " +
 	"(the cache manager flushes and purges the file's cached data); residency not checked, so cold is unverified"

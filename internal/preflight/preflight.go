@@ -31,7 +31,7 @@ func Dir(flag, dir string) error {
 		return result.Usagef(flag, "%s is not a directory", dir)
 	}
 	if err := writable(dir); err != nil {
-		return fmt.Errorf("preflight: %s is not writable: %w", dir, err)
+		return &result.UsageError{Msg: fmt.Sprintf("preflight: %s (%s) is not writable: %v", dir, flag, err)}
 	}
 	return nil
 }
@@ -42,20 +42,21 @@ type Advice struct{ Space, Inodes string }
 
 // Space refuses need where the filesystem holding dir has less free space or
 // fewer free inodes, in one line: "preflight: WHAT needs N in WHERE, only M
-// is free; ADVICE". Without figures (a filesystem that gives none) nothing
-// is refused.
+// is free; ADVICE". A refusal is a usage error (exit 2), as every refusal
+// before a run is: nothing was created and the command must change. Without
+// figures (a filesystem that gives none) nothing is refused.
 func Space(dir, what, where string, need Need, advice Advice) error {
 	sp, err := sysinfo.Space(dir)
 	if err != nil {
 		return nil
 	}
 	if need.Bytes > sp.FreeBytes {
-		return fmt.Errorf("preflight: %s needs %s in %s, only %s is free; %s",
-			what, humanize.IBytes(need.Bytes), where, humanize.IBytes(sp.FreeBytes), advice.Space)
+		return &result.UsageError{Msg: fmt.Sprintf("preflight: %s needs %s in %s, only %s is free; %s",
+			what, humanize.IBytes(need.Bytes), where, humanize.IBytes(sp.FreeBytes), advice.Space)}
 	}
 	if sp.InodesKnown && need.Inodes > sp.FreeInodes {
-		return fmt.Errorf("preflight: %s needs %s inodes in %s, only %s are free; %s",
-			what, humanize.Comma(int64(need.Inodes)), where, humanize.Comma(int64(sp.FreeInodes)), advice.Inodes)
+		return &result.UsageError{Msg: fmt.Sprintf("preflight: %s needs %s inodes in %s, only %s are free; %s",
+			what, humanize.Comma(int64(need.Inodes)), where, humanize.Comma(int64(sp.FreeInodes)), advice.Inodes)}
 	}
 	return nil
 }

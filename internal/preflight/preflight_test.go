@@ -49,6 +49,9 @@ func TestSpace(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "the run needs 4.0 EiB in "+dir) || !strings.HasSuffix(err.Error(), "; use less") {
 		t.Errorf("4 EiB: %v", err)
 	}
+	if !result.IsUsage(err) {
+		t.Errorf("4 EiB: %v is not a usage error, so it would exit 1 where refusals exit 2", err)
+	}
 	err = Space(dir, "the run", dir, Need{Inodes: 1 << 62}, advice)
 	if err != nil && !strings.HasSuffix(err.Error(), "; use fewer") {
 		t.Errorf("2^62 inodes: %v", err) // nil where the filesystem gives no inode figures

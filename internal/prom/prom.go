@@ -36,11 +36,11 @@ const (
 func Registry(run *compare.Run) *prometheus.Registry {
 	switch {
 	case run.Block != nil:
-		return BlockRegistry(run.Host(), run.Block)
+		return BlockRegistry(run.Host(), run.Target(), run.Block)
 	case run.Copy != nil:
 		return CopyRegistry(run.Host(), run.Copy)
 	}
-	return FSRegistry(run.Host(), run.FS)
+	return FSRegistry(run.Host(), run.Target(), run.FS)
 }
 
 // FSRegistry holds an fs result's figures: the mean over -x iterations of
@@ -48,8 +48,9 @@ func Registry(run *compare.Run) *prometheus.Registry {
 // keeps its measured rate, with clyde_fs_rate_low_confidence 1 beside it
 // and its clyde_fs_elapsed_seconds, so a dashboard sees the number and
 // can tell an alert to ignore it; skipped tests are left out rather than
-// reported as 0.
-func FSRegistry(host string, res *result.FS) *prometheus.Registry {
+// reported as 0. dir is the directory as the history names it (compare.Run.Target), the
+// same label from run to run however -d was typed.
+func FSRegistry(host, dir string, res *result.FS) *prometheus.Registry {
 	reg := prometheus.NewRegistry()
 	labels := []string{"host", fsTargetLabel, "test", "unit"}
 	rate := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: FSRate, Help: "bonnie++-style rate of one clyde fs test, in the unit label's unit."}, labels)
@@ -59,7 +60,6 @@ func FSRegistry(host string, res *result.FS) *prometheus.Registry {
 	low := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: FSLowConf, Help: "1 when the test ran under 0.5 s (bonnie++ prints +++++): its rate is measured but of low confidence."}, labels)
 	last := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: LastRun, Help: "Start time of the last clyde run."}, []string{"host", fsTargetLabel, "test", "unit"})
 	reg.MustRegister(rate, cpu, lat, elapsed, low, last)
-	dir := res.Config.Dir
 	for t := result.FSTest(0); t < result.FSTestCount; t++ {
 		var rs, cs, ls, es []float64
 		unit, short := "", false
@@ -82,7 +82,8 @@ func FSRegistry(host string, res *result.FS) *prometheus.Registry {
 			}
 		}
 		if len(rs) > 0 {
-			rate.WithLabelValues(host, dir, t.Name(), unit).Set(mean(rs))
+			unit, scale := baseUnit(unit)
+			rate.WithLabelValues(host, dir, t.Name(), unit).Set(mean(rs) * scale)
 			elapsed.WithLabelValues(host, dir, t.Name(), "seconds").Set(mean(es))
 			flag := 0.0
 			if short {
@@ -101,9 +102,36 @@ func FSRegistry(host string, res *result.FS) *prometheus.Registry {
 	return reg
 }
 
+// cdmSeries are a CrystalDiskMark run's rows as its window shows them, the
+// kept figure of each (best pass or average), test="SEQ1M Q8T1 Read": the
+// number its text, compare and the history show. The passes' jobs would be
+// one series written once per pass, the last one winning.
+func cdmSeries(c *result.BlockCDM, host, dev string, iops, bw *prometheus.GaugeVec) {
+	for _, row := range c.Rows {
+		if len(row.Jobs) == 0 || row.BWBytes <= 0 {
+			continue
+		}
+		test := compare.CDMRowKey(row)
+		iops.WithLabelValues(host, dev, test, "ops/s").Set(row.IOPS)
+		bw.WithLabelValues(host, dev, test, "bytes/s").Set(row.BWBytes)
+	}
+}
+
+// baseUnit is the Prometheus base unit of an fs rate unit and the factor to
+// it: bonnie++'s KiB/s columns are bytes/s in a textfile, as Prometheus
+// names carry base units; files/s and seeks/s are already.
+func baseUnit(unit string) (string, float64) {
+	if unit == "KiB/s" {
+		return "bytes/s", 1024
+	}
+	return unit, 1
+}
+
 // BlockRegistry holds a block result's figures, one series per job and
-// direction; test is "<job name> <read|write>".
-func BlockRegistry(host string, res *result.Block) *prometheus.Registry {
+// direction; test is "<job name> <read|write>". dev is the target as the
+// history names it (compare.Run.Target): a cdm run's directory, not the file
+// it made in a new private directory.
+func BlockRegistry(host, dev string, res *result.Block) *prometheus.Registry {
 	reg := prometheus.NewRegistry()
 	labels := []string{"host", blkTargetLbl, "test", "unit"}
 	iops := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: BlockIOPS, Help: "I/O operations per second of one clyde block job and direction."}, labels)
@@ -111,9 +139,10 @@ func BlockRegistry(host string, res *result.Block) *prometheus.Registry {
 	p99 := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: BlockP99, Help: "99th percentile completion latency of one clyde block job and direction."}, labels)
 	last := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: LastRun, Help: "Start time of the last clyde run."}, labels)
 	reg.MustRegister(iops, bw, p99, last)
-	dev := res.Target.ResolvedPath
-	if dev == "" {
-		dev = res.Target.Path
+	if res.CDM != nil {
+		cdmSeries(res.CDM, host, dev, iops, bw)
+		last.WithLabelValues(host, dev, "block", "seconds").Set(float64(res.Provenance.StartTime.UnixNano()) / 1e9)
+		return reg
 	}
 	for _, j := range res.Jobs {
 		if j.Warmup {

@@ -25,7 +25,7 @@ func TestEncodeIsWriteToTextfile(t *testing.T) {
 	fs.Runs = []result.FSRun{run}
 	block := &result.Block{Provenance: result.Provenance{StartTime: start}, Target: result.BlockTarget{Path: "/dev/sdx"},
 		Jobs: []result.BlockJob{{JobName: "randread", Read: result.BlockDir{TotalIOs: 10, IOPS: 1234.5, BWBytes: 5056512}}}}
-	for name, reg := range map[string]*prometheus.Registry{"fs": FSRegistry("box", fs), "block": BlockRegistry("box", block)} {
+	for name, reg := range map[string]*prometheus.Registry{"fs": FSRegistry("box", "/srv/data", fs), "block": BlockRegistry("box", "/dev/sdx", block)} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "clyde.prom")
 			if err := prometheus.WriteToTextfile(path, reg); err != nil {
@@ -53,9 +53,11 @@ func TestShortRateKept(t *testing.T) {
 		RateUnit: "files/s", TooShort: true, ElapsedNs: 300_000_000}
 	run.Tests[result.SeqStat] = result.FSTestResult{Test: result.SeqStat, Ran: true, RatePerSec: 90000,
 		RateUnit: "files/s", ElapsedNs: 2_000_000_000}
+	run.Tests[result.GetBlock] = result.FSTestResult{Test: result.GetBlock, Ran: true, RatePerSec: 2048,
+		RateUnit: "KiB/s", ElapsedNs: 2_000_000_000}
 	fs.Runs = []result.FSRun{run}
 	var b bytes.Buffer
-	if err := Encode(&b, FSRegistry("box", fs)); err != nil {
+	if err := Encode(&b, FSRegistry("box", "/srv/data", fs)); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -64,6 +66,8 @@ func TestShortRateKept(t *testing.T) {
 		`clyde_fs_rate_low_confidence{dir="/srv/data",host="box",test="seq_create",unit="files/s"} 1`,
 		`clyde_fs_elapsed_seconds{dir="/srv/data",host="box",test="seq_create",unit="seconds"} 0.3`,
 		`clyde_fs_rate_low_confidence{dir="/srv/data",host="box",test="seq_stat",unit="files/s"} 0`,
+		// Prometheus names carry base units: bonnie++'s KiB/s as bytes/s.
+		`clyde_fs_rate{dir="/srv/data",host="box",test="get_block",unit="bytes/s"} 2.097152e+06`,
 	} {
 		if !strings.Contains(out, want+"\n") {
 			t.Errorf("textfile lacks %s:\n%s", want, out)

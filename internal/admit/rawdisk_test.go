@@ -1,4 +1,4 @@
-package blockbench
+package admit
 
 import (
 	"strings"
@@ -7,7 +7,7 @@ import (
 	"github.com/clydebench/clyde/internal/osio"
 )
 
-func TestRawDiskInUse(t *testing.T) {
+func TestRawrawDiskInUse(t *testing.T) {
 	ntfs := osio.DiskPartition{Number: 1, Offset: 1 << 20, Length: 100 << 30, Type: "0x07"}
 	unused := osio.DiskPartition{}
 	gptData := osio.DiskPartition{Number: 2, Offset: 16 << 20, Length: 200 << 30, Type: "ebd0a0a2-b9e5-4433-87c0-68b6b72699c7"}

@@ -1,6 +1,6 @@
 //go:build windows
 
-package blockbench
+package admit
 
 import (
 	"errors"
@@ -12,7 +12,7 @@ import (
 	"github.com/clydebench/clyde/result"
 )
 
-// checkDeviceWrite applies the write rules to a Windows raw disk
+// Write applies the write rules to a Windows raw disk
 // (\\.\PhysicalDriveN). Refused whatever the flags: a disk another program
 // has open (the exclusive open, share mode 0, fails), one whose partition
 // table holds a partition, or that carries a volume (see rawDiskInUse).
@@ -21,9 +21,13 @@ import (
 // a raw disk that lets clyde's own workers open it and nobody else, so the
 // run is guarded by clyde's run lock on the disk (another clyde cannot
 // start on it) and by the checks, not by the kernel.
-func checkDeviceWrite(given, resolved string, destroy bool) (osio.File, error) {
+func Write(given, resolved string, e osio.Entry, destroy bool) (osio.File, error) {
+	if !e.Dev {
+		return osio.NoFile, fmt.Errorf("writing to existing file %s: the in-use checks (disk images, other writers) are Linux-only; "+
+			"name a path that does not exist yet: %w", resolved, result.ErrNotSupported)
+	}
 	refuse := func(found, allow string) error {
-		return &RefusedError{Path: resolved, Given: given, Kind: refusedDevice, Found: found, Allow: allow}
+		return &RefusedError{Path: resolved, Given: given, Kind: KindDevice, Found: found, Allow: allow}
 	}
 	f, err := osio.OpenFile(resolved, osio.ReadWrite|osio.Exclusive)
 	switch {
@@ -69,11 +73,6 @@ func rawDiskHolds(f osio.File) (string, error) {
 	return rawDiskInUse(disk, layout, vols, unknown), nil
 }
 
-// checkFileWrite: whether a file backs a mounted disk image or is open for
-// writing by another program is checked on Linux only, so writing to an
-// existing file elsewhere is refused outright; a file clyde creates is
-// written freely.
-func checkFileWrite(given, resolved string, e osio.Entry, destroy bool) error {
-	return fmt.Errorf("writing to existing file %s: the in-use checks (disk images, other writers) are Linux-only; "+
-		"name a path that does not exist yet: %w", resolved, result.ErrNotSupported)
-}
+// NewFile: Windows names devices outside the file system (\\.\), so no
+// directory is a device directory.
+func NewFile(given, dir string) error { return nil }
