@@ -34,6 +34,7 @@ bench: build
 	@if [ -x scripts/bench-block.sh ]; then BIN=$(BIN) scripts/bench-block.sh; fi
 	BIN=$(BIN) scripts/bench-copy.sh
 	@if [ -x scripts/bench-jobfile.sh ]; then scripts/bench-jobfile.sh; fi
+	BIN=$(BIN) scripts/bench-fio-examples.sh
 	scripts/bench-orion.sh
 
 # A short run of every fuzz target, FUZZJOBS targets at a time, each with

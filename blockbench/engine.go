@@ -72,6 +72,19 @@ func pickEngine(name Engine, depth int) (engine, error) {
 	return e, nil
 }
 
+// QueueingEngine is the first engine available here that keeps more than
+// one I/O in flight per worker (io_uring on Linux, windowsaio on Windows),
+// for a caller that runs another tool's queueing engine as this one; false
+// where there is none.
+func QueueingEngine() (Engine, bool) {
+	for _, e := range engines {
+		if e.queues() && e.available() == nil {
+			return e.name(), true
+		}
+	}
+	return "", false
+}
+
 // queueingEngines names the engines that keep more than one I/O in flight
 // on this platform, for messages.
 func queueingEngines() []string {

@@ -27,19 +27,38 @@ type LogSpec struct {
 	AvgMsec int
 	// Offset adds each I/O's offset to its lines (log_offset).
 	Offset bool
+	// Hist is the prefix of fio's completion-latency histogram log
+	// (write_hist_log: PREFIX_clat_hist.N.log, fiologparser_hist.py's
+	// input), one line per direction per HistMsec ms (log_hist_msec) with
+	// the I/Os of the window in fio's 1856 buckets, summed 2^HistCoarseness
+	// at a time (log_hist_coarseness).
+	Hist           string
+	HistMsec       int
+	HistCoarseness int
 }
 
 // Any says whether the spec asks for a log.
-func (l LogSpec) Any() bool { return l.BW != "" || l.IOPS != "" || l.Lat != "" }
+func (l LogSpec) Any() bool { return l.perIO() || l.Hist != "" }
+
+// perIO says whether the spec asks for a bw, iops or latency log.
+func (l LogSpec) perIO() bool { return l.BW != "" || l.IOPS != "" || l.Lat != "" }
 
 func (l LogSpec) validate() error {
 	switch {
 	case l.AvgMsec < 0:
 		return result.Usagef("--log_avg_msec", "%d is negative; give a window in ms, or 0 for one line per I/O", l.AvgMsec)
-	case l.AvgMsec > 0 && !l.Any():
+	case l.AvgMsec > 0 && !l.perIO():
 		return result.Usagef("--log_avg_msec", "averages the logs, but none was asked for; add --write_bw_log, --write_iops_log or --write_lat_log")
+	case l.HistMsec < 0:
+		return result.Usagef("--log_hist_msec", "%d is negative; give the histogram log's window in ms", l.HistMsec)
+	case l.Hist != "" && l.HistMsec == 0:
+		return result.Usagef("--write_hist_log", "needs log_hist_msec, the window of each line: without it fio writes the log empty")
+	case l.HistMsec > 0 && l.Hist == "":
+		return result.Usagef("--log_hist_msec", "is the window of the histogram log, but none was asked for; add write_hist_log")
+	case l.HistCoarseness < 0 || l.HistCoarseness > 6:
+		return result.Usagef("--log_hist_coarseness", "%d is outside fio's 0..6", l.HistCoarseness)
 	}
-	for _, p := range []struct{ flag, prefix string }{{"--write_bw_log", l.BW}, {"--write_iops_log", l.IOPS}, {"--write_lat_log", l.Lat}} {
+	for _, p := range []struct{ flag, prefix string }{{"--write_bw_log", l.BW}, {"--write_iops_log", l.IOPS}, {"--write_lat_log", l.Lat}, {"--write_hist_log", l.Hist}} {
 		if strings.ContainsRune(p.prefix, 0) || strings.HasSuffix(p.prefix, "/") {
 			return result.Usagef(p.flag, "%q is not a file name prefix", p.prefix)
 		}
@@ -53,8 +72,15 @@ func (l LogSpec) options(set func(k, v string)) {
 			set(o.key, o.prefix)
 		}
 	}
-	if l.Any() {
+	if l.perIO() {
 		set("log_avg_msec", strconv.Itoa(l.AvgMsec))
+	}
+	if l.Hist != "" {
+		set("write_hist_log", l.Hist)
+		set("log_hist_msec", strconv.Itoa(l.HistMsec))
+		if l.HistCoarseness > 0 {
+			set("log_hist_coarseness", strconv.Itoa(l.HistCoarseness))
+		}
 	}
 	if l.Offset {
 		set("log_offset", "1")
@@ -70,9 +96,10 @@ const (
 	logSlat
 	logClat
 	logLat
+	logClatHist
 )
 
-var logSuffix = [...]string{"bw", "iops", "slat", "clat", "lat"}
+var logSuffix = [...]string{"bw", "iops", "slat", "clat", "lat", "clat_hist"}
 
 // kinds are the files the spec writes per worker, in fio's order.
 func (l LogSpec) kinds() []struct {
@@ -99,6 +126,9 @@ func (l LogSpec) kinds() []struct {
 		add(logSlat, l.Lat)
 		add(logClat, l.Lat)
 		add(logLat, l.Lat)
+	}
+	if l.Hist != "" {
+		add(logClatHist, l.Hist)
 	}
 	return out
 }
@@ -173,6 +203,9 @@ type workerLog struct {
 	lastSums   [2][3]float64
 	windows    []logWindow
 
+	// hist is the clat histogram log; nil without write_hist_log.
+	hist *histLog
+
 	// Per-I/O logs.
 	cur       *logChunk
 	used      int
@@ -183,7 +216,12 @@ type workerLog struct {
 
 func newWorkerLog(w *worker, number int, pool *logPool) *workerLog {
 	l := &workerLog{spec: w.spec.Log, number: number, split: w.split, nextWindow: math.MaxInt64}
-	if l.spec.AvgMsec > 0 {
+	if l.spec.Hist != "" {
+		l.hist = newHistLog(l.spec.HistMsec)
+	}
+	if !l.spec.perIO() {
+		// Only the histogram log.
+	} else if l.spec.AvgMsec > 0 {
 		l.avgNs = int64(l.spec.AvgMsec) * int64(time.Millisecond)
 		n := 16
 		if w.spec.Runtime > 0 {
@@ -214,6 +252,9 @@ func (l *workerLog) start(now int64) {
 	l.startNs, l.lastAt = now, now
 	l.lastIOs, l.lastBytes, l.lastSums = [2]int64{}, [2]int64{}, [2][3]float64{}
 	l.windows = l.windows[:0] // observe keeps nothing before this
+	if l.hist != nil {
+		l.hist.reset()
+	}
 	if l.avgNs > 0 {
 		l.nextWindow = now + l.avgNs
 	}
@@ -314,6 +355,12 @@ func (l *workerLog) samples() int {
 // time in ms from the end of the ramp, direction 0 read, 1 write.
 func (l *workerLog) write(out io.Writer, k logKind) error {
 	bw := bufio.NewWriterSize(out, 256<<10)
+	if k == logClatHist {
+		if err := l.hist.write(bw, l.spec.HistCoarseness); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
 	var line []byte
 	emit := func(atNs int64, value int64, dir int8, bs int64, off int64) error {
 		line = strconv.AppendInt(line[:0], atNs/int64(time.Millisecond), 10)
@@ -438,6 +485,10 @@ func writeLogs(ws []*workload, workers [][]*worker) (notes [][]string, err error
 			if l == nil {
 				continue
 			}
+			if l.hist != nil && l.hist.truncated {
+				notes[set] = append(notes[set], fmt.Sprintf("job %s worker %d: the histogram log stops after %d lines, the most clyde keeps per worker; give a longer log_hist_msec",
+					wl.Name, w.index, maxHistLines))
+			}
 			if l.truncated {
 				notes[set] = append(notes[set], fmt.Sprintf("job %s worker %d: the per-I/O logs stop after %d I/Os, the %d MiB clyde keeps for a group's logs; give --log_avg_msec for logs of the whole run",
 					wl.Name, w.index, l.samples(), maxLogBytes>>20))
@@ -461,7 +512,7 @@ func writeLogs(ws []*workload, workers [][]*worker) (notes [][]string, err error
 func perIOLoggers(ws []*workload) int {
 	n := 0
 	for _, wl := range ws {
-		if wl.Log.Any() && wl.Log.AvgMsec == 0 {
+		if wl.Log.perIO() && wl.Log.AvgMsec == 0 {
 			n += wl.NumJobs
 		}
 	}

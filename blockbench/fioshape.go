@@ -309,7 +309,11 @@ func (w *workload) fioOptions() map[string]string {
 	set("size", fioSize(w.Size))
 	set("offset", fioSize(w.Offset))
 	set("iodepth", strconv.Itoa(w.depth))
-	set("numjobs", strconv.Itoa(w.NumJobs))
+	if _, clone := w.Options["numjobs"]; !clone || w.NumJobs > 1 {
+		// A job file's clone (one workload of fio's numjobs) echoes the
+		// job's numjobs, as fio's job options do.
+		set("numjobs", strconv.Itoa(w.NumJobs))
+	}
 	set("ioengine", string(w.engine.name()))
 	set("direct", boolFlag(w.Direct))
 	set("runtime", fioDuration(w.Runtime))
@@ -442,10 +446,13 @@ func invalidate(ws []*workload) []string {
 	return notes
 }
 
+// dropCache is osio.DropCache; a test counts the calls through it.
+var dropCache = osio.DropCache
+
 // dropPass drops the file's cached pages at the end of a pass (see
 // worker.dropEvery), inside the measured time as fio's reopen is.
 func (w *worker) dropPass() {
-	if err := osio.DropCache(w.h); err != nil {
+	if err := dropCache(w.h); err != nil {
 		w.fail(fmt.Errorf("invalidate after a pass: %w", err))
 	}
 	for w.nextDrop <= w.ios[dirRead]+w.ios[dirWrite] {

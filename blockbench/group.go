@@ -1,6 +1,7 @@
 package blockbench
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool) ([]result.BlockJob, error) {
 	var ls []lanes.Lane
 	workers := make([][]*worker, len(ws))
+	entry, entries := reportEntries(ws)
 	var ramp time.Duration
 	pool := startLogPool(perIOLoggers(ws))
 	defer pool.stop()
@@ -45,7 +47,7 @@ func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool) ([]result.
 					return w.err
 				},
 				Lat: w.latencies(),
-				Set: set,
+				Set: entry[set],
 			})
 		}
 	}
@@ -60,17 +62,32 @@ func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool) ([]result.
 	if err != nil {
 		return nil, err
 	}
-	jobs := make([]result.BlockJob, len(ws))
+	jobs := make([]result.BlockJob, entries)
 	var errs []error
 	pool.stop()
 	notes, lerr := writeLogs(ws, workers)
 	if lerr != nil {
 		errs = append(errs, lerr)
 	}
+	for e := range jobs {
+		var first *workload
+		var ews []*worker
+		var enotes []string
+		for set, wl := range ws {
+			if entry[set] == e {
+				first = cmp.Or(first, wl)
+				ews = append(ews, workers[set]...)
+				enotes = append(enotes, notes[set]...)
+			}
+		}
+		jobs[e] = summarize(first, ews, out.Lat[e], out.Sample)
+		jobs[e].Interrupted = jobs[e].Interrupted && ctx.Err() != nil
+		jobs[e].Notes = enotes
+		if len(ews) != first.NumJobs {
+			jobs[e].Config.NumJobs = len(ews)
+		}
+	}
 	for set, wl := range ws {
-		jobs[set] = summarize(wl, workers[set], out.Lat[set], out.Sample)
-		jobs[set].Interrupted = jobs[set].Interrupted && ctx.Err() != nil
-		jobs[set].Notes = notes[set]
 		for i, w := range workers[set] {
 			if w.err != nil {
 				errs = append(errs, fmt.Errorf("job %s worker %d: %w", wl.Name, i, w.err))
@@ -78,6 +95,23 @@ func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool) ([]result.
 		}
 	}
 	return jobs, errors.Join(errs...)
+}
+
+// reportEntries says which entry of the group's result each workload goes
+// into, as fio's stat.c decides it: a workload with GroupReporting joins
+// the entry of the workload before it when both are in one reporting group;
+// every other workload is an entry of its own.
+func reportEntries(ws []*workload) (entry []int, n int) {
+	entry = make([]int, len(ws))
+	for i, wl := range ws {
+		if i > 0 && wl.GroupReporting && ws[i-1].groupID == wl.groupID {
+			entry[i] = entry[i-1]
+			continue
+		}
+		entry[i] = n
+		n++
+	}
+	return entry, n
 }
 
 // prepare opens the worker's descriptor and readies its engine, on the
@@ -111,7 +145,7 @@ func (w *worker) prepare() error {
 // longest. recs are the workers' recorders merged (lat, clat, slat per
 // direction); cpu is the whole process over the group's window.
 func summarize(wl *workload, workers []*worker, recs []*latency.Recorder, cpu cpuclock.Sample) result.BlockJob {
-	job := result.BlockJob{JobName: wl.Name, GroupID: wl.groupID, Options: wl.options(), Config: wl.config()}
+	job := result.BlockJob{JobName: wl.Name, Desc: wl.Desc, GroupID: wl.groupID, Options: wl.options(), Config: wl.config()}
 	startNs, endNs := int64(math.MaxInt64), int64(0)
 	var ios, bytes, short [2]int64
 	for _, w := range workers {

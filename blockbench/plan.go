@@ -75,6 +75,34 @@ type Workload struct {
 	// Log asks for fio's bw, iops and latency logs of each worker (see
 	// Plan.WriteLog).
 	Log LogSpec
+	// Desc is fio's description=, echoed as the job's desc.
+	Desc string
+	// GroupReporting sums this workload into the entry of the workloads
+	// before it in its reporting group (fio's group_reporting): one entry
+	// for the whole reporting group instead of one per workload.
+	GroupReporting bool
+	// RandomMap makes random offsets visit every block of the region once
+	// per pass (fio's default norandommap=0), from a full-period generator
+	// over the blocks; false draws each offset on its own, with
+	// replacement (fio's norandommap=1).
+	RandomMap bool
+	// Loops is how many passes over the region a non-time-based
+	// workload makes (fio's loops); 0 is 1. Invalidate drops the cache
+	// before every pass.
+	Loops int
+	// ThinkTime pauses a worker after every ThinkTimeBlocks I/Os (0 is 1)
+	// complete (fio's thinktime, thinktime_blocks); Rate and RateIOPS cap
+	// each worker's reads [0] and writes [1] in bytes and I/Os per second
+	// (fio's rate, rate_iops: the worker waits until its count is due).
+	// With a queueing engine the pause holds back the next submissions.
+	ThinkTime       time.Duration
+	ThinkTimeBlocks int
+	Rate            [2]int64
+	RateIOPS        [2]int64
+	// CloneIndex numbers this workload's workers from it rather than 0,
+	// so that the workloads fio's numjobs clones become draw offsets of
+	// their own.
+	CloneIndex int
 	// Options are the fio options this workload was written with that the
 	// result should echo beside the resolved ones (a job file's own
 	// options); the resolved ones win.

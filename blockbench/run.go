@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -177,7 +178,7 @@ func runPlanGroups(ctx context.Context, p *Plan, groups [][]*workload, res *resu
 		for k := range jobs {
 			if err == nil && !jobs[k].Interrupted && jobs[k].Read.TotalIOs+jobs[k].Write.TotalIOs == 0 {
 				// Zeros would read as a measurement; there was none.
-				err = fmt.Errorf("job %s: completed no I/O in its runtime of %v; give a longer --runtime", ws[k].Name, ws[k].Runtime)
+				err = fmt.Errorf("job %s: completed no I/O in its runtime of %s; give a longer --runtime", jobs[k].JobName, jobs[k].Options["runtime"])
 				res.Error = err.Error()
 				return err
 			}
@@ -194,7 +195,7 @@ func runPlanGroups(ctx context.Context, p *Plan, groups [][]*workload, res *resu
 		for k := range jobs {
 			if jobs[k].Interrupted {
 				res.Interrupted = true
-				return fmt.Errorf("job %s: %w", ws[k].Name, context.Cause(ctx))
+				return fmt.Errorf("job %s: %w", jobs[k].JobName, context.Cause(ctx))
 			}
 		}
 	}
@@ -291,7 +292,8 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 			if err != nil {
 				return nil, nil, nil, err
 			}
-			if note != "" {
+			if note != "" && !slices.Contains(notes, note) {
+				// fio's clones of one job share their note.
 				notes = append(notes, note)
 				if p.Warn != nil {
 					fmt.Fprintf(p.Warn, "clyde: note: %s\n", note)
@@ -397,6 +399,14 @@ func (w *Workload) validate() error {
 			w.Runtime, MinRuntime)
 	case w.RampTime < 0:
 		return result.Usagef("--ramp_time", "%v is negative; give a duration such as 2s or 0", w.RampTime)
+	case w.ThinkTime < 0 || w.ThinkTimeBlocks < 0:
+		return result.Usagef("--thinktime", "workload %s: a negative pause", w.Name)
+	case w.Rate[0] < 0 || w.Rate[1] < 0 || w.RateIOPS[0] < 0 || w.RateIOPS[1] < 0:
+		return result.Usagef("--rate", "workload %s: a negative rate", w.Name)
+	case w.Loops < 0:
+		return result.Usagef("--loops", "%d is negative; give the passes over the region, 1 or more", w.Loops)
+	case w.CloneIndex < 0:
+		return result.Usagef("--numjobs", "workload %s: clone index %d is negative", w.Name, w.CloneIndex)
 	case w.Fsync < 0:
 		return result.Usagef("--fsync", "%d is negative; give N to fsync after every N writes, 0 never", w.Fsync)
 	}

@@ -132,6 +132,9 @@ type worker struct {
 	nBlocks   uint64
 	regionEnd int64
 	pos       [2]int64 // next sequential offset per direction
+	// perm, when the workload keeps fio's random map, draws every block
+	// of the region once per pass (randommap.go).
+	perm *blockPerm
 
 	// Loop control: tick runs when now passes nextEvent.
 	measuring bool
@@ -142,11 +145,16 @@ type worker struct {
 	remaining int64 // I/Os left to issue; MaxInt64 when time-based
 	ioLimit   int64
 	sinceSync int
+	// paced is set when thinktime or a rate makes the worker wait
+	// (pace.go); sinceThink counts I/Os toward the next thinktime.
+	paced      bool
+	sinceThink int
 }
 
 func newWorker(spec *workload, index int) *worker {
 	w := &worker{spec: spec, index: uint64(index), h: osio.NoFile, split: spec.engine.queues()}
-	w.rng = newRand(spec.Seed, uint64(index)+1)
+	w.index = uint64(spec.CloneIndex + index)
+	w.rng = newRand(spec.Seed, w.index+1)
 	for d := range 2 {
 		w.recs[recLat+d] = latency.New()
 		w.recs[recClat+d] = w.recs[recLat+d]
@@ -157,7 +165,7 @@ func newWorker(spec *workload, index int) *worker {
 	}
 	w.recs[recSync] = latency.New()
 	if spec.Buffer.Refill && spec.RW.Writes() {
-		w.fill = newRand(spec.Seed^0xf111, uint64(index)+1)
+		w.fill = newRand(spec.Seed^0xf111, w.index+1)
 	}
 	w.pattern = fioPattern{}
 	if spec.Access != nil {
@@ -175,18 +183,22 @@ func newWorker(spec *workload, index int) *worker {
 		w.useVolume()
 	}
 	w.pos = [2]int64{spec.Offset, spec.Offset}
+	if w.random && spec.RandomMap && spec.vmap == nil && w.nBlocks > 1 {
+		w.perm = newBlockPerm(w.nBlocks, w.rng)
+	}
 	w.rampEnd = int64(spec.RampTime)
 	if spec.Runtime > 0 {
 		w.deadline = w.rampEnd + int64(spec.Runtime)
 	}
 	w.ioLimit = math.MaxInt64
 	if !spec.TimeBased {
-		w.ioLimit = int64(w.nBlocks)
+		w.ioLimit = int64(w.nBlocks) * int64(max(1, spec.Loops))
 	}
 	w.remaining = math.MaxInt64
-	if spec.Invalidate && !spec.Direct && spec.TimeBased && osio.CanAdviseAccess {
+	if spec.Invalidate && !spec.Direct && (spec.TimeBased || spec.Loops > 1) && osio.CanAdviseAccess {
 		w.dropEvery = int64(w.nBlocks)
 	}
+	w.paced = spec.ThinkTime > 0 || spec.Rate != [2]int64{} || spec.RateIOPS != [2]int64{}
 	w.marks = make([]mark, 0, int(int64(spec.Runtime)/markEvery)+3)
 	if spec.watch != nil {
 		spec.watch.add(w)
@@ -272,9 +284,6 @@ func (w *worker) tick(now int64) (stop bool) {
 	if w.measuring && w.log != nil && now >= w.log.nextWindow {
 		w.log.window(w, now)
 	}
-	if w.dropEvery > 0 && w.ios[dirRead]+w.ios[dirWrite] >= w.nextDrop {
-		w.dropPass()
-	}
 	if w.measuring && now >= w.nextMark {
 		w.addMark(mark{atNs: now, ios: w.ios, bytes: w.bytes})
 		for w.nextMark <= now {
@@ -354,6 +363,9 @@ func (w *worker) pickDir() int {
 // nextOffset is the next block-aligned offset in the region for dir.
 func (w *worker) nextOffset(dir int) int64 {
 	if w.random {
+		if w.perm != nil {
+			return w.spec.Offset + int64(w.perm.next())*w.spec.BS
+		}
 		return w.spec.Offset + int64(below(w.rng, w.nBlocks))*w.spec.BS
 	}
 	off := w.pos[dir]
@@ -377,6 +389,9 @@ func (w *worker) complete(dir, n, want int, off, prepNs, submitNs, doneNs int64)
 	if w.observe != nil {
 		w.observe(dir, n, off, prepNs, submitNs, doneNs)
 	}
+	if w.log != nil && w.log.hist != nil && w.measuring {
+		w.log.hist.add(dir, n, doneNs-submitNs, doneNs-w.log.startNs)
+	}
 	w.recs[recLat+dir].Record(time.Duration(doneNs - prepNs))
 	if w.split {
 		w.recs[recClat+dir].Record(time.Duration(doneNs - submitNs))
@@ -385,6 +400,11 @@ func (w *worker) complete(dir, n, want int, off, prepNs, submitNs, doneNs int64)
 	w.ios[dir]++
 	w.bytes[dir] += int64(n)
 	w.endNs = doneNs
+	if done := w.ios[dirRead] + w.ios[dirWrite]; w.dropEvery > 0 && done >= w.nextDrop && done < w.ioLimit {
+		// The pass is over: fio reopens the file for the next one and
+		// invalidates its cache then, before the next I/O.
+		w.dropPass()
+	}
 	if dir == dirWrite && w.spec.Fsync > 0 {
 		if w.sinceSync++; w.sinceSync >= w.spec.Fsync {
 			if !w.sync() {
@@ -392,6 +412,9 @@ func (w *worker) complete(dir, n, want int, off, prepNs, submitNs, doneNs int64)
 			}
 			w.sinceSync = 0
 		}
+	}
+	if w.paced {
+		w.pace(dir, doneNs)
 	}
 	if !w.split {
 		// A synchronous engine issues and completes in one step.

@@ -3,6 +3,7 @@ package fiojob
 import (
 	"errors"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -45,10 +46,10 @@ func Load(path string, env Env, o Options) (blockbench.Plan, error) {
 // "global options" does.
 func Compile(f *File, o Options) (blockbench.Plan, error) {
 	p := blockbench.Plan{SizeGiven: true, GlobalOptions: map[string]string{}}
-	var globals []Option
+	var globals [][]Option
 	for _, sec := range f.Sections {
-		if sec.Name == "global" {
-			globals = append(globals, sec.Options...)
+		if isGlobal(sec.Name) {
+			globals = append(globals, sec.Options)
 			for _, opt := range sec.Options {
 				if opt.HasValue {
 					p.GlobalOptions[opt.Name] = opt.Value
@@ -57,13 +58,15 @@ func Compile(f *File, o Options) (blockbench.Plan, error) {
 			continue
 		}
 		j := newJob(sec, o)
-		for _, list := range [][]Option{globals, sec.Options, o.Overrides} {
-			for _, opt := range list {
+		for i, list := range append(append(globals[:len(globals):len(globals)], sec.Options), o.Overrides) {
+			j.inGlobal = i < len(globals)
+			for _, opt := range byPriority(list) {
 				if err := j.apply(opt); err != nil {
 					return blockbench.Plan{}, err
 				}
 			}
 		}
+		j.inGlobal = false
 		w, notes, err := j.finish()
 		if err != nil {
 			return blockbench.Plan{}, err
@@ -73,12 +76,57 @@ func Compile(f *File, o Options) (blockbench.Plan, error) {
 			p.Groups = append(p.Groups, blockbench.Group{})
 		}
 		g := &p.Groups[len(p.Groups)-1]
-		*g = append(*g, w)
+		*g = append(*g, j.clones(w)...)
 	}
 	if len(p.Groups) == 0 {
 		return blockbench.Plan{}, result.Usagef(f.Path, "no job section; add one such as [randread] with its options")
 	}
 	return p, nil
+}
+
+// isGlobal is fio's test for a [global] section: its name starts with
+// "global" (fio's strncmp(name, "global", 6)).
+func isGlobal(name string) bool { return strings.HasPrefix(name, "global") }
+
+// byPriority orders one section's options as fio's sort_options does: kb_base
+// (fio's only option of priority above 0 that clyde reads) before the rest,
+// so that it governs every size of the section wherever it is written.
+func byPriority(list []Option) []Option {
+	out := make([]Option, 0, len(list))
+	for _, o := range list {
+		if o.Name == "kb_base" {
+			out = append(out, o)
+		}
+	}
+	for _, o := range list {
+		if o.Name != "kb_base" {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// clones are the job's numjobs copies as fio makes them: one workload each
+// (fio reports every clone on its own unless group_reporting), numbered
+// from 0 so each draws its own offsets, on the job's file or, with no
+// filename=, on a file of its own (JOB.N.0, fio's name).
+func (j *job) clones(w blockbench.Workload) []blockbench.Workload {
+	n := w.NumJobs
+	if n <= 1 {
+		return []blockbench.Workload{w}
+	}
+	out := make([]blockbench.Workload, n)
+	for i := range out {
+		c := w
+		c.NumJobs, c.CloneIndex = 1, i
+		c.Options = maps.Clone(w.Options)
+		c.Options["numjobs"] = strconv.Itoa(n)
+		if j.ownFiles {
+			c.Filename = j.fileFor(i)
+		}
+		out[i] = c
+	}
+	return out
 }
 
 // job is one section as its options are applied.
@@ -94,16 +142,27 @@ type job struct {
 	logBW     Option
 	logIOPS   Option
 	logLat    Option
-	compress  int
-	zero      bool
-	scramble  bool
+	logHist   Option
+	lfsr      bool
+	// inGlobal is true while a [global] section's options are applied.
+	inGlobal bool
+	// kb is fio's kb_base for the sizes of the options that follow.
+	kb KBBase
+	// ownFiles is true when the job names no filename=: fio gives each
+	// clone a file of its own, named by filenameFormat.
+	ownFiles       bool
+	filenameFormat Option
+	compress       int
+	zero           bool
+	scramble       bool
 }
 
 func newJob(sec Section, o Options) *job {
-	return &job{sec: sec, opts: o, set: map[string]Option{}, w: blockbench.Workload{
+	return &job{sec: sec, opts: o, set: map[string]Option{}, kb: KBBase1024, w: blockbench.Workload{
 		Name: sec.Name, RW: blockbench.Read, RWMixRead: blockbench.DefaultRWMixRead, BS: blockbench.DefaultBS,
 		IODepth: 1, NumJobs: 1, IOEngine: blockbench.EnginePsync, Buffer: blockbench.Buffer{Kind: blockbench.BufferRandom},
-		Seed: blockbench.DefaultSeed, Invalidate: true, FadviseHint: blockbench.CanAdviseAccess, Options: map[string]string{},
+		Seed: blockbench.DefaultSeed, Invalidate: true, FadviseHint: blockbench.CanAdviseAccess, RandomMap: true, Loops: 1,
+		Options: map[string]string{},
 	}}
 }
 
@@ -127,9 +186,9 @@ var refusals = map[string]string{
 	"bssplit":              "clyde runs one block size per job",
 	"bsrange":              "clyde runs one block size per job",
 	"verify":               "clyde does not verify data",
-	"rate":                 "clyde does not throttle I/O",
-	"rate_iops":            "clyde does not throttle I/O",
-	"thinktime":            "clyde does not pause between I/Os",
+	"thinktime_spin":       "clyde sleeps through a thinktime; give thinktime alone",
+	"rate_min":             "clyde caps a rate (rate=) but does not fail a job below one",
+	"rate_process":         "clyde paces I/O linearly, fio's default rate_process=linear",
 	"iodepth_batch_submit": "clyde submits one I/O per call, fio's default",
 	"iodepth_batch":        "clyde submits one I/O per call, fio's default",
 	"iodepth_low":          "clyde refills the queue after every completion",
@@ -137,22 +196,18 @@ var refusals = map[string]string{
 	"ss":                   "use clyde block's steady-state preset instead",
 	"exitall":              "clyde runs every job of a group to its end",
 	"startdelay":           "clyde starts the jobs of a group together",
-	"loops":                "clyde runs each job once (loops=1)",
 	"percentage_random":    "clyde's rw modes are all random or all sequential",
-	"random_generator":     "clyde draws offsets with its own seeded generator",
 	"bwavgtime":            "clyde samples bandwidth every 500 ms, fio's default",
 	"iopsavgtime":          "clyde samples IOPS every 500 ms, fio's default",
-	"write_hist_log":       "clyde keeps the histograms in its JSON (lat_ns.hdr) and json+ bins",
 	"filesize":             "give size=, the region each job uses",
 	"io_size":              "give size=: clyde's jobs do one pass over their region, or run for runtime= with time_based",
 	"nrfiles":              "clyde runs each job on one file",
 	"mem":                  "clyde allocates its own aligned buffers",
-	"kb_base":              "clyde's sizes are powers of 1024, fio's default kb_base=1024",
 }
 
 func init() {
 	handlers = map[string]handler{
-		"name":      func(j *job, o Option) error { return str(o, &j.w.Name) },
+		"name":      (*job).name,
 		"filename":  (*job).filename,
 		"directory": (*job).setDirectory,
 		"rw":        (*job).rw,
@@ -165,26 +220,79 @@ func init() {
 			j.w.RWMixRead = 100 - v
 			return nil
 		},
-		"bs":         (*job).bs,
-		"size":       func(j *job, o Option) error { return size(o, &j.w.Size) },
-		"offset":     func(j *job, o Option) error { return size(o, &j.w.Offset) },
-		"iodepth":    func(j *job, o Option) error { return intIn(o, 1, blockbench.MaxIODepth, &j.w.IODepth) },
-		"numjobs":    func(j *job, o Option) error { return intIn(o, 1, 4096, &j.w.NumJobs) },
-		"ioengine":   (*job).ioengine,
-		"direct":     func(j *job, o Option) error { return boolean(o, &j.w.Direct) },
-		"buffered":   func(j *job, o Option) error { var b bool; err := boolean(o, &b); j.w.Direct = !b; return err },
-		"runtime":    func(j *job, o Option) error { return duration(o, &j.w.Runtime) },
-		"ramp_time":  func(j *job, o Option) error { return duration(o, &j.w.RampTime) },
-		"time_based": func(j *job, o Option) error { return boolean(o, &j.w.TimeBased) },
-		"stonewall":  func(j *job, o Option) error { return boolean(o, &j.stonewall) },
-		"new_group":  func(j *job, o Option) error { return boolean(o, &j.w.NewGroup) },
-		// group_reporting: clyde always sums a job's numjobs clones into
-		// one entry (and jobs of a group in "groups"), which is what
-		// fio's option does for clones.
-		"group_reporting": echo,
-		"thread":          echo, // clyde's workers are threads
-		"description":     echo,
-		"norandommap":     echo, // clyde never keeps a random map: each offset is drawn on its own
+		"bs":      (*job).bs,
+		"size":    func(j *job, o Option) error { return j.size(o, &j.w.Size) },
+		"offset":  func(j *job, o Option) error { return j.size(o, &j.w.Offset) },
+		"iodepth": func(j *job, o Option) error { return j.intIn(o, 1, blockbench.MaxIODepth, &j.w.IODepth) },
+		"numjobs": func(j *job, o Option) error { return j.intIn(o, 1, 4096, &j.w.NumJobs) },
+		"loops":   func(j *job, o Option) error { return j.intIn(o, 1, math.MaxInt32, &j.w.Loops) },
+		"thinktime": func(j *job, o Option) error {
+			if err := needValue(o); err != nil {
+				return err
+			}
+			d, ok := parseFioTimeIn(o.Value, time.Microsecond)
+			if !ok {
+				return result.Usagef(o.Pos, "thinktime=%q is not a time; give microseconds or a number with s, ms or us", o.Value)
+			}
+			j.w.ThinkTime = d
+			return echo(j, o)
+		},
+		"thinktime_blocks": func(j *job, o Option) error { return j.intIn(o, 1, math.MaxInt32, &j.w.ThinkTimeBlocks) },
+		"rate":             func(j *job, o Option) error { return j.rate(o, &j.w.Rate, true) },
+		"rate_iops":        func(j *job, o Option) error { return j.rate(o, &j.w.RateIOPS, false) },
+		"kb_base": func(j *job, o Option) error {
+			kb, ok := parseKBBase(o.Value)
+			if !ok {
+				return result.Usagef(o.Pos, "kb_base=%q: give 1024 (fio's default: KB, MB are powers of 1024, KiB, MiB powers of 1000) or 1000 (KB powers of 1000, KiB of 1024)", o.Value)
+			}
+			j.kb = kb
+			return echo(j, o)
+		},
+		"unit_base":       (*job).unitBase,
+		"filename_format": (*job).setFilenameFormat,
+		"ioengine":        (*job).ioengine,
+		"direct":          func(j *job, o Option) error { return boolean(o, &j.w.Direct) },
+		"buffered":        func(j *job, o Option) error { var b bool; err := boolean(o, &b); j.w.Direct = !b; return err },
+		"runtime":         func(j *job, o Option) error { return duration(o, &j.w.Runtime) },
+		"ramp_time":       func(j *job, o Option) error { return duration(o, &j.w.RampTime) },
+		"time_based":      func(j *job, o Option) error { return boolean(o, &j.w.TimeBased) },
+		"stonewall":       func(j *job, o Option) error { return boolean(o, &j.stonewall) },
+		"new_group":       func(j *job, o Option) error { return boolean(o, &j.w.NewGroup) },
+		// group_reporting sums every job of the reporting group into one
+		// entry, as fio's; without it every clone is an entry of its own.
+		"group_reporting": func(j *job, o Option) error {
+			if err := boolean(o, &j.w.GroupReporting); err != nil {
+				return err
+			}
+			return echo(j, o)
+		},
+		"thread": echo, // clyde's workers are threads
+		"description": func(j *job, o Option) error {
+			j.w.Desc = o.Value
+			return echo(j, o)
+		},
+		// random_generator: clyde draws with its own seeded generators
+		// (fio's offsets are never the same as clyde's anyway); lfsr's
+		// promise, each block once per pass, is clyde's random map.
+		"random_generator": func(j *job, o Option) error {
+			switch o.Value {
+			case "tausworthe", "tausworthe64":
+				j.lfsr = false
+			case "lfsr":
+				j.lfsr = true
+			default:
+				return result.Usagef(o.Pos, "random_generator=%q: give tausworthe, tausworthe64 or lfsr", o.Value)
+			}
+			return echo(j, o)
+		},
+		"norandommap": func(j *job, o Option) error {
+			var b bool
+			if err := boolean(o, &b); err != nil {
+				return err
+			}
+			j.w.RandomMap = !b
+			return echo(j, o)
+		},
 		"random_distribution": func(j *job, o Option) error {
 			if o.Value != "random" {
 				return result.Usagef(o.Pos, "random_distribution=%s: clyde draws offsets uniformly (random) only", o.Value)
@@ -205,7 +313,7 @@ func init() {
 		},
 		"buffer_compress_chunk": func(j *job, o Option) error {
 			var n int64
-			if err := size(o, &n); err != nil {
+			if err := j.size(o, &n); err != nil {
 				return err
 			}
 			if n != 512 {
@@ -216,15 +324,15 @@ func init() {
 		"zero_buffers":     func(j *job, o Option) error { return boolean(o, &j.zero) },
 		"refill_buffers":   func(j *job, o Option) error { return boolean(o, &j.w.Buffer.Refill) },
 		"scramble_buffers": func(j *job, o Option) error { return boolean(o, &j.scramble) },
-		"fsync":            func(j *job, o Option) error { return intIn(o, 0, math.MaxInt32, &j.w.Fsync) },
+		"fsync":            func(j *job, o Option) error { return j.intIn(o, 0, math.MaxInt32, &j.w.Fsync) },
 		"end_fsync":        func(j *job, o Option) error { return boolean(o, &j.w.EndFsync) },
 		"randrepeat":       (*job).randrepeat,
 		"randseed": func(j *job, o Option) error {
-			v, err := strconv.ParseUint(o.Value, 0, 64)
+			v, err := ParseSize(o.Value, j.kb)
 			if err != nil || !o.HasValue {
 				return result.Usagef(o.Pos, "randseed=%q is not a seed; give a whole number", o.Value)
 			}
-			j.w.Seed = v
+			j.w.Seed = uint64(v)
 			return nil
 		},
 		"percentile_list": (*job).percentileList,
@@ -239,8 +347,13 @@ func init() {
 		"write_bw_log":     func(j *job, o Option) error { j.logBW = o; return nil },
 		"write_iops_log":   func(j *job, o Option) error { j.logIOPS = o; return nil },
 		"write_lat_log":    func(j *job, o Option) error { j.logLat = o; return nil },
-		"log_avg_msec":     func(j *job, o Option) error { return intIn(o, 0, math.MaxInt32, &j.w.Log.AvgMsec) },
+		"log_avg_msec":     func(j *job, o Option) error { return j.intIn(o, 0, math.MaxInt32, &j.w.Log.AvgMsec) },
 		"log_offset":       func(j *job, o Option) error { return boolean(o, &j.w.Log.Offset) },
+		"write_hist_log":   func(j *job, o Option) error { j.logHist = o; return nil },
+		"log_hist_msec":    func(j *job, o Option) error { return j.intIn(o, 0, math.MaxInt32, &j.w.Log.HistMsec) },
+		"log_hist_coarseness": func(j *job, o Option) error {
+			return j.intIn(o, 0, 6, &j.w.Log.HistCoarseness)
+		},
 	}
 }
 
@@ -261,6 +374,13 @@ func (j *job) apply(o Option) error {
 	name := o.Name
 	if a, ok := aliases[name]; ok {
 		name = a
+	}
+	if name != "filename_format" {
+		for _, k := range fileKeywords {
+			if strings.Contains(o.Value, k) {
+				return result.Usagef(o.Pos, "option %s=%s: fio expands %s only in filename_format", o.Name, o.Value, k)
+			}
+		}
 	}
 	h, ok := handlers[name]
 	if !ok {
@@ -324,11 +444,13 @@ func boolean(o Option, dst *bool) error {
 	return nil
 }
 
-func intIn(o Option, lo, hi int, dst *int) error {
+// intIn reads fio's whole number: decimal even with leading zeros
+// (iodepth=010 is 10), hexadecimal with 0x, with fio's units (ParseSize).
+func (j *job) intIn(o Option, lo, hi int, dst *int) error {
 	if err := needValue(o); err != nil {
 		return err
 	}
-	v, err := strconv.ParseInt(o.Value, 0, 64)
+	v, err := ParseSize(o.Value, j.kb)
 	if err != nil || v < int64(lo) || v > int64(hi) {
 		return result.Usagef(o.Pos, "%s=%q: give a whole number from %d to %d", o.Name, o.Value, lo, hi)
 	}
@@ -336,23 +458,32 @@ func intIn(o Option, lo, hi int, dst *int) error {
 	return nil
 }
 
-func (j *job) percent(o Option, dst *int) error { return intIn(o, 0, 100, dst) }
+func (j *job) percent(o Option, dst *int) error { return j.intIn(o, 0, 100, dst) }
 
-// size reads fio's size: bytes or k, m, g, t (powers of 1024, fio's
-// default kb_base).
-func size(o Option, dst *int64) error {
+// size reads fio's size under the job's kb_base (ParseSize).
+func (j *job) size(o Option, dst *int64) error {
 	if err := needValue(o); err != nil {
 		return err
 	}
-	if strings.HasSuffix(o.Value, "%") || strings.HasPrefix(o.Value, "(") {
-		return result.Usagef(o.Pos, "%s=%s: clyde takes a size in bytes or with k, m, g, t, not a percentage or an expression", o.Name, o.Value)
-	}
-	v, err := blockbench.ParseSize(o.Pos, o.Value)
+	v, err := ParseSize(o.Value, j.kb)
 	if err != nil {
-		return result.Usagef(o.Pos, "%s=%q is not a size; give bytes or a number with k, m, g or t (4k, 64m, 1g)", o.Name, o.Value)
+		return sizeError(o, err)
 	}
 	*dst = v
 	return nil
+}
+
+// sizeError says why o's value is not a size clyde reads.
+func sizeError(o Option, err error) error {
+	switch {
+	case errors.Is(err, errPercent), errors.Is(err, errExpression):
+		return result.Usagef(o.Pos, "%s=%s: clyde takes a size in bytes or with k, m, g, t, not a percentage or an expression", o.Name, o.Value)
+	case errors.Is(err, errFraction):
+		return result.Usagef(o.Pos, "%s=%s: fio reads no fraction (it would take 1.5g as 1 byte); give a whole number with a smaller unit (1536m)", o.Name, o.Value)
+	case errors.Is(err, errTooLarge):
+		return result.Usagef(o.Pos, "%s=%s is too large; give at most 8 EiB", o.Name, o.Value)
+	}
+	return result.Usagef(o.Pos, "%s=%q is not a size; give bytes, 0x hexadecimal, or a number with k, m, g, t, p (4k, 64m, 1g; KiB, MiB by kb_base)", o.Name, o.Value)
 }
 
 // duration reads fio's time: seconds, or a number with d, h, m, s, ms
@@ -369,7 +500,43 @@ func duration(o Option, dst *time.Duration) error {
 	return nil
 }
 
-func parseFioTime(s string) (time.Duration, bool) {
+func parseFioTime(s string) (time.Duration, bool) { return parseFioTimeIn(s, time.Second) }
+
+// rate reads fio's rate= or rate_iops=: one value for reads and writes
+// each, or "READ,WRITE" with either left empty (rate=,500k caps writes
+// only). bytes says the values are sizes (rate) rather than counts.
+func (j *job) rate(o Option, dst *[2]int64, bytes bool) error {
+	if err := needValue(o); err != nil {
+		return err
+	}
+	parts := strings.Split(o.Value, ",")
+	if len(parts) > 2 {
+		return result.Usagef(o.Pos, "%s=%s: give one rate, or READ,WRITE (clyde issues no trims)", o.Name, o.Value)
+	}
+	var out [2]int64
+	for d, p := range parts {
+		if strings.TrimSpace(p) == "" {
+			continue
+		}
+		v, err := ParseSize(p, j.kb)
+		if err != nil {
+			if bytes {
+				return sizeError(o, err)
+			}
+			return result.Usagef(o.Pos, "%s=%s: give I/Os per second, a whole number", o.Name, o.Value)
+		}
+		out[d] = v
+	}
+	if len(parts) == 1 {
+		out[1] = out[0] // one value caps each direction, as fio's
+	}
+	*dst = out
+	return echo(j, o)
+}
+
+// parseFioTimeIn reads fio's time with unit for a bare number: seconds for
+// runtime=, microseconds for thinktime=.
+func parseFioTimeIn(s string, unitless time.Duration) (time.Duration, bool) {
 	i := 0
 	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
 		i++
@@ -383,7 +550,9 @@ func parseFioTime(s string) (time.Duration, bool) {
 	}
 	var unit time.Duration
 	switch strings.ToLower(s[i:]) {
-	case "", "s", "sec":
+	case "":
+		unit = unitless
+	case "s", "sec":
 		unit = time.Second
 	case "ms", "msec":
 		unit = time.Millisecond
@@ -408,21 +577,41 @@ func (j *job) filename(o Option) error {
 	if err := needValue(o); err != nil {
 		return err
 	}
-	if strings.Contains(o.Value, ":") {
-		return result.Usagef(o.Pos, "filename=%s names several files (':'); clyde runs each job on one file", o.Value)
+	name, several := unescapeColons(o.Value)
+	if several {
+		return result.Usagef(o.Pos, "filename=%s names several files (':'); clyde runs each job on one file (write a ':' in a name as \\:)", o.Value)
 	}
-	j.w.Filename = o.Value
+	j.w.Filename = name
 	return nil
+}
+
+// unescapeColons reads fio's filename list: ':' separates files, '\:' is
+// a colon in a name. several is true when the value names more than one.
+func unescapeColons(v string) (name string, several bool) {
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		switch {
+		case v[i] == '\\' && i+1 < len(v) && v[i+1] == ':':
+			b.WriteByte(':')
+			i++
+		case v[i] == ':':
+			return "", true
+		default:
+			b.WriteByte(v[i])
+		}
+	}
+	return b.String(), false
 }
 
 func (j *job) setDirectory(o Option) error {
 	if err := needValue(o); err != nil {
 		return err
 	}
-	if strings.Contains(o.Value, ":") {
+	dir, several := unescapeColons(o.Value)
+	if several {
 		return result.Usagef(o.Pos, "directory=%s names several directories (':'); clyde runs each job in one", o.Value)
 	}
-	j.directory = o.Value
+	j.directory = dir
 	return nil
 }
 
@@ -457,7 +646,7 @@ func (j *job) bs(o Option) error {
 			continue // fio's "bs=,8k" keeps a direction's default; refused below unless all agree
 		}
 		var n int64
-		if err := size(Option{Name: "bs", Value: p, HasValue: true, Pos: o.Pos}, &n); err != nil {
+		if err := j.size(Option{Name: "bs", Value: p, HasValue: true, Pos: o.Pos}, &n); err != nil {
 			return err
 		}
 		if n <= 0 {
@@ -477,31 +666,109 @@ func (j *job) bs(o Option) error {
 	return nil
 }
 
+// ioengine checks the engine's name; which engine runs is decided when the
+// job is complete (resolveEngine), since libaio depends on direct=.
 func (j *job) ioengine(o Option) error {
 	if err := needValue(o); err != nil {
 		return err
 	}
-	e, note, err := blockbench.FioEngine(o.Pos, o.Value)
+	if _, _, err := Engine(o.Pos, o.Value); err != nil {
+		return err
+	}
+	return nil
+}
+
+// resolveEngine sets the engine the job's last ioengine= names. fio's
+// libaio on a buffered file is synchronous in the kernel: io_submit
+// returns once the page-cache copy is done, so the queue never holds more
+// than the one I/O being copied; clyde runs what that is, psync at depth
+// 1, and says so, rather than a queueing engine that would be several
+// times faster than fio.
+func (j *job) resolveEngine(w *blockbench.Workload) error {
+	o, ok := j.set["ioengine"]
+	if !ok {
+		return nil
+	}
+	if o.Value == "libaio" && !w.Direct {
+		w.IOEngine = blockbench.EnginePsync
+		w.Options["ioengine"] = "libaio"
+		j.notes = append(j.notes, "job "+j.sec.Name+": ioengine libaio with direct=0: buffered libaio is synchronous in the kernel (io_submit returns when the copy is done), so clyde ran psync, one I/O at a time, as fio's buffered libaio runs")
+		return nil
+	}
+	e, note, err := Engine(o.Pos, o.Value)
 	if err != nil {
 		return err
 	}
-	j.w.IOEngine = e
-	j.notes = removeEngineNote(j.notes)
+	w.IOEngine = e
 	if note != "" {
 		j.notes = append(j.notes, "job "+j.sec.Name+": "+note)
 	}
 	return nil
 }
 
-// removeEngineNote drops the note of an engine a later ioengine= replaced.
-func removeEngineNote(notes []string) []string {
-	out := notes[:0]
-	for _, n := range notes {
-		if !strings.Contains(n, ": ioengine ") {
-			out = append(out, n)
-		}
+// name renames the job in the report, as fio's name= in a job section;
+// its files keep the section's name, as fio's do. In [global] it does
+// nothing: fio gives every job its section's name after the globals.
+func (j *job) name(o Option) error {
+	if err := needValue(o); err != nil {
+		return err
 	}
-	return out
+	if !j.inGlobal {
+		j.w.Name = o.Value
+	}
+	return nil
+}
+
+// unitBase is fio's unit_base: whether fio's text report counts bits (8)
+// or bytes (1; 0 is fio's automatic choice, bytes). It changes none of
+// fio's JSON, which counts bytes; clyde's text report stays in bytes, and
+// a note says so for 8.
+func (j *job) unitBase(o Option) error {
+	switch o.Value {
+	case "0", "1":
+	case "8":
+		j.notes = append(j.notes, "job "+j.sec.Name+": unit_base=8: fio would print its text report in bits; clyde's text report is in bytes (the JSON counts bytes in both)")
+	default:
+		return result.Usagef(o.Pos, "unit_base=%q: give 0 (automatic), 1 (bytes) or 8 (bits)", o.Value)
+	}
+	return echo(j, o)
+}
+
+// fileKeywords are what fio's filename_format expands.
+var fileKeywords = []string{"$jobname", "$jobnum", "$filenum"}
+
+// setFilenameFormat reads fio's filename_format: the names of the files
+// of a job with no filename=, from $jobname (the section's name), $jobnum
+// (the clone, from 0) and $filenum (0: clyde runs one file per job).
+func (j *job) setFilenameFormat(o Option) error {
+	if err := needValue(o); err != nil {
+		return err
+	}
+	if strings.Contains(o.Value, "$clientuid") {
+		return result.Usagef(o.Pos, "filename_format=%s: $clientuid names fio's client/server runs; clyde runs on this machine (give $jobname, $jobnum, $filenum)", o.Value)
+	}
+	rest := o.Value
+	for _, k := range fileKeywords {
+		rest = strings.ReplaceAll(rest, k, "")
+	}
+	if strings.Contains(rest, "$") {
+		return result.Usagef(o.Pos, "filename_format=%s: fio expands $jobname, $jobnum and $filenum here, no other $", o.Value)
+	}
+	j.filenameFormat = o
+	return nil
+}
+
+// fileFor is the file of clone i of a job without filename=.
+func (j *job) fileFor(i int) string {
+	format := "$jobname.$jobnum.$filenum"
+	if j.filenameFormat.Name != "" {
+		format = j.filenameFormat.Value
+	}
+	name := strings.NewReplacer("$jobname", j.sec.Name, "$jobnum", strconv.Itoa(i), "$filenum", "0").Replace(format)
+	if j.directory != "" && !filepath.IsAbs(name) {
+		name = joinDirectory(j.directory, name)
+	}
+	return name
 }
 
 func (j *job) randrepeat(o Option) error {
@@ -545,14 +812,15 @@ func (j *job) percentileList(o Option) error {
 func (j *job) finish() (blockbench.Workload, []string, error) {
 	w := j.w
 	if w.Filename == "" {
-		// fio names a job's file NAME.JOB.FILE in directory= (or here).
-		if w.NumJobs > 1 {
-			return w, nil, result.Usagef(j.sec.Pos, "job %s has numjobs=%d and no filename=: fio gives each clone a file of its own, clyde's clones share one; give filename=", j.sec.Name, w.NumJobs)
-		}
-		w.Filename = w.Name + ".0.0"
-	}
-	if j.directory != "" && !filepath.IsAbs(w.Filename) {
+		// fio names each clone's file by filename_format, by default
+		// SECTION.CLONE.FILE, in directory= (or here).
+		j.ownFiles = true
+		w.Filename = j.fileFor(0)
+	} else if j.directory != "" && !filepath.IsAbs(w.Filename) {
 		w.Filename = joinDirectory(j.directory, w.Filename)
+	}
+	if err := j.resolveEngine(&w); err != nil {
+		return w, nil, err
 	}
 	switch {
 	case j.zero:
@@ -567,7 +835,7 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 	for _, l := range []struct {
 		o   Option
 		dst *string
-	}{{j.logBW, &w.Log.BW}, {j.logIOPS, &w.Log.IOPS}, {j.logLat, &w.Log.Lat}} {
+	}{{j.logBW, &w.Log.BW}, {j.logIOPS, &w.Log.IOPS}, {j.logLat, &w.Log.Lat}, {j.logHist, &w.Log.Hist}} {
 		switch {
 		case l.o.Name == "":
 		case !l.o.HasValue || l.o.Value == "":
@@ -576,7 +844,13 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 			*l.dst = l.o.Value
 		}
 	}
-	if w.Log.AvgMsec > 0 && !w.Log.Any() {
+	if j.lfsr {
+		w.RandomMap = true // fio's lfsr visits each block once, random map or not
+	}
+	if w.Log.Hist == "" {
+		w.Log.HistMsec, w.Log.HistCoarseness = 0, 0 // nothing to see without write_hist_log, as in fio
+	}
+	if w.Log.AvgMsec > 0 && w.Log.BW == "" && w.Log.IOPS == "" && w.Log.Lat == "" {
 		w.Log.AvgMsec = 0 // fio's log_avg_msec without a log does nothing to see
 	}
 	if w.Size == 0 && !j.exists(w.Filename) {

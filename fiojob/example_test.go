@@ -13,6 +13,7 @@ func ExampleCompile() {
 [global]
 filename=/mnt/ssd/clyde.tmp
 size=1g
+direct=1
 runtime=30
 time_based
 

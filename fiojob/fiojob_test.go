@@ -163,10 +163,14 @@ func TestCompile(t *testing.T) {
 				t.Errorf("%+v %+v %+v", g[0].Buffer, g[1].Buffer, g[2].Buffer)
 			}
 		}},
-		{"engines", "[a]\nfilename=f\nsize=1m\nioengine=libaio\n[b]\nfilename=f\nsize=1m\nioengine=sync\n", nil, func(t *testing.T, p blockbench.Plan) {
+		{"engines", "[a]\nfilename=f\nsize=1m\nioengine=libaio\ndirect=1\n[b]\nfilename=f\nsize=1m\nioengine=sync\n[c]\nfilename=f\nsize=1m\nioengine=libaio\niodepth=8\n", nil, func(t *testing.T, p blockbench.Plan) {
 			g := p.Groups[0]
-			if g[0].IOEngine != blockbench.EngineIOUring || g[1].IOEngine != blockbench.EnginePsync || len(p.Notes) != 2 {
+			if g[0].IOEngine != blockbench.EngineIOUring || g[1].IOEngine != blockbench.EnginePsync || len(p.Notes) != 3 {
 				t.Errorf("%s %s %q", g[0].IOEngine, g[1].IOEngine, p.Notes)
+			}
+			// fio's buffered libaio is synchronous in the kernel: psync, said so.
+			if g[2].IOEngine != blockbench.EnginePsync || !strings.Contains(p.Notes[2], "buffered libaio is synchronous") {
+				t.Errorf("buffered libaio ran %s, notes %q", g[2].IOEngine, p.Notes)
 			}
 		}},
 		{"logs default to the job name", "[lj]\nfilename=f\nsize=1m\nwrite_bw_log\nwrite_lat_log=lat\nlog_avg_msec=500\n", nil, func(t *testing.T, p blockbench.Plan) {
@@ -260,7 +264,6 @@ func TestRefusals(t *testing.T) {
 		{"include outside a section", "include sec.fio\n", "job.fio:1", "before any section"},
 		{"scramble without refill", "[a]\nfilename=f\nsize=1m\nscramble_buffers=1\n", "job.fio:4", "does not scramble"},
 		{"no size for a new file", "[a]\nfilename=f\n", "job.fio:1", "no size="},
-		{"clones without a file", "[a]\nsize=1m\nnumjobs=2\n", "job.fio:1", "clones share"},
 		{"no job", "[global]\nbs=4k\n", "job.fio", "no job section"},
 		{"NUL byte", "[a]\x00\n", "job.fio", "NUL"},
 	}
@@ -292,6 +295,10 @@ func FuzzParse(f *testing.F) {
 		"[global]\nbs=4k\n[a]\nfilename=f\nsize=1m\nrw=randrw\nrwmixread=70\n",
 		"[a]\nfilename=${X}\nsize=$ncpus\n[b]\nstonewall\n",
 		"[a]\ninclude x\n", "bs\n", "[", "[a]\n=\n", "[a]\nsize=1m\nbs=4k,4k\nruntime=1ms\n",
+		// fio's syntax as its examples write it.
+		"; comment\n[global]\nname=g ; inline\nsize=1MiB # too\nkb_base=1000\n[j] ; section\nfilename=a\\:b\niodepth=010\n",
+		"[global]\ngroup_reporting\nsize=0x10000\n[a]\nnumjobs=4\nfilename_format=$jobname.$jobnum.$filenum\nloops=2\n[b]\nstonewall\nnorandommap\nrw=randwrite\n",
+		"[globalx]\nunit_base=8\ndescription=a # b\n[c]\nfilename=f\nsize=64k\nioengine=libaio\ndirect=0\n",
 	} {
 		f.Add([]byte(s))
 	}

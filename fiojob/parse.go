@@ -137,8 +137,8 @@ func (p *parser) parse(name string, data []byte, depth int) error {
 	}
 	for i, raw := range strings.Split(string(data), "\n") {
 		pos := name + ":" + strconv.Itoa(i+1)
-		line := strings.TrimSpace(strings.TrimSuffix(raw, "\r"))
-		if line == "" || line[0] == ';' || line[0] == '#' {
+		line := stripComment(raw)
+		if line == "" {
 			continue
 		}
 		if inc, ok := strings.CutPrefix(line, "include"); ok && (inc == "" || inc[0] == ' ' || inc[0] == '\t') {
@@ -176,6 +176,17 @@ func (p *parser) parse(name string, data []byte, depth int) error {
 		s.Options = append(s.Options, opt)
 	}
 	return nil
+}
+
+// stripComment is fio's strip_blank_end on one line: everything from the
+// first ';' or '#' is a comment, wherever it stands ("numjobs=2 ; two
+// clones" is numjobs=2, "filename=data # the file" names "data"), and
+// blanks around what is left go.
+func stripComment(line string) string {
+	if i := strings.IndexAny(line, ";#"); i >= 0 {
+		line = line[:i]
+	}
+	return strings.TrimSpace(line)
 }
 
 // include reads another job file into this one at the include line, as
@@ -235,10 +246,14 @@ func (p *parser) expand(pos, line string) (string, error) {
 		case strings.HasPrefix(rest, "pagesize"):
 			b.WriteString(strconv.Itoa(os.Getpagesize()))
 			i += 1 + len("pagesize")
+		case strings.HasPrefix(rest, "jobname"), strings.HasPrefix(rest, "jobnum"), strings.HasPrefix(rest, "filenum"):
+			// filename_format's keywords stay for that option to expand.
+			b.WriteByte('$')
+			i++
 		case strings.HasPrefix(rest, "mb_memory"):
 			return "", result.Usagef(pos, "$mb_memory is not supported; write the size")
 		default:
-			return "", result.Usagef(pos, "%q: a $ must start ${VAR}, $ncpus or $pagesize", line)
+			return "", result.Usagef(pos, "%q: a $ must start ${VAR}, $ncpus or $pagesize (or $jobname, $jobnum, $filenum in filename_format)", line)
 		}
 	}
 	return b.String(), nil

@@ -72,6 +72,8 @@ type BlockTarget struct {
 // group_reporting). Runtime is the longest worker's, as fio's.
 type BlockJob struct {
 	JobName string `json:"jobname"`
+	// Desc is fio's description= of the job, as fio's desc.
+	Desc string `json:"desc,omitempty"`
 	// GroupID is fio's reporting group: a new one after each stonewall or
 	// new_group.
 	GroupID int `json:"groupid"`

@@ -59,7 +59,8 @@ func blockCommand() *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "filename", Usage: "file or block device (symlinks and /dev/disk/by-* are resolved); a job file may name them instead"},
 			&cli.StringFlag{Name: "name", Usage: "job name prefix (default: the rw mode)"},
-			&cli.StringFlag{Name: "size", Usage: "region per job: 4k, 64m, 1g (default: the whole existing target, 1g for a new file)"},
+			&cli.StringFlag{Name: "size", Usage: "region per job: 4k, 64m, 1g, 0x100000 (default: the whole existing target, 1g for a new file); units as fio reads them (--kb_base)"},
+			&cli.StringFlag{Name: "kb_base", Value: "1024", Usage: "fio's kb_base: 1024 (fio's default) reads k, KB, MB as powers of 1024 and KiB, MiB as powers of 1000; 1000 the other way round"},
 			&cli.StringFlag{Name: "offset", Value: "0", Usage: "start of the region"},
 			&cli.StringFlag{Name: "rw", Value: string(d.RW), Usage: "read|write|randread|randwrite|rw (readwrite)|randrw"},
 			&cli.IntFlag{Name: "rwmixread", Value: d.RWMixRead, Usage: "percent reads in rw/randrw; each I/O picks its direction on its own"},
@@ -178,7 +179,15 @@ func checkBlockArgs(args []string) ([]string, error) {
 		}
 		for _, lf := range logFlags {
 			if name == lf && !hasValue {
-				a = "--" + name + "="
+				// fio takes the next word as the prefix (--write_lat_log
+				// lg writes lg_clat.1.log), and none before another flag
+				// or at the end: the job's name.
+				v := ""
+				if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+					i++
+					v = args[i]
+				}
+				a = "--" + name + "=" + v
 				hasValue = true
 			}
 		}
@@ -199,23 +208,31 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 	j := blockbench.NewJob(c.String("filename"))
 	var err error
 	j.Name = c.String("name")
+	kb, err := fiojob.ParseKBBaseFlag("--kb_base", c.String("kb_base"))
+	if err != nil {
+		return j, err
+	}
 	if s := c.String("size"); s != "" {
-		if j.Size, err = blockbench.ParseSize("--size", s); err != nil {
+		if j.Size, err = fiojob.ParseSizeFlag("--size", s, kb); err != nil {
 			return j, err
 		}
 		j.SizeGiven = true
 	}
-	if j.Offset, err = blockbench.ParseSize("--offset", c.String("offset")); err != nil {
+	if j.Offset, err = fiojob.ParseSizeFlag("--offset", c.String("offset"), kb); err != nil {
 		return j, err
 	}
 	if j.RW, err = blockbench.ParseRW(c.String("rw")); err != nil {
 		return j, err
 	}
-	if j.BlockSizes, err = blockbench.ParseBSList(c.String("bs")); err != nil {
+	bsBase := kb
+	if !c.IsSet("bs") {
+		bsBase = fiojob.KBBase1024 // fio's default bs is 4096 under either kb_base
+	}
+	if j.BlockSizes, err = fiojob.ParseBSFlag("--bs", c.String("bs"), bsBase); err != nil {
 		return j, err
 	}
 	var note string
-	if j.IOEngine, note, err = blockbench.FioEngine("--ioengine", c.String("ioengine")); err != nil {
+	if j.IOEngine, note, err = fiojob.Engine("--ioengine", c.String("ioengine")); err != nil {
 		return j, err
 	}
 	if note != "" {
@@ -384,7 +401,7 @@ var jobFileOverrides = []struct{ flag, option string }{
 	{"percentile_list", "percentile_list"}, {"clat_percentiles", "clat_percentiles"}, {"lat_percentiles", "lat_percentiles"},
 	{"slat_percentiles", "slat_percentiles"}, {"write_bw_log", "write_bw_log"}, {"write_iops_log", "write_iops_log"},
 	{"write_lat_log", "write_lat_log"}, {"log_avg_msec", "log_avg_msec"}, {"log_offset", "log_offset"},
-	{"group_reporting", "group_reporting"}, {"thread", "thread"},
+	{"group_reporting", "group_reporting"}, {"thread", "thread"}, {"kb_base", "kb_base"},
 }
 
 // jobFilePlan compiles the job file with the flags given after it as
@@ -506,6 +523,8 @@ func blockLogs(c *cli.Context, names []string, k *keeper) (func(string, func(io.
 			flag = "--write_bw_log"
 		case strings.Contains(name, "_iops."):
 			flag = "--write_iops_log"
+		case strings.Contains(name, "_clat_hist."):
+			flag = "--write_hist_log"
 		}
 		t, err := outfile.Check(flag, name)
 		if err != nil {

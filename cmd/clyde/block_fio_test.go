@@ -154,3 +154,51 @@ func TestBlockLogsAndFormats(t *testing.T) {
 		t.Error("the refused run created its target")
 	}
 }
+
+// TestBlockLogFlagTakesNextWord: fio takes the word after --write_lat_log
+// (and the bw and iops ones) as its prefix (fio ... --write_lat_log lg
+// writes lg_clat.1.log), and none before another flag or at the end.
+func TestBlockLogFlagTakesNextWord(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"next word", []string{"clyde", "block", "--write_lat_log", "lg", "--rw", "read"},
+			[]string{"clyde", "block", "--write_lat_log=lg", "--rw", "read"}},
+		{"before a flag", []string{"clyde", "block", "--write_bw_log", "--rw", "read"},
+			[]string{"clyde", "block", "--write_bw_log=", "--rw", "read"}},
+		{"at the end", []string{"clyde", "block", "job.fio", "--write_iops_log"},
+			[]string{"clyde", "block", "--write_iops_log=", "--", "job.fio"}},
+		{"with =", []string{"clyde", "block", "--write_lat_log=x", "job.fio"},
+			[]string{"clyde", "block", "--write_lat_log=x", "--", "job.fio"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := checkBlockArgs(c.args)
+			if err != nil || strings.Join(got, " ") != strings.Join(c.want, " ") {
+				t.Errorf("checkBlockArgs(%q) = %q, %v; want %q", c.args, got, err, c.want)
+			}
+		})
+	}
+}
+
+// TestBlockFlagUnits: the size flags read units as fio's command line
+// does, under --kb_base.
+func TestBlockFlagUnits(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		kb, size string
+		want     int64
+	}{{"1024", "1MiB", 999424}, {"1000", "1MiB", 1 << 20}, {"1024", "0x40000", 1 << 18}} {
+		code, out, stderr := runClyde(t, "block", "--filename", filepath.Join(dir, "f"), "--rw", "write", "--size", c.size,
+			"--kb_base", c.kb, "--time_based=false", "--runtime", "0", "--output-format", "json", "--no-history")
+		if code != 0 {
+			t.Fatalf("--size %s --kb_base %s: exit %d: %s", c.size, c.kb, code, stderr)
+		}
+		res := decodeBlock(t, out)
+		if got := res.Jobs[0].Write.IOBytes; got != c.want {
+			t.Errorf("--size %s --kb_base %s wrote %d bytes, fio %d", c.size, c.kb, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,38 @@
+package blockbench
+
+import (
+	"context"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/clydebench/clyde/internal/osio"
+)
+
+// TestInvalidateEveryPass: fio invalidates the file's cache when it opens
+// it for each pass (loops=N), not on a timer: a buffered workload of three
+// passes drops the cache after the first and the second, exactly, however
+// fast they run (the drop before the first is the group's, invalidate()).
+func TestInvalidateEveryPass(t *testing.T) {
+	if !osio.CanAdviseAccess {
+		t.Skip("no posix_fadvise here: clyde cannot drop a file's cache")
+	}
+	var drops atomic.Int64
+	old := dropCache
+	dropCache = func(f osio.File) error { drops.Add(1); return old(f) }
+	t.Cleanup(func() { dropCache = old })
+	const blocks = 64
+	w := Workload{Name: "passes", Filename: filepath.Join(t.TempDir(), "f"), RW: RandRead, BS: 4096, Size: blocks * 4096,
+		IODepth: 1, NumJobs: 1, IOEngine: EnginePsync, Buffer: Buffer{Kind: BufferRandom}, Seed: 1, Invalidate: true,
+		RandomMap: true, Loops: 3}
+	res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}, SizeGiven: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Jobs[0].Read.TotalIOs; got != 3*blocks {
+		t.Fatalf("%d reads, want 3 passes of %d", got, blocks)
+	}
+	if n := drops.Load(); n != 2 {
+		t.Errorf("%d drops in 3 passes, want one at the start of the 2nd and of the 3rd", n)
+	}
+}

@@ -1,0 +1,608 @@
+package fiojob
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/clydebench/clyde/blockbench"
+)
+
+// The comparison suite: a job file runs through fio (when installed) and
+// through clyde, each in a temporary directory of its own, and what fio
+// means by it is compared with what clyde ran: the job entries, their
+// names and descriptions, bytes per direction, the read share, the depth
+// the queue reached, the files the jobs used and, with log_offset, the
+// blocks a pass touched. A difference fails the test unless clyde says
+// so in a note (each case lists the notes that may explain one).
+
+// fioJob is the part of one entry of fio's .jobs[] the suite compares.
+type fioJob struct {
+	Name  string `json:"jobname"`
+	Desc  string `json:"desc"`
+	Group int    `json:"groupid"`
+	Read  struct {
+		IOBytes int64 `json:"io_bytes"`
+	} `json:"read"`
+	Write struct {
+		IOBytes int64 `json:"io_bytes"`
+	} `json:"write"`
+	Options    map[string]string `json:"job options"`
+	DepthLevel map[string]float64
+}
+
+// view is one run's entries, and the files left in (fio) or named by
+// (clyde) the run, for the cases that check them.
+type view struct {
+	jobs  []fioJob
+	files []string
+	notes []string
+	// offsets are the distinct offsets of the first latency log, when the
+	// case writes one.
+	offsets map[int64]bool
+	logIOs  int
+	// hist is the shape of hh_clat_hist.1.log, when the case writes one.
+	hist *histShape
+}
+
+// histShape is what fiologparser_hist.py relies on in a histogram log:
+// the columns of every line (time, direction, bs, fio's buckets), the
+// directions, and that the buckets count I/Os.
+type histShape struct {
+	cols  map[int]bool
+	dirs  map[int64]bool
+	lines int
+	ios   int64
+}
+
+func readHist(path string) (*histShape, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	h := &histShape{cols: map[int]bool{}, dirs: map[int64]bool{}}
+	for _, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		fields := strings.Split(line, ", ")
+		h.cols[len(fields)] = true
+		h.lines++
+		for i, f := range fields {
+			v, err := strconv.ParseInt(f, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %q: %v", path, f, err)
+			}
+			switch {
+			case i == 1:
+				h.dirs[v] = true
+			case i >= 3:
+				h.ios += v
+			}
+		}
+	}
+	return h, nil
+}
+
+// depthOf is the iodepth_level bucket (fio's: 1, 2, 4, 8, 16, 32, >=64)
+// that holds the most I/Os: the depth the queue ran at.
+func depthOf(levels map[string]float64) int {
+	best, bestV := 0, -1.0
+	for k, v := range levels {
+		n, err := strconv.Atoi(strings.TrimPrefix(k, ">="))
+		if err == nil && (v > bestV || v == bestV && n < best) {
+			best, bestV = n, v
+		}
+	}
+	return best
+}
+
+// sameDepth compares the depths of fio's run and clyde's. fio counts an
+// I/O it has taken from its pool in the depth before the one it replaces is
+// back (io_u.c: get_io_u's cur_depth++), so a full queue of 15 shows in
+// fio's 16 bucket, clyde's 8: clyde's bucket may be fio's or the one below.
+func sameDepth(fio, clyde int) bool { return clyde == fio || clyde*2 == fio }
+
+func fioBinary(t *testing.T) string {
+	t.Helper()
+	path, err := exec.LookPath("fio")
+	if err != nil {
+		t.Skip("fio is not installed (apt-get install fio; CI installs it): nothing to compare clyde with")
+	}
+	return path
+}
+
+// runFio runs fio on the job file in dir, a directory of its own. It
+// runs on a goroutine of its own, so it returns its error.
+func runFio(fio, dir, text string, logs bool) (view, error) {
+	if err := os.WriteFile(filepath.Join(dir, "job.fio"), []byte(text), 0o644); err != nil {
+		return view{}, err
+	}
+	cmd := exec.Command(fio, "--output-format=json", "--output=out.json", "--eta=never", "job.fio")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return view{}, fmt.Errorf("fio: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "out.json"))
+	if err != nil {
+		return view{}, err
+	}
+	var out struct {
+		Jobs []json.RawMessage `json:"jobs"`
+	}
+	if err := json.Unmarshal(data[strings.IndexByte(string(data), '{'):], &out); err != nil {
+		return view{}, fmt.Errorf("fio's JSON: %v", err)
+	}
+	v := view{}
+	for _, raw := range out.Jobs {
+		j, err := decodeJob(raw)
+		if err != nil {
+			return view{}, err
+		}
+		v.jobs = append(v.jobs, j)
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if n := e.Name(); n != "job.fio" && n != "out.json" && !strings.HasSuffix(n, ".log") {
+			v.files = append(v.files, n)
+		}
+	}
+	if logs {
+		v.offsets, v.logIOs, err = logOffsets(filepath.Join(dir, "lg_lat.1.log"))
+	}
+	if err == nil && strings.Contains(text, "write_hist_log") {
+		v.hist, err = readHist(filepath.Join(dir, "hh_clat_hist.1.log"))
+	}
+	return v, err
+}
+
+func decodeJob(raw json.RawMessage) (fioJob, error) {
+	var j fioJob
+	if err := json.Unmarshal(raw, &j); err != nil {
+		return j, err
+	}
+	var levels struct {
+		L json.RawMessage `json:"iodepth_level"`
+	}
+	if err := json.Unmarshal(raw, &levels); err != nil {
+		return j, err
+	}
+	j.DepthLevel = map[string]float64{}
+	return j, json.Unmarshal(levels.L, &j.DepthLevel)
+}
+
+// runClyde compiles and runs the job file in a directory of its own, as
+// clyde block FILE does there.
+func runClyde(t *testing.T, text string, logs bool) view {
+	t.Helper()
+	dir := t.TempDir()
+	f, err := Parse("job.fio", []byte(text), Env{})
+	if err != nil {
+		t.Fatalf("clyde refused: %v", err)
+	}
+	p, err := Compile(f, Options{})
+	if err != nil {
+		t.Fatalf("clyde refused: %v", err)
+	}
+	// As run from dir (the cases run in parallel, so no chdir).
+	for _, g := range p.Groups {
+		for i := range g {
+			if !filepath.IsAbs(g[i].Filename) {
+				g[i].Filename = filepath.Join(dir, g[i].Filename)
+			}
+		}
+	}
+	p.WriteLog = func(name string, write func(io.Writer) error) error {
+		out, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		if err := write(out); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
+	}
+	res, err := blockbench.RunPlan(context.Background(), p)
+	if err != nil {
+		t.Fatalf("clyde: %v", err)
+	}
+	data, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Jobs []json.RawMessage `json:"jobs"`
+	}
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	v := view{notes: append(append([]string(nil), p.Notes...), res.Notes...)}
+	seen := map[string]bool{}
+	for i, raw := range out.Jobs {
+		j, err := decodeJob(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.jobs = append(v.jobs, j)
+		if name := filepath.Base(res.Jobs[i].Options["filename"]); !seen[name] {
+			seen[name] = true
+			v.files = append(v.files, name)
+		}
+	}
+	sort.Strings(v.files)
+	if logs {
+		if v.offsets, v.logIOs, err = logOffsets(filepath.Join(dir, "lg_lat.1.log")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if strings.Contains(text, "write_hist_log") {
+		if v.hist, err = readHist(filepath.Join(dir, "hh_clat_hist.1.log")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return v
+}
+
+// logOffsets reads the offsets of a latency log written with log_offset=1
+// (time, value, direction, bs, offset, ...).
+func logOffsets(path string) (map[int64]bool, int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	out := map[int64]bool{}
+	n := 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Split(sc.Text(), ",")
+		if len(fields) < 5 {
+			return nil, 0, fmt.Errorf("%s: %q has no offset field", path, sc.Text())
+		}
+		off, err := strconv.ParseInt(strings.TrimSpace(fields[4]), 10, 64)
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s: %q: %v", path, sc.Text(), err)
+		}
+		out[off] = true
+		n++
+	}
+	return out, n, sc.Err()
+}
+
+// compareRuns lists every difference between fio's run and clyde's that
+// no note of clyde's explains: explained maps a field to a text one of
+// clyde's notes must hold for a difference in it to be accepted.
+func compareRuns(fio, clyde view, explained map[string]string, timed bool, approx float64) []string {
+	var diffs []string
+	differs := func(field, format string, args ...any) {
+		if want, ok := explained[field]; ok {
+			for _, n := range clyde.notes {
+				if strings.Contains(n, want) {
+					return
+				}
+			}
+		}
+		diffs = append(diffs, field+": "+fmt.Sprintf(format, args...))
+	}
+	if len(fio.jobs) != len(clyde.jobs) {
+		differs("jobs", "fio reports %d entries, clyde %d (%s / %s)", len(fio.jobs), len(clyde.jobs), names(fio), names(clyde))
+		return diffs
+	}
+	for i, f := range fio.jobs {
+		c := clyde.jobs[i]
+		if f.Name != c.Name {
+			differs("name", "entry %d: fio %q, clyde %q", i, f.Name, c.Name)
+		}
+		if f.Desc != c.Desc {
+			differs("desc", "entry %d: fio %q, clyde %q", i, f.Desc, c.Desc)
+		}
+		if n, given := f.Options["numjobs"]; given && n != c.Options["numjobs"] {
+			differs("numjobs", "entry %d: fio echoes numjobs %q, clyde %q", i, f.Options["numjobs"], c.Options["numjobs"])
+		}
+		if f.Group != c.Group {
+			differs("groupid", "entry %d: fio %d, clyde %d", i, f.Group, c.Group)
+		}
+		fr, fw, cr, cw := f.Read.IOBytes, f.Write.IOBytes, c.Read.IOBytes, c.Write.IOBytes
+		mixed := fr > 0 && fw > 0
+		switch {
+		case approx > 0:
+			// Paced by a rate or a thinktime: as many bytes in the same
+			// time, within approx.
+			if fb, cb := float64(fr+fw), float64(cr+cw); math.Abs(cb-fb) > approx*fb {
+				differs("bytes", "entry %s: fio %d bytes, clyde %d (more than %.0f%% apart)", f.Name, fr+fw, cr+cw, approx*100)
+			}
+		case timed:
+			// Bytes depend on speed; that each did I/O both ways is compared.
+			if (fr > 0) != (cr > 0) || (fw > 0) != (cw > 0) {
+				differs("bytes", "entry %s: fio read %d write %d, clyde read %d write %d", f.Name, fr, fw, cr, cw)
+			}
+		case !mixed && (fr != cr || fw != cw):
+			differs("bytes", "entry %s: fio read %d write %d, clyde read %d write %d", f.Name, fr, fw, cr, cw)
+		case mixed && fr+fw != cr+cw:
+			differs("bytes", "entry %s: fio %d bytes, clyde %d", f.Name, fr+fw, cr+cw)
+		case mixed:
+			// Each I/O draws its direction: the shares agree within
+			// what a few hundred draws vary by.
+			fs, cs := share(fr, fw), share(cr, cw)
+			if math.Abs(fs-cs) > 5 {
+				differs("read share", "entry %s: fio %.1f%% reads, clyde %.1f%%", f.Name, fs, cs)
+			}
+		}
+		if fd, cd := depthOf(f.DepthLevel), depthOf(c.DepthLevel); !sameDepth(fd, cd) {
+			differs("depth", "entry %s: fio's queue ran at %d, clyde's at %d", f.Name, fd, cd)
+		}
+	}
+	if explained["files"] != "" || len(fio.files) > 0 && len(clyde.files) > 0 {
+		if strings.Join(fio.files, " ") != strings.Join(clyde.files, " ") {
+			differs("files", "fio used %q, clyde %q", fio.files, clyde.files)
+		}
+	}
+	if fio.offsets != nil && (len(fio.offsets) != len(clyde.offsets) || fio.logIOs != clyde.logIOs) {
+		differs("offsets", "fio touched %d distinct blocks in %d I/Os, clyde %d in %d", len(fio.offsets), fio.logIOs, len(clyde.offsets), clyde.logIOs)
+	}
+	if fio.hist != nil {
+		f, c := fio.hist, clyde.hist
+		if len(f.cols) != 1 || len(c.cols) != 1 || fmt.Sprint(f.cols) != fmt.Sprint(c.cols) {
+			differs("hist columns", "fio's lines have %v fields, clyde's %v", f.cols, c.cols)
+		}
+		if fmt.Sprint(f.dirs) != fmt.Sprint(c.dirs) || c.lines == 0 || c.ios == 0 {
+			differs("hist lines", "fio: %d lines, directions %v, %d I/Os; clyde: %d lines, directions %v, %d I/Os", f.lines, f.dirs, f.ios, c.lines, c.dirs, c.ios)
+		}
+	}
+	return diffs
+}
+
+func share(r, w int64) float64 { return float64(r) * 100 / float64(r+w) }
+
+func names(v view) string {
+	var out []string
+	for _, j := range v.jobs {
+		out = append(out, j.Name)
+	}
+	return strings.Join(out, ",")
+}
+
+// fioCases are job files that cover every silent difference issue 23
+// found, several written as fio's examples are (comments, [global], more
+// than one group), each small enough to run in well under a second.
+var fioCases = []struct {
+	name string
+	text string
+	// logs says the job file writes lg_lat.1.log with offsets.
+	logs bool
+	// explained: field -> the text of the note that says why it differs.
+	explained map[string]string
+	// files compares the files the jobs used.
+	files bool
+	// timed: a time_based file, whose bytes depend on speed; approx, for
+	// one paced by a rate, how far apart the bytes may be.
+	timed  bool
+	approx float64
+}{
+	{name: "inline comments", files: true, text: `; fio's example style
+[global]
+bs=4k                 ; block size
+size=256k             # the region
+runtime=3600  # Max runtime
+[seq]
+filename=data ; the test file
+description=desc # comment
+rw=write
+numjobs=2  ; comment
+`},
+	{name: "leading zeros are decimal", text: `[global]
+size=4m
+bs=4k
+; octal would read 070 as 56% reads, 010 as 8 passes
+[mix]
+filename=mix.dat
+rw=randrw
+rwmixread=070
+[passes]
+filename=passes.dat
+size=64k
+rw=read
+loops=010
+[deep]
+filename=deep.dat
+rw=randread
+direct=1
+ioengine=io_uring
+iodepth=04
+`},
+	{name: "name in global keeps section names", text: `[global]
+name=everyone
+filename=f.dat
+size=128k
+[first]
+rw=read
+[second]
+rw=write
+`},
+	{name: "name in a job renames its entry", text: `[sec]
+name=renamed
+filename=f.dat
+size=128k
+rw=write
+`},
+	{name: "IEC units are powers of 1000 under kb_base=1024", text: `[global]
+bs=4k
+rw=write
+[mib]
+filename=a.dat
+size=1MiB
+[kib]
+filename=b.dat
+size=512KiB
+[mb]
+filename=c.dat
+size=1MB
+`},
+	{name: "kb_base=1000", text: `[global]
+kb_base=1000
+bs=4KiB
+rw=write
+[mib]
+filename=a.dat
+size=1MiB
+[mb]
+filename=c.dat
+size=1MB
+`},
+	{name: "hex sizes", text: `[hex]
+filename=h.dat
+size=0x40000
+bs=0x1000
+rw=write
+`},
+	{name: "group_reporting sums the group", text: `[global]
+group_reporting
+size=128k
+[a]
+filename=a.dat
+rw=write
+[b]
+filename=b.dat
+rw=write
+[c]
+stonewall
+filename=c.dat
+rw=read
+numjobs=2
+`},
+	{name: "numjobs without group_reporting", text: `[clones]
+filename=shared.dat
+size=128k
+rw=randwrite
+numjobs=4
+`},
+	{name: "numjobs with no filename", files: true, text: `[global]
+size=64k
+rw=write
+[own]
+numjobs=2
+[format]
+filename_format=$jobname-$jobnum.dat
+numjobs=2
+`},
+	{name: "buffered libaio", explained: map[string]string{"depth": "buffered libaio is synchronous"}, text: `[aio]
+filename=aio.dat
+size=256k
+rw=randread
+ioengine=libaio
+iodepth=8
+direct=0
+`},
+	{name: "random map: each block once per pass", logs: true, text: `[precondition]
+filename=pre.dat
+size=256k
+bs=4k
+rw=randwrite
+write_lat_log=lg
+log_offset=1
+`},
+	{name: "histogram log", timed: true, text: `[h]
+filename=h.dat
+size=1m
+rw=randrw
+runtime=600ms
+time_based
+write_hist_log=hh
+log_hist_msec=100
+`},
+	{name: "rate", timed: true, approx: 0.15, text: `[global]
+size=1m
+runtime=1
+time_based
+[iops]
+filename=r.dat
+rw=randread
+rate_iops=200
+[bw]
+filename=w.dat
+rw=write
+bs=4k
+rate=,400k
+`},
+	{name: "loops", text: `[twice]
+filename=l.dat
+size=128k
+rw=read
+loops=2
+`},
+	{name: "escaped colon in a filename", files: true, text: `[colon]
+filename=a\:b.dat
+size=64k
+rw=write
+`},
+	{name: "an example's shape", text: `; -- start job file --
+[global]
+description=Emulation of a simple web server   ; what it is
+bs=4k
+size=256k
+ioengine=psync
+invalidate=1
+
+[reader]
+rw=randread
+filename=web.dat
+
+[writer]
+rw=randwrite
+filename=log.dat
+
+[check]
+stonewall
+rw=read
+filename=web.dat
+numjobs=2
+group_reporting
+; -- end job file --
+`},
+}
+
+func TestAgainstFio(t *testing.T) {
+	fio := fioBinary(t)
+	// fio spends most of its run asleep: every case's fio runs at once,
+	// clyde's then one after another.
+	type fioRun struct {
+		v   view
+		err error
+	}
+	runs := make([]chan fioRun, len(fioCases))
+	slots := make(chan struct{}, 4) // a shared 2-core machine: a few at once
+	for i, c := range fioCases {
+		runs[i] = make(chan fioRun, 1)
+		dir := t.TempDir()
+		go func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			v, err := runFio(fio, dir, c.text, c.logs)
+			runs[i] <- fioRun{v, err}
+		}()
+	}
+	for i, c := range fioCases {
+		t.Run(c.name, func(t *testing.T) {
+			run := <-runs[i]
+			if run.err != nil {
+				t.Fatal(run.err)
+			}
+			want := run.v
+			got := runClyde(t, c.text, c.logs)
+			if !c.files {
+				want.files, got.files = nil, nil
+			}
+			for _, d := range compareRuns(want, got, c.explained, c.timed, c.approx) {
+				t.Errorf("%s (clyde's notes: %q)", d, got.notes)
+			}
+		})
+	}
+}
