@@ -11,6 +11,7 @@ import (
 
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/proc"
+	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -70,14 +71,13 @@ func parseMarker(b []byte) (marker, error) {
 		return m, fmt.Errorf("tool %q kind %q, want %q %q", m.Tool, m.Kind, markerTool, markerKind)
 	case m.File == "" || strings.ContainsAny(m.File, `/\`) || m.File == "." || m.File == "..":
 		return m, fmt.Errorf("file %q is not a name in this directory", m.File)
-	case m.PID <= 0:
-		return m, fmt.Errorf("pid %d", m.PID)
-	case m.Host == "":
-		return m, errors.New("no host")
 	case m.Ino == 0:
 		return m, errors.New("no inode number")
 	case m.Size < 0:
 		return m, fmt.Errorf("size %d", m.Size)
+	}
+	if err := m.Plausible(time.Now()); err != nil {
+		return m, err
 	}
 	return m, nil
 }
@@ -87,16 +87,23 @@ func parseMarker(b []byte) (marker, error) {
 func readMarker(d osio.Dir, base string) (m marker, found bool, err error) {
 	name := markerName(base)
 	path := joinName(d, name)
-	f, err := d.Open(osio.Name(name), osio.ReadOnly, 0)
+	// Non-blocking and typed (a FIFO planted here never hangs the run),
+	// and the marker must be clyde's own: owned by clyde's user, 0600,
+	// one link. Another user's file by that name is not a marker.
+	f, e, err := safepath.OpenIn(d, name, osio.ReadOnly, safepath.Regular)
 	if errors.Is(err, fs.ErrNotExist) {
 		return m, false, nil
 	}
 	if err != nil {
+		var ke *safepath.KindError
+		if errors.As(err, &ke) {
+			return m, true, fmt.Errorf("%s is not a marker clyde wrote: a %s", path, ke.Got)
+		}
 		return m, true, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer f.Close()
-	if e, err := f.Stat(); err != nil || !e.Reg {
-		return m, true, fmt.Errorf("%s is not a regular file", path)
+	if err := safepath.CheckOwned(path, e); err != nil {
+		return m, true, fmt.Errorf("%s is not a marker clyde wrote: %v", path, err)
 	}
 	b, err := osio.ReadAll(f, markerMax+1)
 	if err != nil {
@@ -162,7 +169,7 @@ func leftoverError(given string, m marker) error {
 // checkLeftover refuses a run on dir/base when base has a marker: whether
 // base exists or not, whether the run reads or writes.
 func checkLeftover(given, dir, base string) error {
-	d, err := osio.OpenDir(dir)
+	d, err := safepath.OpenDir(dir)
 	if err != nil {
 		return nil // creating the file reports it, or the target exists under another parent
 	}
@@ -198,7 +205,7 @@ func Cleanup(filename string, force bool) (CleanupResult, error) {
 	if err != nil {
 		return res, err
 	}
-	d, err := osio.OpenDir(dir)
+	d, err := safepath.OpenDir(dir)
 	if err != nil {
 		return res, fmt.Errorf("cleanup: %w", err)
 	}
@@ -227,13 +234,15 @@ func Cleanup(filename string, force bool) (CleanupResult, error) {
 		return res, fmt.Errorf("cleanup: %w", err)
 	case !markerMatches(m, e, state == proc.Elsewhere):
 		res.Kept = append(res.Kept, path+": not the file the killed run created (its device, inode or size differ from the marker's)")
+	case safepath.CheckOwned(path, e) != nil:
+		res.Kept = append(res.Kept, fmt.Sprintf("%s: not a file clyde created (%v)", path, safepath.CheckOwned(path, e)))
 	default:
 		if err := d.Remove(osio.Name(base)); err != nil {
 			return res, fmt.Errorf("cleanup: %w; the marker is kept, so the cleanup can be run again", err)
 		}
 		res.Removed = append(res.Removed, path)
 	}
-	if err := d.Remove(osio.Name(markerName(base))); err != nil {
+	if err := safepath.RemoveOwned(d, markerName(base)); err != nil {
 		return res, fmt.Errorf("cleanup: %w", err)
 	}
 	res.Removed = append(res.Removed, joinName(d, markerName(base)))

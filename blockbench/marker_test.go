@@ -14,6 +14,7 @@ import (
 
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/proc"
+	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -29,7 +30,7 @@ func leftover(t *testing.T, dir, name string, edit func(m *marker)) string {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	f, err := d.Open(osio.Name(name), osio.ReadWrite|osio.Create, 0o644)
+	f, err := d.Open(osio.Name(name), osio.ReadWrite|osio.Create, 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,6 +121,20 @@ func TestCleanup(t *testing.T) {
 			os.WriteFile(filepath.Join(d, ".f.clyde-run"), []byte(`{"tool":"other"}`), 0o644)
 			return filepath.Join(d, "f")
 		}, false, nil, nil, []string{".f.clyde-run", "f"}, "-"},
+		{"marker with a start time of 0: not believed", func(t *testing.T, d string) string {
+			return leftover(t, d, "f", func(m *marker) { m.Start = time.Unix(0, 0) })
+		}, false, nil, nil, []string{".f.clyde-run", "f"}, "-"},
+		{"marker starting in the future: not believed", func(t *testing.T, d string) string {
+			return leftover(t, d, "f", func(m *marker) { m.Start = time.Now().Add(24 * time.Hour) })
+		}, false, nil, nil, []string{".f.clyde-run", "f"}, "-"},
+		{"file not made 0600 by clyde: kept", func(t *testing.T, d string) string {
+			if !safepath.Supported {
+				t.Skip("file modes are checked where the path rule is (Linux)")
+			}
+			p := leftover(t, d, "f", nil)
+			os.Chmod(p, 0o644)
+			return p
+		}, false, []string{".f.clyde-run"}, []string{"f"}, []string{"f"}, ""},
 		{"marker of another name", func(t *testing.T, d string) string {
 			leftover(t, d, "g", nil)
 			os.Rename(filepath.Join(d, ".g.clyde-run"), filepath.Join(d, ".f.clyde-run"))

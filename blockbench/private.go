@@ -20,6 +20,7 @@ import (
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/rundir"
 	"github.com/clydebench/clyde/internal/runlock"
+	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -197,7 +198,7 @@ func checkUncached(targets []*target) error {
 		}
 		if t.exists {
 			// A read-only open changes nothing.
-			f, err := osio.OpenFile(t.resolved, osio.ReadOnly|osio.Direct|osio.NoFollow)
+			f, _, err := safepath.Open(t.resolved, osio.ReadOnly|osio.Direct, safepath.Regular)
 			if err != nil {
 				return refusedDirect(t.given, err)
 			}
@@ -222,7 +223,7 @@ func (pd *privateDir) prepare(ctx context.Context, lv *live, seed uint64) error 
 	if pd == nil {
 		return nil
 	}
-	parent, err := osio.OpenDir(pd.parentPath)
+	parent, err := safepath.OpenDir(pd.parentPath)
 	if err != nil {
 		return result.Usagef("--filename", "cannot open %s: %v", pd.parentPath, err)
 	}

@@ -7,13 +7,13 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/clydebench/clyde/internal/admit"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/runlock"
+	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -131,45 +131,39 @@ func resolveTarget(filename string, warn io.Writer) (*target, error) {
 		}
 		return t, nil
 	}
-	resolved, err := filepath.EvalSymlinks(filename)
+	// One rule for the path (internal/safepath): another user's symlink
+	// is not followed into someone else's file, ".." is the real parent.
+	info, err := safepath.Lookup(filename)
 	switch {
-	case err == nil:
-		t.resolved = resolved
-		t.exists = true
-	case errors.Is(err, fs.ErrNotExist):
-		if _, lerr := os.Lstat(filename); lerr == nil {
-			return nil, result.Usagef("--filename", "%s is a symlink to nothing; give an existing target or a new path", filename)
-		}
-		dir, base, err := splitTarget(filename)
-		if err != nil {
-			return nil, err
-		}
-		if err := admit.NewFile(filename, dir); err != nil {
-			return nil, err
-		}
-		t.dirPath, t.base, t.resolved = dir, base, filepath.Join(dir, base)
-		return t, checkLeftover(t.given, t.dirPath, t.base)
-	default:
+	case err != nil && errors.Is(err, fs.ErrNotExist):
+		return nil, result.Usagef("--filename", "cannot create %s: %v; give an existing file, a block device, or a path in a writable directory", filename, err)
+	case err != nil:
 		return nil, result.Usagef("--filename", "cannot resolve %s: %v", filename, err)
+	case info.Dangling:
+		return nil, result.Usagef("--filename", "%s is a symlink to nothing; give an existing target or a new path", filename)
+	case !info.Exists:
+		t.dirPath, t.base = filepath.Dir(info.Path), info.Name
+		if err := admit.NewFile(filename, t.dirPath); err != nil {
+			return nil, err
+		}
+		t.resolved = info.Path
+		return t, checkLeftover(t.given, t.dirPath, t.base)
 	}
-	fi, err := os.Stat(t.resolved)
-	if err != nil {
-		return nil, fmt.Errorf("stat %s: %w", t.resolved, err)
-	}
-	switch {
-	case fi.Mode().IsRegular():
-		t.size = fi.Size()
+	t.resolved, t.exists = info.Path, true
+	switch info.Kind {
+	case safepath.Regular:
+		t.size = info.Size
 		t.dirPath, t.base = filepath.Dir(t.resolved), filepath.Base(t.resolved)
 		if err := checkLeftover(t.given, t.dirPath, t.base); err != nil {
 			return nil, err
 		}
-	case fi.Mode()&fs.ModeDevice != 0 && fi.Mode()&fs.ModeCharDevice == 0:
+	case safepath.BlockDevice:
 		t.device = true
 		if t.size, err = deviceSize(t.resolved); err != nil {
 			return nil, err
 		}
 	default:
-		return nil, result.Usagef("--filename", "%s is neither a regular file nor a block device (%v)", t.resolved, fi.Mode().Type())
+		return nil, result.Usagef("--filename", "%s is neither a regular file nor a block device (a %s)", t.resolved, info.Kind)
 	}
 	return t, nil
 }
@@ -225,11 +219,13 @@ func splitTarget(filename string) (dir, base string, err error) {
 	if base == "." || base == ".." || base == string(filepath.Separator) {
 		return "", "", result.Usagef("--filename", "%s does not name a file; give a file path or a block device", filename)
 	}
-	dir, err = filepath.EvalSymlinks(filepath.Dir(filename))
+	d, base, err := safepath.Parent(filename)
 	if err != nil {
 		return "", "", result.Usagef("--filename", "cannot create %s: %v; give an existing file, a block device, or a path in a writable directory",
 			filename, err)
 	}
+	dir = d.Path()
+	d.Close()
 	return dir, base, nil
 }
 
@@ -272,7 +268,7 @@ func (t *target) prepare(ctx context.Context, destroy bool, buf Buffer, seed uin
 
 // open opens an existing target and applies the write rules.
 func (t *target) open(destroy bool) error {
-	f, err := osio.OpenFile(t.resolved, osio.ReadOnly|osio.NoFollow)
+	f, _, err := safepath.Open(t.resolved, osio.ReadOnly, safepath.Regular|safepath.BlockDevice)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", t.resolved, err)
 	}
@@ -313,11 +309,13 @@ func (t *target) create(ctx context.Context, buf Buffer, seed uint64) error {
 	if t.private != nil {
 		d, t.dirShared = t.private.run.Dir, true
 		t.resolved = t.private.filePath(t.base)
-	} else if d, err = osio.OpenDir(t.dirPath); err != nil {
+	} else if d, err = safepath.OpenDir(t.dirPath); err != nil {
 		return cannot(err)
 	}
 	t.dir = d
-	f, err := d.Open(osio.Name(t.base), osio.ReadWrite|osio.Create, 0o644)
+	// 0600: the mode `clyde block --cleanup` holds a file it removes to
+	// (safepath.CheckOwned).
+	f, err := d.Open(osio.Name(t.base), osio.ReadWrite|osio.Create, 0o600)
 	if err != nil {
 		return cannot(err)
 	}
@@ -389,7 +387,7 @@ func (t *target) openWorker(write, direct bool, extra osio.Flag) (osio.File, err
 	if t.created {
 		f, err = t.dir.Open(osio.Name(t.base), flag, 0)
 	} else {
-		f, err = osio.OpenFile(t.resolved, flag|osio.NoFollow)
+		f, _, err = safepath.Open(t.resolved, flag, safepath.Regular|safepath.BlockDevice)
 	}
 	if err != nil {
 		return osio.NoFile, err

@@ -3,6 +3,7 @@ package copybench
 import (
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/preflight"
+	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -72,7 +73,7 @@ func Preflight(o *Options) error {
 }
 
 func dirIdentity(path string) (osio.Identity, error) {
-	d, err := osio.OpenDir(path)
+	d, err := safepath.OpenDir(path)
 	if err != nil {
 		return osio.Identity{}, err
 	}

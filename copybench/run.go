@@ -14,6 +14,7 @@ import (
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/rundir"
 	"github.com/clydebench/clyde/internal/runlock"
+	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/internal/sysinfo"
 	"github.com/clydebench/clyde/result"
 )
@@ -133,7 +134,7 @@ func (r *runner) openSides() error {
 }
 
 func openSide(flag, path string) (*side, error) {
-	d, err := osio.OpenDir(path)
+	d, err := safepath.OpenDir(path)
 	if err != nil {
 		return nil, result.Usagef(flag, "%v", err)
 	}

@@ -766,7 +766,7 @@ func (j *job) fileFor(i int) string {
 	}
 	name := strings.NewReplacer("$jobname", j.sec.Name, "$jobnum", strconv.Itoa(i), "$filenum", "0").Replace(format)
 	if j.directory != "" && !filepath.IsAbs(name) {
-		name = filepath.Join(j.directory, name)
+		name = joinDirectory(j.directory, name)
 	}
 	return name
 }
@@ -817,7 +817,7 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 		j.ownFiles = true
 		w.Filename = j.fileFor(0)
 	} else if j.directory != "" && !filepath.IsAbs(w.Filename) {
-		w.Filename = filepath.Join(j.directory, w.Filename)
+		w.Filename = joinDirectory(j.directory, w.Filename)
 	}
 	if err := j.resolveEngine(&w); err != nil {
 		return w, nil, err
@@ -865,4 +865,17 @@ func (j *job) exists(path string) bool {
 	}
 	_, err := os.Lstat(path)
 	return !errors.Is(err, fs.ErrNotExist)
+}
+
+// joinDirectory puts name in directory=. A ".." in it is left for the
+// path rule (internal/safepath) to resolve through the real parent, as fio
+// and the kernel do: filepath.Join would cut "link/.." to "", the
+// directory the job file is in rather than the parent of link's target.
+func joinDirectory(dir, name string) string {
+	for _, c := range strings.Split(filepath.ToSlash(dir), "/") {
+		if c == ".." {
+			return strings.TrimRight(dir, `/\`) + string(filepath.Separator) + name
+		}
+	}
+	return filepath.Join(dir, name)
 }

@@ -122,6 +122,13 @@ func TestCompile(t *testing.T) {
 				t.Errorf("defaults %+v, want fio's", w)
 			}
 		}},
+		{"directory= with .. after a symlink is not cleaned lexically", "[j]\ndirectory=data/link/..\nfilename=f\nsize=1m\n", nil, func(t *testing.T, p blockbench.Plan) {
+			// fio (and the path rule) resolve link/.. through link's target;
+			// filepath.Join would make it data/f.
+			if got, want := p.Groups[0][0].Filename, filepath.FromSlash("data/link/../f"); got != want {
+				t.Errorf("filename %q, want %q", got, want)
+			}
+		}},
 		{"later global reaches later jobs only", "[global]\nfilename=f\nsize=1m\n[a]\n[global]\nbs=8k\n[b]\n", nil, func(t *testing.T, p blockbench.Plan) {
 			if p.Groups[0][0].BS != 4096 || p.Groups[0][1].BS != 8192 {
 				t.Errorf("bs %d, %d; want 4096, 8192", p.Groups[0][0].BS, p.Groups[0][1].BS)

@@ -17,6 +17,7 @@ import (
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/rundir"
 	"github.com/clydebench/clyde/internal/runlock"
+	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/internal/sysinfo"
 	"github.com/clydebench/clyde/result"
 )
@@ -80,7 +81,7 @@ func Run(ctx context.Context, opts Options) (*result.FS, error) {
 	if err := Preflight(&opts); err != nil {
 		return nil, err
 	}
-	parent, err := osio.OpenDir(opts.Dir)
+	parent, err := safepath.OpenDir(opts.Dir)
 	if err != nil {
 		return nil, result.Usagef("-d", "%v", err)
 	}

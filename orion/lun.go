@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -87,6 +88,9 @@ func lunSize(name string) (int64, error) {
 	case m.IsDir():
 		return 0, errors.New("is a directory; list files or block devices")
 	case m.IsRegular():
+		if fi.Size() == 0 && safepath.KernelFS(name) != "" {
+			return 0, fmt.Errorf("is a file of %s, a kernel interface, not a LUN; list files or block devices", safepath.KernelFS(name))
+		}
 		if fi.Size() == 0 {
 			return 0, errors.New("is empty; ORION reads what a LUN holds, so give a file with data in it")
 		}

@@ -88,8 +88,8 @@ func beginKeep(c *cli.Context) (*keeper, error) {
 	// a flag the command does not have.
 	for _, name := range []string{"json", "output", "prom-textfile"} {
 		p := c.String(name)
-		if p == "" {
-			continue
+		if p == "" && !c.IsSet(name) {
+			continue // an empty value given is refused by Check, not ignored
 		}
 		t, err := outfile.Check("--"+name, p)
 		if err != nil {

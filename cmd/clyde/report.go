@@ -47,7 +47,7 @@ func reportAction(c *cli.Context) error {
 		return &result.UsageError{Msg: "report: give a result file, a bonnie++ output file or a history id"}
 	}
 	var target *outfile.Target
-	if output != "" {
+	if output != "" || c.IsSet("output") {
 		// Checked before any input is read; written only once all is rendered.
 		if target, err = outfile.Check("--output", output); err != nil {
 			return err

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/clydebench/clyde/internal/bonnie"
+	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -157,6 +158,8 @@ func (in *Input) checkFileInfo(arg string, st fs.FileInfo) error {
 		return refuse("%s is a directory, not a result file", arg)
 	case !m.IsRegular():
 		return refuse("%s is a %s, not a regular file: give a result file, or - to read standard input", arg, modeName(m))
+	case st.Size() == 0 && safepath.KernelFS(arg) != "":
+		return refuse("%s is a file of %s, a kernel interface that reports no size, not a result file", arg, safepath.KernelFS(arg))
 	case st.Size() == 0:
 		return fmt.Errorf("%s is empty: not a result", arg)
 	case st.Size() > in.max():

@@ -121,6 +121,10 @@ var addedColumns = []struct{ name, decl string }{
 // longer than a few seconds, or one that is not a database, gives an error
 // that says so on one line.
 func Open(path string) (*Store, error) {
+	path, err := resolve(path)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("history %s: %w", path, err)
 	}
@@ -204,10 +208,15 @@ func tableColumns(q querier) (map[string]bool, error) {
 // read-only connection would otherwise leave behind. A missing path is
 // ErrNoHistory.
 func OpenReadOnly(path string) (*Store, error) {
+	given := path
+	path, err := resolve(path)
+	if err != nil {
+		return nil, err
+	}
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%w at %s", ErrNoHistory, path)
+		return nil, fmt.Errorf("%w at %s", ErrNoHistory, given)
 	case err != nil:
 		return nil, fmt.Errorf("history %s: %w", path, pathErr(err))
 	case !fi.Mode().IsRegular():
@@ -338,10 +347,9 @@ func CheckReadable(path string) error {
 // side files; for a new one, the nearest existing directory on the way
 // must be writable, so that Open can create the rest after the run.
 func CheckWritable(path string) error {
-	if li, err := os.Lstat(path); err == nil && li.Mode()&fs.ModeSymlink != 0 {
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("history %s is a symlink to a missing file", path)
-		}
+	path, err := resolve(path)
+	if err != nil {
+		return err
 	}
 	if _, err := os.Stat(path); err == nil {
 		s, err := OpenReadOnly(path)

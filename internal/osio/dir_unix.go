@@ -239,3 +239,14 @@ func (f File) Sync() error { return unix.Fsync(f.sysfd()) }
 
 // Close closes the descriptor.
 func (f File) Close() error { return unix.Close(f.sysfd()) }
+
+// UnixOpenFlags is the open(2) flags for flag, O_NOFOLLOW and O_CLOEXEC
+// included: for internal/safepath, which opens names itself.
+func UnixOpenFlags(flag Flag) (int, error) { return unixFlags(flag) }
+
+// DirOf wraps an open directory descriptor (internal/safepath's); the Dir
+// owns it. path is for messages only.
+func DirOf(fd int, path string) Dir { return newDir(fd, path) }
+
+// FileOf wraps an open descriptor; the File owns it.
+func FileOf(fd int) File { return newFile(fd) }

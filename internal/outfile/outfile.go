@@ -18,10 +18,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/clydebench/clyde/internal/osio"
+	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/result"
 )
 
-// maxLinks is how many symlinks Check follows before giving up, as the
+// maxLinks is how many symlinks Check reads before giving up, as the
 // kernel's ELOOP limit.
 const maxLinks = 40
 
@@ -61,11 +63,12 @@ type Target struct {
 
 // Check resolves path and decides how it will be written; every refusal is
 // a *result.UsageError naming flag, and nothing is created. "-" is standard
-// output. Symlinks are followed to their target, which gets the same rules,
-// except a symlink in a shared sticky directory (/tmp) owned by neither us
-// nor the directory's owner, which the kernel's protected_symlinks would
-// refuse too. A directory, a block device and a socket are refused; the
-// directory of a file to be created or replaced must exist and be writable.
+// output. The path is resolved by clyde's one path rule (internal/safepath):
+// a symlink is followed only when root, clyde's user or its directory's
+// owner owns it, never from another user's file into someone else's, and
+// ".." is the real parent. A directory, a block device, a socket and a file
+// in procfs or sysfs are refused; the directory of a file to be created or
+// replaced must exist and be writable.
 // Close the Target when it will not be written.
 func Check(flag, path string) (*Target, error) {
 	t := &Target{Flag: flag, Path: path}
@@ -79,46 +82,98 @@ func Check(flag, path string) (*Target, error) {
 	if strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator)) {
 		return nil, t.refuse("names a directory; give a file name")
 	}
-	p, err := filepath.Abs(path)
-	if err != nil {
-		return nil, t.refuse("%v", err)
-	}
-	for range maxLinks {
-		if fd, ok := ownDescriptor(p); ok {
-			return t.checkFD(fd)
-		}
-		fi, err := os.Lstat(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			return t.checkReplace(p)
-		}
+	p := path
+	if !filepath.IsAbs(p) {
+		// Not filepath.Abs: it cleans "link/../x" to "x", and ".." after
+		// a symlink is the symlink target's parent, as the kernel and fio
+		// resolve it; the walk below resolves it so.
+		wd, err := os.Getwd()
 		if err != nil {
-			return nil, t.refuse("%v", pathErr(err))
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			return t.checkExisting(p, fi, false)
-		}
-		if err := symlinkTrusted(p, fi); err != nil {
 			return nil, t.refuse("%v", err)
 		}
-		if isMagicLink(p) {
+		p = wd + string(filepath.Separator) + p
+	}
+	// The last component's own symlinks are read one by one, each under
+	// the path rule, so that a link to /proc/self/fd/1 is still our
+	// standard output and /proc/PID/fd/N still a magic link.
+	for links := 0; ; links++ {
+		if fd, ok := ownDescriptor(filepath.Clean(p)); ok {
+			return t.checkFD(fd)
+		}
+		if mp, ok := magicLink(p); ok {
 			// /proc/PID/fd/N: its text ("pipe:[123]") is no path; only
 			// the kernel can follow it.
-			fi, err := os.Stat(p)
+			fi, err := os.Stat(mp)
 			if err != nil {
 				return nil, t.refuse("%v", pathErr(err))
 			}
-			return t.checkExisting(p, fi, true)
+			return t.checkExisting(mp, fi, true)
 		}
-		dest, err := os.Readlink(p)
+		dest, ok, err := lastLink(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, t.refuse("a directory on its path does not exist")
+		}
 		if err != nil {
-			return nil, t.refuse("%v", pathErr(err))
+			return nil, t.refuse("%v", unwrapPath(err))
 		}
-		if !filepath.IsAbs(dest) {
-			dest = filepath.Join(filepath.Dir(p), dest)
+		if !ok {
+			break
 		}
-		p = filepath.Clean(dest)
+		if links == maxLinks {
+			return nil, t.refuse("too many levels of symbolic links")
+		}
+		p = dest
 	}
-	return nil, t.refuse("too many levels of symbolic links")
+	// One rule for every path clyde writes (internal/safepath): another
+	// user's symlink, or a path through another user's directory into
+	// someone else's file, is refused.
+	d, info, err := safepath.Locate(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, t.refuse("a directory on its path does not exist")
+	}
+	if err != nil {
+		return nil, t.refuse("%v", unwrapPath(err))
+	}
+	if !info.Exists {
+		return t.checkReplace(d, info.Name)
+	}
+	d.Close()
+	fi, err := os.Lstat(info.Path)
+	if err != nil {
+		return nil, t.refuse("%v", pathErr(err))
+	}
+	return t.checkExisting(info.Path, fi, false)
+}
+
+// lastLink reads p's last component when it is a symlink the path rule
+// follows, and returns the path it leads to (ok false when it is none).
+func lastLink(p string) (string, bool, error) {
+	d, name, err := safepath.Parent(p)
+	if err != nil {
+		return "", false, err
+	}
+	defer d.Close()
+	if e, err := d.Lstat(osio.Name(name)); err != nil || !e.Link {
+		return "", false, nil
+	}
+	dest, err := safepath.ReadLink(d, name)
+	if err != nil {
+		return "", false, err
+	}
+	if !filepath.IsAbs(dest) {
+		dest = d.Path() + string(filepath.Separator) + dest
+	}
+	return dest, true, nil
+}
+
+// unwrapPath drops what a safepath refusal repeats: its message starts
+// with the path the user gave, which refuse names already.
+func unwrapPath(err error) error {
+	var ue *safepath.UnsafeError
+	if errors.As(err, &ue) {
+		return errors.New(strings.TrimPrefix(ue.Error(), ue.Path+": "))
+	}
+	return pathErr(err)
 }
 
 // Writable reports whether clyde, with its effective user and groups, may
@@ -147,7 +202,11 @@ func (t *Target) checkExisting(p string, fi fs.FileInfo, follow bool) (*Target, 
 	case m.IsDir():
 		return nil, t.refuse("is a directory; give a file name in it")
 	case m.IsRegular() && !follow:
-		return t.checkReplace(p)
+		d, name, err := safepath.Parent(p)
+		if err != nil {
+			return nil, t.refuse("%v", unwrapPath(err))
+		}
+		return t.checkReplace(d, name)
 	case m.IsRegular():
 		return nil, t.refuse("is another process's descriptor of a regular file; name the file itself")
 	case m&fs.ModeDevice != 0 && m&fs.ModeCharDevice == 0:
@@ -162,19 +221,15 @@ func (t *Target) checkExisting(p string, fi fs.FileInfo, follow bool) (*Target, 
 	return t, nil
 }
 
-// checkReplace checks that p's directory exists and is writable, and opens
-// it: the new file is renamed into it through this handle.
-func (t *Target) checkReplace(p string) (*Target, error) {
-	dir, name := filepath.Split(p)
-	dir = filepath.Clean(dir)
-	st, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, t.refuse("directory %s does not exist", dir)
-	case err != nil:
-		return nil, t.refuse("%v", err)
-	case !st.IsDir():
-		return nil, t.refuse("%s is not a directory", dir)
+// checkReplace checks that the directory d, which the file name is to be
+// created or replaced in, is writable and can hold a result (not procfs or
+// sysfs, where a "file" is a kernel interface), and opens the handle the
+// new file is renamed in through. It owns d.
+func (t *Target) checkReplace(d osio.Dir, name string) (*Target, error) {
+	defer d.Close()
+	dir := d.Path()
+	if fs := pseudoFS(d); fs != "" {
+		return nil, t.refuse("is in %s (%s), whose files are kernel interfaces, not files a result can be written to", dir, fs)
 	}
 	if err := writable(dir); err != nil {
 		return nil, t.refuse("cannot create files in %s: %v", dir, err)
@@ -182,6 +237,10 @@ func (t *Target) checkReplace(p string) (*Target, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, t.refuse("%v", pathErr(err))
+	}
+	if !sameDir(root, d) {
+		root.Close()
+		return nil, t.refuse("%s changed while clyde checked it; run again", dir)
 	}
 	t.kind, t.root, t.name = replace, root, name
 	return t, nil
@@ -226,7 +285,8 @@ func (t *Target) Close() {
 // for a device or FIFO, otherwise into a temporary file in the target's
 // directory that is renamed over the target once it is complete and on
 // disk. A replaced file keeps its mode (and, when clyde runs as root, its
-// owner); a new one gets 0644. The error names the flag and the path.
+// owner); a new one gets 0644. The error names the flag and the path; when
+// the file cannot be written, what fill produces goes to out instead.
 func (t *Target) Write(out io.Writer, fill func(io.Writer) error) error {
 	defer t.Close()
 	var err error
@@ -241,7 +301,15 @@ func (t *Target) Write(out io.Writer, fill func(io.Writer) error) error {
 		err = t.writeReplace(fill)
 	}
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", t.Flag, t.Path, pathErr(err)) // "write /dev/full: " says nothing more
+		werr := fmt.Errorf("%s %s: %w", t.Flag, t.Path, pathErr(err)) // "write /dev/full: " says nothing more
+		if t.kind != stdout && out != nil {
+			// A full disk (ENOSPC) or a file gone bad after the run must
+			// not lose the result: it goes to standard output instead.
+			if ferr := fill(out); ferr == nil {
+				return fmt.Errorf("%w; it was written to standard output instead", werr)
+			}
+		}
+		return werr
 	}
 	return nil
 }
@@ -301,6 +369,13 @@ func (t *Target) writeReplace(fill func(io.Writer) error) error {
 	err = fill(tmp)
 	if err == nil && old != nil {
 		err = copyOwner(tmp, old) // before the chmod: chown clears setuid bits
+	}
+	if err == nil && old == nil {
+		// A new file in another user's directory (node-exporter's
+		// textfile directory) is given to that user: root's file there
+		// would be a step from their directory to root's file, which the
+		// path rule refuses, so the next run could not replace it.
+		err = giveToDirOwner(tmp, t.root)
 	}
 	if err == nil {
 		err = tmp.Chmod(mode)

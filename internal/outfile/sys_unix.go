@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/clydebench/clyde/internal/osio"
 )
 
 // writable asks the kernel whether clyde, with its effective user and
@@ -85,26 +86,27 @@ func copyOwner(f *os.File, old fs.FileInfo) error {
 	return f.Chown(int(st.Uid), int(st.Gid))
 }
 
-// symlinkTrusted applies the kernel's protected_symlinks rule to a symlink
-// clyde is about to follow: in a sticky world-writable directory such as
-// /tmp, only a link owned by clyde's user or the directory's owner is
-// followed. Another user's link there is how a planted symlink redirects a
-// root process's output over /etc/passwd.
-func symlinkTrusted(p string, link fs.FileInfo) error {
-	dir := filepath.Dir(p)
-	dfi, err := os.Stat(dir)
-	if err != nil {
-		return err
-	}
-	if dfi.Mode()&fs.ModeSticky == 0 || dfi.Mode().Perm()&0o002 == 0 {
+// sameDir reports whether root is the directory d: the handle the file is
+// renamed in through is the directory the path rule resolved.
+func sameDir(root *os.Root, d osio.Dir) bool {
+	fi, err := root.Stat(".")
+	id, err2 := d.Identity()
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return err == nil && err2 == nil && ok && uint64(st.Dev) == id.Dev && uint64(st.Ino) == id.Ino
+}
+
+// giveToDirOwner gives a new file to the owner of its directory when clyde
+// runs as root and that owner is another user.
+func giveToDirOwner(f *os.File, root *os.Root) error {
+	fi, err := root.Stat(".")
+	if err != nil || os.Geteuid() != 0 {
 		return nil
 	}
-	lst, ok1 := link.Sys().(*syscall.Stat_t)
-	dst, ok2 := dfi.Sys().(*syscall.Stat_t)
-	if !ok1 || !ok2 || int(lst.Uid) == os.Geteuid() || lst.Uid == dst.Uid {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || st.Uid == 0 {
 		return nil
 	}
-	return fmt.Errorf("is a symlink owned by uid %d in the shared directory %s; clyde does not follow another user's symlink there", lst.Uid, dir)
+	return f.Chown(int(st.Uid), int(st.Gid))
 }
 
 // rdev is a device node's device number.

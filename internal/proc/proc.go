@@ -5,6 +5,8 @@
 package proc
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"time"
 
@@ -69,4 +71,22 @@ func (id ID) State() State {
 		}
 	}
 	return Alive
+}
+
+// Plausible says whether id can be the record of a real run: a pid, a host
+// and a start time that is set, after 1970 and not in the future. A marker
+// planted with a start of 0 (or one to come) is not believed, so nothing is
+// removed on its word.
+func (id ID) Plausible(now time.Time) error {
+	switch {
+	case id.PID <= 0:
+		return fmt.Errorf("pid %d", id.PID)
+	case id.Host == "":
+		return errors.New("no host")
+	case id.Start.IsZero() || id.Start.Unix() <= 0:
+		return errors.New("no start time")
+	case id.Start.After(now.Add(time.Minute)):
+		return fmt.Errorf("start time %s is in the future", id.Start.UTC().Format(time.RFC3339))
+	}
+	return nil
 }

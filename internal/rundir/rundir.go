@@ -17,10 +17,12 @@ import (
 	"io/fs"
 	"os"
 	"regexp"
+	"time"
 
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/proc"
 	"github.com/clydebench/clyde/internal/runlock"
+	"github.com/clydebench/clyde/internal/safepath"
 )
 
 // Prefix starts the name of every private run directory.
@@ -175,21 +177,23 @@ func kindOf(e osio.Entry) string {
 // that is not a small regular file clyde wrote.
 func ReadMarker(d osio.Dir) (Marker, bool) {
 	var m Marker
-	e, err := d.Lstat(osio.Name(MarkerName))
-	if err != nil || !e.Reg || e.Size > maxMarkerBytes {
-		return m, false
-	}
-	f, err := d.Open(osio.Name(MarkerName), osio.ReadOnly, 0)
+	// Non-blocking and typed: a FIFO planted as the marker never hangs a
+	// run or a cleanup. Only clyde's own file is a marker (owned by
+	// clyde's user, 0600, one link), with a start time that can be true.
+	f, e, err := safepath.OpenIn(d, MarkerName, osio.ReadOnly, safepath.Regular)
 	if err != nil {
 		return m, false
 	}
 	defer f.Close()
+	if e.Size > maxMarkerBytes || safepath.CheckOwned(MarkerName, e) != nil {
+		return m, false
+	}
 	buf, err := osio.ReadAll(f, maxMarkerBytes+1)
 	if err != nil {
 		return m, false
 	}
 	n := len(buf)
-	if n > maxMarkerBytes || json.Unmarshal(buf[:n], &m) != nil || m.Tool != "clyde" {
+	if n > maxMarkerBytes || json.Unmarshal(buf[:n], &m) != nil || m.Tool != "clyde" || m.Plausible(time.Now()) != nil {
 		return m, false
 	}
 	return m, true
@@ -242,7 +246,7 @@ type CleanupReport struct {
 // run again.
 func Cleanup(path string, force bool) (CleanupReport, error) {
 	var rep CleanupReport
-	parent, err := osio.OpenDir(path)
+	parent, err := safepath.OpenDir(path)
 	if err != nil {
 		return rep, fmt.Errorf("cleanup: %w", err)
 	}
@@ -257,8 +261,8 @@ func Cleanup(path string, force bool) (CleanupReport, error) {
 		}
 		p := joinPath(path, n)
 		e, err := parent.Lstat(osio.Name(n))
-		if err != nil || !e.Dir {
-			continue
+		if err != nil || !e.Dir || (e.UID >= 0 && e.UID != os.Geteuid()) {
+			continue // only a directory clyde's user made is a run's
 		}
 		d, err := parent.OpenSubdir(osio.Name(n))
 		if err != nil {

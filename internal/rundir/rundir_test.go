@@ -182,7 +182,7 @@ func TestCleanupRetries(t *testing.T) {
 	}
 	host := proc.Host()
 	dir := t.TempDir()
-	p := plant(t, dir, "clyde.1.00000001", Marker{Tool: "clyde", ID: proc.ID{PID: deadPID(t), Host: host}})
+	p := plant(t, dir, "clyde.1.00000001", Marker{Tool: "clyde", ID: proc.ID{PID: deadPID(t), Host: host, Start: time.Now().Add(-time.Hour)}})
 	stuck := filepath.Join(p, "copy.000", "Bonnie.9")
 	if out, err := exec.Command("chattr", "+i", stuck).CombinedOutput(); err != nil {
 		t.Skipf("this filesystem has no immutable flag: %s", bytes.TrimSpace(out))
