@@ -9,12 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -147,7 +147,7 @@ func TestSafetyOnLoopDevice(t *testing.T) {
 		binary.LittleEndian.PutUint32(e[12:], 32<<20/512)
 		mbr[510], mbr[511] = 0x55, 0xAA
 		dev := loopDeviceWith(t, 64<<20, true, mbr)
-		part := partitionNode(t, dev, 1)
+		part := clydetest.PartitionNode(t, dev, 1)
 		run(t, "mkfs.ext4", "-q", "-F", part)
 		mountTmp(t, part)
 		re := refusal(t, writeJob(dev, true))
@@ -220,24 +220,4 @@ func TestFindSignatures(t *testing.T) {
 			}
 		})
 	}
-}
-
-// partitionNode is the device node of partition n of dev. Without udev (a
-// container) the kernel still lists the partition in sysfs; the node is then
-// made in a temporary directory from its device number.
-func partitionNode(t *testing.T, dev string, n int) string {
-	t.Helper()
-	name := filepath.Base(dev) + "p" + strconv.Itoa(n)
-	if _, err := os.Stat("/dev/" + name); err == nil {
-		return "/dev/" + name
-	}
-	num, ok := readDevNumber(filepath.Join("/sys/class/block", name))
-	if !ok {
-		t.Skipf("the kernel did not scan partitions of %s", dev)
-	}
-	node := filepath.Join(t.TempDir(), name)
-	if err := unix.Mknod(node, unix.S_IFBLK|0o600, int(num)); err != nil {
-		t.Skipf("cannot make a node for %s: %v", name, err)
-	}
-	return node
 }
