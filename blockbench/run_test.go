@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"testing"
@@ -230,12 +231,28 @@ func TestRefusedBeforeCreating(t *testing.T) {
 	}
 }
 
+// cancelOnIOPS is a Progress writer that cancels the run at the first live
+// line with a rate above zero: I/Os were done and published.
+type cancelOnIOPS struct{ cancel context.CancelFunc }
+
+var liveIOPS = regexp.MustCompile(`  ([0-9,]+) IOPS`)
+
+func (c cancelOnIOPS) Write(p []byte) (int, error) {
+	if m := liveIOPS.FindSubmatch(p); m != nil && string(m[1]) != "0" {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
 func TestInterruptKeepsFinishedJobs(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "f")
 	j := NewJob(path)
 	j.Size, j.Runtime, j.BlockSizes = 1<<20, 0, []int64{4096, 8192} // no limit: runs until cancelled
+	// Cancel once the live line shows I/Os done, not after a while: on a
+	// busy machine a while can pass before the first I/O.
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { time.Sleep(300 * time.Millisecond); cancel() }()
+	defer cancel()
+	j.Progress = cancelOnIOPS{cancel}
 	res, err := Run(ctx, j)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
