@@ -438,3 +438,42 @@ func jobTarget(t *testing.T, j Job) (*target, *workload) {
 	}
 	return targets[0], groups[0][0]
 }
+
+// TestDepthRecordsWhatRan checks the result's depth is the one that ran:
+// psync has no queue, so asked for 8 it runs (and reports) 1 and records 8
+// as requested; a queueing engine runs what was asked and records nothing
+// extra. The depth distribution agrees.
+func TestDepthRecordsWhatRan(t *testing.T) {
+	cases := []struct {
+		engine         Engine
+		ran, requested int
+	}{{EnginePsync, 1, 8}}
+	if queued, err := queueingEngine(); err == nil {
+		cases = append(cases, struct {
+			engine         Engine
+			ran, requested int
+		}{queued, 8, 0})
+	}
+	for _, tc := range cases {
+		t.Run(string(tc.engine), func(t *testing.T) {
+			j := countJob(filepath.Join(t.TempDir(), "f"), RandRead, 1<<20, 4096)
+			j.IOEngine, j.IODepth = tc.engine, 8
+			res, err := Run(context.Background(), j)
+			if err != nil {
+				t.Fatal(err)
+			}
+			job := res.Jobs[0]
+			if c := job.Config; c.IODepth != tc.ran || c.IODepthRequested != tc.requested {
+				t.Errorf("config iodepth %d (requested %d), want %d (%d)", c.IODepth, c.IODepthRequested, tc.ran, tc.requested)
+			}
+			if got := job.Options["iodepth"]; got != strconv.Itoa(tc.ran) {
+				t.Errorf("job options iodepth %q, want %d: fio's options say what ran", got, tc.ran)
+			}
+			if tc.ran == 1 {
+				if v, _ := job.IODepthLevel.At("1"); v != 100 {
+					t.Errorf("iodepth_level %v, want all at 1", job.IODepthLevel)
+				}
+			}
+		})
+	}
+}
