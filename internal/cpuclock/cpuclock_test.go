@@ -11,15 +11,34 @@ import (
 // least that: the loop ends on CPU used, not on the wall clock, so a busy
 // machine only makes it longer.
 func TestStopwatchCountsBusyCPU(t *testing.T) {
-	// The reading that starts the spin is taken inside the stopwatch's
-	// window, so the window holds all of it.
-	sw := Start()
-	before, err := ProcessCPU()
+	const spin = 50 * time.Millisecond
+	x := 0
+	burn := func(from Usage) {
+		for {
+			now, err := ProcessCPU()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if now.Sub(from).Total() >= spin {
+				return
+			}
+			for range 100_000 {
+				x++
+			}
+		}
+	}
+	// CPU used before the stopwatch starts is not its own: a stopwatch
+	// that reported the process's total would count this too.
+	first, err := ProcessCPU()
 	if err != nil {
 		t.Skipf("no process CPU time on this platform: %v", err)
 	}
-	const spin = 50 * time.Millisecond
-	x := 0
+	burn(first)
+	// The readings around the stopwatch bound its window from outside,
+	// the one that starts the spin from inside.
+	outerBefore, _ := ProcessCPU()
+	sw := Start()
+	before, _ := ProcessCPU()
 	for {
 		now, err := ProcessCPU()
 		if err != nil {
@@ -33,6 +52,10 @@ func TestStopwatchCountsBusyCPU(t *testing.T) {
 		}
 	}
 	s := sw.Stop()
+	outerAfter, _ := ProcessCPU()
+	if outer := outerAfter.Sub(outerBefore).Total(); s.CPU.Total() > outer {
+		t.Fatalf("the stopwatch counted %v CPU, more than the %v the process used around it", s.CPU.Total(), outer)
+	}
 	if !s.CPUKnown {
 		t.Fatal("CPU time unknown on a platform that has it")
 	}
