@@ -43,7 +43,7 @@ func run(list string, short bool, only string, timeout time.Duration) error {
 		return fmt.Errorf("%s: %w", list, err)
 	}
 	var survivors []string
-	ran, killed, equivalent := 0, 0, 0
+	ran, killed, equivalent, stale := 0, 0, 0, 0
 	for _, m := range ms {
 		if (short && !m.Short) || (only != "" && !strings.Contains(m.Name, only)) {
 			continue
@@ -51,6 +51,13 @@ func run(list string, short bool, only string, timeout time.Duration) error {
 		if m.Equivalent != "" {
 			equivalent++
 			fmt.Printf("equivalent  %s: %s\n", m.Name, m.Equivalent)
+			continue
+		}
+		if _, err := os.Stat(m.File); errors.Is(err, os.ErrNotExist) {
+			// Code moved between packages: the entry for the other
+			// layout runs instead; the stale one is listed to be removed.
+			stale++
+			fmt.Printf("stale       %s: %s is not in this tree\n", m.Name, m.File)
 			continue
 		}
 		ran++
@@ -66,7 +73,7 @@ func run(list string, short bool, only string, timeout time.Duration) error {
 		survivors = append(survivors, m.Name)
 		fmt.Printf("SURVIVED    %s (%s: %q -> %q; go test %s)\n%s", m.Name, m.File, m.Find, m.Replace, strings.Join(m.Packages, " "), indent(out))
 	}
-	fmt.Printf("\n%d mutations run, %d killed, %d survived, %d listed as equivalent\n", ran, killed, len(survivors), equivalent)
+	fmt.Printf("\n%d mutations run, %d killed, %d survived, %d listed as equivalent, %d stale\n", ran, killed, len(survivors), equivalent, stale)
 	if len(survivors) > 0 {
 		return fmt.Errorf("%d survivors: %s", len(survivors), strings.Join(survivors, "; "))
 	}
