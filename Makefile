@@ -5,7 +5,7 @@ STATICCHECK_VERSION ?= v0.8.2
 PLATFORMS := linux/amd64 linux/arm64 windows/amd64 windows/arm64 darwin/amd64 darwin/arm64 freebsd/amd64 freebsd/arm64
 FUZZTIME  ?= 30s
 
-.PHONY: build test lint cross bench fuzz clean
+.PHONY: build test lint cross bench fuzz clean mutate mutate-short
 
 build:
 	$(GO) build -o $(BIN) ./cmd/clyde
@@ -47,6 +47,16 @@ fuzz:
 	@set -e; for pkg in $$($(GO) list ./...); do \
 		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do echo "$$pkg $$f"; done; \
 	done | GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZPAR=$(FUZZPAR) xargs -P $(FUZZJOBS) -L 1 scripts/fuzz-one.sh
+
+# Deliberate bugs, one at a time (scripts/mutate/mutations.txt), each against
+# the tests that must catch it, through go test -overlay (the tree is not
+# touched); the survivors are printed and fail the target. mutate-short is
+# the subset CI runs after make test.
+mutate:
+	$(GO) run ./scripts/mutate
+
+mutate-short:
+	$(GO) run ./scripts/mutate -short
 
 clean:
 	rm -rf bin

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/runlock"
 	"github.com/clydebench/clyde/result"
@@ -217,7 +218,7 @@ func TestAdmitPartitionedLoopImage(t *testing.T) {
 	}
 	f.Close()
 	l1 := attach(t, img)
-	part := partitionNode(t, l1, 1)
+	part := clydetest.PartitionNode(t, l1, 1)
 	run(t, "mkfs.ext4", "-q", "-F", part)
 	umount := mountAt(t, part)
 	l2 := attach(t, img)

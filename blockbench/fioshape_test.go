@@ -62,8 +62,10 @@ func TestFioJobFields(t *testing.T) {
 				t.Errorf("latency_ns/us/ms sum to %.2f%%", all)
 			}
 			for _, d := range []result.BlockDir{job.Read, job.Write} {
-				// 600 ms: one whole 500 ms window; the last 100 ms is too short.
-				if d.IOPSSamples != 1 || d.BWSamples != 1 || d.IOPSMin > d.IOPSMax || d.BWAgg <= 0 || d.BWAgg > 100 {
+				// 600 ms: the first 500 ms window moved data; a stall can
+				// make the closing one long enough to count too (which
+				// windows count is TestFioSampleWindows's, on a fixed clock).
+				if d.IOPSSamples < 1 || d.IOPSSamples > 2 || d.BWSamples != d.IOPSSamples || d.IOPSMin > d.IOPSMax || d.BWAgg <= 0 || d.BWAgg > 100 {
 					t.Errorf("samples %d/%d, iops %d..%d, bw_agg %.1f", d.IOPSSamples, d.BWSamples, d.IOPSMin, d.IOPSMax, d.BWAgg)
 				}
 				if len(d.Clat.Percentile) != 17 || len(d.Lat.Percentile) != 0 || len(d.Slat.Percentile) != 0 {
@@ -79,6 +81,43 @@ func TestFioJobFields(t *testing.T) {
 			}
 			if !strings.HasPrefix(res.FioVersion, "clyde-") || !strings.Contains(res.FioVersion, "fio-3.33") || res.Time == "" {
 				t.Errorf("fio version %q, time %q", res.FioVersion, res.Time)
+			}
+		})
+	}
+}
+
+// TestFioSampleWindows checks fio's sample rule on marks taken at fixed
+// times: one sample per window that moved data, a closing window shorter
+// than half of markEvery left out, the workers' samples summed.
+func TestFioSampleWindows(t *testing.T) {
+	const ms = int64(time.Millisecond)
+	at := func(t int64, reads int64) mark {
+		return mark{atNs: t * ms, ios: [2]int64{reads}, bytes: [2]int64{reads * 4096}}
+	}
+	cases := []struct {
+		name     string
+		marks    [][]mark // per worker
+		samples  int
+		min, max int64 // IOPS
+	}{
+		{"one window, a 100 ms tail left out", [][]mark{{at(0, 0), at(500, 500), at(600, 600)}}, 1, 1000, 1000},
+		{"a 250 ms tail counts", [][]mark{{at(0, 0), at(500, 500), at(750, 1000)}}, 2, 1000, 2000},
+		{"a 249 ms tail does not", [][]mark{{at(0, 0), at(500, 500), at(749, 1000)}}, 1, 1000, 1000},
+		{"a window without data is no sample", [][]mark{{at(0, 0), at(500, 0), at(1000, 250)}}, 1, 500, 500},
+		{"a late tick makes one long window", [][]mark{{at(0, 0), at(800, 800)}}, 1, 1000, 1000},
+		{"two workers summed", [][]mark{{at(0, 0), at(500, 500)}, {at(0, 0), at(500, 250)}}, 2, 1500, 1500}, // min+min, max+max
+		{"never measured", [][]mark{{at(0, 0)}}, 0, 0, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var ws []*worker
+			for _, m := range tc.marks {
+				ws = append(ws, &worker{workerStats: workerStats{marks: m}})
+			}
+			var d result.BlockDir
+			fioSampleStats(&d, ws, dirRead)
+			if d.IOPSSamples != tc.samples || d.BWSamples != tc.samples || d.IOPSMin != tc.min || d.IOPSMax != tc.max {
+				t.Errorf("samples %d/%d, iops %d..%d; want %d, %d..%d", d.IOPSSamples, d.BWSamples, d.IOPSMin, d.IOPSMax, tc.samples, tc.min, tc.max)
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"testing"
@@ -230,12 +231,28 @@ func TestRefusedBeforeCreating(t *testing.T) {
 	}
 }
 
+// cancelOnIOPS is a Progress writer that cancels the run at the first live
+// line with a rate above zero: I/Os were done and published.
+type cancelOnIOPS struct{ cancel context.CancelFunc }
+
+var liveIOPS = regexp.MustCompile(`  ([0-9,]+) IOPS`)
+
+func (c cancelOnIOPS) Write(p []byte) (int, error) {
+	if m := liveIOPS.FindSubmatch(p); m != nil && string(m[1]) != "0" {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
 func TestInterruptKeepsFinishedJobs(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "f")
 	j := NewJob(path)
 	j.Size, j.Runtime, j.BlockSizes = 1<<20, 0, []int64{4096, 8192} // no limit: runs until cancelled
+	// Cancel once the live line shows I/Os done, not after a while: on a
+	// busy machine a while can pass before the first I/O.
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { time.Sleep(300 * time.Millisecond); cancel() }()
+	defer cancel()
+	j.Progress = cancelOnIOPS{cancel}
 	res, err := Run(ctx, j)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
@@ -420,4 +437,43 @@ func jobTarget(t *testing.T, j Job) (*target, *workload) {
 		t.Fatal(err)
 	}
 	return targets[0], groups[0][0]
+}
+
+// TestDepthRecordsWhatRan checks the result's depth is the one that ran:
+// psync has no queue, so asked for 8 it runs (and reports) 1 and records 8
+// as requested; a queueing engine runs what was asked and records nothing
+// extra. The depth distribution agrees.
+func TestDepthRecordsWhatRan(t *testing.T) {
+	cases := []struct {
+		engine         Engine
+		ran, requested int
+	}{{EnginePsync, 1, 8}}
+	if queued, err := queueingEngine(); err == nil {
+		cases = append(cases, struct {
+			engine         Engine
+			ran, requested int
+		}{queued, 8, 0})
+	}
+	for _, tc := range cases {
+		t.Run(string(tc.engine), func(t *testing.T) {
+			j := countJob(filepath.Join(t.TempDir(), "f"), RandRead, 1<<20, 4096)
+			j.IOEngine, j.IODepth = tc.engine, 8
+			res, err := Run(context.Background(), j)
+			if err != nil {
+				t.Fatal(err)
+			}
+			job := res.Jobs[0]
+			if c := job.Config; c.IODepth != tc.ran || c.IODepthRequested != tc.requested {
+				t.Errorf("config iodepth %d (requested %d), want %d (%d)", c.IODepth, c.IODepthRequested, tc.ran, tc.requested)
+			}
+			if got := job.Options["iodepth"]; got != strconv.Itoa(tc.ran) {
+				t.Errorf("job options iodepth %q, want %d: fio's options say what ran", got, tc.ran)
+			}
+			if tc.ran == 1 {
+				if v, _ := job.IODepthLevel.At("1"); v != 100 {
+					t.Errorf("iodepth_level %v, want all at 1", job.IODepthLevel)
+				}
+			}
+		})
+	}
 }

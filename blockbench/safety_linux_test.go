@@ -6,16 +6,15 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -148,7 +147,7 @@ func TestSafetyOnLoopDevice(t *testing.T) {
 		binary.LittleEndian.PutUint32(e[12:], 32<<20/512)
 		mbr[510], mbr[511] = 0x55, 0xAA
 		dev := loopDeviceWith(t, 64<<20, true, mbr)
-		part := partitionNode(t, dev, 1)
+		part := clydetest.PartitionNode(t, dev, 1)
 		run(t, "mkfs.ext4", "-q", "-F", part)
 		mountTmp(t, part)
 		re := refusal(t, writeJob(dev, true))
@@ -191,37 +190,4 @@ func TestSafetyOnLoopDevice(t *testing.T) {
 			t.Errorf("device %q given %q; want %s via %s", re.Path, re.Given, dev, link)
 		}
 	})
-}
-
-// partitionNode is the device node of partition n of dev. Without udev (a
-// container) the kernel still lists the partition in sysfs; the node is then
-// made in a temporary directory from its device number.
-func partitionNode(t *testing.T, dev string, n int) string {
-	t.Helper()
-	name := filepath.Base(dev) + "p" + strconv.Itoa(n)
-	if _, err := os.Stat("/dev/" + name); err == nil {
-		return "/dev/" + name
-	}
-	b, err := os.ReadFile(filepath.Join("/sys/class/block", name, "dev"))
-	if err != nil {
-		// This kernel does not scan partition tables of loop devices
-		// itself; partx adds them from the table.
-		if out, perr := exec.Command("partx", "--add", dev).CombinedOutput(); perr != nil {
-			t.Skipf("the kernel did not scan partitions of %s, and partx --add failed: %v: %s", dev, perr, out)
-		}
-		t.Cleanup(func() { _ = exec.Command("partx", "--delete", dev).Run() })
-		if b, err = os.ReadFile(filepath.Join("/sys/class/block", name, "dev")); err != nil {
-			t.Skipf("no partition %s after partx --add: %v", name, err)
-		}
-	}
-	var maj, mnr uint32
-	if _, err := fmt.Sscanf(strings.TrimSpace(string(b)), "%d:%d", &maj, &mnr); err != nil {
-		t.Fatalf("%s/dev: %v", name, err)
-	}
-	num := unix.Mkdev(maj, mnr)
-	node := filepath.Join(t.TempDir(), name)
-	if err := unix.Mknod(node, unix.S_IFBLK|0o600, int(num)); err != nil {
-		t.Skipf("cannot make a node for %s: %v", name, err)
-	}
-	return node
 }

@@ -75,7 +75,8 @@ type target struct {
 	dirShared bool
 	direct    bool
 	// sectors is what uncached I/O on the target is held to, read once
-	// (sectorsRead) where the platform tells (Windows).
+	// (sectorsRead) where the platform tells (Windows; Linux: statx
+	// STATX_DIOALIGN or the device's logical block size).
 	sectors     osio.SectorInfo
 	sectorsErr  error
 	sectorsRead bool
@@ -84,8 +85,10 @@ type target struct {
 // checkAlign holds an uncached workload (and on Windows every workload on a
 // raw disk) to the target's sector size where the platform reads it, so a
 // block size or offset Windows would refuse with ERROR_INVALID_PARAMETER
-// is a usage error before anything is created. Elsewhere validate's
-// DirectAlign is the rule.
+// is a usage error before anything is created; on Linux O_DIRECT is held to
+// the same rule, read from statx(STATX_DIOALIGN) or the device's logical
+// block size, so a misaligned job is refused instead of failing with EINVAL
+// after the writes began. Elsewhere validate's DirectAlign is the rule.
 func (t *target) checkAlign(w *workload) error {
 	if !w.Direct && !(t.device && rawDiskAligned) {
 		return nil

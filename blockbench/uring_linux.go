@@ -30,8 +30,10 @@ const (
 	uringSetupSingleIssuer  = 1 << 12
 	uringSetupDeferTaskrun  = 1 << 13
 	uringRegisterEnableRing = 12
+	uringOpNop              = 0
 	uringOpRead             = 22
 	uringOpWrite            = 23
+	uringSQEAsync           = 1 << 4 // IOSQE_ASYNC
 	uringSQESize            = 64
 	uringCQESize            = 16
 	uringParamsSize         = 120
@@ -194,6 +196,81 @@ func (r *uring) enable() error {
 	return nil
 }
 
+// uringStartTries bounds how many times startIOWorker asks for the thread's
+// first io-wq worker. Each failed try cost the kernel four attempts to fork
+// the worker, each with a signal pending on this thread.
+const uringStartTries = 100
+
+// startIOWorker makes the kernel start this thread's first io-wq worker
+// before the measurement, with a no-op forced to io-wq (IOSQE_ASYNC), and
+// waits until it did. The caller must be the thread that submits.
+//
+// This is the ECANCELED fix. A write the kernel cannot finish without
+// blocking (a buffered write to a regular file, nearly always) goes to the
+// submitting thread's io-wq, and the first one makes io-wq fork its first
+// worker from that thread. The fork fails with ERESTARTNOINTR while a
+// signal is pending on the thread, and Go sends its threads SIGURG all the
+// time (sysmon preempting a goroutine that runs for 10 ms, which the
+// RawSyscall loop always does; every GC's stack scans). io-wq retries three
+// times, 5, 10 and 15 ms apart, and then cancels the work waiting for the
+// worker: the write completes with -ECANCELED and nothing was written
+// (io_uring/io-wq.c, io_should_retry_thread and create_worker_cont; kernel
+// commit 13918315c5dc "io-wq: backoff when retrying worker creation" traces
+// the same failure on signal 26, SIGURG, in a Go program). On a busy
+// machine the thread waits for a CPU while the signal and the retry are both
+// pending, and the retries run first. io-wq cancels only when no worker is
+// left, and it never retires the last worker of a pool while the thread
+// lives, so once this one is up no later I/O of the worker can be cancelled
+// that way; here a cancelled try is simply asked again, outside the
+// measured time. TestURingWritesSurviveSignals reproduced it.
+func (r *uring) startIOWorker() error {
+	for try := 1; ; try++ {
+		tail := *r.sqTail
+		r.sqes[tail&r.sqMask] = uringSQE{opcode: uringOpNop, flags: uringSQEAsync, userData: ^uint64(0)}
+		atomic.StoreUint32(r.sqTail, tail+1)
+		for submitted := false; !submitted; {
+			n, err := r.enter(1, 0)
+			if err != nil && err != unix.EAGAIN && err != unix.EBUSY {
+				return fmt.Errorf("io_uring_enter (start io-wq): %w", err)
+			}
+			submitted = n == 1
+		}
+		for !r.cqReady() {
+			if _, err := r.enter(0, 1); err != nil && err != unix.EAGAIN && err != unix.EBUSY {
+				return fmt.Errorf("io_uring_enter (start io-wq): %w", err)
+			}
+		}
+		head := *r.cqHead
+		res := r.cqes[head&r.cqMask].res
+		atomic.StoreUint32(r.cqHead, head+1)
+		switch {
+		case res == 0:
+			return nil
+		case res != -int32(unix.ECANCELED) || try == uringStartTries:
+			return fmt.Errorf("start the io-wq worker (no-op, try %d): %w", try, unix.Errno(-res))
+		}
+	}
+}
+
+// setupIssuerRing is the ring a worker submits on, ready on the calling
+// thread, which must be locked: set up, enabled for this thread and with its
+// io-wq worker started.
+func setupIssuerRing(entries uint32) (*uring, error) {
+	r, err := setupRing(entries)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.enable(); err != nil {
+		r.close()
+		return nil, err
+	}
+	if err := r.startIOWorker(); err != nil {
+		r.close()
+		return nil, err
+	}
+	return r, nil
+}
+
 func (r *uring) mapRings(p *uringParams) error {
 	sqSize := int(p.sqOff.array + p.sqEntries*4)
 	cqSize := int(p.cqOff.cqes + p.cqEntries*uringCQESize)
@@ -346,12 +423,8 @@ type uringSlot struct {
 // workers, end with the goroutine.
 func (uringEngine) prepare(w *worker) (issuer, error) {
 	runtime.LockOSThread()
-	r, err := setupRing(uint32(w.spec.depth))
+	r, err := setupIssuerRing(uint32(w.spec.depth))
 	if err != nil {
-		return nil, err
-	}
-	if err := r.enable(); err != nil {
-		r.close()
 		return nil, err
 	}
 	r.slots = make([]uringSlot, w.spec.depth)

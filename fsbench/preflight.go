@@ -36,8 +36,9 @@ func Preflight(o *Options) error {
 		return err
 	}
 	if o.Direct {
-		// Windows holds uncached I/O to the volume's sector size, which
-		// only the volume can tell (elsewhere SectorSize is not read).
+		// Windows holds uncached I/O to the volume's sector size, and
+		// Linux's O_DIRECT to the alignment statx or the device gives
+		// (elsewhere SectorSize is not read).
 		if si, err := osio.SectorSize(o.Dir); err == nil {
 			if err := si.CheckDirectAlign(int64(o.ChunkBytes), 0); err != nil {
 				return result.Usagef("-D", "uncached I/O in %s: chunk %v; use -s size:%d or a multiple of it", o.Dir, err, si.Required())

@@ -3,11 +3,14 @@ package fsbench
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/clydebench/clyde/internal/cpuclock"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
@@ -262,5 +265,47 @@ func TestSmallFileReadsColdWhereEvictionRuns(t *testing.T) {
 	o.NoEvict = true
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--no-evict") {
 		t.Errorf("--no-evict: %v, want the 2x-RAM rule naming --no-evict", err)
+	}
+}
+
+// TestCPUIsTheProcesssOwn checks each test's CPU time against the process's
+// own rusage over the whole run: the tests' user and system times, summed,
+// cannot exceed what the process used, and %CP is that time over the
+// test's elapsed time, not bonnie++'s figure multiplied by five.
+func TestCPUIsTheProcesssOwn(t *testing.T) {
+	before, err := cpuclock.ProcessCPU()
+	if err != nil {
+		t.Skipf("no process CPU time here: %v", err)
+	}
+	o := smallOptions(t.TempDir())
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := cpuclock.ProcessCPU()
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := after.Sub(before)
+	var user, sys int64
+	for _, tr := range res.Runs[0].Tests {
+		if !tr.Ran || !tr.CPUKnown {
+			continue
+		}
+		user += tr.CPUUserNs
+		sys += tr.CPUSysNs
+		if tr.ElapsedNs > 0 {
+			want := float64(tr.CPUUserNs+tr.CPUSysNs) / float64(tr.ElapsedNs) * 100
+			if math.Abs(tr.CPUPercent-want) > 1e-9 {
+				t.Errorf("%s: %%CP %.3f, want (user+sys)/elapsed = %.3f", tr.Test.Name(), tr.CPUPercent, want)
+			}
+		}
+	}
+	if user == 0 || sys == 0 {
+		t.Fatalf("the tests report %v user and %v system CPU; a run that makes files uses both", time.Duration(user), time.Duration(sys))
+	}
+	if user > int64(used.User) || sys > int64(used.Sys) {
+		t.Errorf("the tests report %v user and %v system CPU; the whole process used %v and %v",
+			time.Duration(user), time.Duration(sys), used.User, used.Sys)
 	}
 }

@@ -10,11 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // holdDeviceEnv makes the test binary a helper process that holds a device
@@ -144,7 +144,7 @@ func TestBlockSafetyOnLoopDevices(t *testing.T) {
 		img := newImage(t, 64)
 		writeMBR(t, img)
 		dev := attachLoop(t, img, true)
-		part := partitionNode(t, dev, 1)
+		part := clydetest.PartitionNode(t, dev, 1)
 		sh(t, "mkfs.ext4", "-q", "-F", part)
 		dir := mountPoint(t)
 		mount(t, dir, part)
@@ -189,38 +189,4 @@ func writeMBR(t *testing.T, img string) {
 	if cerr := f.Close(); err != nil || cerr != nil {
 		t.Fatal(err, cerr)
 	}
-}
-
-// partitionNode is the device node of partition n of dev. Without udev (a
-// container) the kernel still lists the partition in sysfs; the node is then
-// made in a temporary directory from its device number. When the kernel did
-// not scan the partitions the test skips with that reason.
-func partitionNode(t *testing.T, dev string, n int) string {
-	t.Helper()
-	name := filepath.Base(dev) + "p" + strconv.Itoa(n)
-	if _, err := os.Stat("/dev/" + name); err == nil {
-		return "/dev/" + name
-	}
-	sysDev := filepath.Join("/sys/class/block", name, "dev")
-	if _, err := os.Stat(sysDev); err != nil {
-		// A kernel without the DOS label parser (CONFIG_MSDOS_PARTITION)
-		// finds nothing; partx reads the label and adds the partitions.
-		if out, err := exec.Command("partx", "--add", dev).CombinedOutput(); err != nil {
-			t.Skipf("the kernel did not scan the partitions of %s and partx --add failed: %v: %s", dev, err, out)
-		}
-		t.Cleanup(func() { _ = exec.Command("partx", "--delete", dev).Run() })
-	}
-	b, err := os.ReadFile(sysDev)
-	if err != nil {
-		t.Skipf("no partitions of %s appear, even after losetup --partscan and partx --add: %v", dev, err)
-	}
-	var major, minor uint32
-	if _, err := fmt.Sscanf(strings.TrimSpace(string(b)), "%d:%d", &major, &minor); err != nil {
-		t.Fatalf("parse %s dev number %q: %v", name, b, err)
-	}
-	node := filepath.Join(t.TempDir(), name)
-	if err := unix.Mknod(node, unix.S_IFBLK|0o600, int(unix.Mkdev(major, minor))); err != nil {
-		t.Skipf("cannot make a node for %s: %v", name, err)
-	}
-	return node
 }

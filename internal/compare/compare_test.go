@@ -226,6 +226,14 @@ func TestCheckRegression(t *testing.T) {
 		{"a noisy baseline's spread", mk(75, false), runs(60, 80, 100, 120, 140), 20, false, false, 1},
 		{"beyond a noisy baseline's spread", mk(5, false), runs(60, 80, 100, 120, 140), 20, true, false, 1},
 		{"short now: reported, not alarmed", mk(10, true), runs(100, 100, 100), 20, false, true, 0},
+		// The boundaries, each on one side of its rule. Median 100, MAD 10:
+		// 3 x 1.4826 x 10 = 44.48 is the spread a drop must exceed.
+		{"40 down is within 3 sigma", mk(60, false), runs(90, 100, 110), 10, false, false, 1},
+		{"44 down is within 3 sigma", mk(56, false), runs(90, 100, 110), 10, false, false, 1},
+		{"45 down is beyond 3 sigma", mk(55, false), runs(90, 100, 110), 10, true, false, 1},
+		// A steady baseline (MAD 0): only the threshold decides.
+		{"exactly the threshold is no regression", mk(75, false), runs(100, 100, 100), 25, false, false, 1},
+		{"just past the threshold", mk(74, false), runs(100, 100, 100), 25, true, false, 1},
 		{"short baseline figures do not count", mk(10, false), []*Run{mk(100, true), mk(100, true), mk(100, false)}, 20, false, false, 0},
 	}
 	for _, tc := range tests {

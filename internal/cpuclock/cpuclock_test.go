@@ -6,25 +6,68 @@ import (
 	"time"
 )
 
+// TestStopwatchCountsBusyCPU spins until the process has used 50 ms more
+// CPU, read apart from the stopwatch, and checks the stopwatch counted at
+// least that: the loop ends on CPU used, not on the wall clock, so a busy
+// machine only makes it longer.
 func TestStopwatchCountsBusyCPU(t *testing.T) {
-	if runtime.GOOS == "js" || runtime.GOOS == "wasip1" {
-		t.Skip("no process CPU time on this platform")
-	}
-	sw := Start()
-	deadline := time.Now().Add(200 * time.Millisecond)
+	const spin = 50 * time.Millisecond
 	x := 0
-	for time.Now().Before(deadline) {
-		x++
+	burn := func(from Usage) {
+		for {
+			now, err := ProcessCPU()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if now.Sub(from).Total() >= spin {
+				return
+			}
+			for range 100_000 {
+				x++
+			}
+		}
+	}
+	// CPU used before the stopwatch starts is not its own: a stopwatch
+	// that reported the process's total would count this too.
+	first, err := ProcessCPU()
+	if err != nil {
+		t.Skipf("no process CPU time on this platform: %v", err)
+	}
+	burn(first)
+	// The readings around the stopwatch bound its window from outside,
+	// the one that starts the spin from inside.
+	outerBefore, _ := ProcessCPU()
+	sw := Start()
+	before, _ := ProcessCPU()
+	for {
+		now, err := ProcessCPU()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if now.Sub(before).Total() >= spin {
+			break
+		}
+		for range 100_000 {
+			x++
+		}
 	}
 	s := sw.Stop()
+	outerAfter, _ := ProcessCPU()
+	if outer := outerAfter.Sub(outerBefore).Total(); s.CPU.Total() > outer {
+		t.Fatalf("the stopwatch counted %v CPU, more than the %v the process used around it", s.CPU.Total(), outer)
+	}
 	if !s.CPUKnown {
 		t.Fatal("CPU time unknown on a platform that has it")
 	}
-	if s.Elapsed < 200*time.Millisecond {
-		t.Fatalf("elapsed %v, want at least the 200ms spun", s.Elapsed)
+	if s.CPU.Total() < spin {
+		t.Fatalf("busy loop used %v CPU by the stopwatch, want at least the %v spun", s.CPU.Total(), spin)
 	}
-	if s.CPU.Total() <= 0 || s.CPUPercent() <= 0 {
-		t.Fatalf("busy loop used CPU %v (%.1f%%), want more than nothing", s.CPU.Total(), s.CPUPercent())
+	// A process cannot use more CPU than wall time on every core.
+	if limit := time.Duration(runtime.NumCPU()) * s.Elapsed; s.CPU.Total() > limit+10*time.Millisecond {
+		t.Fatalf("%v CPU over %v elapsed on %d CPUs", s.CPU.Total(), s.Elapsed, runtime.NumCPU())
+	}
+	if s.CPUPercent() <= 0 {
+		t.Fatalf("CPU percent %.1f, want more than nothing", s.CPUPercent())
 	}
 	_ = x
 }

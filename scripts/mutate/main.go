@@ -1,0 +1,128 @@
+// Command mutate runs the mutations of a list (internal/mutate) one at a
+// time against the tests that must catch each, and prints the survivors;
+// it exits 1 when there is one. `make mutate` runs the whole list,
+// `make mutate-short` the entries marked short.
+//
+//	go run ./scripts/mutate [-list scripts/mutate/mutations.txt] [-short] [-only NAME]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/clydebench/clyde/internal/mutate"
+)
+
+func main() {
+	list := flag.String("list", "scripts/mutate/mutations.txt", "the mutation list")
+	short := flag.Bool("short", false, "run only the entries marked short")
+	only := flag.String("only", "", "run only the entries whose name contains this")
+	timeout := flag.Duration("timeout", 5*time.Minute, "per mutation; a mutant that runs longer counts as caught (it hung)")
+	flag.Parse()
+	if err := run(*list, *short, *only, *timeout); err != nil {
+		fmt.Fprintln(os.Stderr, "mutate:", err)
+		os.Exit(1)
+	}
+}
+
+func run(list string, short bool, only string, timeout time.Duration) error {
+	f, err := os.Open(list)
+	if err != nil {
+		return err
+	}
+	ms, err := mutate.Parse(f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("%s: %w", list, err)
+	}
+	var survivors []string
+	ran, killed, equivalent, stale := 0, 0, 0, 0
+	for _, m := range ms {
+		if (short && !m.Short) || (only != "" && !strings.Contains(m.Name, only)) {
+			continue
+		}
+		if m.Equivalent != "" {
+			equivalent++
+			fmt.Printf("equivalent  %s: %s\n", m.Name, m.Equivalent)
+			continue
+		}
+		if _, err := os.Stat(m.File); errors.Is(err, os.ErrNotExist) {
+			// Code moved between packages: the entry for the other
+			// layout runs instead; the stale one is listed to be removed.
+			stale++
+			fmt.Printf("stale       %s: %s is not in this tree\n", m.Name, m.File)
+			continue
+		}
+		ran++
+		caught, out, err := try(m, timeout)
+		if err != nil {
+			return err
+		}
+		if caught {
+			killed++
+			fmt.Printf("killed      %s\n", m.Name)
+			continue
+		}
+		survivors = append(survivors, m.Name)
+		fmt.Printf("SURVIVED    %s (%s: %q -> %q; go test %s)\n%s", m.Name, m.File, m.Find, m.Replace, strings.Join(m.Packages, " "), indent(out))
+	}
+	fmt.Printf("\n%d mutations run, %d killed, %d survived, %d listed as equivalent, %d stale\n", ran, killed, len(survivors), equivalent, stale)
+	if len(survivors) > 0 {
+		return fmt.Errorf("%d survivors: %s", len(survivors), strings.Join(survivors, "; "))
+	}
+	return nil
+}
+
+// try applies m in an overlay and runs its packages' tests; caught is true
+// when they fail (or time out).
+func try(m mutate.Mutation, timeout time.Duration) (caught bool, out string, err error) {
+	dir, err := os.MkdirTemp("", "clyde-mutate")
+	if err != nil {
+		return false, "", err
+	}
+	defer os.RemoveAll(dir)
+	overlay, err := mutate.Apply(m, ".", dir)
+	if err != nil {
+		return false, "", err
+	}
+	// A build failure would count as a kill that proves nothing: vet the
+	// mutant first, so a list entry that no longer compiles is reported.
+	if b, err := exec.Command("go", "build", "-overlay", overlay, "./"+filepath.Dir(m.File)).CombinedOutput(); err != nil {
+		return false, "", fmt.Errorf("mutation %q does not compile: %v\n%s", m.Name, err, b)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	args := []string{"test", "-count=1", "-overlay", overlay}
+	if m.Run != "" {
+		args = append(args, "-run", m.Run)
+	}
+	cmd := exec.CommandContext(ctx, "go", append(args, m.Packages...)...)
+	b, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return false, lastLines(string(b), 5), nil
+	case errors.As(err, &exit) || ctx.Err() != nil:
+		return true, "", nil
+	}
+	return false, "", err
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+func indent(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "            " + strings.ReplaceAll(s, "\n", "\n            ") + "\n"
+}
