@@ -15,6 +15,7 @@ SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || 
 export SOURCE_DATE_EPOCH
 
 root=$(mktemp -d)
+chmod 0755 "$root"
 trap 'rm -rf "$root"' EXIT
 install -D -m 0755 "$stage/clyde" "$root/usr/bin/clyde"
 install -d "$root/usr/share/man/man1"
