@@ -207,3 +207,33 @@ func TestDebInstallRemove(t *testing.T) {
 	}
 	// the cleanup's dpkg -r now finds nothing to remove, which dpkg accepts
 }
+
+// TestDebVersion checks git describe's versions as Debian versions, and
+// that dpkg orders them as the releases go.
+func TestDebVersion(t *testing.T) {
+	cases := []struct{ describe, deb string }{
+		{"1.2.3", "1.2.3"},
+		{"1.2.3-4-g0123456789ab", "1.2.3+4.g0123456789ab"},
+		{"1.2.3-4-g0123456789ab-dirty", "1.2.3+4.g0123456789ab+dirty"},
+		{"0.1.0-dev.212.g0123456789ab", "0.1.0~dev.212.g0123456789ab"},
+		{"1.3.0-rc1", "1.3.0~rc1"},
+	}
+	for _, c := range cases {
+		t.Run(c.describe, func(t *testing.T) {
+			out, err := exec.Command("sh", "version.sh", "--deb", c.describe).Output()
+			if got := strings.TrimSpace(string(out)); err != nil || got != c.deb {
+				t.Errorf("version.sh --deb %s = %q (%v), want %q", c.describe, got, err, c.deb)
+			}
+		})
+	}
+	if _, err := exec.LookPath("dpkg"); err != nil {
+		return
+	}
+	// the order releases come in: dev builds, the tag, commits after it
+	order := []string{"0.1.0~dev.212.g0123456789ab", "0.1.0~dev.213.g1", "0.1.0", "1.2.3", "1.2.3+4.g0123456789ab", "1.3.0~rc1", "1.3.0"}
+	for i := 1; i < len(order); i++ {
+		if err := exec.Command("dpkg", "--compare-versions", order[i-1], "lt", order[i]).Run(); err != nil {
+			t.Errorf("dpkg does not order %s before %s", order[i-1], order[i])
+		}
+	}
+}

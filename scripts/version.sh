@@ -4,7 +4,8 @@
 # 1.2.3-4-gabcdef012345; before the first tag it is internal/buildinfo's
 # default with the commit count and hash (0.1.0-dev.212.g91242b8d0e5f);
 # "-dirty" marks uncommitted changes. --deb prints the same as a Debian
-# version, ordered as dpkg compares: 1.2.3+4.gabc, 0.1.0~dev.212.gabc.
+# version, ordered as dpkg compares: 1.2.3+4.gabc, 0.1.0~dev.212.gabc;
+# --deb VERSION converts the one given.
 set -eu
 cd "$(dirname "$0")/.."
 base=$(sed -n 's/^const defaultVersion = "\(.*\)"$/\1/p' internal/buildinfo/buildinfo.go)
@@ -17,6 +18,8 @@ else
 	v=$base.$(git rev-list --count HEAD).g$(git rev-parse --short=12 HEAD)$dirty
 fi
 case ${1:-} in
---deb) printf '%s\n' "$v" | sed -e 's/-dirty$/+dirty/' -e 's/-\([0-9][0-9]*\)-g/+\1.g/' -e 's/-/~/g' ;;
+--deb)
+	v=${2:-$v}
+	printf '%s\n' "$v" | sed -e 's/-dirty$/+dirty/' -e 's/-\([0-9][0-9]*\)-g/+\1.g/' -e 's/-/~/g' ;;
 *) printf '%s\n' "$v" ;;
 esac
