@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clydebench/clyde/blockbench"
 	"github.com/clydebench/clyde/internal/blockreport"
@@ -256,9 +258,9 @@ func TestCompletionFish(t *testing.T) {
 	}
 }
 
-// TestCompletionZsh parses the script and loads it through compinit, as a
-// zsh with the file in its fpath would; zsh has no non-interactive way to
-// ask for completions, so the offered words are checked in bash and fish.
+// TestCompletionZsh parses the script, loads it through compinit as a zsh
+// with the file in its fpath would, and asks an interactive zsh (on a
+// pseudo-terminal, zsh/zpty) for each case's list of completions (^D).
 func TestCompletionZsh(t *testing.T) {
 	script := writeCompletion(t, "zsh")
 	if out, err := exec.Command("zsh", "-n", script).CombinedOutput(); err != nil {
@@ -272,10 +274,47 @@ func TestCompletionZsh(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(fpath, "_clyde"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("zsh", "-f", "-c", "fpath=("+fpath+" $fpath); autoload -Uz compinit; compinit -u -D; print -r -- $_comps[clyde]; autoload -Uz +X _clyde && print loaded")
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	// One interactive zsh answers every case: type the line, list the
+	// choices (^D), kill the line (^U: typed in order, where ^C would be a
+	// signal that overtakes the typing), print a marker and read up to it (the
+	// marker is quoted in the command, so its echo does not match).
+	cases := completionCases()
+	var prog strings.Builder
+	prog.WriteString("zmodload zsh/zpty\nzpty -b z zsh -f -i\n" +
+		"zpty -w z 'PS1=; fpath=(" + fpath + " $fpath); autoload -Uz compinit; compinit -u -D; LISTMAX=1000; print -r -- $_comps[clyde]; print \"MARK\"\"-start\"'\n" +
+		"zpty -r z out '*MARK-start*'; print -r -- \"$out\"\n")
+	for i, c := range cases {
+		fmt.Fprintf(&prog, "zpty -w -n z %s$'\\x04\\x15'\nzpty -w z 'print \"MARK\"\"-%d\"'\nzpty -r z out '*MARK-%d*'\nprint -r -- \"CASE %d $out\"\n", shellQuote(c.line), i, i, i)
+	}
+	prog.WriteString("zpty -d z\n")
+	cmd := exec.Command("zsh", "-f", "-c", prog.String())
+	cmd.Dir = completionDir(t)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "TERM=xterm")
+	cmd.WaitDelay = time.Second
+	timer := time.AfterFunc(3*time.Minute, func() { _ = cmd.Process.Kill() })
+	defer timer.Stop()
 	out, err := cmd.CombinedOutput()
-	if err != nil || string(out) != "_clyde\nloaded\n" {
-		t.Errorf("zsh compinit: %v: %q, want _clyde registered and loaded", err, out)
+	if err != nil {
+		t.Fatalf("zsh: %v\n%s", err, out)
+	}
+	parts := strings.Split(string(out), "CASE ")
+	if !strings.Contains(parts[0], "_clyde") {
+		t.Errorf("compinit did not register _clyde for clyde: %q", parts[0])
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if i+1 >= len(parts) {
+				t.Fatalf("no answer for %q", c.line)
+			}
+			// the typed line is echoed: only the listing may match
+			got := strings.ReplaceAll(parts[i+1], strings.TrimSpace(c.line), "")
+			for _, w := range c.want {
+				if !strings.Contains(got, strings.TrimSuffix(w, "/")) {
+					t.Errorf("%q: zsh does not offer %q:\n%s", c.line, w, got)
+				}
+			}
+		})
 	}
 }
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
