@@ -5,7 +5,7 @@ STATICCHECK_VERSION ?= v0.8.2
 PLATFORMS := linux/amd64 linux/arm64 windows/amd64 windows/arm64 darwin/amd64 darwin/arm64 freebsd/amd64 freebsd/arm64
 FUZZTIME  ?= 30s
 
-.PHONY: build test lint cross bench fuzz clean mutate mutate-short
+.PHONY: build test lint cross bench fuzz clean mutate mutate-short stage install uninstall deb release
 
 build:
 	$(GO) build -o $(BIN) ./cmd/clyde
@@ -57,6 +57,59 @@ mutate:
 
 mutate-short:
 	$(GO) run ./scripts/mutate -short
+
+# Installing and packaging. The binary is static (CGO_ENABLED=0), built with
+# -trimpath and no build ID, stamped with the version from git describe
+# (scripts/version.sh) and the commit; the man pages and completions come
+# from that binary (clyde man, clyde completion), so they list its flags.
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+MANDIR      ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+STAGE       ?= bin/stage
+DIST        ?= bin/dist
+DEB_OUT     ?= bin
+RELEASE_PLATFORMS ?= linux/amd64 linux/arm64 windows/amd64 darwin/arm64
+VERSION     ?= $(shell scripts/version.sh)
+COMMIT      ?= $(shell git rev-parse HEAD 2>/dev/null)
+RELEASE_LDFLAGS = -s -w -buildid= -X github.com/clydebench/clyde/internal/buildinfo.version=$(VERSION) -X github.com/clydebench/clyde/internal/buildinfo.commit=$(COMMIT)
+RELEASE_BUILD = CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags '$(RELEASE_LDFLAGS)'
+
+stage:
+	$(RELEASE_BUILD) -o $(STAGE)/clyde ./cmd/clyde
+	rm -rf $(STAGE)/man $(STAGE)/completion && mkdir -p $(STAGE)/man $(STAGE)/completion
+	$(STAGE)/clyde man --dir $(STAGE)/man --readme README.md
+	$(STAGE)/clyde completion bash > $(STAGE)/completion/clyde.bash
+	$(STAGE)/clyde completion zsh > $(STAGE)/completion/_clyde
+	$(STAGE)/clyde completion fish > $(STAGE)/completion/clyde.fish
+
+install: stage
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	install -m 0755 $(STAGE)/clyde $(DESTDIR)$(BINDIR)/clyde
+	install -m 0644 $(STAGE)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(STAGE)/completion/clyde.bash $(DESTDIR)$(BASHCOMPDIR)/clyde
+	install -m 0644 $(STAGE)/completion/_clyde $(DESTDIR)$(ZSHCOMPDIR)/_clyde
+	install -m 0644 $(STAGE)/completion/clyde.fish $(DESTDIR)$(FISHCOMPDIR)/clyde.fish
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/clyde $(DESTDIR)$(MANDIR)/man1/clyde.1 $(DESTDIR)$(MANDIR)/man1/clyde-*.1 \
+		$(DESTDIR)$(BASHCOMPDIR)/clyde $(DESTDIR)$(ZSHCOMPDIR)/_clyde $(DESTDIR)$(FISHCOMPDIR)/clyde.fish
+
+# A Debian package for this machine's architecture (DEB_ARCH=arm64 with
+# GOARCH=arm64 for another), built with dpkg-deb.
+deb: stage
+	scripts/mkdeb.sh $(STAGE) $(DEB_OUT)/clyde_$$(scripts/version.sh --deb)_$${DEB_ARCH:-$$(dpkg --print-architecture)}.deb
+
+# Static binaries for the release page, with their SHA-256 sums; two builds
+# of one commit are byte for byte the same (scripts/packaging_test.go).
+release:
+	@set -e; rm -rf $(DIST); mkdir -p $(DIST); for p in $(RELEASE_PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; ext=; [ $$os = windows ] && ext=.exe; \
+		echo "build $$p"; \
+		GOOS=$$os GOARCH=$$arch $(RELEASE_BUILD) -o $(DIST)/clyde-$(VERSION)-$$os-$$arch$$ext ./cmd/clyde; \
+	done; cd $(DIST) && sha256sum clyde-* > SHA256SUMS && cat SHA256SUMS
 
 clean:
 	rm -rf bin

@@ -12,6 +12,7 @@ package blockbench
 
 import (
 	"io"
+	"slices"
 	"time"
 
 	"github.com/clydebench/clyde/result"
@@ -30,12 +31,16 @@ const (
 	RandRW    RW = "randrw"
 )
 
+// RWModes are the rw modes ParseRW accepts (with fio's alias "readwrite"),
+// in fio's order; the shell completions list them.
+var RWModes = []RW{Read, Write, RandRead, RandWrite, ReadWrite, RandRW}
+
 // ParseRW accepts fio's names, including the alias "readwrite".
 func ParseRW(s string) (RW, error) {
-	switch RW(s) {
-	case Read, Write, RandRead, RandWrite, ReadWrite, RandRW:
+	switch {
+	case slices.Contains(RWModes, RW(s)):
 		return RW(s), nil
-	case "readwrite":
+	case s == "readwrite":
 		return ReadWrite, nil
 	}
 	return "", result.Usagef("--rw", "unknown mode %q; accepted: read, write, randread, randwrite, rw (readwrite), randrw", s)
@@ -67,10 +72,13 @@ const (
 	EngineAuto       Engine = "auto"
 )
 
+// Engines are the engine names ParseEngine accepts; the shell completions
+// list them.
+var Engines = []Engine{EnginePsync, EngineIOUring, EngineWindowsAIO, EngineAuto}
+
 // ParseEngine accepts psync, io_uring, windowsaio and auto.
 func ParseEngine(s string) (Engine, error) {
-	switch Engine(s) {
-	case EnginePsync, EngineIOUring, EngineWindowsAIO, EngineAuto:
+	if slices.Contains(Engines, Engine(s)) {
 		return Engine(s), nil
 	}
 	return "", result.Usagef("--ioengine", "unknown engine %q; accepted: psync, io_uring, windowsaio, auto", s)
@@ -91,10 +99,13 @@ const (
 	ProfileSustained Profile = "sustained"
 )
 
+// Profiles are the presets ParseProfile accepts besides ProfileNone; the
+// shell completions list them.
+var Profiles = []Profile{ProfileCDM, ProfileIometerMix, ProfileOrion, ProfileBSSweep, ProfileSustained}
+
 // ParseProfile accepts the preset names.
 func ParseProfile(s string) (Profile, error) {
-	switch Profile(s) {
-	case ProfileNone, ProfileCDM, ProfileIometerMix, ProfileOrion, ProfileBSSweep, ProfileSustained:
+	if Profile(s) == ProfileNone || slices.Contains(Profiles, Profile(s)) {
 		return Profile(s), nil
 	}
 	return "", result.Usagef("--profile", "unknown profile %q; accepted: cdm, iometer-mix, orion, bs-sweep, sustained", s)

@@ -161,7 +161,9 @@ func checkCommand(app *cli.App, args []string) error {
 		if c.HasName(args[1]) {
 			return nil
 		}
-		names = append(names, c.Name)
+		if !c.Hidden {
+			names = append(names, c.Name)
+		}
 	}
 	return &result.UsageError{Msg: fmt.Sprintf("unknown command %q; commands: %s", args[1], strings.Join(names, ", "))}
 }
