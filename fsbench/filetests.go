@@ -350,17 +350,18 @@ func (r *runner) visitRandom(ctx context.Context, c *copyState, del bool) (int64
 	var st osio.StatBuf
 	var bytes int64
 	clock := startOps(ctx, c)
-	for k, idx := range s.perm {
-		path = s.path(path, int(idx))
+	for k := range s.n {
+		idx := s.visit(k)
+		path = s.path(path, idx)
 		if del {
 			if err := r.deleteOneAt(root, path); err != nil {
-				return int64(k), bytes, r.fileErr(c, "delete", path, int(idx), err)
+				return int64(k), bytes, r.fileErr(c, "delete", path, idx, err)
 			}
 		} else {
 			n, err := r.statOne(root, path, &st, buf)
 			bytes += n
 			if err != nil {
-				return int64(k), bytes, r.fileErr(c, "stat", path, int(idx), err)
+				return int64(k), bytes, r.fileErr(c, "stat", path, idx, err)
 			}
 		}
 		if err := clock.done(int64(k)); err != nil {
