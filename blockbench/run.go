@@ -283,7 +283,14 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 			if err != nil {
 				return nil, nil, nil, err
 			}
-			if note != "" {
+			cacheNote := ""
+			if !p.RequireUncached { // those are refused instead (checkUncached)
+				cacheNote = w.directCacheNote()
+			}
+			for _, note := range []string{note, cacheNote} {
+				if note == "" {
+					continue
+				}
 				notes = append(notes, note)
 				if p.Warn != nil {
 					fmt.Fprintf(p.Warn, "clyde: note: %s\n", note)
