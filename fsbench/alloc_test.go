@@ -63,7 +63,7 @@ func TestBytesPerFile(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			s := newNameSet(rng, n, true, &o)
+			s := newNameSet(rng, n, true, &o, nil)
 			for i := range n {
 				path = s.path(path, i)
 			}

@@ -12,13 +12,14 @@ import (
 // runFileTests runs bonnie++'s six file tests: create, stat(+read) and delete
 // with sequential names, then the same with random names in random order.
 func (r *runner) runFileTests(ctx context.Context, run *result.FSRun) error {
+	prev := make([]*nameSet, len(r.copies))
 	for _, random := range []bool{false, true} {
 		create, stat, del := result.SeqCreate, result.SeqStat, result.SeqDelete
 		if random {
 			create, stat, del = result.RandCreate, result.RandStat, result.RandDelete
 		}
-		for _, c := range r.copies {
-			c.names = newNameSet(c.rng, r.opts.Files(), random, &r.opts)
+		for k, c := range r.copies {
+			c.names = newNameSet(c.rng, r.opts.Files(), random, &r.opts, prev[k])
 		}
 		phases := []phaseFuncs{
 			{test: create, setup: r.makeTestDirs, work: r.createFiles},
@@ -35,8 +36,8 @@ func (r *runner) runFileTests(ctx context.Context, run *result.FSRun) error {
 			}
 			run.Tests[p.test].Flush = r.copies[0].flushed
 		}
-		for _, c := range r.copies {
-			c.names = nil
+		for k, c := range r.copies {
+			prev[k], c.names = c.names, nil
 		}
 	}
 	return nil

@@ -49,10 +49,18 @@ type nameSet struct {
 
 // newNameSet draws names, then sizes, from rng in bonnie++'s order, so the
 // same -z seed gives the same names and sizes; it marks where they are
-// and leaves rng after them, as drawing them all would.
-func newNameSet(rng *glibcrand.Rand, n int, random bool, o *Options) *nameSet {
-	s := &nameSet{n: n, random: random, dirs: o.Dirs, exactOrder: !o.seedDrawn,
-		marks: make([]glibcrand.Mark, 0, (n+markEvery-1)/markEvery)}
+// and leaves rng after them, as drawing them all would. The marks go into
+// prev's when it has room (the sequential set's, for the random set), so
+// the two sets' marks are never both on the heap.
+func newNameSet(rng *glibcrand.Rand, n int, random bool, o *Options, prev *nameSet) *nameSet {
+	need := (n + markEvery - 1) / markEvery
+	var marks []glibcrand.Mark
+	if prev != nil && cap(prev.marks) >= need {
+		marks = prev.marks[:0]
+	} else {
+		marks = make([]glibcrand.Mark, 0, need)
+	}
+	s := &nameSet{n: n, random: random, dirs: o.Dirs, exactOrder: !o.seedDrawn, marks: marks}
 	for i := range n {
 		if i%markEvery == 0 {
 			s.marks = append(s.marks, rng.Mark())

@@ -81,7 +81,7 @@ func matchBonnieDraws(t *testing.T, dir string, rng *glibcrand.Rand) {
 			t.Fatalf("reference has %d files, want %d", len(created), 2*o.Files())
 		}
 		for k, random := range []bool{false, true} {
-			sets[k] = newNameSet(c.rng, o.Files(), random, &o)
+			sets[k] = newNameSet(c.rng, o.Files(), random, &o, nil)
 			for i := range o.Files() {
 				got := fmt.Sprintf("%s %d", sets[k].base(nil, i), sets[k].fileSize(i))
 				if want := created[k*o.Files()+i]; got != want {
@@ -112,7 +112,7 @@ func matchBonnieDraws(t *testing.T, dir string, rng *glibcrand.Rand) {
 func TestNamePaths(t *testing.T) {
 	o := DefaultOptions()
 	o.Dirs = 4
-	s := newNameSet(glibcrand.New(1), 8, false, &o)
+	s := newNameSet(glibcrand.New(1), 8, false, &o, nil)
 	perDir := map[string]int{}
 	for i := range 8 {
 		p := string(s.path(nil, i))
@@ -133,7 +133,7 @@ func TestNamePaths(t *testing.T) {
 			t.Fatalf("directory %s holds %d files, want an even 2 (bonnie++ overfilled all but the last)", d, n)
 		}
 	}
-	r := newNameSet(glibcrand.New(1), 8, true, &o)
+	r := newNameSet(glibcrand.New(1), 8, true, &o, nil)
 	if base := string(r.base(nil, 5)); !strings.HasSuffix(base, "0000000005") {
 		t.Fatalf("random name %q does not end with the index", base)
 	}
@@ -145,14 +145,14 @@ func TestNamesInAnyOrder(t *testing.T) {
 	o := DefaultOptions()
 	o.MaxFileBytes, o.MinFileBytes = 4096, 512
 	const n = 5*markEvery + 7
-	inOrder := newNameSet(glibcrand.New(9), n, true, &o)
+	inOrder := newNameSet(glibcrand.New(9), n, true, &o, nil)
 	var names []string
 	var sizes []int64
 	for i := range n {
 		names = append(names, string(inOrder.base(nil, i)))
 		sizes = append(sizes, inOrder.fileSize(i))
 	}
-	s := newNameSet(glibcrand.New(9), n, true, &o)
+	s := newNameSet(glibcrand.New(9), n, true, &o, nil)
 	for _, i := range []int{n - 1, 0, markEvery, markEvery - 1, 3*markEvery + 5, 2, 2, n - 2} {
 		if got := string(s.base(nil, i)); got != names[i] {
 			t.Errorf("file %d out of order: %q, in order %q", i, got, names[i])
@@ -162,6 +162,15 @@ func TestNamesInAnyOrder(t *testing.T) {
 		if got := s.fileSize(i); got != sizes[i] {
 			t.Errorf("file %d's size out of order: %d, in order %d", i, got, sizes[i])
 		}
+	}
+	// The next set takes the marks' memory over, so two sets' marks are
+	// never on the heap at once; its names are its own.
+	next := newNameSet(glibcrand.New(9), n, false, &o, s)
+	if &next.marks[0] != &s.marks[:1][0] {
+		t.Error("the next name set allocated its marks anew")
+	}
+	if got, want := string(next.base(nil, 7)), fmt.Sprintf("%010x", 7); !strings.HasPrefix(got, want) {
+		t.Errorf("file 7 of the next set is %q, want it to start with %q", got, want)
 	}
 }
 
@@ -217,7 +226,7 @@ func TestRandomOrderFollowsTheSeed(t *testing.T) {
 		exact bool
 	}{{"-z", given, true}, {"drawn", drawn, false}} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newNameSet(glibcrand.New(1), 100, true, &tc.o)
+			s := newNameSet(glibcrand.New(1), 100, true, &tc.o, nil)
 			s.shuffle(glibcrand.New(1))
 			if (s.perm != nil) != tc.exact {
 				t.Errorf("perm kept: %v, want %v", s.perm != nil, tc.exact)
