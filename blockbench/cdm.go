@@ -339,13 +339,19 @@ func runCDM(ctx context.Context, j Job) (*result.Block, error) {
 	if res != nil {
 		res.CDM, res.Profile = cdmFinish(&j, rows, res.Jobs)
 		res.CDM.Admin = elevated()
+		if err != nil && res.Error == "" {
+			// A run stopped before its first group (prepare failed,
+			// interrupted) has no job to carry the error.
+			res.Error = err.Error()
+		}
 	}
 	return res, err
 }
 
 // cdmFinish keeps each row's figures from its passes: CrystalDiskMark's
 // best (the highest MB/s, and the lowest latency of a pass that moved
-// data), or their average. Jobs line up with groups, one each.
+// data), or their average. Jobs line up with groups, one each. A row no
+// pass of which ran is left out: zeros would read as a measurement.
 func cdmFinish(j *Job, rows []cdmRow, jobs []result.BlockJob) (*result.BlockCDM, *result.BlockProfile) {
 	o := j.CDM
 	out := &result.BlockCDM{Preset: string(o.Preset), Profile: cdmPresets[o.Preset].profile, TestSizeBytes: j.Size, Passes: j.Passes,
@@ -386,6 +392,7 @@ func cdmFinish(j *Job, rows []cdmRow, jobs []result.BlockJob) (*result.BlockCDM,
 		}
 		switch {
 		case n == 0:
+			continue
 		case o.Aggregate == CDMAverage:
 			cr.BWBytes, cr.LatencyUs = sumBW/float64(n), sumLat/float64(n)
 		default:

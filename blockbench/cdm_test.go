@@ -259,3 +259,73 @@ func TestCDMKeepsBestOrAverage(t *testing.T) {
 }
 
 func asUsage(err error, ue **result.UsageError) bool { return errors.As(err, ue) }
+
+// TestCDMPartialRun is a run stopped after five of the Default preset's
+// jobs (the first row's warm-up and two passes, the second's warm-up and
+// one pass) and one stopped before any: only rows a pass of which ran are
+// kept, with their jobs, and the error goes with them (the golden files
+// feed blockreport's text for partial runs).
+func TestCDMPartialRun(t *testing.T) {
+	j := cdmJob("/mnt/ssd/clyde-cdm.tmp")
+	j.Passes = 2
+	for _, tc := range []struct {
+		name   string
+		jobs   int
+		err    string
+		intr   bool
+		tests  []string
+		passes []int
+	}{
+		{"cdm-partial.json", 5, "job SEQ1M Q1T1 pass 2: read /mnt/ssd/clyde-cdm.tmp: input/output error", false, []string{"SEQ1M Q8T1", "SEQ1M Q1T1"}, []int{2, 1}},
+		{"cdm-interrupted-early.json", 0, "before group 1 of 24: interrupt", true, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := goldenCDM(j)
+			b.Jobs = b.Jobs[:tc.jobs]
+			b.CDM, b.Profile = cdmFinish(&j, mustCDMRows(t, j), b.Jobs)
+			b.CDM.Admin, b.Error, b.Interrupted = true, tc.err, tc.intr
+			checkGolden(t, tc.name, b)
+			if len(b.CDM.Rows) != len(tc.tests) || len(b.Profile.Rows) != len(tc.tests) {
+				t.Fatalf("%d CDM rows and %d profile rows, want %d: %+v", len(b.CDM.Rows), len(b.Profile.Rows), len(tc.tests), b.CDM.Rows)
+			}
+			for i, r := range b.CDM.Rows {
+				if r.Test != tc.tests[i] || len(r.Jobs) != tc.passes[i] || r.BWBytes <= 0 {
+					t.Errorf("row %d: %s with jobs %v at %.0f B/s, want %s with %d passes", i, r.Test, r.Jobs, r.BWBytes, tc.tests[i], tc.passes[i])
+				}
+			}
+		})
+	}
+}
+
+func mustCDMRows(t *testing.T, j Job) []cdmRow {
+	t.Helper()
+	_, rows, err := cdmPlan(&j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// TestCDMFailedRunRecordsError stops a real run before it measures (its
+// context is cancelled before the first group) and checks the result
+// carries the error and no rows of zeros.
+func TestCDMFailedRunRecordsError(t *testing.T) {
+	dir := t.TempDir()
+	j := cdmJob(dir)
+	j.CDM.Preset, j.CDM.Interval, j.Passes, j.Size, j.TimeBased, j.Runtime, j.IOEngine = CDMDemo, 0, 1, 1<<20, false, 0, EngineAuto
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // stopped before the first group
+	res, err := Run(ctx, j)
+	if err == nil {
+		t.Fatal("a cancelled run succeeded")
+	}
+	if res == nil {
+		t.Fatalf("no result for a run stopped before measuring: %v", err)
+	}
+	if res.Error == "" || len(res.CDM.Rows) != 0 || len(res.Profile.Rows) != 0 {
+		t.Errorf("error %q, %d rows, %d profile rows: want the error and no rows", res.Error, len(res.CDM.Rows), len(res.Profile.Rows))
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left behind: %v", entries)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/clydebench/clyde/internal/sysinfo"
 )
 
 func spaceOf(st *unix.Statfs_t) fsSpace {
@@ -22,13 +24,15 @@ const (
 	tmpfsMagic = 0x01021994
 	ramfsMagic = 0x858458f6
 	fuseMagic  = 0x65735546
+	ext4Magic  = 0xef53 // ext2, ext3 and ext4
 )
 
 // cachedOnly names the filesystem holding path when an uncached run there
 // would still measure the page cache: tmpfs and ramfs keep their files in
 // it (tmpfs accepts O_DIRECT since Linux 6.6 and bypasses nothing), and a
 // FUSE filesystem's daemon does the I/O through the cache of whatever it
-// writes to (ntfs-3g: the block device's). "" for the others.
+// writes to (ntfs-3g: the block device's), and ext4 mounted data=journal
+// turns direct I/O into buffered I/O. "" for the others.
 func cachedOnly(path string) (string, error) {
 	var st unix.Statfs_t
 	if err := unix.Statfs(path, &st); err != nil {
@@ -41,6 +45,13 @@ func cachedOnly(path string) (string, error) {
 		return "ramfs, which keeps its files in memory", nil
 	case fuseMagic:
 		return "a FUSE filesystem, whose daemon does the I/O through the page cache of what it writes to (ntfs-3g: the disk's)", nil
+	case ext4Magic:
+		// data=journal is a mount option: the mount table tells.
+		fs, err := sysinfo.FilesystemOf(path)
+		if err != nil {
+			return "", err
+		}
+		return sysinfo.DirectIsBuffered(fs), nil
 	}
 	return "", nil
 }

@@ -292,8 +292,14 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 			if err != nil {
 				return nil, nil, nil, err
 			}
-			if note != "" && !slices.Contains(notes, note) {
-				// fio's clones of one job share their note.
+			cacheNote := ""
+			if !p.RequireUncached { // those are refused instead (checkUncached)
+				cacheNote = w.directCacheNote()
+			}
+			for _, note := range []string{note, cacheNote} {
+				if note == "" || slices.Contains(notes, note) {
+					continue // fio's clones of one job, and a target's workloads, share their note
+				}
 				notes = append(notes, note)
 				if p.Warn != nil {
 					fmt.Fprintf(p.Warn, "clyde: note: %s\n", note)

@@ -80,6 +80,9 @@ type target struct {
 	sectors     osio.SectorInfo
 	sectorsErr  error
 	sectorsRead bool
+	// cacheRead is set once directCacheNote has asked whether O_DIRECT
+	// on the target still goes through the page cache.
+	cacheRead bool
 }
 
 // checkAlign holds an uncached workload (and on Windows every workload on a
@@ -472,4 +475,31 @@ func (t *target) describe() result.BlockTarget {
 		kind = "block_device"
 	}
 	return result.BlockTarget{Path: t.given, ResolvedPath: t.resolved, Kind: kind, Created: t.created, SizeBytes: t.size, FillNs: t.fillNs}
+}
+
+// directCacheNote says, for the first direct=1 workload on a file whose
+// filesystem serves O_DIRECT from the page cache anyway (cachedOnly:
+// tmpfs, ramfs, FUSE, ext4 data=journal), that the figures of the direct
+// jobs there are the cache's: the kernel accepts such opens without a
+// word, and the result would otherwise say direct=1 beside memory speeds.
+// Asked once per target; a device is never cached this way.
+func (w *workload) directCacheNote() string {
+	t := w.target
+	if !w.Direct || t == nil || t.device || t.cacheRead {
+		return ""
+	}
+	t.cacheRead = true
+	path := t.dirPath
+	if t.exists {
+		path = t.resolved
+	}
+	what, err := cachedOnly(path)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("direct=1 on %s: cannot tell whether O_DIRECT bypasses the page cache there (%v)", t.given, err)
+	case what != "":
+		return fmt.Sprintf("direct=1 on %s (job %s and every direct job on it), but it is on %s: the page cache served the I/O, so the figures are the cache's, not the drive's",
+			t.given, w.Name, what)
+	}
+	return ""
 }

@@ -12,13 +12,14 @@ import (
 // runFileTests runs bonnie++'s six file tests: create, stat(+read) and delete
 // with sequential names, then the same with random names in random order.
 func (r *runner) runFileTests(ctx context.Context, run *result.FSRun) error {
+	prev := make([]*nameSet, len(r.copies))
 	for _, random := range []bool{false, true} {
 		create, stat, del := result.SeqCreate, result.SeqStat, result.SeqDelete
 		if random {
 			create, stat, del = result.RandCreate, result.RandStat, result.RandDelete
 		}
-		for _, c := range r.copies {
-			c.names = newNameSet(c.rng, r.opts.Files(), random, &r.opts)
+		for k, c := range r.copies {
+			c.names = newNameSet(c.rng, r.opts.Files(), random, &r.opts, prev[k])
 		}
 		phases := []phaseFuncs{
 			{test: create, setup: r.makeTestDirs, work: r.createFiles},
@@ -35,8 +36,8 @@ func (r *runner) runFileTests(ctx context.Context, run *result.FSRun) error {
 			}
 			run.Tests[p.test].Flush = r.copies[0].flushed
 		}
-		for _, c := range r.copies {
-			c.names = nil
+		for k, c := range r.copies {
+			prev[k], c.names = c.names, nil
 		}
 	}
 	return nil
@@ -350,17 +351,18 @@ func (r *runner) visitRandom(ctx context.Context, c *copyState, del bool) (int64
 	var st osio.StatBuf
 	var bytes int64
 	clock := startOps(ctx, c)
-	for k, idx := range s.perm {
-		path = s.path(path, int(idx))
+	for k := range s.n {
+		idx := s.visit(k)
+		path = s.path(path, idx)
 		if del {
 			if err := r.deleteOneAt(root, path); err != nil {
-				return int64(k), bytes, r.fileErr(c, "delete", path, int(idx), err)
+				return int64(k), bytes, r.fileErr(c, "delete", path, idx, err)
 			}
 		} else {
 			n, err := r.statOne(root, path, &st, buf)
 			bytes += n
 			if err != nil {
-				return int64(k), bytes, r.fileErr(c, "stat", path, int(idx), err)
+				return int64(k), bytes, r.fileErr(c, "stat", path, idx, err)
 			}
 		}
 		if err := clock.done(int64(k)); err != nil {

@@ -29,10 +29,10 @@ import (
 
 // bins are the Windows programs the tests run, built once.
 type bins struct {
-	dir                      string
-	clyde, ctrlevent         string
-	osioTest, blockbenchTest string
-	harness                  string
+	dir                                  string
+	clyde, ctrlevent                     string
+	osioTest, blockbenchTest, rundirTest string
+	harness                              string
 	// server is the wineserver prepare started (see there), serverGone
 	// closed once it exits.
 	server     *exec.Cmd
@@ -92,11 +92,13 @@ func (b *bins) build() {
 	b.ctrlevent = filepath.Join(b.dir, "ctrlevent.exe")
 	b.osioTest = filepath.Join(b.dir, "osio.test.exe")
 	b.blockbenchTest = filepath.Join(b.dir, "blockbench.test.exe")
+	b.rundirTest = filepath.Join(b.dir, "rundir.test.exe")
 	steps := [][]string{
 		{"build", "-o", b.clyde, "./cmd/clyde"},
 		{"build", "-o", b.ctrlevent, "./integration/wine/testdata/ctrlevent"},
 		{"test", "-c", "-o", b.osioTest, "./internal/osio"},
 		{"test", "-c", "-o", b.blockbenchTest, "./blockbench"},
+		{"test", "-c", "-o", b.rundirTest, "./internal/rundir"},
 	}
 	for _, s := range steps {
 		cmd := exec.Command("go", s...)
@@ -288,6 +290,9 @@ func TestWindowsPackagesUnderWine(t *testing.T) {
 		// The engine's high-water mark of outstanding I/Os equals the
 		// depth; its loop allocates nothing; it counts what psync counts.
 		{b.blockbenchTest, "WindowsAIOKeepsDepth|LoopsDoNotAllocate|EnginesGiveSameCounts|RawDisk"},
+		// Wine deletes with the old semantics: a marker read by another
+		// process is delete pending while its private directory goes.
+		{b.rundirTest, "RemoveWhileMarkerReadWindows"},
 	} {
 		r := b.run(t, tc.bin, "-test.run", tc.run, "-test.v")
 		if r.code != 0 || !strings.Contains(r.stdout, "\nPASS") {

@@ -35,6 +35,9 @@ func TestGoldens(t *testing.T) {
 		{"cdm-both-mix.json", "text", "cdm-both-mix.txt"},
 		{"cdm-both-mix.json", "csv", "cdm-both-mix.csv"},
 		{"cdm-real-buffered.json", "text", "cdm-real-buffered.txt"},
+		{"cdm-partial.json", "text", "cdm-partial.txt"},
+		{"cdm-partial.json", "csv", "cdm-partial.csv"},
+		{"cdm-interrupted-early.json", "text", "cdm-interrupted-early.txt"},
 		{"iometer-icf.json", "csv", "iometer-icf.csv"},
 	}
 	for _, tc := range cases {

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -40,13 +41,19 @@ func cdmText(ew *errWriter, res *result.Block) {
 	if c.Aggregate == "average" {
 		ew.printf("* Each figure is the average of the passes (KDiskMark's Default profile); CrystalDiskMark keeps the best\n")
 	}
+	if stop := cdmStopped(res); stop != "" {
+		ew.printf("* %s: only the tests that ran are shown\n", stop)
+	}
 	ew.printf("\n")
+	if len(c.Rows) == 0 {
+		ew.printf("No test ran.\n\n")
+	}
 	sections := []struct{ mode, head string }{{"read", "[Read]"}, {"write", "[Write]"}, {"mix", ""}}
 	if c.MixReadPct > 0 {
 		sections[2].head = fmt.Sprintf("[Mix] Read %d%%/Write %d%%", c.MixReadPct, 100-c.MixReadPct)
 	}
 	for _, s := range sections {
-		if s.head == "" {
+		if s.head == "" || !slices.ContainsFunc(c.Rows, func(r result.BlockCDMRow) bool { return r.Mode == s.mode }) {
 			continue
 		}
 		ew.printf("%s\n", s.head)
@@ -84,6 +91,19 @@ func cdmText(ew *errWriter, res *result.Block) {
 	if f := cdmFill(res.Space); f != "" {
 		ew.printf("   Fill: %s\n", f)
 	}
+}
+
+// cdmStopped says why a run did not finish ("" when it did).
+func cdmStopped(res *result.Block) string {
+	switch {
+	case res.Interrupted && res.Error != "":
+		return "Interrupted (" + res.Error + ")"
+	case res.Interrupted:
+		return "Interrupted"
+	case res.Error != "":
+		return "Stopped by an error: " + res.Error
+	}
+	return ""
 }
 
 // cdmLine is GetResultString: the test's kind, size, queues and threads,

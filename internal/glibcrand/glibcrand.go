@@ -8,8 +8,11 @@ package glibcrand
 // list of numbers cycled. The zero value is not ready; use New or
 // NewSequence.
 type Rand struct {
-	r    [34]uint32
-	i    int // index of the next value to produce, modulo 34
+	// r is a ring of the last values; 64 slots (31 would do) so that
+	// indexing is a mask, not a division: fsbench draws billions of values
+	// to regenerate file names.
+	r    [64]uint32
+	i    uint // index of the next value to produce; r[i%64] receives it
 	seed uint32
 	// seq is the -Z list, nil for the generator; pos is the index of the
 	// value Int returned last, -1 before the first.
@@ -75,13 +78,9 @@ func (g *Rand) Seed(seed uint32) {
 }
 
 func (g *Rand) next() uint32 {
-	slot := g.i % 34
-	v := g.r[(g.i-31)%34] + g.r[(g.i-3)%34]
-	g.r[slot] = v
+	v := g.r[(g.i-31)&63] + g.r[(g.i-3)&63]
+	g.r[g.i&63] = v
 	g.i++
-	if g.i >= 34*2 {
-		g.i -= 34
-	}
 	return v
 }
 
@@ -94,4 +93,63 @@ func (g *Rand) Int() int32 {
 		return g.seq[g.pos]
 	}
 	return int32(g.next() >> 1)
+}
+
+// Mark is a stream's position in 128 bytes: the last 31 values the
+// generator made (all its next values depend on), or the index into a -Z
+// list. Rewinding to marks lets fsbench regenerate a million file names
+// from a few thousand marks instead of keeping the names.
+type Mark struct {
+	last [31]uint32
+	pos  int32
+}
+
+// Mark returns g's position, for Rewind.
+func (g *Rand) Mark() Mark {
+	var m Mark
+	if g.seq != nil {
+		m.pos = int32(g.pos)
+		return m
+	}
+	for k := range m.last {
+		m.last[k] = g.r[(g.i-31+uint(k))&63]
+	}
+	return m
+}
+
+// Rewind puts g back where it was when m was taken from it (or from a copy
+// of it): the next Int returns what it returned then.
+func (g *Rand) Rewind(m Mark) {
+	if g.seq != nil {
+		g.pos = int(m.pos)
+		return
+	}
+	copy(g.r[:], m.last[:])
+	g.i = 31
+}
+
+// SkipRuns passes over n runs of the stream, each a value v and then
+// v % mod more values: bonnie++'s names are such runs (a length, then that
+// many characters), and fsbench skips the ones before the name it needs.
+// It leaves g where n runs of Int calls would.
+func (g *Rand) SkipRuns(n int, mod int32) {
+	if g.seq != nil {
+		for range n {
+			for range g.Int() % mod {
+				g.Int()
+			}
+		}
+		return
+	}
+	r, i := &g.r, g.i
+	for range n {
+		v := r[(i-31)&63] + r[(i-3)&63]
+		r[i&63] = v
+		i++
+		for range int32(v>>1) % mod {
+			r[i&63] = r[(i-31)&63] + r[(i-3)&63]
+			i++
+		}
+	}
+	g.i = i
 }

@@ -88,3 +88,58 @@ func TestResetReseeds(t *testing.T) {
 		t.Fatalf("after Reset %v, want %v as srand(42) gives", again, first)
 	}
 }
+
+// TestRewind checks that a stream rewound to a mark repeats what followed
+// the mark, for the generator and a -Z list, from any position.
+func TestRewind(t *testing.T) {
+	streams := map[string]func() *Rand{
+		"generator": func() *Rand { return New(42) },
+		"list":      func() *Rand { return NewSequence([]int32{5, 6, 7}) },
+	}
+	for name, mk := range streams {
+		t.Run(name, func(t *testing.T) {
+			g := mk()
+			for skip := range 80 {
+				m := g.Mark()
+				want := []int32{g.Int(), g.Int(), g.Int(), g.Int()}
+				other := mk() // a copy elsewhere in the stream rewinds too
+				other.Rewind(m)
+				g.Rewind(m)
+				for k, w := range want {
+					if got := g.Int(); got != w {
+						t.Fatalf("after %d draws, value %d after rewind: got %d, want %d", skip, k, got, w)
+					}
+					if got := other.Int(); got != w {
+						t.Fatalf("after %d draws, value %d in a rewound copy: got %d, want %d", skip, k, got, w)
+					}
+				}
+				g.Rewind(m)
+				g.Int() // move on by one
+			}
+		})
+	}
+}
+
+// TestSkipRuns checks that skipping runs leaves the stream where drawing
+// them does, for the generator and a list.
+func TestSkipRuns(t *testing.T) {
+	for name, mk := range map[string]func() *Rand{
+		"generator": func() *Rand { return New(7) },
+		"list":      func() *Rand { return NewSequence([]int32{3, 14, 15, 92, 65}) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			drawn, skipped := mk(), mk()
+			for n := range 50 {
+				for range n {
+					for range drawn.Int() % 13 {
+						drawn.Int()
+					}
+				}
+				skipped.SkipRuns(n, 13)
+				if a, b := drawn.Int(), skipped.Int(); a != b {
+					t.Fatalf("after %d more runs: drawing gives %d next, skipping %d", n, a, b)
+				}
+			}
+		})
+	}
+}

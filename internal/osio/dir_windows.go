@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
@@ -466,19 +467,45 @@ func (d Dir) remove(name []byte) error {
 		return err
 	}
 	defer windows.CloseHandle(h)
+	for waited := time.Duration(0); ; waited += pendingPoll {
+		err := setDeleteDisposition(h)
+		if s, ok := err.(windows.NTStatus); !ok || s != windows.STATUS_DIRECTORY_NOT_EMPTY || waited >= pendingWait {
+			return ntError(err)
+		}
+		time.Sleep(pendingPoll)
+	}
+}
+
+// pendingWait bounds how long the removal of a directory that is not
+// empty tries again, for entries deleted but still open elsewhere, which
+// go when that handle closes; pendingPoll is how often. Windows marks such
+// an entry DeletePending, but Wine does not (FileStandardInformation says
+// 0 and an open succeeds), so every directory not empty waits this long
+// before its removal fails, as the retries of .NET's Directory.Delete and
+// Rust's remove_dir_all do. clyde removes only directories it has
+// emptied, so the wait costs a failure that would come anyway.
+const (
+	pendingWait = 2 * time.Second
+	pendingPoll = 20 * time.Millisecond
+)
+
+// setDeleteDisposition marks h's file for deletion: POSIX semantics where
+// the filesystem has them (the name goes at once), else the delete-on-close
+// disposition (older Windows, FAT and Wine), under which a deleted file
+// keeps its name, "delete pending", until every handle to it is closed: a
+// directory holding one is not empty yet. Another clyde reading this run's
+// marker (rundir.Live, as a run refused by the run lock does to name its
+// holder) holds such a handle for a moment; removing the private directory
+// in that moment failed and left it behind (issue 20, case 16).
+func setDeleteDisposition(h windows.Handle) error {
 	var iosb windows.IO_STATUS_BLOCK
 	ex := uint32(dispositionDelete | dispositionPOSIX | dispositionIgnoreReadonly)
-	if err := windows.NtSetInformationFile(h, &iosb, (*byte)(unsafe.Pointer(&ex)), 4, fileDispositionInformationEx); err == nil {
-		return nil
-	} else if s, ok := err.(windows.NTStatus); ok && s == windows.STATUS_DIRECTORY_NOT_EMPTY {
-		return ntError(err)
+	err := windows.NtSetInformationFile(h, &iosb, (*byte)(unsafe.Pointer(&ex)), 4, fileDispositionInformationEx)
+	if s, ok := err.(windows.NTStatus); err == nil || ok && s == windows.STATUS_DIRECTORY_NOT_EMPTY {
+		return err
 	}
-	// Older Windows, FAT and Wine: the delete-on-close disposition.
 	del := uint32(1) // FILE_DISPOSITION_INFORMATION.DeleteFile, a BOOLEAN
-	if err := windows.NtSetInformationFile(h, &iosb, (*byte)(unsafe.Pointer(&del)), 4, fileDispositionInformation); err != nil {
-		return ntError(err)
-	}
-	return nil
+	return windows.NtSetInformationFile(h, &iosb, (*byte)(unsafe.Pointer(&del)), 4, fileDispositionInformation)
 }
 
 // setName is NtSetInformationFile with FILE_RENAME_INFORMATION or

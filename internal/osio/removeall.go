@@ -37,20 +37,29 @@ func (d Dir) RemoveAll(name []byte) error {
 	return nil
 }
 
-// removeContents empties d, one entry at a time.
+// removeContents empties d, one entry at a time. An entry that is listed
+// but cannot be found is on its way out (Windows: deleted while open
+// elsewhere, "delete pending"); a pass that finds only such entries ends,
+// and the removal of d waits for them (Dir.Remove), rather than this loop
+// spinning on them.
 func (d Dir) removeContents() error {
 	for {
 		names, err := d.ReadNames()
 		if err != nil {
 			return err
 		}
-		if len(names) == 0 {
-			return nil
-		}
+		removed := 0
 		for _, n := range names {
+			if _, err := d.Lstat(Name(n)); errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
 			if err := d.RemoveAll(Name(n)); err != nil {
 				return err
 			}
+			removed++
+		}
+		if removed == 0 {
+			return nil
 		}
 	}
 }

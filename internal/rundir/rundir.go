@@ -128,7 +128,46 @@ func (r *Run) Remove() error {
 		err = cerr
 	}
 	r.Dir = osio.Dir{}
+	if err == nil {
+		err = checkGone(r.parent, r.Name, r.id, r.Path)
+	}
 	return err
+}
+
+// goneWait bounds how long Remove tries again to remove a private
+// directory that outlived its removal.
+const goneWait = 2 * time.Second
+
+// checkGone makes sure the private directory went. Where Windows deletes
+// with the old semantics (FAT, and Wine), removing a directory only marks
+// it, and the removal happens when its last handle closes, or silently
+// does not when an entry deleted in it is still open elsewhere then (a
+// marker another clyde is reading): Wine left clyde.<pid>.<hex> behind
+// that way 1 run in 3 on a busy machine (issue 20, case 16). The
+// directory, still the one Create made, is removed again until it goes;
+// one still there after goneWait is an error, never silence. Elsewhere the
+// name is gone at once and this is one Lstat.
+func checkGone(parent osio.Dir, name string, id osio.Identity, path string) error {
+	deadline := time.Now().Add(goneWait)
+	for {
+		e, err := parent.Lstat(osio.Name(name))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil
+		case err != nil:
+			return fmt.Errorf("check that %s went: %w", path, err)
+		case !e.Dir || !e.ID.Same(id):
+			return nil // not ours any more: left alone
+		}
+		rmErr := parent.Remove(osio.Name(name))
+		if errors.Is(rmErr, fs.ErrNotExist) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("private directory %s is still there after its removal (%v)", path, rmErr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // removeRun empties d (the marker last) and removes name from parent when it
