@@ -7,15 +7,15 @@
 package fiojob
 
 import (
+	"context"
 	"errors"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 
+	"github.com/clydebench/clyde/internal/input"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -51,10 +51,13 @@ type File struct {
 }
 
 // Env is what a job file may refer to: environment variables for ${VAR},
-// and how to read an included file. Zero values use the process's.
+// and how to read an included file. Zero values use the process's: files
+// are read by internal/input (regular files only, bounded, without blocking
+// on a FIFO), and Context, when set, ends a read at the first ^C.
 type Env struct {
 	Getenv   func(string) (string, bool)
 	ReadFile func(path string) ([]byte, error)
+	Context  context.Context
 }
 
 func (e Env) getenv(k string) (string, bool) {
@@ -68,31 +71,11 @@ func (e Env) readFile(path string) ([]byte, error) {
 	if e.ReadFile != nil {
 		return e.ReadFile(path)
 	}
-	return readJobFile(path)
-}
-
-// readJobFile reads a regular file of at most MaxFileBytes.
-func readJobFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+	ctx := e.Context
+	if ctx == nil {
+		ctx = context.Background()
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (%v)", st.Mode().Type())
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxFileBytes {
-		return nil, fmt.Errorf("more than a job file's %d bytes", MaxFileBytes)
-	}
-	return data, nil
+	return input.ReadFile(ctx, path, MaxFileBytes)
 }
 
 // ParseFile reads the job file at path.

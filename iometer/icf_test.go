@@ -21,7 +21,7 @@ const shipped = "../docs/iometer/4k-random-write-mixes.icf"
 
 func load(t *testing.T, path string) *Config {
 	t.Helper()
-	c, err := Load(path)
+	c, err := Load(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package orion
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/clydebench/clyde/internal/input"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -26,22 +28,17 @@ type LUN struct {
 // usage error naming -testname: a missing or empty file, a LUN that does
 // not exist, is a directory or something other than a file or block
 // device, or is empty.
-func ReadLUNs(testName string) ([]LUN, error) {
+//
+// The file is read by internal/input: a FIFO or a device is refused without
+// blocking, and the first ^C (ctx) ends the wait.
+func ReadLUNs(ctx context.Context, testName string) ([]LUN, error) {
 	path := testName + ".lun"
-	f, err := os.Open(path)
+	data, err := input.ReadFile(ctx, path, maxLUNFile)
 	if err != nil {
-		return nil, result.Usagef("-testname", "%s: %v; list the files or devices to test in it, one per line", path, pathErr(err))
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
-		return nil, result.Usagef("-testname", "%s is not a regular file", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxLUNFile+1))
-	if err != nil {
-		return nil, result.Usagef("-testname", "read %s: %v", path, pathErr(err))
-	}
-	if len(data) > maxLUNFile {
-		return nil, result.Usagef("-testname", "%s is larger than %d bytes; it should list LUNs, one per line", path, maxLUNFile)
+		if input.IsRefused(err) {
+			return nil, result.Usagef("-testname", "%v; it should list LUNs, one per line", err)
+		}
+		return nil, result.Usagef("-testname", "%v; list the files or devices to test in it, one per line", err)
 	}
 	var luns []LUN
 	for _, l := range lunLines(data) {

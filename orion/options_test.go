@@ -1,6 +1,7 @@
 package orion
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -149,7 +150,7 @@ func TestReadLUNs(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := ReadLUNs(name)
+			got, err := ReadLUNs(context.Background(), name)
 			if tc.want == nil {
 				if !isUsageFor(err, "-testname") {
 					t.Fatalf("err %v, want a usage error naming -testname", err)

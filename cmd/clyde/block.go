@@ -414,7 +414,7 @@ func jobFilePlan(c *cli.Context, path string) (blockbench.Plan, error) {
 		}
 		o.Overrides = append(o.Overrides, opt)
 	}
-	p, err := fiojob.Load(path, fiojob.Env{}, o)
+	p, err := fiojob.Load(path, fiojob.Env{Context: c.Context}, o)
 	if err != nil {
 		return p, err
 	}

@@ -132,7 +132,7 @@ func fsOptions(c *cli.Context) (fsbench.Options, error) {
 	case c.IsSet("seed") && c.IsSet("seed-file"):
 		return o, result.Usagef("-Z", "-z and -Z both choose the random numbers; give one")
 	case c.IsSet("seed-file"):
-		nums, err := fsbench.ReadSeedFile(c.String("seed-file"))
+		nums, err := fsbench.ReadSeedFile(c.Context, c.String("seed-file"))
 		if err != nil {
 			return o, err
 		}

@@ -132,7 +132,7 @@ func orionAction(c *cli.Context) error {
 		return err
 	}
 	defer kp.release()
-	test, err := orion.Prepare(opts)
+	test, err := orion.PrepareContext(c.Context, opts)
 	if err != nil {
 		return err
 	}

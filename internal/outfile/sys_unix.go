@@ -65,13 +65,19 @@ func dupFD(fd int) (*os.File, error) {
 
 // openInPlace opens an existing node for writing: never created, never
 // truncated, no controlling terminal taken. follow is set only for magic
-// links (/proc/PID/fd/N), which only the kernel can follow.
+// links (/proc/PID/fd/N), which only the kernel can follow. The open does
+// not block: a FIFO nobody reads fails at once (ENXIO) rather than hang
+// the command past its ^C; Go's poller then waits for a slow reader.
 func openInPlace(path string, follow bool) (*os.File, error) {
-	flags := os.O_WRONLY | unix.O_NOCTTY
+	flags := os.O_WRONLY | unix.O_NOCTTY | unix.O_NONBLOCK
 	if !follow {
 		flags |= unix.O_NOFOLLOW
 	}
-	return os.OpenFile(path, flags, 0)
+	f, err := os.OpenFile(path, flags, 0)
+	if errors.Is(err, unix.ENXIO) {
+		return nil, errors.New("is a FIFO that no process reads; start its reader first")
+	}
+	return f, err
 }
 
 // copyOwner gives the replacement the replaced file's owner and group when
