@@ -110,7 +110,6 @@ func (in *Input) max() int64 {
 	return MaxInputBytes
 }
 
-
 // readFile reads a regular file of at most the limit through the one
 // reader of named inputs (internal/input): a FIFO, a device or a directory
 // is refused before anything is read, and a ^C ends the wait.

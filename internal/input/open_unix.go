@@ -3,8 +3,8 @@
 package input
 
 import (
-	"os"
 	"golang.org/x/sys/unix"
+	"os"
 )
 
 // openNonBlocking opens path for reading without waiting for a FIFO's
