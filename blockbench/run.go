@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/clydebench/clyde/internal/atexit"
 	"github.com/clydebench/clyde/internal/buildinfo"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/sysinfo"
@@ -76,6 +77,13 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 	res.Timestamp, res.TimestampMs = started.Unix(), started.UnixMilli()
 	res.Time = started.Format(result.FioTime)
 	lv := newLive(&p, groups)
+	// Registered before anything is created, so that an abort (a late
+	// second ^C) still removes the files and markers of this run.
+	cleanups := make([]func() error, len(targets))
+	for i, t := range targets {
+		cleanups[i] = atexit.Register(t.cleanup)
+	}
+	removePrivate := atexit.Register(pd.remove)
 	runErr := pd.prepare(ctx, lv, targets[0].seed)
 	if pd != nil {
 		res.Space = pd.space
@@ -98,8 +106,8 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 	analyseSustained(p.Steady, res, stopped)
 	setElapsed(res, started)
 	res.Target = targets[0].describe()
-	for _, t := range targets {
-		cerr := t.cleanup()
+	for i, t := range targets {
+		cerr := cleanups[i]()
 		res.Notes = append(res.Notes, t.notes...)
 		if cerr != nil {
 			res.Notes = append(res.Notes, "cleanup: "+cerr.Error())
@@ -109,7 +117,7 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 	if pd != nil {
 		res.Notes = append(res.Notes, pd.notes...)
 	}
-	if err := pd.remove(); err != nil {
+	if err := removePrivate(); err != nil {
 		res.Notes = append(res.Notes, "cleanup: "+err.Error())
 		runErr = errors.Join(runErr, err)
 	}
