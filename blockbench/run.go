@@ -395,8 +395,12 @@ func (w *Workload) validate() error {
 	case w.Runtime > 0 && w.Runtime < MinRuntime:
 		return result.Usagef("--runtime", "%v is shorter than %v, too short for a worker to start and issue an I/O; give 1ms or more (0: no limit)",
 			w.Runtime, MinRuntime)
+	case w.Runtime > MaxRuntime:
+		return result.Usagef("--runtime", "%v is longer than the %v a run may last; give a shorter --runtime", w.Runtime, MaxRuntime)
 	case w.RampTime < 0:
 		return result.Usagef("--ramp_time", "%v is negative; give a duration such as 2s or 0", w.RampTime)
+	case w.RampTime > MaxRuntime:
+		return result.Usagef("--ramp_time", "%v is longer than the %v a run may last", w.RampTime, MaxRuntime)
 	case w.Fsync < 0:
 		return result.Usagef("--fsync", "%d is negative; give N to fsync after every N writes, 0 never", w.Fsync)
 	}

@@ -292,9 +292,15 @@ func (p *parser) testSetup() error {
 			if err := p.ints(val, "run time (hours minutes seconds)", hms[:]); err != nil {
 				return err
 			}
+			// Each part is bounded before they are added: 2147483647
+			// minutes alone overflow a time.Duration.
+			lim := int(blockbench.MaxRuntime / time.Second)
+			if hms[0] < 0 || hms[1] < 0 || hms[2] < 0 || hms[0] > lim/3600 || hms[1] > lim/60 || hms[2] > lim {
+				return p.errf(val.n, "run time %q is out of range (at most %v)", val.text, blockbench.MaxRuntime)
+			}
 			d := time.Duration(hms[0])*time.Hour + time.Duration(hms[1])*time.Minute + time.Duration(hms[2])*time.Second
-			if hms[0] < 0 || hms[1] < 0 || hms[2] < 0 || hms[0] > 10_000 {
-				return p.errf(val.n, "run time %q is out of range", val.text)
+			if d > blockbench.MaxRuntime {
+				return p.errf(val.n, "run time %q is out of range (at most %v)", val.text, blockbench.MaxRuntime)
 			}
 			p.cfg.RunTime = d
 		case hasPrefixFold(k, "'Ramp Up Time"):

@@ -100,3 +100,42 @@ func TestReportOutputFIFONoReaderDoesNotHang(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q; want a one-line failure (no reader)", code, stderr)
 	}
 }
+
+// TestUnboundedRunTimesRefused is case 10 of issue 20: run times that
+// crashed (a mark slice for the whole run, an overflow) are refused in one
+// line, and nothing is created.
+func TestUnboundedRunTimesRefused(t *testing.T) {
+	cases := []struct {
+		name string
+		args func(dir string) []string
+		flag string
+	}{
+		{"block --runtime 100000h", func(dir string) []string {
+			return []string{"block", "--filename", filepath.Join(dir, "F"), "--size", "1MiB", "--rw", "randread", "--runtime", "100000h", "--no-history"}
+		}, "--runtime"},
+		{"orion -duration 99999999999", func(dir string) []string {
+			return []string{"orion", "-run", "simple", "-testname", filepath.Join(dir, "t"), "-duration", "99999999999"}
+		}, "-duration"},
+		{"orion -num_disks 1000000000", func(dir string) []string {
+			return []string{"orion", "-run", "simple", "-testname", filepath.Join(dir, "t"), "-num_disks", "1000000000"}
+		}, "-num_disks"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "t.lun"), []byte(filepath.Join(dir, "lun")+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "lun"), make([]byte, 1<<20), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			code, _, stderr := runClydeBounded(t, tc.args(dir)...)
+			if code != exitUsage || !strings.Contains(stderr, tc.flag) || strings.Count(stderr, "\n") != 1 {
+				t.Fatalf("exit %d, stderr %q; want exit 2 and one line naming %s", code, stderr, tc.flag)
+			}
+			if es, _ := os.ReadDir(dir); len(es) != 2 {
+				t.Fatalf("the refused run created files: %v", es)
+			}
+		})
+	}
+}
