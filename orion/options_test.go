@@ -236,8 +236,12 @@ func TestValidateBounds(t *testing.T) {
 	}{
 		{"-num_disks 1000000000", func(o *Options) { o.NumDisks = 1_000_000_000 }, "-num_disks"},
 		{"-num_disks 7000", func(o *Options) { o.NumDisks = 7000 }, "-num_disks"},
-		{"-num_small", func(o *Options) { o.Run, o.Matrix, o.NumSmall, o.NumLarge = RunAdvanced, MatrixPoint, MaxOutstanding+1, 1 }, "-num_small"},
-		{"-num_large", func(o *Options) { o.Run, o.Matrix, o.NumSmall, o.NumLarge = RunAdvanced, MatrixPoint, 1, MaxOutstanding+1 }, "-num_large"},
+		{"-num_small", func(o *Options) {
+			o.Run, o.Matrix, o.NumSmall, o.NumLarge = RunAdvanced, MatrixPoint, MaxOutstanding+1, 1
+		}, "-num_small"},
+		{"-num_large", func(o *Options) {
+			o.Run, o.Matrix, o.NumSmall, o.NumLarge = RunAdvanced, MatrixPoint, 1, MaxOutstanding+1
+		}, "-num_large"},
 		{"-num_streamIO", func(o *Options) { o.NumStreamIO = MaxOutstanding + 1 }, "-num_streamIO"},
 		{"-duration", func(o *Options) { o.Duration = blockbench.MaxRuntime + time.Second }, "-duration"},
 	}
