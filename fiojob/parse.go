@@ -135,11 +135,11 @@ func (p *parser) parse(name string, data []byte, depth int) error {
 				return result.Usagef(pos, "an included file holds options only, not sections (as in fio)")
 			}
 			if !strings.HasSuffix(line, "]") {
-				return result.Usagef(pos, "malformed section header %q; write [name]", line)
+				return result.Usagef(pos, "malformed section header; write [name]")
 			}
 			sec := strings.TrimSpace(line[1 : len(line)-1])
 			if sec == "" || strings.ContainsAny(sec, "[]") {
-				return result.Usagef(pos, "malformed section header %q; write [name]", line)
+				return result.Usagef(pos, "malformed section header; write [name]")
 			}
 			p.file.Sections = append(p.file.Sections, Section{Name: sec, Pos: pos})
 			continue
@@ -221,7 +221,7 @@ func (p *parser) expand(pos, line string) (string, error) {
 		case strings.HasPrefix(rest, "mb_memory"):
 			return "", result.Usagef(pos, "$mb_memory is not supported; write the size")
 		default:
-			return "", result.Usagef(pos, "%q: a $ must start ${VAR}, $ncpus or $pagesize", line)
+			return "", result.Usagef(pos, "a $ must start ${VAR}, $ncpus or $pagesize")
 		}
 	}
 	return b.String(), nil
@@ -246,9 +246,11 @@ func ParseOption(pos, s string) (Option, error) {
 	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
 	switch {
 	case name == "":
-		return Option{}, result.Usagef(pos, "malformed line %q; write option=value", s)
-	case strings.ContainsAny(name, " \t[]$"):
-		return Option{}, result.Usagef(pos, "malformed option name %q; write option=value", name)
+		return Option{}, result.Usagef(pos, "malformed line; write option=value")
+	case !isOptionName(name):
+		// Not quoted: a file that is no job file (/etc/shadow given by
+		// mistake) must not have its lines copied to stderr and logs.
+		return Option{}, result.Usagef(pos, "malformed option name; write option=value (letters, digits and _)")
 	}
 	return Option{Name: name, Value: value, HasValue: has, Pos: pos}, nil
 }
@@ -259,4 +261,15 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// isOptionName reports whether name can be a fio option's name: letters,
+// digits and underscores. Only such a name is quoted in a message.
+func isOptionName(name string) bool {
+	for _, c := range name {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return name != ""
 }

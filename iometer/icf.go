@@ -173,7 +173,7 @@ func (p *parser) comment(expected string) (line, error) {
 	}
 	l := p.lines[p.i]
 	if !isComment(l.text) {
-		return line{}, p.errf(l.n, "%q where %s was expected", l.text, expected)
+		return line{}, p.errf(l.n, "a line where %s was expected", expected)
 	}
 	p.i++
 	return l, nil
@@ -209,7 +209,9 @@ func (p *parser) file() error {
 	first := p.lines[p.i]
 	v, ok := versionOf(first.text)
 	if !ok {
-		return p.errf(first.n, "%q is not Iometer's version line (\"Version 1.1.0\" or \"Version 2006.07.27\")", first.text)
+		// The line is not quoted: a file that is no .icf (/etc/shadow
+		// given by mistake) must not be copied to stderr and logs.
+		return p.errf(first.n, "not Iometer's version line (\"Version 1.1.0\" or \"Version 2006.07.27\"): not an Iometer configuration file")
 	}
 	p.cfg.Version = v
 	p.i++
@@ -237,7 +239,7 @@ func (p *parser) file() error {
 			p.cfg.ManagerList = true
 			err = p.managerList()
 		default:
-			err = p.errf(l.n, "%q is not the start of an Iometer section (TEST SETUP, RESULTS DISPLAY, ACCESS SPECIFICATIONS, MANAGER LIST)", l.text)
+			err = p.errf(l.n, "not the start of an Iometer section (TEST SETUP, RESULTS DISPLAY, ACCESS SPECIFICATIONS, MANAGER LIST)")
 		}
 		if err != nil {
 			return err

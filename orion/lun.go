@@ -44,7 +44,7 @@ func ReadLUNs(ctx context.Context, testName string) ([]LUN, error) {
 	for _, l := range lunLines(data) {
 		size, err := lunSize(l.name)
 		if err != nil {
-			return nil, result.Usagef("-testname", "%s line %d: %s: %v", path, l.line, l.name, err)
+			return nil, result.Usagef("-testname", "%s line %d: %s: %v", path, l.line, quotedLUN(l.name), err)
 		}
 		luns = append(luns, LUN{Path: l.name, SizeBytes: size})
 	}
@@ -112,4 +112,16 @@ func pathErr(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// quotedLUN is a LUN's name as a message shows it: a plain path as it is,
+// anything else not at all, so that a file that is no .lun (/etc/shadow
+// given by mistake) is not copied to stderr and logs.
+func quotedLUN(name string) string {
+	for _, c := range name {
+		if !(c == '/' || c == '.' || c == '_' || c == '-' || c == '+' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return "(a name that is not a plain path, not shown)"
+		}
+	}
+	return name
 }
