@@ -64,6 +64,14 @@ func TestFSCleanupChecksFlags(t *testing.T) {
 		t.Fatalf("exit %d, want %d; stderr:\n%s", o.code, exitUsage, o.stderr)
 	}
 	assertOneLineError(t, o.stderr, "-n")
+	for _, args := range [][]string{
+		{"block", "--cleanup", "--filename", filepath.Join(dir, "F"), "--rw", "bogus"},
+		{"copy", "--cleanup", "-d", dir, "--set", "bogus"},
+	} {
+		if o := runClyde(t, args...); o.code != exitUsage {
+			t.Errorf("clyde %v: exit %d, want %d; stderr:\n%s", args, o.code, exitUsage, o.stderr)
+		}
+	}
 	o = runClyde(t, "fs", "--cleanup", "-d", dir, "-u", "no-such-user-here")
 	if o.code != exitUsage && o.code != exitFailed || !strings.Contains(o.stderr, "no-such-user-here") {
 		t.Fatalf("exit %d, stderr %q: want -u's unknown user refused", o.code, o.stderr)

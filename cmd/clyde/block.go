@@ -537,6 +537,13 @@ func mapValues(m map[string]*outfile.Target) []*outfile.Target {
 
 func blockAction(c *cli.Context) error {
 	if c.Bool("cleanup") {
+		// The other flags are checked as for a run: an invalid one is
+		// refused, not ignored.
+		if c.NArg() == 0 {
+			if _, err := blockJob(c); err != nil {
+				return err
+			}
+		}
 		return blockCleanup(c)
 	}
 	if c.Bool("force") {
