@@ -83,7 +83,7 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 	for i, t := range targets {
 		cleanups[i] = atexit.Register(t.cleanup)
 	}
-	removePrivate := atexit.Register(pd.remove)
+	// The private directory (internal/rundir) registers its own removal.
 	runErr := pd.prepare(ctx, lv, targets[0].seed)
 	if pd != nil {
 		res.Space = pd.space
@@ -117,7 +117,7 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 	if pd != nil {
 		res.Notes = append(res.Notes, pd.notes...)
 	}
-	if err := removePrivate(); err != nil {
+	if err := pd.remove(); err != nil {
 		res.Notes = append(res.Notes, "cleanup: "+err.Error())
 		runErr = errors.Join(runErr, err)
 	}

@@ -21,7 +21,7 @@ var (
 
 // Register records f and returns the function the run calls instead of f:
 // it runs f unless RunAll has already, and unregisters it. f must not call
-// Register or RunAll.
+// Register, RunAll or another registered removal (one lock holds them all).
 func Register(f func() error) func() error {
 	mu.Lock()
 	id := next
