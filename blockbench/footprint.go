@@ -1,21 +1,19 @@
 package blockbench
 
 import (
+	"fmt"
 	"math"
 	"math/bits"
 
 	"github.com/dustin/go-humanize"
 
-	"github.com/clydebench/clyde/internal/sysinfo"
-	"github.com/clydebench/clyde/result"
+	"github.com/clydebench/clyde/internal/latency"
+	"github.com/clydebench/clyde/internal/limits"
 )
 
-// usableRAM is the memory this process may use (physical RAM, or a cgroup
-// limit below it); a variable so tests can set it.
-var usableRAM = func() (uint64, error) {
-	r, err := sysinfo.RAM()
-	return r.Effective, err
-}
+// readLimits reads the process's limits (internal/limits); a variable so
+// tests can set them.
+var readLimits = limits.Read
 
 // buffersPerWorker is how many bs-sized I/O buffers one worker allocates:
 // psync a read and a write buffer, io_uring one per slot. auto is not
@@ -28,6 +26,16 @@ func buffersPerWorker(engine Engine, depth int) uint64 {
 		return uint64(depth)
 	}
 	return uint64(max(2, depth))
+}
+
+// histogramsPerWorker is how many latency histograms one worker keeps
+// (newWorker): a total latency per direction and sync's, and for a queueing
+// engine completion and submission latencies per direction too.
+func histogramsPerWorker(engine Engine) uint64 {
+	if engine == EnginePsync {
+		return 3
+	}
+	return 7
 }
 
 // bufferFootprint is the I/O buffer memory of one job: every buffer of every
@@ -43,31 +51,41 @@ func bufferFootprint(bs int64, depth, numJobs int, engine Engine) uint64 {
 	return sum
 }
 
-// checkFootprint refuses a job whose buffers would take more than half the
-// memory this process may use: allocating them would crash with an
-// out-of-memory stack dump, or push out the page cache the run measures.
-// Where the memory is unknown nothing is refused.
+// runFootprint is bufferFootprint and the workers' latency histograms
+// (about 0.8 MiB a worker for psync): uncounted, --numjobs 600 under a
+// 300 MiB cgroup was OOM-killed. It saturates at MaxUint64.
+func runFootprint(bs int64, depth, numJobs int, engine Engine) uint64 {
+	hi, hist := bits.Mul64(histogramsPerWorker(engine)*uint64(latency.Bytes()), uint64(numJobs))
+	sum, carry := bits.Add64(bufferFootprint(bs, depth, numJobs, engine), hist, 0)
+	if hi != 0 || carry != 0 {
+		return math.MaxUint64
+	}
+	return sum
+}
+
+// checkFootprint refuses a job whose memory, threads or files go over one of
+// the process's limits (internal/limits): memory over half of what this
+// process may use, address space over RLIMIT_AS, a thread per worker over
+// pids.max or RLIMIT_NPROC, a file per worker over RLIMIT_NOFILE. Each would
+// crash the run with a Go stack dump, or get it OOM-killed, after the test
+// file was made; refused here, nothing is.
 func checkFootprint(bs int64, depth, numJobs int, engine Engine) error {
-	ram, err := usableRAM()
-	if err != nil || ram == 0 {
+	l, err := readLimits()
+	if err != nil {
 		return nil
 	}
-	limit := ram / 2
-	need := bufferFootprint(bs, depth, numJobs, engine)
-	if need <= limit {
-		return nil
-	}
+	need := limits.Need{Memory: runFootprint(bs, depth, numJobs, engine), Threads: numJobs, Files: numJobs + 4,
+		Flag: "--numjobs",
+		What: fmt.Sprintf("the I/O buffers and latency histograms (bs %s x %d buffers and %d histograms of %s per worker x %d workers, plus the %s fill buffer)",
+			humanize.IBytes(uint64(bs)), buffersPerWorker(engine, depth), histogramsPerWorker(engine), humanize.IBytes(uint64(latency.Bytes())),
+			numJobs, humanize.IBytes(fillChunk))}
 	// Name the flag that goes over first: one buffer, one worker's
 	// queue, or the workers together.
-	flag := "--numjobs"
-	if bufferFootprint(bs, depth, 1, engine) > limit {
-		flag = "--bs"
-		if buffersPerWorker(engine, depth) > 2 && bufferFootprint(bs, 1, 1, EngineIOUring) <= limit {
-			flag = "--iodepth"
+	if l.Memory > 0 && runFootprint(bs, depth, 1, engine) > l.Memory/2 {
+		need.Flag = "--bs"
+		if buffersPerWorker(engine, depth) > 2 && runFootprint(bs, 1, 1, EngineIOUring) <= l.Memory/2 {
+			need.Flag = "--iodepth"
 		}
 	}
-	return result.Usagef(flag, "the I/O buffers would take %s (bs %s x %d buffers per worker x %d workers, plus the %s fill buffer), "+
-		"more than half of the %s of memory this process may use; give a smaller --bs, --iodepth or --numjobs",
-		humanize.IBytes(need), humanize.IBytes(uint64(bs)), buffersPerWorker(engine, depth), numJobs,
-		humanize.IBytes(fillChunk), humanize.IBytes(ram))
+	return l.Check(need)
 }

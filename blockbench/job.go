@@ -138,6 +138,10 @@ const (
 	// microseconds, up to a millisecond on a loaded machine; a shorter
 	// runtime ends before the first I/O is issued.
 	MinRuntime = time.Millisecond
+	// MaxRuntime is the longest --runtime (and ramp time) a job takes: the
+	// 10000 hours Iometer allows. Longer is a typo, and past 292 years a
+	// time.Duration overflows.
+	MaxRuntime = 10_000 * time.Hour
 )
 
 // Job is one clyde block invocation. Field names follow fio's options.

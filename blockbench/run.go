@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/clydebench/clyde/internal/atexit"
 	"github.com/clydebench/clyde/internal/buildinfo"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/sysinfo"
@@ -80,6 +81,13 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 	res.Timestamp, res.TimestampMs = started.Unix(), started.UnixMilli()
 	res.Time = started.Format(result.FioTime)
 	lv := newLive(&p, groups)
+	// Registered before anything is created, so that an abort (a late
+	// second ^C) still removes the files and markers of this run.
+	cleanups := make([]func() error, len(targets))
+	for i, t := range targets {
+		cleanups[i] = atexit.Register(t.cleanup)
+	}
+	// The private directory (internal/rundir) registers its own removal.
 	runErr := pd.prepare(ctx, lv, targets[0].seed)
 	if pd != nil {
 		res.Space = pd.space
@@ -102,8 +110,8 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 	analyseSustained(p.Steady, res, stopped)
 	setElapsed(res, started)
 	res.Target = targets[0].describe()
-	for _, t := range targets {
-		cerr := t.cleanup()
+	for i, t := range targets {
+		cerr := cleanups[i]()
 		res.Notes = append(res.Notes, t.notes...)
 		if cerr != nil {
 			res.Notes = append(res.Notes, "cleanup: "+cerr.Error())
@@ -403,6 +411,8 @@ func (w *Workload) validate() error {
 	case w.Runtime > 0 && w.Runtime < MinRuntime:
 		return result.Usagef("--runtime", "%v is shorter than %v, too short for a worker to start and issue an I/O; give 1ms or more (0: no limit)",
 			w.Runtime, MinRuntime)
+	case w.Runtime > MaxRuntime:
+		return result.Usagef("--runtime", "%v is longer than the %v a run may last; give a shorter --runtime", w.Runtime, MaxRuntime)
 	case w.RampTime < 0:
 		return result.Usagef("--ramp_time", "%v is negative; give a duration such as 2s or 0", w.RampTime)
 	case w.ThinkTime < 0 || w.ThinkTimeBlocks < 0:
@@ -413,6 +423,8 @@ func (w *Workload) validate() error {
 		return result.Usagef("--loops", "%d is negative; give the passes over the region, 1 or more", w.Loops)
 	case w.CloneIndex < 0:
 		return result.Usagef("--numjobs", "workload %s: clone index %d is negative", w.Name, w.CloneIndex)
+	case w.RampTime > MaxRuntime:
+		return result.Usagef("--ramp_time", "%v is longer than the %v a run may last", w.RampTime, MaxRuntime)
 	case w.Fsync < 0:
 		return result.Usagef("--fsync", "%d is negative; give N to fsync after every N writes, 0 never", w.Fsync)
 	}

@@ -11,16 +11,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/limits"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/proc"
 	"github.com/clydebench/clyde/result"
 )
 
-// withRAM makes usableRAM report ram bytes until the test ends.
+// withRAM makes the process's limits ram bytes of memory and nothing else
+// until the test ends.
 func withRAM(t *testing.T, ram uint64) {
-	old := usableRAM
-	usableRAM = func() (uint64, error) { return ram, nil }
-	t.Cleanup(func() { usableRAM = old })
+	old := readLimits
+	readLimits = func() (limits.Limits, error) { return limits.Limits{Memory: ram}, nil }
+	t.Cleanup(func() { readLimits = old })
 }
 
 // TestValidateRefusesBadInput: each rule is a usage error naming its flag,
@@ -41,9 +43,9 @@ func TestValidateRefusesBadInput(t *testing.T) {
 		{"bs past a buffer", func(j *Job) { j.BlockSizes = []int64{math.MaxInt64} }, "--bs", "larger than one buffer"},
 		{"one buffer past half the memory", func(j *Job) { j.BlockSizes, j.Size = []int64{1 << 30}, 2<<30 }, "--bs", "more than half of the 1.0 GiB"},
 		{"a queue past half the memory", func(j *Job) { j.BlockSizes, j.IODepth, j.IOEngine = []int64{64 << 20}, 16, EngineIOUring }, "--iodepth",
-			"1.0 GiB (bs 64 MiB x 16 buffers per worker x 1 workers"},
+			"(bs 64 MiB x 16 buffers and 7 histograms of 264 KiB per worker x 1 workers"},
 		{"workers past half the memory", func(j *Job) { j.BlockSizes, j.NumJobs = []int64{64 << 20}, 8 }, "--numjobs",
-			"x 2 buffers per worker x 8 workers"},
+			"x 2 buffers and 7 histograms of 264 KiB per worker x 8 workers"},
 		{"auto counts io_uring's buffers", func(j *Job) { j.BlockSizes, j.IODepth, j.IOEngine = []int64{64 << 20}, 16, EngineAuto }, "--iodepth", ""},
 	}
 	for _, tc := range cases {
@@ -238,6 +240,28 @@ func TestBufferFootprintSaturates(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := bufferFootprint(tc.bs, tc.depth, tc.numJobs, tc.engine); got != tc.want {
 				t.Errorf("got %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestMarkCapacityBounded: the marks allocated before a run stay an hour's
+// worth however long the run (issue 20 case 10: --runtime 100000h).
+func TestMarkCapacityBounded(t *testing.T) {
+	tests := []struct {
+		name string
+		d    time.Duration
+		want int
+	}{
+		{"10 s", 10 * time.Second, 23},
+		{"an hour", time.Hour, 7203},
+		{"100000h", 100000 * time.Hour, 7203},
+		{"zero", 0, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := markCapacity(tc.d); got != tc.want {
+				t.Fatalf("markCapacity(%v) = %d, want %d", tc.d, got, tc.want)
 			}
 		})
 	}

@@ -199,7 +199,7 @@ func newWorker(spec *workload, index int) *worker {
 		w.dropEvery = int64(w.nBlocks)
 	}
 	w.paced = spec.ThinkTime > 0 || spec.Rate != [2]int64{} || spec.RateIOPS != [2]int64{}
-	w.marks = make([]mark, 0, int(int64(spec.Runtime)/markEvery)+3)
+	w.marks = make([]mark, 0, markCapacity(spec.Runtime))
 	if spec.watch != nil {
 		spec.watch.add(w)
 	}
@@ -452,4 +452,11 @@ func (w *worker) close() {
 		_ = h.Close()
 	}
 	w.hs = nil
+}
+
+// markCapacity is how many marks to allocate up front for a run of d: at
+// most an hour of them. A longer run grows the slice as it goes;
+// preallocating for --runtime 100000h asked for 28 GB at once and crashed.
+func markCapacity(d time.Duration) int {
+	return int(min(max(int64(d), 0), int64(time.Hour))/markEvery) + 3
 }

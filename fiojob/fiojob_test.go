@@ -28,7 +28,7 @@ func env(vars map[string]string, files map[string]string) Env {
 			if s, ok := files[p]; ok {
 				return []byte(s), nil
 			}
-			return readJobFile(p)
+			return Env{}.readFile(p)
 		},
 	}
 }

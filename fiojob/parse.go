@@ -7,15 +7,15 @@
 package fiojob
 
 import (
+	"context"
 	"errors"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 
+	"github.com/clydebench/clyde/internal/input"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -51,10 +51,13 @@ type File struct {
 }
 
 // Env is what a job file may refer to: environment variables for ${VAR},
-// and how to read an included file. Zero values use the process's.
+// and how to read an included file. Zero values use the process's: files
+// are read by internal/input (regular files only, bounded, without blocking
+// on a FIFO), and Context, when set, ends a read at the first ^C.
 type Env struct {
 	Getenv   func(string) (string, bool)
 	ReadFile func(path string) ([]byte, error)
+	Context  context.Context
 }
 
 func (e Env) getenv(k string) (string, bool) {
@@ -68,31 +71,11 @@ func (e Env) readFile(path string) ([]byte, error) {
 	if e.ReadFile != nil {
 		return e.ReadFile(path)
 	}
-	return readJobFile(path)
-}
-
-// readJobFile reads a regular file of at most MaxFileBytes.
-func readJobFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+	ctx := e.Context
+	if ctx == nil {
+		ctx = context.Background()
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (%v)", st.Mode().Type())
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxFileBytes {
-		return nil, fmt.Errorf("more than a job file's %d bytes", MaxFileBytes)
-	}
-	return data, nil
+	return input.ReadFile(ctx, path, MaxFileBytes)
 }
 
 // ParseFile reads the job file at path.
@@ -152,11 +135,11 @@ func (p *parser) parse(name string, data []byte, depth int) error {
 				return result.Usagef(pos, "an included file holds options only, not sections (as in fio)")
 			}
 			if !strings.HasSuffix(line, "]") {
-				return result.Usagef(pos, "malformed section header %q; write [name]", line)
+				return result.Usagef(pos, "malformed section header; write [name]")
 			}
 			sec := strings.TrimSpace(line[1 : len(line)-1])
 			if sec == "" || strings.ContainsAny(sec, "[]") {
-				return result.Usagef(pos, "malformed section header %q; write [name]", line)
+				return result.Usagef(pos, "malformed section header; write [name]")
 			}
 			p.file.Sections = append(p.file.Sections, Section{Name: sec, Pos: pos})
 			continue
@@ -253,7 +236,7 @@ func (p *parser) expand(pos, line string) (string, error) {
 		case strings.HasPrefix(rest, "mb_memory"):
 			return "", result.Usagef(pos, "$mb_memory is not supported; write the size")
 		default:
-			return "", result.Usagef(pos, "%q: a $ must start ${VAR}, $ncpus or $pagesize (or $jobname, $jobnum, $filenum in filename_format)", line)
+			return "", result.Usagef(pos, "a $ must start ${VAR}, $ncpus or $pagesize (or $jobname, $jobnum, $filenum in filename_format)")
 		}
 	}
 	return b.String(), nil
@@ -278,9 +261,11 @@ func ParseOption(pos, s string) (Option, error) {
 	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
 	switch {
 	case name == "":
-		return Option{}, result.Usagef(pos, "malformed line %q; write option=value", s)
-	case strings.ContainsAny(name, " \t[]$"):
-		return Option{}, result.Usagef(pos, "malformed option name %q; write option=value", name)
+		return Option{}, result.Usagef(pos, "malformed line; write option=value")
+	case !isOptionName(name):
+		// Not quoted: a file that is no job file (/etc/shadow given by
+		// mistake) must not have its lines copied to stderr and logs.
+		return Option{}, result.Usagef(pos, "malformed option name; write option=value (letters, digits and _)")
 	}
 	return Option{Name: name, Value: value, HasValue: has, Pos: pos}, nil
 }
@@ -291,4 +276,15 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// isOptionName reports whether name can be a fio option's name: letters,
+// digits and underscores. Only such a name is quoted in a message.
+func isOptionName(name string) bool {
+	for _, c := range name {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return name != ""
 }

@@ -2,6 +2,7 @@ package fsbench
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -37,7 +38,7 @@ func TestSeedMatchesBonnie(t *testing.T) {
 // cycles through its 1000 numbers several times, and every tenth is
 // negative).
 func TestSeedFileMatchesBonnie(t *testing.T) {
-	nums, err := ReadSeedFile("../testdata/bonnie-Z/seeds.bin")
+	nums, err := ReadSeedFile(context.Background(), "../testdata/bonnie-Z/seeds.bin")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,12 @@
 package fsbench
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
+	"github.com/clydebench/clyde/internal/input"
 	"github.com/clydebench/clyde/internal/units"
 	"github.com/clydebench/clyde/result"
 )
@@ -206,23 +206,16 @@ func ParseSeedNumbers(data []byte) ([]int32, error) {
 	return nums, nil
 }
 
-// ReadSeedFile reads a -Z file: a regular file of at most MaxSeedFileBytes.
-func ReadSeedFile(path string) ([]int32, error) {
-	f, err := os.Open(path)
+// ReadSeedFile reads a -Z file through internal/input: a regular file of at
+// most MaxSeedFileBytes (a FIFO or a device is refused without blocking),
+// given up at the first ^C (ctx).
+func ReadSeedFile(ctx context.Context, path string) ([]int32, error) {
+	data, err := input.ReadFile(ctx, path, MaxSeedFileBytes)
 	if err != nil {
+		if input.IsRefused(err) {
+			return nil, result.Usagef("-Z", "%v; want a file of at most %d bytes of big-endian 32-bit numbers", err, MaxSeedFileBytes)
+		}
 		return nil, result.Usagef("-Z", "%v", err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, result.Usagef("-Z", "%v", err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, result.Usagef("-Z", "%s is not a regular file; want a file of big-endian 32-bit numbers", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxSeedFileBytes+1))
-	if err != nil {
-		return nil, result.Usagef("-Z", "read %s: %v", path, err)
 	}
 	return ParseSeedNumbers(data)
 }

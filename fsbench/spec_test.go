@@ -1,6 +1,7 @@
 package fsbench
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -216,7 +217,7 @@ func TestReadSeedFile(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(filepath.Base(c.path), func(t *testing.T) {
-			nums, err := ReadSeedFile(c.path)
+			nums, err := ReadSeedFile(context.Background(), c.path)
 			checkSpecErr(t, err, c.err, flagIf(c.err, "-Z"))
 			if c.err == "" && !slices.Equal(nums, []int32{5, 6}) {
 				t.Fatalf("got %v, want [5 6]", nums)

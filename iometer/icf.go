@@ -173,7 +173,7 @@ func (p *parser) comment(expected string) (line, error) {
 	}
 	l := p.lines[p.i]
 	if !isComment(l.text) {
-		return line{}, p.errf(l.n, "%q where %s was expected", l.text, expected)
+		return line{}, p.errf(l.n, "a line where %s was expected", expected)
 	}
 	p.i++
 	return l, nil
@@ -209,7 +209,9 @@ func (p *parser) file() error {
 	first := p.lines[p.i]
 	v, ok := versionOf(first.text)
 	if !ok {
-		return p.errf(first.n, "%q is not Iometer's version line (\"Version 1.1.0\" or \"Version 2006.07.27\")", first.text)
+		// The line is not quoted: a file that is no .icf (/etc/shadow
+		// given by mistake) must not be copied to stderr and logs.
+		return p.errf(first.n, "not Iometer's version line (\"Version 1.1.0\" or \"Version 2006.07.27\"): not an Iometer configuration file")
 	}
 	p.cfg.Version = v
 	p.i++
@@ -237,7 +239,7 @@ func (p *parser) file() error {
 			p.cfg.ManagerList = true
 			err = p.managerList()
 		default:
-			err = p.errf(l.n, "%q is not the start of an Iometer section (TEST SETUP, RESULTS DISPLAY, ACCESS SPECIFICATIONS, MANAGER LIST)", l.text)
+			err = p.errf(l.n, "not the start of an Iometer section (TEST SETUP, RESULTS DISPLAY, ACCESS SPECIFICATIONS, MANAGER LIST)")
 		}
 		if err != nil {
 			return err
@@ -292,9 +294,15 @@ func (p *parser) testSetup() error {
 			if err := p.ints(val, "run time (hours minutes seconds)", hms[:]); err != nil {
 				return err
 			}
+			// Each part is bounded before they are added: 2147483647
+			// minutes alone overflow a time.Duration.
+			lim := int(blockbench.MaxRuntime / time.Second)
+			if hms[0] < 0 || hms[1] < 0 || hms[2] < 0 || hms[0] > lim/3600 || hms[1] > lim/60 || hms[2] > lim {
+				return p.errf(val.n, "run time %q is out of range (at most %v)", val.text, blockbench.MaxRuntime)
+			}
 			d := time.Duration(hms[0])*time.Hour + time.Duration(hms[1])*time.Minute + time.Duration(hms[2])*time.Second
-			if hms[0] < 0 || hms[1] < 0 || hms[2] < 0 || hms[0] > 10_000 {
-				return p.errf(val.n, "run time %q is out of range", val.text)
+			if d > blockbench.MaxRuntime {
+				return p.errf(val.n, "run time %q is out of range (at most %v)", val.text, blockbench.MaxRuntime)
 			}
 			p.cfg.RunTime = d
 		case hasPrefixFold(k, "'Ramp Up Time"):

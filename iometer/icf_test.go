@@ -21,7 +21,7 @@ const shipped = "../docs/iometer/4k-random-write-mixes.icf"
 
 func load(t *testing.T, path string) *Config {
 	t.Helper()
-	c, err := Load(path)
+	c, err := Load(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,3 +328,23 @@ func FuzzParse(f *testing.F) {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func errorsAs(err error, target **result.UsageError) bool { return errors.As(err, target) }
+
+// TestRunTimeOverflowRefused is case 10 of issue 20: a run time of
+// "0 2147483647 2147483647" overflowed into a crash; each part and the sum
+// are bounded.
+func TestRunTimeOverflowRefused(t *testing.T) {
+	b, err := os.ReadFile("testdata/two-workers.icf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "'Run Time") {
+			lines[i+2] = "\t0         2147483647 2147483647"
+		}
+	}
+	_, err = Parse(strings.NewReader(strings.Join(lines, "\n")), "t.icf")
+	if err == nil || !strings.Contains(err.Error(), "out of range") || !result.IsUsage(err) {
+		t.Fatalf("err = %v, want the run time refused as out of range", err)
+	}
+}

@@ -1,14 +1,16 @@
 package iometer
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strings"
 	"time"
 
 	"github.com/clydebench/clyde/blockbench"
+	"github.com/clydebench/clyde/internal/input"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -40,21 +42,18 @@ type Options struct {
 	CommandLine []string
 }
 
-// Load reads an .icf file by path: a regular file of at most MaxFileBytes.
-func Load(path string) (*Config, error) {
-	f, err := os.Open(path)
+// Load reads an .icf file by path through internal/input: a regular file
+// of at most MaxFileBytes (a FIFO or a device is refused without blocking),
+// given up at the first ^C (ctx).
+func Load(ctx context.Context, path string) (*Config, error) {
+	data, err := input.ReadFile(ctx, path, MaxFileBytes)
 	if err != nil {
-		return nil, result.Usagef(path, "%v", err)
+		if input.IsRefused(err) {
+			return nil, result.Usagef("FILE.icf", "%v; give an Iometer configuration file (.icf)", err)
+		}
+		return nil, result.Usagef("FILE.icf", "%v", err)
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, result.Usagef(path, "%v", err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, result.Usagef(path, "not a regular file (%v); give an Iometer configuration file (.icf)", fi.Mode().Type())
-	}
-	return Parse(f, path)
+	return Parse(bytes.NewReader(data), path)
 }
 
 // Plan is the file as blockbench runs it: one group per test.

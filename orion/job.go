@@ -22,7 +22,7 @@ func RunJob(ctx context.Context, j blockbench.Job) (*result.Block, error) {
 	if !j.TimeBased || j.Runtime == 0 {
 		o.Duration = blockbench.MinRuntime // checked, then replaced by one pass
 	}
-	t, err := Prepare(o)
+	t, err := PrepareContext(ctx, o)
 	if err != nil {
 		return nil, err
 	}

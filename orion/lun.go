@@ -1,6 +1,7 @@
 package orion
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/clydebench/clyde/internal/input"
 	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/result"
 )
@@ -27,28 +29,23 @@ type LUN struct {
 // usage error naming -testname: a missing or empty file, a LUN that does
 // not exist, is a directory or something other than a file or block
 // device, or is empty.
-func ReadLUNs(testName string) ([]LUN, error) {
+//
+// The file is read by internal/input: a FIFO or a device is refused without
+// blocking, and the first ^C (ctx) ends the wait.
+func ReadLUNs(ctx context.Context, testName string) ([]LUN, error) {
 	path := testName + ".lun"
-	f, err := os.Open(path)
+	data, err := input.ReadFile(ctx, path, maxLUNFile)
 	if err != nil {
-		return nil, result.Usagef("-testname", "%s: %v; list the files or devices to test in it, one per line", path, pathErr(err))
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
-		return nil, result.Usagef("-testname", "%s is not a regular file", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxLUNFile+1))
-	if err != nil {
-		return nil, result.Usagef("-testname", "read %s: %v", path, pathErr(err))
-	}
-	if len(data) > maxLUNFile {
-		return nil, result.Usagef("-testname", "%s is larger than %d bytes; it should list LUNs, one per line", path, maxLUNFile)
+		if input.IsRefused(err) {
+			return nil, result.Usagef("-testname", "%v; it should list LUNs, one per line", err)
+		}
+		return nil, result.Usagef("-testname", "%v; list the files or devices to test in it, one per line", err)
 	}
 	var luns []LUN
 	for _, l := range lunLines(data) {
 		size, err := lunSize(l.name)
 		if err != nil {
-			return nil, result.Usagef("-testname", "%s line %d: %s: %v", path, l.line, l.name, err)
+			return nil, result.Usagef("-testname", "%s line %d: %s: %v", path, l.line, quotedLUN(l.name), err)
 		}
 		luns = append(luns, LUN{Path: l.name, SizeBytes: size})
 	}
@@ -119,4 +116,16 @@ func pathErr(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// quotedLUN is a LUN's name as a message shows it: a plain path as it is,
+// anything else not at all, so that a file that is no .lun (/etc/shadow
+// given by mistake) is not copied to stderr and logs.
+func quotedLUN(name string) string {
+	for _, c := range name {
+		if !(c == '/' || c == '.' || c == '_' || c == '-' || c == '+' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return "(a name that is not a plain path, not shown)"
+		}
+	}
+	return name
 }

@@ -40,6 +40,14 @@ const (
 	DefaultSizeLarge   = 1024 // KiB
 	DefaultNumStreamIO = 4
 	DefaultDuration    = 60 * time.Second
+	// MaxNumDisks bounds -num_disks: the small loads go up to 5 I/Os in
+	// flight per disk, each a worker with its buffers, histograms and
+	// thread, and the matrix grows with the square of the levels; 7000
+	// disks exhausted 300 MiB while planning, 10^9 any machine.
+	MaxNumDisks = 1000
+	// MaxOutstanding bounds -num_small, -num_large and -num_streamIO:
+	// 5 x MaxNumDisks I/Os in flight.
+	MaxOutstanding = 5 * MaxNumDisks
 	// StripeBytes is -simulate raid0's stripe depth, ASM's 1 MB
 	// allocation unit, as ORION simulates it.
 	StripeBytes = 1 << 20
@@ -153,6 +161,16 @@ func (o *Options) mapping() (mapped, error) {
 		return m, result.Usagef("-testname", "empty; give the name T of T.lun")
 	case o.NumDisks < 0:
 		return m, result.Usagef("-num_disks", "%d is negative; give the number of physical disks (default: the number of LUNs)", o.NumDisks)
+	case o.NumDisks > MaxNumDisks:
+		return m, result.Usagef("-num_disks", "%d is above %d; the load levels (up to 5 outstanding I/Os a disk) would not fit in memory and threads", o.NumDisks, MaxNumDisks)
+	case o.NumStreamIO > MaxOutstanding:
+		return m, result.Usagef("-num_streamIO", "%d is above %d I/Os in flight per stream", o.NumStreamIO, MaxOutstanding)
+	case o.NumSmall > MaxOutstanding:
+		return m, result.Usagef("-num_small", "%d is above %d outstanding small I/Os", o.NumSmall, MaxOutstanding)
+	case o.NumLarge > MaxOutstanding:
+		return m, result.Usagef("-num_large", "%d is above %d outstanding large I/Os", o.NumLarge, MaxOutstanding)
+	case o.Duration > blockbench.MaxRuntime:
+		return m, result.Usagef("-duration", "%v is longer than the %v a data point may last", o.Duration, blockbench.MaxRuntime)
 	case len(o.SizeSmall) == 0:
 		return m, result.Usagef("-size_small", "missing; give the small I/O size in KiB, such as 8")
 	case o.SizeLarge < 1 || o.SizeLarge > 1<<20:

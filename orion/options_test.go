@@ -1,12 +1,15 @@
 package orion
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clydebench/clyde/blockbench"
 )
 
 func TestValidate(t *testing.T) {
@@ -149,7 +152,7 @@ func TestReadLUNs(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := ReadLUNs(name)
+			got, err := ReadLUNs(context.Background(), name)
 			if tc.want == nil {
 				if !isUsageFor(err, "-testname") {
 					t.Fatalf("err %v, want a usage error naming -testname", err)
@@ -221,4 +224,35 @@ func FuzzLUNLines(f *testing.F) {
 			prev = l.line
 		}
 	})
+}
+
+// TestValidateBounds is case 10 of issue 20: the sizes that crashed while
+// planning, or overflowed the run time, are refused in one line.
+func TestValidateBounds(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(o *Options)
+		flag string
+	}{
+		{"-num_disks 1000000000", func(o *Options) { o.NumDisks = 1_000_000_000 }, "-num_disks"},
+		{"-num_disks 7000", func(o *Options) { o.NumDisks = 7000 }, "-num_disks"},
+		{"-num_small", func(o *Options) {
+			o.Run, o.Matrix, o.NumSmall, o.NumLarge = RunAdvanced, MatrixPoint, MaxOutstanding+1, 1
+		}, "-num_small"},
+		{"-num_large", func(o *Options) {
+			o.Run, o.Matrix, o.NumSmall, o.NumLarge = RunAdvanced, MatrixPoint, 1, MaxOutstanding+1
+		}, "-num_large"},
+		{"-num_streamIO", func(o *Options) { o.NumStreamIO = MaxOutstanding + 1 }, "-num_streamIO"},
+		{"-duration", func(o *Options) { o.Duration = blockbench.MaxRuntime + time.Second }, "-duration"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := DefaultOptions(RunSimple)
+			o.TestName = "t"
+			tc.edit(&o)
+			if err := o.Validate(); !isUsageFor(err, tc.flag) {
+				t.Fatalf("err = %v, want a usage error for %s", err, tc.flag)
+			}
+		})
+	}
 }

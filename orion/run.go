@@ -47,7 +47,10 @@ var FileSuffixes = []string{"_summary.txt", "_iops.csv", "_mbps.csv", "_lat.csv"
 
 // Prepare validates o, reads T.lun, lays out the data points and checks
 // every output file; any refusal is a usage error and nothing is created.
-func Prepare(o Options) (*Test, error) {
+func Prepare(o Options) (*Test, error) { return PrepareContext(context.Background(), o) }
+
+// PrepareContext is Prepare whose reading of T.lun ends at the first ^C.
+func PrepareContext(ctx context.Context, o Options) (*Test, error) {
 	m, err := o.mapping()
 	if err != nil {
 		return nil, err
@@ -57,7 +60,7 @@ func Prepare(o Options) (*Test, error) {
 		for _, p := range o.LUNs {
 			t.luns = append(t.luns, LUN{Path: p, SizeBytes: o.Size})
 		}
-	} else if t.luns, err = ReadLUNs(o.TestName); err != nil {
+	} else if t.luns, err = ReadLUNs(ctx, o.TestName); err != nil {
 		return nil, err
 	}
 	if o.Write > 0 && !o.DestroyData && len(o.LUNs) == 0 {

@@ -8,9 +8,11 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/clydebench/clyde/internal/atexit"
 	"github.com/clydebench/clyde/internal/buildinfo"
 	"github.com/clydebench/clyde/internal/keep"
 	"github.com/clydebench/clyde/result"
@@ -111,10 +113,19 @@ func exitCode(err error) int {
 // signalContext is cancelled by the first of stopSignals: SIGINT, SIGTERM
 // or SIGHUP (the terminal closed: the run cleans up as for ^C rather than
 // die and leave its files), and on Windows ^C, ^Break and the console
-// closing; the second one ends the process at once with exit code 130.
+// closing. The run then stops, cleans up and reports what finished.
+//
+// One stop, however many signals bring it: GNU timeout sends SIGTERM to
+// clyde and then to its process group, a shell's kill or a service manager
+// may send SIGTERM and SIGHUP together, so any number of signals within
+// secondSignalAfter of the first, and any signal but SIGINT later, are the
+// same stop. Only a second SIGINT a person types later than that ends the
+// process at once (exit 130), and even then it removes what it can: the
+// removals registered with internal/atexit (test files, markers, private
+// directories) run first.
 func signalContext() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	ch := make(chan os.Signal, 2)
+	ch := make(chan os.Signal, 8)
 	signal.Notify(ch, stopSignals...)
 	done := make(chan struct{})
 	go func() {
@@ -124,11 +135,19 @@ func signalContext() (context.Context, func()) {
 		case <-done:
 			return
 		}
-		select {
-		case <-ch:
-			fmt.Fprintln(os.Stderr, "clyde: second interrupt, aborting without cleanup")
-			os.Exit(exitInterrupted)
-		case <-done:
+		first := time.Now()
+		for {
+			select {
+			case sig := <-ch:
+				if !isSecondStop(sig, time.Since(first)) {
+					continue
+				}
+				fmt.Fprintln(os.Stderr, "clyde: second interrupt, aborting: removing what the run created, then exiting without its report")
+				atexit.RunAll(abortWait)
+				os.Exit(exitInterrupted)
+			case <-done:
+				return
+			}
 		}
 	}()
 	return ctx, func() {
@@ -136,6 +155,20 @@ func signalContext() (context.Context, func()) {
 		close(done)
 		cancel(nil)
 	}
+}
+
+// secondSignalAfter is how long after the first signal another one is
+// still the same stop: signals sent together (timeout's two SIGTERMs) arrive
+// within microseconds, a person's second ^C comes later than this.
+const secondSignalAfter = time.Second
+
+// abortWait bounds how long an abort waits for a removal under way.
+const abortWait = 2 * time.Second
+
+// isSecondStop reports whether sig, arriving after the first stop signal,
+// asks to abort: only a SIGINT, and only later than secondSignalAfter.
+func isSecondStop(sig os.Signal, since time.Duration) bool {
+	return sig == os.Interrupt && since > secondSignalAfter
 }
 
 // noArgs wraps the Action of a command that takes flags only: a stray word

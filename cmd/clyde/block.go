@@ -434,7 +434,7 @@ func jobFilePlan(c *cli.Context, path string) (blockbench.Plan, error) {
 		}
 		o.Overrides = append(o.Overrides, opt)
 	}
-	p, err := fiojob.Load(path, fiojob.Env{}, o)
+	p, err := fiojob.Load(path, fiojob.Env{Context: c.Context}, o)
 	if err != nil {
 		return p, err
 	}
@@ -560,6 +560,13 @@ func mapValues(m map[string]*outfile.Target) []*outfile.Target {
 
 func blockAction(c *cli.Context) error {
 	if c.Bool("cleanup") {
+		// The other flags are checked as for a run: an invalid one is
+		// refused, not ignored.
+		if c.NArg() == 0 {
+			if _, err := blockJob(c); err != nil {
+				return err
+			}
+		}
 		return blockCleanup(c)
 	}
 	if c.Bool("force") {

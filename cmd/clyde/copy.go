@@ -96,6 +96,11 @@ func copyOptions(c *cli.Context) (copybench.Options, error) {
 func copyAction(c *cli.Context) error {
 	stdout, stderr := c.App.Writer, c.App.ErrWriter
 	if c.Bool("cleanup") {
+		// The other flags are checked as for a run: an invalid one is
+		// refused, not ignored.
+		if _, err := copyOptions(c); err != nil {
+			return err
+		}
 		dirs := []string{c.String("dir")}
 		if to := c.String("to"); to != "" {
 			dirs = append(dirs, to)

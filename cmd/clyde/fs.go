@@ -132,7 +132,7 @@ func fsOptions(c *cli.Context) (fsbench.Options, error) {
 	case c.IsSet("seed") && c.IsSet("seed-file"):
 		return o, result.Usagef("-Z", "-z and -Z both choose the random numbers; give one")
 	case c.IsSet("seed-file"):
-		nums, err := fsbench.ReadSeedFile(c.String("seed-file"))
+		nums, err := fsbench.ReadSeedFile(c.Context, c.String("seed-file"))
 		if err != nil {
 			return o, err
 		}
@@ -214,6 +214,15 @@ func parseWhole(s string) (int64, error) {
 func fsAction(c *cli.Context) error {
 	stdout, stderr := c.App.Writer, c.App.ErrWriter
 	if c.Bool("cleanup") {
+		// The other flags are checked as for a run (an invalid one is
+		// refused, not ignored), and -u drops privileges as a run would:
+		// the cleanup removes what that user's runs left, as that user.
+		if _, err := fsOptions(c); err != nil {
+			return err
+		}
+		if err := switchUser(c.String("user"), c.String("group")); err != nil {
+			return err
+		}
 		rep, err := fsbench.Cleanup(c.String("dir"), c.Bool("force"))
 		for _, p := range rep.Removed {
 			fmt.Fprintf(stdout, "removed %s\n", p)
@@ -236,6 +245,9 @@ func fsAction(c *cli.Context) error {
 	auto, err := autoFlag(c)
 	if err != nil {
 		return err
+	}
+	if note := dropDefaultHistory(c); note != "" {
+		fmt.Fprintln(stderr, note)
 	}
 	if err := switchUser(c.String("user"), c.String("group")); err != nil {
 		return err
@@ -319,4 +331,21 @@ func joinLine(prev, err error) error {
 		return err
 	}
 	return fmt.Errorf("%w; %w", prev, err)
+}
+
+// dropDefaultHistory turns the history off, with the note it returns, when
+// root runs as another user (-u) with the default history: that database
+// is under root's HOME, which the user cannot write, and the run failed at
+// its end. Opening it before dropping privileges would not do: SQLite
+// writes its journal beside the database at every insert. --db PATH (a
+// place the user can write) keeps the history.
+func dropDefaultHistory(c *cli.Context) string {
+	user := c.String("user")
+	if user == "" || os.Geteuid() != 0 || c.String("db") != "" || c.Bool("no-history") {
+		return ""
+	}
+	if err := c.Set("no-history", "true"); err != nil {
+		return ""
+	}
+	return fmt.Sprintf("clyde: note: -u %s: the run is not added to the default history (under root's HOME, which %s cannot write); give --db PATH to keep it", user, user)
 }

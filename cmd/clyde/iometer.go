@@ -106,7 +106,7 @@ func iometerAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := iometer.Load(c.Args().First())
+	cfg, err := iometer.Load(c.Context, c.Args().First())
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,10 @@
 // block engine (clyde block).
 package main
 
-import "os"
+import (
+	"os"
+
+	_ "github.com/clydebench/clyde/internal/limits/startup" // refuses too few descriptors before any init opens a file
+)
 
 func main() { os.Exit(run(os.Args)) }

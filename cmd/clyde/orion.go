@@ -79,8 +79,8 @@ func orionOptions(c *cli.Context) (orion.Options, error) {
 		return o, err
 	}
 	o.SizeLarge, o.Type, o.NumStreamIO, o.Write = c.Int("size_large"), c.String("type"), c.Int("num_streamIO"), c.Int("write")
-	if s := c.Int("duration"); s < 1 {
-		return o, result.Usagef("-duration", "%d is below 1; give the seconds of each data point", s)
+	if s := c.Int("duration"); s < 1 || int64(s) > int64(blockbench.MaxRuntime/time.Second) {
+		return o, result.Usagef("-duration", "%d is outside 1..%d; give the seconds of each data point", s, int64(blockbench.MaxRuntime/time.Second))
 	}
 	o.Duration = time.Duration(c.Int("duration")) * time.Second
 	o.Matrix = c.String("matrix")
@@ -134,7 +134,7 @@ func orionAction(c *cli.Context) error {
 		return err
 	}
 	defer kp.release()
-	test, err := orion.Prepare(opts)
+	test, err := orion.PrepareContext(c.Context, opts)
 	if err != nil {
 		return err
 	}

@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/clydebench/clyde/internal/bonnie"
+	"github.com/clydebench/clyde/internal/input"
 	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/result"
 )
@@ -29,7 +29,7 @@ var ErrNotResult = errors.New("neither a clyde JSON result nor bonnie++ output (
 // MaxInputBytes is the most compare and report read from one file or from
 // standard input: far above any result (a year of -x 10 CSV lines is a
 // few MiB), far below what would exhaust memory (a symlink to /dev/zero).
-const MaxInputBytes = 64 << 20
+const MaxInputBytes = input.DefaultMaxBytes
 
 // Input turns command-line arguments into runs. Files must be regular
 // files (after symlinks) up to the size limit; "-" is standard input, read
@@ -67,8 +67,8 @@ func (in *Input) Load(ctx context.Context, arg string) ([]*Run, error) {
 		}
 		return LoadBytes("stdin", data)
 	}
-	if st, err := os.Stat(arg); err == nil {
-		data, err := in.readFile(ctx, arg, st)
+	if _, err := os.Stat(arg); err == nil {
+		data, err := in.readFile(ctx, arg)
 		if err != nil {
 			return nil, err
 		}
@@ -112,60 +112,24 @@ func (in *Input) max() int64 {
 	return MaxInputBytes
 }
 
-// limitText says the limit as people think of it: "64 MiB".
-func limitText(n int64) string {
-	if n%(1<<20) == 0 {
-		return fmt.Sprintf("%d MiB", n>>20)
+// readFile reads a regular file of at most the limit through the one
+// reader of named inputs (internal/input): a FIFO, a device or a directory
+// is refused before anything is read, and a ^C ends the wait.
+func (in *Input) readFile(ctx context.Context, arg string) ([]byte, error) {
+	if k := safepath.KernelFS(arg); k != "" {
+		return nil, refuse("%s is a file of %s, a kernel interface, not a result file", arg, k)
 	}
-	return fmt.Sprintf("%d bytes", n)
-}
-
-// readFile reads a regular file of at most the limit. Anything else that a
-// name can lead to is refused before it is opened: a FIFO would block
-// forever, a device such as /dev/zero never ends.
-func (in *Input) readFile(ctx context.Context, arg string, st fs.FileInfo) ([]byte, error) {
-	if err := in.checkFileInfo(arg, st); err != nil {
+	data, err := input.ReadFile(ctx, arg, in.max())
+	if err != nil {
+		if input.IsRefused(err) {
+			return nil, refuse("%v: give a result file, or - to read standard input", err)
+		}
 		return nil, err
-	}
-	// Not blocking on open: a FIFO put in the file's place since the stat
-	// must not hang; the descriptor is checked again below.
-	f, err := openNonBlocking(arg)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", arg, unwrapPath(err))
-	}
-	defer f.Close()
-	st, err = f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", arg, unwrapPath(err))
-	}
-	if err := in.checkFileInfo(arg, st); err != nil {
-		return nil, err
-	}
-	data, err := readLimited(ctx, f, in.max(), f.Close)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", arg, err)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("%s is empty (only white space): not a result", arg)
 	}
 	return data, nil
-}
-
-func (in *Input) checkFileInfo(arg string, st fs.FileInfo) error {
-	m := st.Mode()
-	switch {
-	case m.IsDir():
-		return refuse("%s is a directory, not a result file", arg)
-	case !m.IsRegular():
-		return refuse("%s is a %s, not a regular file: give a result file, or - to read standard input", arg, modeName(m))
-	case st.Size() == 0 && safepath.KernelFS(arg) != "":
-		return refuse("%s is a file of %s, a kernel interface that reports no size, not a result file", arg, safepath.KernelFS(arg))
-	case st.Size() == 0:
-		return fmt.Errorf("%s is empty: not a result", arg)
-	case st.Size() > in.max():
-		return refuse("%s is %d bytes, over the %s limit for one input", arg, st.Size(), limitText(in.max()))
-	}
-	return nil
 }
 
 func (in *Input) readStdin(ctx context.Context) ([]byte, error) {
@@ -176,9 +140,12 @@ func (in *Input) readStdin(ctx context.Context) ([]byte, error) {
 		return nil, refuse("- (standard input) is given twice; it can be read once")
 	}
 	in.stdinRead = true
-	data, err := readLimited(ctx, in.Stdin, in.max(), nil)
+	data, err := input.ReadAll(ctx, "- (standard input)", in.Stdin, in.max())
 	if err != nil {
-		return nil, fmt.Errorf("- (standard input): %w", err)
+		if input.IsRefused(err) {
+			return nil, refuse("%v", err)
+		}
+		return nil, err
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("- (standard input) is empty: not a result")
@@ -186,65 +153,11 @@ func (in *Input) readStdin(ctx context.Context) ([]byte, error) {
 	return data, nil
 }
 
-// readLimited reads r to its end, at most max bytes, and gives up at once
-// when ctx ends (the first ^C): the read goes on in a goroutine that abort
-// (when given) unblocks; standard input's is left to the exiting process.
-func readLimited(ctx context.Context, r io.Reader, max int64, abort func() error) ([]byte, error) {
-	type read struct {
-		data []byte
-		err  error
-	}
-	done := make(chan read, 1)
-	go func() {
-		data, err := io.ReadAll(io.LimitReader(r, max+1))
-		done <- read{data, err}
-	}()
-	select {
-	case <-ctx.Done():
-		if abort != nil {
-			_ = abort()
-		}
-		return nil, fmt.Errorf("reading stopped: %w", context.Cause(ctx))
-	case rd := <-done:
-		switch {
-		case rd.err != nil:
-			return nil, unwrapPath(rd.err)
-		case int64(len(rd.data)) > max:
-			return nil, refuse("over the %s limit for one input", limitText(max))
-		}
-		return rd.data, nil
-	}
-}
-
 // refuse is an input of the wrong kind (a directory, a device, too big):
 // a usage error, exit 2, as a bad flag value is. Input that is the right
 // kind but not a result (damaged, empty, neither format) stays exit 1.
 func refuse(format string, args ...any) error {
 	return &result.UsageError{Msg: fmt.Sprintf(format, args...)}
-}
-
-func modeName(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "FIFO"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeCharDevice != 0:
-		return "character device"
-	case m&fs.ModeDevice != 0:
-		return "block device"
-	}
-	return "special file"
-}
-
-// unwrapPath drops the operation and path *fs.PathError adds: the message
-// names the argument already.
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // historyID reads "12" or "#12".

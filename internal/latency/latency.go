@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -34,6 +35,10 @@ type Recorder struct {
 	sumNs float64
 	sumSq float64
 }
+
+// Bytes is the memory one Recorder's histogram takes, for the limits a
+// run's footprint is checked against.
+var Bytes = sync.OnceValue(func() int { return New().h.ByteSize() })
 
 // New returns an empty Recorder.
 func New() *Recorder {

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -66,14 +67,30 @@ func dupFD(fd int) (*os.File, error) {
 
 // openInPlace opens an existing node for writing: never created, never
 // truncated, no controlling terminal taken. follow is set only for magic
-// links (/proc/PID/fd/N), which only the kernel can follow.
+// links (/proc/PID/fd/N), which only the kernel can follow. The open does
+// not block: a FIFO nobody reads (ENXIO) is tried again for fifoReaderWait,
+// for a reader started just after clyde, and then fails in one line rather
+// than hang the command past its ^C; Go's poller waits for a slow reader.
 func openInPlace(path string, follow bool) (*os.File, error) {
-	flags := os.O_WRONLY | unix.O_NOCTTY
+	flags := os.O_WRONLY | unix.O_NOCTTY | unix.O_NONBLOCK
 	if !follow {
 		flags |= unix.O_NOFOLLOW
 	}
-	return os.OpenFile(path, flags, 0)
+	deadline := time.Now().Add(fifoReaderWait)
+	for {
+		f, err := os.OpenFile(path, flags, 0)
+		if !errors.Is(err, unix.ENXIO) {
+			return f, err
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("is a FIFO that no process reads (waited %v); start its reader first", fifoReaderWait)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
+
+// fifoReaderWait is how long a FIFO output waits for its reader.
+const fifoReaderWait = 5 * time.Second
 
 // copyOwner gives the replacement the replaced file's owner and group when
 // clyde runs as root (a user's file stays the user's); a non-root clyde

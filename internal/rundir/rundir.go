@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/clydebench/clyde/internal/atexit"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/proc"
 	"github.com/clydebench/clyde/internal/runlock"
@@ -58,6 +59,8 @@ type Run struct {
 	// run goes through it.
 	Dir osio.Dir
 	id  osio.Identity
+	// remove is removeNow, registered with atexit.
+	remove func() error
 }
 
 // Create makes the private directory in parent (which the caller keeps
@@ -78,6 +81,9 @@ func Create(parent osio.Dir, command string) (*Run, error) {
 		return nil, fmt.Errorf("open private directory: %w", err)
 	}
 	r.Dir = d
+	// Registered before the marker is written, so that an abort (a late
+	// second ^C) still removes the directory.
+	r.remove = atexit.Register(r.removeNow)
 	if r.id, err = d.Identity(); err == nil {
 		err = writeMarker(d, command)
 	}
@@ -120,6 +126,13 @@ func writeMarker(d osio.Dir, command string) error {
 // symlink), the contents are still removed through the descriptor, the
 // entry at the name is left alone, and the error says so.
 func (r *Run) Remove() error {
+	if r == nil || r.remove == nil {
+		return nil
+	}
+	return r.remove()
+}
+
+func (r *Run) removeNow() error {
 	if r == nil || !r.Dir.Valid() {
 		return nil
 	}

@@ -1,9 +1,9 @@
 //go:build !unix
 
-package compare
+package input
 
 import "os"
 
 // openNonBlocking opens path for reading; without FIFOs that block on
-// open, a plain open is enough.
+// open there is nothing to wait for.
 func openNonBlocking(path string) (*os.File, error) { return os.Open(path) }

@@ -1,0 +1,147 @@
+// Package limits checks what a run needs (memory, OS threads, open files)
+// against every limit the kernel will hold the process to, before anything
+// is created: the memory this process may use (physical RAM or a cgroup's
+// memory.max / memory.limit_in_bytes), RLIMIT_AS, the cgroup's pids.max,
+// RLIMIT_NPROC and RLIMIT_NOFILE. Going over any of them later is not an
+// error Go can return: the runtime dies with a stack dump ("out of memory",
+// "pthread_create failed", "netpollinit failed"), or the kernel's OOM killer
+// ends the run, and the test file stays behind. Checked first, it is one
+// line and nothing to clean up.
+package limits
+
+import (
+	"fmt"
+
+	"github.com/dustin/go-humanize"
+
+	"github.com/clydebench/clyde/result"
+)
+
+// Need is what a run will take at its peak.
+type Need struct {
+	// Memory is what the run allocates: I/O buffers, histograms.
+	Memory uint64
+	// Threads is how many OS threads the run may start: one per worker
+	// blocked in a system call, and the runtime's own.
+	Threads int
+	// Files is how many descriptors the run holds open at once.
+	Files int
+	// Flag is the flag that sizes the run, named in a refusal.
+	Flag string
+	// What says what the memory is for, in a refusal ("the I/O buffers
+	// of 600 workers").
+	What string
+}
+
+// Limits are what the kernel holds this process to; 0 is no limit (or one
+// that cannot be read: most machines have none, and a guess must not refuse
+// a run).
+type Limits struct {
+	// Memory is the memory the process may use: physical RAM, or a cgroup
+	// limit below it.
+	Memory uint64
+	// AddressSpace is RLIMIT_AS; AddressInUse the process's virtual size
+	// now, and ThreadStack what each new OS thread reserves of it.
+	AddressSpace, AddressInUse, ThreadStack uint64
+	// Pids is how many more tasks the cgroup's pids.max allows (the least
+	// along the cgroup's path); PidsSet tells 0 from no limit.
+	Pids    int
+	PidsSet bool
+	// Nproc is RLIMIT_NPROC when it applies (not to root).
+	Nproc int
+	// Files is RLIMIT_NOFILE's soft limit, FilesOpen the descriptors open now.
+	Files, FilesOpen int
+}
+
+// RuntimeThreads is what the Go runtime starts besides the run's workers:
+// the system monitor, the garbage collector's workers, the signal handler.
+const RuntimeThreads = 8
+
+// RuntimeFiles is what the process needs besides the run's own files: the
+// standard streams, the poller's epoll and event descriptors, and a few for
+// the history database, the run lock and the output file.
+const RuntimeFiles = 8
+
+// Read returns this process's limits; tests replace it.
+var Read = read
+
+// Check refuses n when it goes over one of the process's limits, in one line
+// naming the limit and the flag to change. Memory is refused at over half
+// of the usable memory: the run would crash or push out the page cache it
+// measures.
+func Check(n Need) error {
+	l, err := Read()
+	if err != nil {
+		return nil
+	}
+	return l.Check(n)
+}
+
+// Check is Check against l.
+func (l Limits) Check(n Need) error {
+	flag := n.Flag
+	if flag == "" {
+		flag = "--numjobs"
+	}
+	what := n.What
+	if what == "" {
+		what = "the run's buffers"
+	}
+	if l.Memory > 0 && n.Memory > l.Memory/2 {
+		return result.Usagef(flag, "%s would take %s, more than half of the %s of memory this process may use (RAM or its cgroup's memory.max); ask for less",
+			what, humanize.IBytes(n.Memory), humanize.IBytes(l.Memory))
+	}
+	if l.AddressSpace > 0 {
+		need := sat(l.AddressInUse, sat(n.Memory, mul(uint64(n.Threads+RuntimeThreads), l.ThreadStack)))
+		if need > l.AddressSpace {
+			return result.Usagef(flag, "%s and %d threads need about %s of address space, over the %s of RLIMIT_AS (ulimit -v); raise it or ask for less",
+				what, n.Threads+RuntimeThreads, humanize.IBytes(need), humanize.IBytes(l.AddressSpace))
+		}
+	}
+	threads := n.Threads + RuntimeThreads
+	if l.PidsSet && threads > l.Pids {
+		return result.Usagef(flag, "the run needs %d threads, but its cgroup's pids.max leaves room for %d; ask for fewer workers or raise pids.max", threads, l.Pids)
+	}
+	if l.Nproc > 0 && threads > l.Nproc {
+		return result.Usagef(flag, "the run needs %d threads, over the %d of RLIMIT_NPROC (ulimit -u); ask for fewer workers or raise it", threads, l.Nproc)
+	}
+	if err := l.checkFiles(n.Files); err != nil {
+		return result.Usagef(flag, "%v", err)
+	}
+	return nil
+}
+
+// CheckFiles refuses to start at all when the open files limit leaves no
+// room for what any run opens: the Go runtime's poller dies with a stack
+// dump when it cannot get its descriptors. Called first thing by the CLI.
+func CheckFiles() error {
+	l, err := Read()
+	if err != nil {
+		return nil
+	}
+	return l.checkFiles(0)
+}
+
+func (l Limits) checkFiles(n int) error {
+	if l.Files <= 0 {
+		return nil
+	}
+	if need := l.FilesOpen + n + RuntimeFiles; need > l.Files {
+		return fmt.Errorf("the open files limit (ulimit -n) is %d and %d are open; clyde needs %d: raise it with ulimit -n", l.Files, l.FilesOpen, need)
+	}
+	return nil
+}
+
+func sat(a, b uint64) uint64 {
+	if s := a + b; s >= a {
+		return s
+	}
+	return ^uint64(0)
+}
+
+func mul(a, b uint64) uint64 {
+	if a != 0 && b > ^uint64(0)/a {
+		return ^uint64(0)
+	}
+	return a * b
+}

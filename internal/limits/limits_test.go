@@ -1,0 +1,54 @@
+package limits
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/clydebench/clyde/result"
+)
+
+// TestCheck: each limit refuses a run that goes over it, in one line naming
+// the limit, and lets one that fits through.
+func TestCheck(t *testing.T) {
+	const mib = 1 << 20
+	tests := []struct {
+		name string
+		l    Limits
+		n    Need
+		want string // "" when the run fits
+	}{
+		{"no limits", Limits{}, Need{Memory: 1 << 40, Threads: 1 << 20, Files: 1 << 20}, ""},
+		{"memory within half", Limits{Memory: 300 * mib}, Need{Memory: 150 * mib}, ""},
+		{"600 workers' histograms under 300 MiB", Limits{Memory: 300 * mib}, Need{Memory: 600 * 800 << 10}, "memory.max"},
+		{"address space", Limits{AddressSpace: 1 << 30, AddressInUse: 800 * mib, ThreadStack: 8 * mib}, Need{Threads: 64}, "RLIMIT_AS"},
+		{"address space fits", Limits{AddressSpace: 4 << 30, AddressInUse: 800 * mib, ThreadStack: 8 * mib}, Need{Threads: 64}, ""},
+		{"1000 workers under pids.max", Limits{Pids: 500, PidsSet: true}, Need{Threads: 1000}, "pids.max"},
+		{"pids.max full", Limits{Pids: 0, PidsSet: true}, Need{Threads: 1}, "pids.max"},
+		{"RLIMIT_NPROC", Limits{Nproc: 100}, Need{Threads: 200}, "RLIMIT_NPROC"},
+		{"open files", Limits{Files: 64, FilesOpen: 3}, Need{Files: 100}, "ulimit -n"},
+		{"open files fit", Limits{Files: 1024, FilesOpen: 3}, Need{Files: 100}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.l.Check(tc.n)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if err == nil || !result.IsUsage(err) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("err = %v, want a one-line usage error naming %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCheckFiles(t *testing.T) {
+	if err := (Limits{Files: 6, FilesOpen: 3}).checkFiles(0); err == nil || !strings.Contains(err.Error(), "ulimit -n") {
+		t.Fatalf("ulimit -n 6: err = %v", err)
+	}
+	if err := (Limits{Files: 1024, FilesOpen: 3}).checkFiles(0); err != nil {
+		t.Fatal(err)
+	}
+}
