@@ -132,9 +132,9 @@ const MaxIometerTests = 10_000
 func (s *IometerSetup) validate() error {
 	switch {
 	case len(s.Specs) == 0:
-		return result.Usagef("--access", "no access specifications to run")
+		return usagef("access specifications", "no access specifications to run")
 	case len(s.Workers) == 0:
-		return result.Usagef("--access", "no disk workers: Iometer runs access specifications on workers")
+		return usagef("access specifications", "no disk workers: Iometer runs access specifications on workers")
 	case s.Runtime < 0 || (s.Runtime == 0 && !s.OnePass):
 		return result.Usagef("--runtime", "a run time of %v would run until stopped (Iometer's 0); give a run time, such as --runtime 60", s.Runtime)
 	case s.RampTime < 0:
@@ -151,7 +151,7 @@ func (s *IometerSetup) validate() error {
 		}
 		for _, k := range w.Specs {
 			if k < 0 || k >= len(s.Specs) {
-				return result.Usagef("--access", "worker %q is assigned access specification %d of %d", w.Name, k+1, len(s.Specs))
+				return usagef("access specifications", "worker %q is assigned access specification %d of %d", w.Name, k+1, len(s.Specs))
 			}
 		}
 	}
@@ -159,13 +159,13 @@ func (s *IometerSetup) validate() error {
 	if c.Queue || c.Workers {
 		switch {
 		case c.Queue && c.Workers:
-			return result.Usagef("--cycle", "cycle outstanding I/Os or workers, not both")
+			return usagef("Test Setup cycling", "cycle outstanding I/Os or workers, not both")
 		case c.Start < 1:
-			return result.Usagef("--cycle", "cycling starts at %d; give 1 or more", c.Start)
+			return usagef("Test Setup cycling", "cycling starts at %d; give 1 or more", c.Start)
 		case c.Queue && (c.End < c.Start || c.End > MaxIODepth):
-			return result.Usagef("--cycle", "outstanding I/Os cycle from %d to %d; the end must be %d..%d", c.Start, c.End, c.Start, MaxIODepth)
+			return usagef("Test Setup cycling", "outstanding I/Os cycle from %d to %d; the end must be %d..%d", c.Start, c.End, c.Start, MaxIODepth)
 		case c.Step < 1:
-			return result.Usagef("--cycle", "a cycling step of %d never moves; give 1 or more", c.Step)
+			return usagef("Test Setup cycling", "a cycling step of %d never moves; give 1 or more", c.Step)
 		}
 	}
 	return nil
@@ -207,11 +207,11 @@ func (s *IometerSetup) tests() ([]iometerTest, error) {
 			out = append(out, iometerTest{slot: slot, workers: active})
 		}
 		if len(out) > MaxIometerTests {
-			return nil, result.Usagef("--cycle", "the setup makes more than %d tests; give a larger cycling step", MaxIometerTests)
+			return nil, usagef("Test Setup cycling", "the setup makes more than %d tests; give a larger cycling step", MaxIometerTests)
 		}
 	}
 	if len(out) == 0 {
-		return nil, result.Usagef("--access", "no worker is assigned an access specification")
+		return nil, usagef("access specifications", "no worker is assigned an access specification")
 	}
 	return out, nil
 }
@@ -395,4 +395,11 @@ func iometerMixSetup(j *Job) IometerSetup {
 			Offset: j.Offset, Size: j.Size, Seed: j.Seed + uint64(k), Buffer: j.Buffer})
 	}
 	return s
+}
+
+// usagef is a refusal of an Iometer setup: it names the part of the setup
+// (an .icf's access specifications, its Test Setup's cycling), not a flag,
+// since clyde iometer takes those from the file and has no such flags.
+func usagef(part, format string, args ...any) error {
+	return &result.UsageError{Msg: part + ": " + fmt.Sprintf(format, args...)}
 }

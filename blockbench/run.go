@@ -428,9 +428,12 @@ func (w *Workload) validate() error {
 	case w.Fsync < 0:
 		return result.Usagef("--fsync", "%d is negative; give N to fsync after every N writes, 0 never", w.Fsync)
 	}
-	for _, p := range w.Report.PercentileList {
+	for i, p := range w.Report.PercentileList {
 		if !(p >= 0 && p <= 100) { // written so that NaN fails too
 			return result.Usagef("--percentile_list", "%g is outside 0..100", p)
+		}
+		if slices.Contains(w.Report.PercentileList[:i], p) {
+			return result.Usagef("--percentile_list", "%g is listed twice; each percentile is one row of the report", p)
 		}
 	}
 	if len(w.Report.PercentileList) > maxPercentiles {
@@ -447,7 +450,7 @@ func (w *Workload) validate() error {
 			return err
 		}
 		if w.RW != w.Access.rw() || w.BS != w.Access.maxSize() {
-			return result.Usagef("--access", "workload %s: rw %s and bs %d do not describe access specification %q; set them with AccessSpec.Apply",
+			return usagef("access specifications", "workload %s: rw %s and bs %d do not describe access specification %q; set them with AccessSpec.Apply",
 				w.Name, w.RW, w.BS, w.Access.Name)
 		}
 	}

@@ -46,6 +46,7 @@ func TestValidateRefusesBadInput(t *testing.T) {
 			"(bs 64 MiB x 16 buffers and 7 histograms of 264 KiB per worker x 1 workers"},
 		{"workers past half the memory", func(j *Job) { j.BlockSizes, j.NumJobs = []int64{64 << 20}, 8 }, "--numjobs",
 			"x 2 buffers and 7 histograms of 264 KiB per worker x 8 workers"},
+		{"a percentile twice", func(j *Job) { j.Report.PercentileList = []float64{99, 99.9, 99} }, "--percentile_list", "99 is listed twice"},
 		{"auto counts io_uring's buffers", func(j *Job) { j.BlockSizes, j.IODepth, j.IOEngine = []int64{64 << 20}, 16, EngineAuto }, "--iodepth", ""},
 	}
 	for _, tc := range cases {

@@ -2,6 +2,7 @@ package orion
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -179,6 +180,7 @@ func (t *Test) Run(ctx context.Context) (*result.Block, error) {
 		p.AfterGroup = t.progress
 	}
 	res, err := t.runPlan(ctx, p)
+	err = orionFlags(err)
 	if res == nil {
 		return nil, err
 	}
@@ -188,6 +190,27 @@ func (t *Test) Run(ctx context.Context) (*result.Block, error) {
 	}
 	t.fill(res)
 	return res, err
+}
+
+// engineFlags are the block engine's option names in a refusal, and the
+// ORION options that set them: a refusal names an option clyde orion has.
+var engineFlags = map[string]string{
+	"--bs": "-size_small/-size_large", "--size": "-testname (its LUNs' sizes)", "--offset": "-testname (its LUNs' sizes)",
+	"--iodepth": "-num_small/-num_large", "--numjobs": "-num_streamIO", "--runtime": "-duration",
+	"--filename": "-testname", "--ioengine": "--ioengine",
+}
+
+// orionFlags renames the flag of a refusal from the block engine to the
+// ORION option it comes from.
+func orionFlags(err error) error {
+	var ue *result.UsageError
+	if !errors.As(err, &ue) || ue.Flag == "" {
+		return err
+	}
+	if f, ok := engineFlags[ue.Flag]; ok {
+		return &result.UsageError{Flag: f, Msg: ue.Msg}
+	}
+	return err
 }
 
 // progress is -verbose: one line per data point as it finishes.
