@@ -622,10 +622,11 @@ func blockAction(c *cli.Context) error {
 	}
 	report := func(w io.Writer) error { return blockreport.WriteAll(w, formats, res) }
 	switch {
-	case kp.result != nil && runErr != nil && len(res.Jobs) == 0:
+	case kp.result != nil && runErr != nil && len(res.Jobs) == 0 && exitCode(runErr) != exitInterrupted:
 		// Nothing was measured (the run failed while preparing): the
 		// previous output file is left as it was, not replaced by an
-		// empty report.
+		// empty report. A stop (^C, timeout) keeps its partial result,
+		// which says what was stopped.
 	case kp.result == nil && c.Bool("silent"): // cron: nothing unless something is wrong
 	case kp.result == nil:
 		if err := report(c.App.Writer); err != nil {
