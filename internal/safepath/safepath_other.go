@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/clydebench/clyde/internal/osio"
 )
@@ -45,7 +46,10 @@ func Locate(path string) (osio.Dir, Info, error) {
 	info := Info{}
 	p, err := filepath.EvalSymlinks(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		dir, base := splitLast(path)
+		// The OS's own split: a Windows path has no '/', and joining "."
+		// with a path that starts with a drive letter keeps the "." in
+		// front, which Abs then puts under the working directory.
+		dir, base := filepath.Dir(path), filepath.Base(path)
 		if dir, err = filepath.EvalSymlinks(dir); err != nil {
 			return osio.Dir{}, info, err
 		}
@@ -66,11 +70,11 @@ func Locate(path string) (osio.Dir, Info, error) {
 
 // Parent opens the directory of path as the OS resolves it.
 func Parent(path string) (osio.Dir, string, error) {
-	dir, base := splitLast(filepath.ToSlash(path))
-	if base == "" || base == "." || base == ".." {
+	dir, base := filepath.Dir(path), filepath.Base(path)
+	if base == "" || base == "." || base == ".." || base == string(filepath.Separator) || strings.HasSuffix(path, string(filepath.Separator)) {
 		return osio.Dir{}, "", fmt.Errorf("%s does not name a file in a directory", path)
 	}
-	d, err := osio.OpenDir(filepath.FromSlash(dir))
+	d, err := osio.OpenDir(dir)
 	return d, base, err
 }
 
