@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"sort"
@@ -22,6 +21,7 @@ import (
 	"github.com/clydebench/clyde/internal/buildinfo"
 	"github.com/clydebench/clyde/internal/coord"
 	"github.com/clydebench/clyde/internal/fsreport"
+	"github.com/clydebench/clyde/internal/input"
 	"github.com/clydebench/clyde/internal/latency"
 	"github.com/clydebench/clyde/internal/launch"
 	"github.com/clydebench/clyde/internal/osio"
@@ -190,21 +190,11 @@ func jobToken(c *cli.Context, info *launch.Info) (string, error) {
 		}
 		return "", result.Usagef("--token-file", "rank %d of %d under %s: give --token-file FILE, the same secret on every rank (a Kubernetes Secret mounted as a file); without PMI the ranks cannot share one", info.Rank, info.Size, info.Launcher)
 	}
-	st, err := os.Stat(path)
+	// The one reader of named inputs: a regular file (a Secret's symlinks
+	// are followed), read without blocking, at most maxTokenFile+1 bytes.
+	b, err := input.ReadFile(c.Context, path, maxTokenFile+1)
 	if err != nil {
 		return "", result.Usagef("--token-file", "%v", err)
-	}
-	if !st.Mode().IsRegular() || st.Size() > maxTokenFile {
-		return "", result.Usagef("--token-file", "%s is not a regular file of at most %d bytes", path, maxTokenFile)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return "", result.Usagef("--token-file", "%v", err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
-	if err != nil {
-		return "", result.Usagef("--token-file", "read %s: %v", path, err)
 	}
 	tok := strings.TrimSpace(string(b))
 	if len(tok) < 16 || len(b) > maxTokenFile {
