@@ -12,7 +12,7 @@ func KernelFS(path string) string {
 	if unix.Statfs(path, &st) != nil {
 		return ""
 	}
-	switch st.Type {
+	switch uint32(st.Type) { // int32 on 386 and arm, where some magics do not fit
 	case unix.PROC_SUPER_MAGIC:
 		return "procfs"
 	case unix.SYSFS_MAGIC:
