@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,7 +13,9 @@ import (
 	"github.com/clydebench/clyde/internal/blockreport"
 	"github.com/clydebench/clyde/internal/buildinfo"
 	"github.com/clydebench/clyde/internal/history"
+	"github.com/clydebench/clyde/internal/input"
 	"github.com/clydebench/clyde/internal/manpage"
+	"github.com/clydebench/clyde/internal/outfile"
 	"github.com/clydebench/clyde/internal/shellcomp"
 	"github.com/clydebench/clyde/orion"
 	"github.com/clydebench/clyde/result"
@@ -64,18 +65,22 @@ func manCommand() *cli.Command {
 		Action: noArgs(func(c *cli.Context) error {
 			var readme string
 			if p := c.String("readme"); p != "" {
-				b, err := os.ReadFile(p)
+				b, err := input.ReadFile(c.Context, p, 0) // the one reader of named inputs
 				if err != nil {
 					return fmt.Errorf("man pages: %w", err)
 				}
 				readme = string(b)
 			}
 			for _, p := range manPages(c.App, readme) {
-				var b strings.Builder
-				if err := p.Write(&b); err != nil {
+				// Each page is an output file: the path rule, then an
+				// atomic replace through its directory's descriptor.
+				out, err := outfile.Check("--dir", filepath.Join(c.String("dir"), p.Name+"."+p.Section))
+				if err != nil {
 					return err
 				}
-				if err := os.WriteFile(filepath.Join(c.String("dir"), p.Name+"."+p.Section), []byte(b.String()), 0o644); err != nil {
+				err = out.Write(c.App.Writer, p.Write)
+				out.Close()
+				if err != nil {
 					return fmt.Errorf("man pages: %w", err)
 				}
 			}
