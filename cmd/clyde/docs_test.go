@@ -274,17 +274,29 @@ func TestCompletionZsh(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(fpath, "_clyde"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// One interactive zsh answers every case: type the line, list the
-	// choices (^D), kill the line (^U: typed in order, where ^C would be a
-	// signal that overtakes the typing), print a marker and read up to it (the
-	// marker is quoted in the command, so its echo does not match).
+	// One interactive zsh answers every case: type the line and list the
+	// choices (^D), read until the listing has settled, kill the line (^U),
+	// then print a marker and read up to it (the marker is quoted in the
+	// command, so its echo does not match). zle may drop type-ahead while it
+	// lists, so nothing is typed before the listing is read, and a marker
+	// that does not come back within a few seconds is asked for again; a case
+	// that never answers is reported as such instead of hanging the test.
 	cases := completionCases()
 	var prog strings.Builder
-	prog.WriteString("zmodload zsh/zpty\nzpty -b z zsh -f -i\n" +
-		"zpty -w z 'PS1=; fpath=(" + fpath + " $fpath); autoload -Uz compinit; compinit -u -D; LISTMAX=1000; print -r -- $_comps[clyde]; print \"MARK\"\"-start\"'\n" +
-		"zpty -r z out '*MARK-start*'; print -r -- \"$out\"\n")
+	prog.WriteString(`zmodload zsh/zpty
+zpty -b z zsh -f -i
+# settle: read what z prints until it has been quiet for half a second
+settle() { local chunk q=0; out=; while (( q < 5 )); do if zpty -rt z chunk; then out+=$chunk; q=0; else sleep 0.1; (( q++ )); fi; done }
+# mark N: ask z to print MARK-N and read up to it, asking again if it is lost
+mark() { local chunk n=0; while (( n < 300 )); do
+  if (( n % 50 == 0 )); then zpty -w z "print \"MARK\"\"-$1\""; fi
+  if zpty -rt z chunk; then out+=$chunk; [[ $out == *MARK-$1* ]] && return 0; else sleep 0.1; (( n++ )); fi
+done; out+=" (no answer)"; return 1 }
+`)
+	prog.WriteString("zpty -w z 'PS1=; fpath=(" + fpath + " $fpath); autoload -Uz compinit; compinit -u -D; LISTMAX=1000; print -r -- $_comps[clyde]'\n" +
+		"out=; mark start; print -r -- \"$out\"\n")
 	for i, c := range cases {
-		fmt.Fprintf(&prog, "zpty -w -n z %s$'\\x04\\x15'\nzpty -w z 'print \"MARK\"\"-%d\"'\nzpty -r z out '*MARK-%d*'\nprint -r -- \"CASE %d $out\"\n", shellQuote(c.line), i, i, i)
+		fmt.Fprintf(&prog, "zpty -w -n z %s$'\\x04'\nsettle; all=$out\nzpty -w -n z $'\\x15'\nout=; mark %d; print -r -- \"CASE %d $all$out\"\n", shellQuote(c.line), i, i)
 	}
 	prog.WriteString("zpty -d z\n")
 	cmd := exec.Command("zsh", "-f", "-c", prog.String())
