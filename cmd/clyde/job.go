@@ -270,26 +270,28 @@ func (rj *rankJob) After(ctx context.Context, iteration int, test result.FSTest,
 }
 
 // finish ends this rank's part: a failed or interrupted rank tells the
-// others; a rank stopped by another's failure says which. On rank 0 a
-// finished job's result becomes the job's: every rank merged.
+// others; a rank stopped by another's failure says which. Either way it
+// leaves with Stop, once every rank has cleaned up, so that no rank's exit
+// reads as a lost rank to one still removing its files (Hydra would sum
+// 130 and 1 into 131). On rank 0 a finished job's result becomes the
+// job's: every rank merged.
 func (rj *rankJob) finish(ctx context.Context, res *result.FS, runErr error) error {
 	defer rj.release()
-	if runErr != nil {
-		var ae *coord.AbortError
-		if abort := rj.job.Err(); errors.As(abort, &ae) && ae.Rank != rj.info.Rank {
-			runErr = fmt.Errorf("job aborted: %w", ae)
+	if runErr == nil {
+		if err := rj.job.Close(ctx); err != nil {
+			runErr = err
+		} else if rj.info.Rank == 0 && res != nil {
+			return rj.merge(res)
 		} else {
-			rj.job.Abort(runErr)
+			return nil
 		}
-		return runErr
 	}
-	if err := rj.job.Close(ctx); err != nil {
-		return fmt.Errorf("job aborted: %w", err)
+	var ae *coord.AbortError
+	if abort := rj.job.Err(); errors.As(abort, &ae) && ae.Rank != rj.info.Rank {
+		runErr = fmt.Errorf("job aborted: %w", ae)
 	}
-	if rj.info.Rank == 0 && res != nil {
-		return rj.merge(res)
-	}
-	return nil
+	rj.job.Stop(runErr, coord.DefaultStopWait)
+	return runErr
 }
 
 func (rj *rankJob) release() {

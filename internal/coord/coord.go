@@ -222,6 +222,10 @@ type Job struct {
 	xs       map[string]*exchange // rank 0: every exchange; others: those waited on
 	counters map[string]func() int64
 	closing  bool
+	// told is set once this rank has sent an abort (its own or one it
+	// passes on): an abort is told once, even after the job's context was
+	// cancelled by the process's own signal.
+	told bool
 
 	// rank 0
 	ln    net.Listener
@@ -230,8 +234,15 @@ type Job struct {
 	pending map[net.Conn]bool
 	byes    []bool
 	byeCh   chan struct{}
+	// stopped marks each rank that said it stopped or is gone; allStopped
+	// closes when every other rank has.
+	stopped    []bool
+	nstopped   int
+	allStopped chan struct{}
 	// other ranks
 	up *wire
+	// released closes when rank 0 lets the stopped ranks go (or is gone).
+	released chan struct{}
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -259,36 +270,38 @@ func (j *Job) Size() int { return j.cfg.Size }
 
 func (j *Job) heartbeatEvery() time.Duration { return max(j.cfg.LostAfter/5, 10*time.Millisecond) }
 
-// fail ends the job once, telling the others.
+// fail ends the job once, telling the others. The connections stay open:
+// a stopping rank still says when it has stopped (Stop), and the readers
+// keep reading until the job shuts down.
 func (j *Job) fail(ae *AbortError) {
 	j.mu.Lock()
-	if j.ctx.Err() != nil || j.closing {
+	if j.told || j.closing {
 		j.mu.Unlock()
 		return
 	}
-	j.cancel(ae)
+	j.told = true
+	if j.ctx.Err() == nil {
+		j.cancel(ae)
+	}
+	conns := append([]*wire(nil), j.conns...)
 	j.mu.Unlock()
 	msg := message{T: "abort", Abort: ae}
 	if j.cfg.Rank == 0 {
-		j.mu.Lock()
-		conns := append([]*wire(nil), j.conns...)
-		j.mu.Unlock()
 		for _, w := range conns {
 			if w != nil {
 				_ = w.send(msg, time.Second)
 			}
 		}
-		j.closeConns()
 		return
 	}
 	if j.up != nil {
 		_ = j.up.send(msg, time.Second)
-		_ = j.up.conn.Close()
 	}
 }
 
 // Abort ends the job because this rank failed (or was interrupted: err is
-// a context cancellation); every other rank's Context is cancelled.
+// a context cancellation); every other rank's Context is cancelled. It
+// does not wait: a rank that is about to exit after its cleanup calls Stop.
 func (j *Job) Abort(err error) {
 	ae := &AbortError{Rank: j.cfg.Rank, Host: j.cfg.Host, Reason: "failed: " + err.Error()}
 	if errors.Is(err, context.Canceled) {
@@ -299,6 +312,59 @@ func (j *Job) Abort(err error) {
 		ae = prior
 	}
 	j.fail(ae)
+}
+
+// DefaultStopWait bounds how long Stop waits for the other ranks' cleanup;
+// heartbeats go on meanwhile, so a rank that dies is still seen as lost
+// after Config.LostAfter.
+const DefaultStopWait = 10 * time.Minute
+
+// Stop is a rank leaving a job that did not finish: it aborts the job (see
+// Abort), then waits until every rank has stopped and cleaned up (or is
+// gone), at most wait, and shuts the job down. No rank exits while another
+// is still removing its files, so an exit is never read as a lost rank (a
+// launcher that sums the exit codes would report that instead of the
+// interruption), and a launcher that kills the survivors once one exits
+// kills no rank in its cleanup.
+func (j *Job) Stop(err error, wait time.Duration) {
+	j.Abort(err)
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	if j.cfg.Rank == 0 {
+		select {
+		case <-j.allStopped:
+		case <-timer.C:
+		}
+		j.mu.Lock()
+		conns := append([]*wire(nil), j.conns...)
+		j.mu.Unlock()
+		for _, w := range conns {
+			if w != nil {
+				_ = w.send(message{T: "release"}, time.Second)
+			}
+		}
+	} else if j.up != nil {
+		_ = j.up.send(message{T: "stopped"}, j.cfg.LostAfter)
+		select {
+		case <-j.released:
+		case <-timer.C:
+		}
+	}
+	j.shutdown()
+}
+
+// markStopped is rank 0 learning that rank r stopped or is gone.
+func (j *Job) markStopped(r int) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if r < 1 || r >= len(j.stopped) || j.stopped[r] {
+		return
+	}
+	j.stopped[r] = true
+	j.nstopped++
+	if j.nstopped == j.cfg.Size-1 {
+		close(j.allStopped)
+	}
 }
 
 func (j *Job) closeConns() {
@@ -420,10 +486,10 @@ func (j *Job) counter(phase string) int64 {
 }
 
 // Close ends a job that went well: a last barrier, then each rank says
-// goodbye so that rank 0 can tell a finished rank from a lost one.
+// goodbye so that rank 0 can tell a finished rank from a lost one. If the
+// barrier fails, the job is still up: the caller leaves it with Stop.
 func (j *Job) Close(ctx context.Context) error {
 	if err := j.Barrier(ctx, "close"); err != nil {
-		j.shutdown()
 		return err
 	}
 	j.mu.Lock()

@@ -363,3 +363,58 @@ func BenchmarkJob64(b *testing.B) {
 		}
 	}
 }
+
+// TestStopWaitsForEveryRank: a rank that stops waits until every other rank
+// has stopped (or is gone) before it leaves, and every rank reads the
+// interruption, not a lost rank.
+func TestStopWaitsForEveryRank(t *testing.T) {
+	cases := []struct {
+		name string
+		// last ends rank 2, which is still cleaning up when the others stop
+		last func(j *Job)
+	}{
+		{"the last rank stops", func(j *Job) { j.Stop(context.Canceled, time.Minute) }},
+		{"the last rank dies", func(j *Job) { dead(j); j.up.conn.Close() }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			jobs, errs := startJob(t, 3, func(c *Config) { c.LostAfter = 500 * time.Millisecond })
+			for r, err := range errs {
+				if err != nil {
+					t.Fatalf("rank %d: %v", r, err)
+				}
+			}
+			left := make(chan int, 3)
+			jobs[1].Abort(context.Canceled) // rank 1 is interrupted first
+			for _, r := range []int{0, 1} {
+				go func() {
+					<-jobs[r].Context().Done()
+					jobs[r].Stop(jobs[r].Err(), time.Minute)
+					left <- r
+				}()
+			}
+			<-jobs[2].Context().Done()
+			// Ranks 0 and 1 have stopped; rank 2 is still cleaning up, and
+			// heartbeats keep it alive for longer than LostAfter.
+			select {
+			case r := <-left:
+				t.Fatalf("rank %d left while rank 2 was still cleaning up", r)
+			case <-time.After(1500 * time.Millisecond):
+			}
+			tc.last(jobs[2])
+			for range 2 {
+				select {
+				case <-left:
+				case <-time.After(30 * time.Second):
+					t.Fatal("a rank never left after the last one stopped")
+				}
+			}
+			for r, j := range jobs {
+				var ae *AbortError
+				if err := j.Err(); !errors.As(err, &ae) && r != 1 || !errors.Is(err, context.Canceled) {
+					t.Errorf("rank %d ends with %v, want rank 1's interruption", r, err)
+				}
+			}
+		})
+	}
+}

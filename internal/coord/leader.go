@@ -17,7 +17,8 @@ func newJob(ctx context.Context, cfg Config) *Job {
 		cfg.PID = os.Getpid()
 	}
 	jctx, cancel := context.WithCancelCause(ctx)
-	j := &Job{cfg: cfg, ctx: jctx, cancel: cancel, xs: map[string]*exchange{}, counters: map[string]func() int64{}, stop: make(chan struct{})}
+	j := &Job{cfg: cfg, ctx: jctx, cancel: cancel, xs: map[string]*exchange{}, counters: map[string]func() int64{},
+		stop: make(chan struct{}), released: make(chan struct{}), allStopped: make(chan struct{})}
 	j.peers = make([]Peer, cfg.Size)
 	j.peers[cfg.Rank] = Peer{Rank: cfg.Rank, Host: cfg.Host, PID: cfg.PID}
 	return j
@@ -32,11 +33,13 @@ func Lead(ctx context.Context, ln net.Listener, cfg Config) (*Job, error) {
 	j.conns = make([]*wire, j.cfg.Size)
 	j.byes = make([]bool, j.cfg.Size)
 	j.byeCh = make(chan struct{})
+	j.stopped = make([]bool, j.cfg.Size)
 	j.pending = map[net.Conn]bool{}
 	joined := make(chan struct{})
 	if j.cfg.Size == 1 {
 		close(joined)
 		close(j.byeCh)
+		close(j.allStopped)
 	}
 	j.wg.Add(1)
 	go func() {
@@ -186,8 +189,10 @@ func (j *Job) handshake(c net.Conn, joined chan struct{}) {
 	j.readPeer(h.Rank, w)
 }
 
-// readPeer handles everything rank r sends until it says goodbye.
+// readPeer handles everything rank r sends until it says goodbye or is
+// gone; either way it no longer holds up a Stop.
 func (j *Job) readPeer(r int, w *wire) {
+	defer j.markStopped(r)
 	for {
 		m, err := w.recv(j.cfg.LostAfter, MaxMessage)
 		if err != nil {
@@ -208,6 +213,8 @@ func (j *Job) readPeer(r int, w *wire) {
 			if m.Abort != nil {
 				j.fail(m.Abort)
 			}
+		case "stopped":
+			j.markStopped(r)
 		case "bye":
 			j.mu.Lock()
 			j.byes[r] = true
@@ -295,15 +302,14 @@ func (j *Job) maybeRelease(name string, x *exchange) {
 	}
 }
 
-// heartbeat sends a ping every LostAfter/5 until the job stops.
+// heartbeat sends a ping every LostAfter/5 until the job shuts down, also
+// after an abort: a rank cleaning up before Stop returns is alive.
 func (j *Job) heartbeat(send func(message)) {
 	t := time.NewTicker(j.heartbeatEvery())
 	defer t.Stop()
 	for {
 		select {
 		case <-j.stop:
-			return
-		case <-j.ctx.Done():
 			return
 		case <-t.C:
 			send(message{T: "ping"})

@@ -115,8 +115,11 @@ func (j *Job) dial(ctx context.Context, addr string) (*wire, error) {
 	return w, nil
 }
 
-// readLeader handles what rank 0 sends until the job ends.
+// readLeader handles what rank 0 sends until the job shuts down or rank 0
+// is gone; an abort cancels the job and reading goes on, for the release
+// that ends a Stop.
 func (j *Job) readLeader() {
+	defer j.release()
 	for {
 		m, err := j.up.recv(j.cfg.LostAfter, MaxMessage)
 		if err != nil {
@@ -146,10 +149,23 @@ func (j *Job) readLeader() {
 				if j.ctx.Err() == nil {
 					j.cancel(m.Abort)
 				}
+				// rank 0 told everyone: this rank need not tell it back
+				j.told = true
 				j.mu.Unlock()
-				_ = j.up.conn.Close()
 			}
-			return
+		case "release":
+			j.release()
 		}
+	}
+}
+
+// release lets a stopped rank go (once).
+func (j *Job) release() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	select {
+	case <-j.released:
+	default:
+		close(j.released)
 	}
 }
