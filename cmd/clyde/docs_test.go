@@ -275,11 +275,14 @@ func TestCompletionZsh(t *testing.T) {
 		t.Fatal(err)
 	}
 	// One interactive zsh answers every case: type the line and list the
-	// choices (^D), read until the listing has settled, kill the line (^U),
-	// then print a marker and read up to it (the marker is quoted in the
-	// command, so its echo does not match). zle may drop type-ahead while it
-	// lists, so nothing is typed before the listing is read, and a marker
-	// that does not come back within a few seconds is asked for again; a case
+	// choices, read until the listing has settled, kill the line, then
+	// print a marker and read up to it (the marker is quoted in the
+	// command, so its echo does not match). Listing and killing are bound
+	// to ^Xl and ^Xk, not typed as ^D and ^U: keys that arrive while the
+	// previous command still runs meet the terminal in canonical mode,
+	// where ^U erases the line and ^D ends it before zle sees them (on a
+	// busy machine, every case after the first lost). A marker that does
+	// not come back within a few seconds is asked for again, and a case
 	// that never answers is reported as such instead of hanging the test.
 	cases := completionCases()
 	var prog strings.Builder
@@ -293,10 +296,10 @@ mark() { local chunk n=0; while (( n < 300 )); do
   if zpty -rt z chunk; then out+=$chunk; [[ $out == *MARK-$1* ]] && return 0; else sleep 0.1; (( n++ )); fi
 done; out+=" (no answer)"; return 1 }
 `)
-	prog.WriteString("zpty -w z 'PS1=; fpath=(" + fpath + " $fpath); autoload -Uz compinit; compinit -u -D; LISTMAX=1000; print -r -- $_comps[clyde]'\n" +
+	prog.WriteString("zpty -w z 'PS1=; fpath=(" + fpath + " $fpath); autoload -Uz compinit; compinit -u -D; LISTMAX=1000; bindkey \"^Xl\" list-choices; bindkey \"^Xk\" kill-whole-line; print -r -- $_comps[clyde]'\n" +
 		"out=; mark start; print -r -- \"$out\"\n")
 	for i, c := range cases {
-		fmt.Fprintf(&prog, "zpty -w -n z %s$'\\x04'\nsettle; all=$out\nzpty -w -n z $'\\x15'\nout=; mark %d; print -r -- \"CASE %d $all$out\"\n", shellQuote(c.line), i, i)
+		fmt.Fprintf(&prog, "zpty -w -n z %s$'\\x18l'\nsettle; all=$out\nzpty -w -n z $'\\x18k'\nout=; mark %d; print -r -- \"CASE %d $all$out\"\n", shellQuote(c.line), i, i)
 	}
 	prog.WriteString("zpty -d z\n")
 	cmd := exec.Command("zsh", "-f", "-c", prog.String())
