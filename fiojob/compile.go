@@ -419,14 +419,6 @@ func needValue(o Option) error {
 	return nil
 }
 
-func str(o Option, dst *string) error {
-	if err := needValue(o); err != nil {
-		return err
-	}
-	*dst = o.Value
-	return nil
-}
-
 // boolean reads fio's bool: no value is 1, else 0 or 1.
 func boolean(o Option, dst *bool) error {
 	if !o.HasValue {

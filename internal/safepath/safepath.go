@@ -31,7 +31,6 @@ package safepath
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"strings"
 
@@ -170,11 +169,6 @@ func RemoveOwned(d osio.Dir, name string) error {
 		return fmt.Errorf("%w; left it", err)
 	}
 	return d.Remove(osio.Name(name))
-}
-
-// errNotExist wraps fs.ErrNotExist with the path.
-func errNotExist(path string) error {
-	return &fs.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}
 }
 
 // splitLast splits path at its last slash, textually: "a/b/../c" is in
