@@ -2,8 +2,10 @@ package fsbench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
@@ -29,6 +31,9 @@ func (r *runner) runFileTests(ctx context.Context, run *result.FSRun) error {
 		for _, p := range phases {
 			for _, c := range r.copies {
 				c.flushed = ""
+				// --rank-shift: stat and delete the files of the
+				// peer rank's copy, whose names are the same.
+				c.onPeer = c.peer.dir.Valid() && p.test != create
 			}
 			if err := r.runPhase(ctx, run, p); err != nil {
 				r.removeTestDirs()
@@ -75,13 +80,16 @@ func (r *runner) makeTestDirs(c *copyState) error {
 	return nil
 }
 
-// testRoot opens the copy's test directory through the copy's descriptor.
+// testRoot opens the test directory of the copy's phase through its
+// directory's descriptor.
 func (r *runner) testRoot(c *copyState) (osio.Dir, error) {
-	return c.dir.OpenSubdir(osio.Name(c.testDir))
+	at := c.at()
+	return at.dir.OpenSubdir(osio.Name(at.testDir))
 }
 
 func (r *runner) testPath(c *copyState, name []byte) string {
-	return c.dir.Path() + "/" + c.testDir + "/" + string(name[:len(name)-1])
+	at := c.at()
+	return at.dir.Path() + "/" + at.testDir + "/" + string(name[:len(name)-1])
 }
 
 func (r *runner) fileErr(c *copyState, op string, path []byte, i int, err error) error {
@@ -120,6 +128,9 @@ func (r *runner) createFiles(ctx context.Context, c *copyState, _ int) (int64, i
 		default:
 			n, err := r.createOne(root, path, s.fileSize(i), chunk)
 			written += n
+			if err != nil && r.opts.RankShift > 0 && errors.Is(err, fs.ErrExist) {
+				err = fmt.Errorf("%w (another rank deleted it through its own mount: this client's cache still holds it, so the filesystem is not coherent between clients; sshfs needs -o cache=no,entry_timeout=0,attr_timeout=0 for a rank shift)", err)
+			}
 			if err != nil {
 				return int64(i), written, r.fileErr(c, "create", path, i, err)
 			}
@@ -402,8 +413,9 @@ func (r *runner) removeDirs(c *copyState) error {
 		}
 		root.Close()
 	}
-	if err := c.dir.RmdirSmall(osio.Name(c.testDir)); err != nil {
-		return fmt.Errorf("rmdir %s/%s: %w", c.dir.Path(), c.testDir, err)
+	at := c.at()
+	if err := at.dir.RmdirSmall(osio.Name(at.testDir)); err != nil {
+		return fmt.Errorf("rmdir %s/%s: %w", at.dir.Path(), at.testDir, err)
 	}
 	how, err := r.flushDeleted(c)
 	c.flushed = how

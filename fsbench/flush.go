@@ -84,15 +84,16 @@ func (r *runner) flushTestDirs(c *copyState, root osio.Dir) (int, error) {
 // flushed, the copy's directory that held the test directory (every file
 // and directory of the phase is gone).
 func (r *runner) flushDeleted(c *copyState) (string, error) {
-	err := c.dir.SyncFS()
+	d := c.at().dir
+	err := d.SyncFS()
 	if err == nil {
 		return osio.SyncFSMethod, nil
 	}
 	if !errors.Is(err, result.ErrNotSupported) {
 		return "", fmt.Errorf("syncfs: %w", err)
 	}
-	if serr := c.dir.Sync(); serr != nil {
-		return "", fmt.Errorf("flush directory %s: %w", c.dir.Path(), serr)
+	if serr := d.Sync(); serr != nil {
+		return "", fmt.Errorf("flush directory %s: %w", d.Path(), serr)
 	}
 	return fmt.Sprintf("the directory that held the test directory (%s)", notSupported(err)), nil
 }

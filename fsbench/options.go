@@ -116,6 +116,12 @@ type Options struct {
 	// Phases, when set, holds every phase until the other ranks of a
 	// many-client job are ready and hears each phase's result (phases.go).
 	Phases Phases
+	// RankShift is mdtest's -N: the stat and delete phases of the file
+	// tests use the files of the rank RankShift places on (its names are
+	// this rank's, so every rank needs the same seed), so that the
+	// client that created a file is not the one whose cache answers.
+	// Phases must be a Shifter.
+	RankShift int
 }
 
 // Special values of Options fields.
@@ -252,6 +258,8 @@ func (o *Options) validateResolved() error {
 		return result.Usagef("-s", "%d MiB is more than the %d MiB (8 PiB) clyde can address; give a smaller size", o.SizeMiB, int64(MaxSizeMiB))
 	case o.SizeMiB == 0 && o.FilesK == 0:
 		return result.Usagef("-s", "-s 0 and -n 0 together leave nothing to test")
+	case o.RankShift < 0:
+		return result.Usagef("--rank-shift", "the shift must be 0 or more ranks, got %d", o.RankShift)
 	case o.ChunkBytes < 256 || o.ChunkBytes > 1<<20 || o.ChunkBytes&(o.ChunkBytes-1) != 0:
 		return result.Usagef("-s", "chunk must be a power of two from 256 to 1m, got %d", o.ChunkBytes)
 	case o.Seeks < 1:

@@ -55,6 +55,24 @@ type copyState struct {
 	// descriptor table of its own (osio.IsolateThread), so what the lane
 	// left open must be closed by the runner rather than by the kernel.
 	sharedTable []bool
+	// peer is, with --rank-shift, the peer rank's copy directory and test
+	// directory, whose files the stat and delete phases use while onPeer.
+	peer   place
+	onPeer bool
+}
+
+// place is a directory that holds a file-test directory.
+type place struct {
+	dir     osio.Dir
+	testDir string
+}
+
+// at is where the copy's current file-test phase works.
+func (c *copyState) at() place {
+	if c.onPeer {
+		return c.peer
+	}
+	return place{c.dir, c.testDir}
 }
 
 // runner holds one clyde fs run.
@@ -78,6 +96,9 @@ func Run(ctx context.Context, opts Options) (*result.FS, error) {
 	opts.Resolve()
 	if err := opts.validateResolved(); err != nil {
 		return nil, err
+	}
+	if _, ok := opts.Phases.(Shifter); opts.RankShift > 0 && !ok {
+		return nil, result.Usagef("--rank-shift", "a rank shift needs a many-client job (mpiexec, srun or --ranks)")
 	}
 	if err := Preflight(&opts); err != nil {
 		return nil, err
@@ -117,6 +138,11 @@ func Run(ctx context.Context, opts Options) (*result.FS, error) {
 	}
 	if err := r.makePrivateDir(parent); err != nil {
 		return res, err
+	}
+	if opts.RankShift > 0 {
+		if err := r.openPeer(ctx, parent); err != nil {
+			return res, r.abandon(err)
+		}
 	}
 	// Every path below ends at the one Remove that reports its error; a
 	// panic would end the whole process, so no deferred copy of it.
@@ -215,11 +241,14 @@ func (r *runner) abandon(err error) error {
 // closeCopyDirs closes the copy directories' descriptors (the private
 // directory's own is closed by its Remove).
 func (r *runner) closeCopyDirs() {
-	if r.opts.Concurrency <= 1 {
-		return
-	}
 	for _, c := range r.copies {
-		_ = c.dir.Close()
+		if c.peer.dir.Valid() {
+			_ = c.peer.dir.Close()
+			c.peer.dir = osio.Dir{}
+		}
+		if r.opts.Concurrency > 1 {
+			_ = c.dir.Close()
+		}
 	}
 }
 

@@ -9,11 +9,14 @@ type FSJob struct {
 	Launcher string `json:"launcher"`
 	Ranks    int    `json:"ranks"`
 	// CopiesPerRank is -c on every rank; Config.Concurrency is Ranks x it.
-	CopiesPerRank int          `json:"copies_per_rank"`
-	Hosts         []string     `json:"hosts"`
-	Phases        []JobPhase   `json:"phases"`
-	PerRank       []JobRankRow `json:"per_rank"`
-	PerHost       []JobHostRow `json:"per_host"`
+	CopiesPerRank int `json:"copies_per_rank"`
+	// RankShift is --rank-shift (mdtest's -N): each rank's stat and delete
+	// phases used the files rank+RankShift created; 0 is each its own.
+	RankShift int          `json:"rank_shift,omitempty"`
+	Hosts     []string     `json:"hosts"`
+	Phases    []JobPhase   `json:"phases"`
+	PerRank   []JobRankRow `json:"per_rank"`
+	PerHost   []JobHostRow `json:"per_host"`
 }
 
 // JobPhase is one phase of one iteration across every rank. Every rank
@@ -48,6 +51,9 @@ type JobRankRow struct {
 	RatePerSec float64 `json:"rate_per_sec"`
 	FirstDone  bool    `json:"first_done,omitempty"`
 	LastDone   bool    `json:"last_done,omitempty"`
+	// FilesOfRank is, with a rank shift, the rank whose files this rank's
+	// stat or delete phase used.
+	FilesOfRank *int `json:"files_of_rank,omitempty"`
 }
 
 // JobHostRow is one host's ranks in one phase: items summed, elapsed the

@@ -145,6 +145,7 @@ func fsOptions(c *cli.Context) (fsbench.Options, error) {
 		o.Seed, o.SeedSet = uint32(n), true
 	}
 	o.Concurrency = c.Int("concurrency")
+	o.RankShift = c.Int("rank-shift")
 	o.RandomData = c.Bool("random-data")
 	o.NoEvict = c.Bool("no-evict")
 	o.CommandLine = os.Args
@@ -260,6 +261,7 @@ func fsAction(c *cli.Context) error {
 	}
 	if rj != nil {
 		o.Phases = rj
+		rj.jobSeed(&o)
 		if rj.info.Rank != 0 {
 			return rankAction(c, rj, o)
 		}

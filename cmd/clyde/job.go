@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -39,6 +40,7 @@ func jobFlags() []cli.Flag {
 		&cli.StringFlag{Name: "token-file", Usage: "`FILE` holding the job's secret, the same on every rank (a Kubernetes Secret); under PMI rank 0 makes one and shares it"},
 		&cli.BoolFlag{Name: "per-rank", Usage: "many ranks: every rank also prints its own tables and CSV (rank 0 prints the job's)"},
 		&cli.DurationFlag{Name: "rank-timeout", Value: coord.DefaultHelloTimeout, Usage: "many ranks: how long rank 0 waits for every rank to connect"},
+		&cli.IntFlag{Name: "rank-shift", Usage: "many ranks (mdtest's -N): each rank stats and deletes the small files of the rank `N` places on, so the client that created them is not the one whose cache answers; every rank's -d must show one shared directory"},
 	}
 }
 
@@ -61,6 +63,12 @@ type rankJob struct {
 	finished atomic.Int64
 	lock     *runlock.Lock
 	parent   *osio.Dir
+
+	// shift is --rank-shift; seed, when shift is set and no seed was
+	// given, is the job's (from its token), the same on every rank, so
+	// that a rank's names are its peer's.
+	shift int
+	seed  uint32
 
 	mu     sync.Mutex
 	phases []gathered // rank 0
@@ -96,6 +104,9 @@ func startRanks(c *cli.Context, o fsbench.Options) (*rankJob, error) {
 func joinRanks(c *cli.Context, o fsbench.Options, info *launch.Info) (*rankJob, error) {
 	if c.IsSet("auto") {
 		return nil, result.Usagef("--auto", "picks sizes from one machine's speed; with %d ranks give -s and -n", info.Size)
+	}
+	if n := o.RankShift; n > 0 && n%info.Size == 0 {
+		return nil, result.Usagef("--rank-shift", "a shift of %d among %d ranks lands every rank on its own files; give 1 to %d", n, info.Size, info.Size-1)
 	}
 	token, err := jobToken(c, info)
 	if err != nil {
@@ -149,6 +160,10 @@ func joinRanks(c *cli.Context, o fsbench.Options, info *launch.Info) (*rankJob, 
 		rj.job = job
 	}
 	rj.ctx = rj.job.Context()
+	rj.shift = o.RankShift
+	if sum := sha256.Sum256(cfg.Token); rj.shift > 0 {
+		rj.seed = binary.BigEndian.Uint32(sum[:4])
+	}
 	// PMI's work is done: finalize now, so that the launcher sees a rank
 	// that dies later as a process that exited, not a broken PMI client
 	// (Hydra then kills every rank at once, before they can clean up).
@@ -236,6 +251,29 @@ func phaseName(iteration int, test result.FSTest) string {
 	return strconv.Itoa(iteration) + "/" + test.Name()
 }
 
+// jobSeed gives o the job's seed for --rank-shift when none was given:
+// every rank's names must be the ones its peer created.
+func (rj *rankJob) jobSeed(o *fsbench.Options) {
+	if rj.shift > 0 && !o.SeedSet && len(o.SeedNumbers) == 0 {
+		o.Seed, o.SeedSet = rj.seed, true
+	}
+}
+
+// PeerDirs is --rank-shift's exchange: every rank's private and test
+// directory names to every rank, and the ones rank+shift made back.
+func (rj *rankJob) PeerDirs(ctx context.Context, private, testDir string) (string, string, error) {
+	all, err := rj.job.AllGather(ctx, "rank-shift", [2]string{private, testDir})
+	if err != nil {
+		return "", "", err
+	}
+	peer := (rj.info.Rank + rj.shift) % rj.info.Size
+	var dirs [2]string
+	if err := json.Unmarshal(all[peer], &dirs); err != nil {
+		return "", "", fmt.Errorf("rank %d's directories: %w", peer, err)
+	}
+	return dirs[0], dirs[1], nil
+}
+
 // Before is the common start of a phase.
 func (rj *rankJob) Before(ctx context.Context, iteration int, test result.FSTest, done func() int64) error {
 	rj.finished.Store(-1)
@@ -309,7 +347,7 @@ func (rj *rankJob) release() {
 // per-phase, per-rank and per-host rows.
 func (rj *rankJob) merge(res *result.FS) error {
 	peers := rj.job.Peers()
-	job := &result.FSJob{Launcher: rj.info.Launcher, Ranks: rj.info.Size, CopiesPerRank: res.Config.Concurrency}
+	job := &result.FSJob{Launcher: rj.info.Launcher, Ranks: rj.info.Size, CopiesPerRank: res.Config.Concurrency, RankShift: rj.shift}
 	hostSet := map[string]bool{}
 	for _, p := range peers {
 		hostSet[p.Host] = true
@@ -331,7 +369,7 @@ func (rj *rankJob) merge(res *result.FS) error {
 		merged.Flush, merged.Cache, merged.Notes = run.Tests[g.test].Flush, run.Tests[g.test].Cache, run.Tests[g.test].Notes
 		run.Tests[g.test] = merged
 		job.Phases = append(job.Phases, jobPhase(g, merged))
-		job.PerRank = append(job.PerRank, rankRows(g, peers, merged.ElapsedNs)...)
+		job.PerRank = append(job.PerRank, rankRows(g, peers, merged.ElapsedNs, rj.shift)...)
 		job.PerHost = append(job.PerHost, hostRows(g, peers, job.Hosts)...)
 	}
 	res.Job = job
@@ -401,7 +439,7 @@ func jobPhase(g gathered, merged result.FSTestResult) result.JobPhase {
 	return p
 }
 
-func rankRows(g gathered, peers []coord.Peer, lastNs int64) []result.JobRankRow {
+func rankRows(g gathered, peers []coord.Peer, lastNs int64, shift int) []result.JobRankRow {
 	var rows []result.JobRankRow
 	first := g.ranks[0].ElapsedNs
 	for _, t := range g.ranks {
@@ -414,6 +452,10 @@ func rankRows(g gathered, peers []coord.Peer, lastNs int64) []result.JobRankRow 
 			row.Host, row.PID = peers[r].Host, peers[r].PID
 		}
 		row.RatePerSec, _ = rate(g.test, t.Ops, t.Bytes, t.ElapsedNs)
+		if shift > 0 && !g.test.IsIO() && g.test != result.SeqCreate && g.test != result.RandCreate {
+			of := (r + shift) % len(g.ranks)
+			row.FilesOfRank = &of
+		}
 		rows = append(rows, row)
 	}
 	return rows

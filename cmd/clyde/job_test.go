@@ -35,7 +35,7 @@ func TestJobPhaseFirstAndLastDone(t *testing.T) {
 		t.Fatalf("phase %+v", p)
 	}
 	peers := []coord.Peer{{Rank: 0, Host: "a", PID: 1}, {Rank: 1, Host: "b", PID: 2}, {Rank: 2, Host: "a", PID: 3}}
-	rows := rankRows(g, peers, merged.ElapsedNs)
+	rows := rankRows(g, peers, merged.ElapsedNs, 0)
 	if len(rows) != 3 || !rows[1].FirstDone || !rows[2].LastDone || rows[0].FirstDone || rows[2].RatePerSec != 250 || rows[2].Host != "a" {
 		t.Fatalf("rank rows %+v", rows)
 	}

@@ -386,6 +386,11 @@ func (j *Job) closeConns() {
 
 // arrive enters this rank into exchange name and waits until every rank has.
 func (j *Job) arrive(ctx context.Context, name string, data any, counting bool) (*exchange, error) {
+	// After an abort nothing more is exchanged: the connections stay
+	// open only for Stop.
+	if err := j.Err(); err != nil {
+		return nil, err
+	}
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return nil, err
@@ -407,6 +412,9 @@ func (j *Job) arrive(ctx context.Context, name string, data any, counting bool) 
 	}
 	select {
 	case <-x.done:
+		if err := j.Err(); err != nil {
+			return nil, err
+		}
 		return x, nil
 	case <-j.ctx.Done():
 		return nil, context.Cause(j.ctx)
@@ -441,6 +449,21 @@ func (j *Job) Gather(ctx context.Context, name string, data any) ([]json.RawMess
 	x, err := j.arrive(ctx, "g:"+name, data, false)
 	if err != nil || j.cfg.Rank != 0 {
 		return nil, err
+	}
+	return x.data, nil
+}
+
+// AllGather brings each rank's data to every rank, by rank. It is a
+// barrier too.
+func (j *Job) AllGather(ctx context.Context, name string, data any) ([]json.RawMessage, error) {
+	x, err := j.arrive(ctx, "a:"+name, data, false)
+	if err != nil {
+		return nil, err
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if len(x.data) != j.cfg.Size || x.data[j.cfg.Rank] == nil {
+		return nil, fmt.Errorf("all-gather %s: rank 0 sent no data", name)
 	}
 	return x.data, nil
 }

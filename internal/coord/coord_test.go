@@ -418,3 +418,32 @@ func TestStopWaitsForEveryRank(t *testing.T) {
 		})
 	}
 }
+
+func TestAllGather(t *testing.T) {
+	const size = 3
+	jobs, errs := startJob(t, size, nil)
+	for r, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+	}
+	got := make([][]json.RawMessage, size)
+	errs = eachRank(jobs, func(j *Job) error {
+		var err error
+		got[j.Rank()], err = j.AllGather(context.Background(), "dirs", fmt.Sprintf("dir-of-%d", j.Rank()))
+		return err
+	})
+	for r, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+		if len(got[r]) != size {
+			t.Fatalf("rank %d got %d entries", r, len(got[r]))
+		}
+		for q, raw := range got[r] {
+			if want := fmt.Sprintf("%q", fmt.Sprintf("dir-of-%d", q)); string(raw) != want {
+				t.Errorf("rank %d has %s for rank %d, want %s", r, raw, q, want)
+			}
+		}
+	}
+}

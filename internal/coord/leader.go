@@ -283,7 +283,7 @@ func (j *Job) leaderCounted(r int, phase string, n int64) {
 // maybeRelease lets every rank go on once the exchange is complete.
 func (j *Job) maybeRelease(name string, x *exchange) {
 	j.mu.Lock()
-	if !x.complete() {
+	if !x.complete() || j.ctx.Err() != nil {
 		j.mu.Unlock()
 		return
 	}
@@ -295,9 +295,13 @@ func (j *Job) maybeRelease(name string, x *exchange) {
 	}
 	close(x.done)
 	j.mu.Unlock()
+	msg := message{T: "go", Name: name}
+	if strings.HasPrefix(name, "a:") { // AllGather: every rank gets it all
+		msg.Data, _ = json.Marshal(x.data)
+	}
 	for _, w := range j.conns {
 		if w != nil {
-			_ = w.send(message{T: "go", Name: name}, j.cfg.LostAfter)
+			_ = w.send(msg, j.cfg.LostAfter)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package coord
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -137,6 +138,12 @@ func (j *Job) readLeader() {
 			select {
 			case <-x.done:
 			default:
+				if m.Data != nil {
+					var all []json.RawMessage
+					if json.Unmarshal(m.Data, &all) == nil && len(all) == j.cfg.Size {
+						x.data = all
+					}
+				}
 				close(x.done)
 			}
 			j.mu.Unlock()

@@ -39,6 +39,9 @@ const maxMarkerBytes = 4096
 // namePattern matches only the names Create produces.
 var namePattern = regexp.MustCompile(`^clyde\.[0-9]+\.[0-9a-f]{8}$`)
 
+// IsRunName is true for a name Create could have made.
+func IsRunName(name string) bool { return namePattern.MatchString(name) }
+
 // Marker is the content of MarkerName: which process made the directory,
 // named exactly enough (internal/proc) that a reused pid or a reboot does
 // not pass for the run.
