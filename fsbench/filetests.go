@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 
+	"github.com/clydebench/clyde/internal/cpuclock"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
@@ -35,7 +36,15 @@ func (r *runner) runFileTests(ctx context.Context, run *result.FSRun) error {
 				// peer rank's copy, whose names are the same.
 				c.onPeer = c.peer.dir.Valid() && p.test != create
 			}
-			if err := r.runPhase(ctx, run, p); err != nil {
+			r.wall = nil
+			if p.test == create {
+				r.wall = r.newWall(run.Iteration, create)
+			}
+			err := r.runPhase(ctx, run, p)
+			if r.wall != nil {
+				run.Tests[p.test].Stonewall = r.wall.result()
+			}
+			if err != nil {
 				r.removeTestDirs()
 				return err
 			}
@@ -114,7 +123,21 @@ func (r *runner) createFiles(ctx context.Context, c *copyState, _ int) (int64, i
 	}
 	var written int64
 	clock := startOps(ctx, c)
-	for i := range s.n {
+	// --stonewall: stop at the wall, then make files up to the count
+	// every worker agreed on.
+	w, start, limit := r.wall, clock.prev, s.n
+	for i := 0; i < limit; i++ {
+		if w != nil && w.reached(start) {
+			m, err := w.stop(ctx, int64(i), cpuclock.Nanotime()-start, false)
+			if err != nil {
+				return int64(i), written, err
+			}
+			limit, w = int(min(m, int64(s.n))), nil
+			if i >= limit {
+				break
+			}
+			clock.prev = cpuclock.Nanotime() // the wait is no file's latency
+		}
 		path = s.path(path, i)
 		switch {
 		case i > 0 && r.opts.MaxFileBytes == LinkHard:
@@ -143,9 +166,18 @@ func (r *runner) createFiles(ctx context.Context, c *copyState, _ int) (int64, i
 			return int64(i), written, err
 		}
 	}
+	if w != nil { // made them all before the wall: the first done
+		m, err := w.stop(ctx, int64(limit), cpuclock.Nanotime()-start, true)
+		if err != nil {
+			return int64(limit), written, err
+		}
+		limit = int(min(m, int64(s.n)))
+	}
+	// The later phases see the files there are.
+	s.truncate(limit)
 	how, err := r.flushCreated(c, root)
 	c.flushed = how
-	return int64(s.n), written, err
+	return int64(limit), written, err
 }
 
 // symlinkTarget points a link at file 0 from any directory. bonnie++ linked

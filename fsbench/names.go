@@ -22,7 +22,10 @@ const markEvery = 64
 // (and 4 MiB of order with a seed the user gave), where keeping the names
 // and the order took 17 MiB.
 type nameSet struct {
-	n      int
+	n int
+	// spread is the count the files' directories were drawn for: n, until
+	// a stonewall truncates the set.
+	spread int
 	random bool // random-name set: random part first, then the index
 	dirs   int  // directories the files are spread over
 	// marks[k] is the stream where file k*markEvery's name starts.
@@ -60,7 +63,7 @@ func newNameSet(rng *glibcrand.Rand, n int, random bool, o *Options, prev *nameS
 	} else {
 		marks = make([]glibcrand.Mark, 0, need)
 	}
-	s := &nameSet{n: n, random: random, dirs: o.Dirs, exactOrder: !o.seedDrawn, marks: marks}
+	s := &nameSet{n: n, spread: n, random: random, dirs: o.Dirs, exactOrder: !o.seedDrawn, marks: marks}
 	for i := range n {
 		if i%markEvery == 0 {
 			s.marks = append(s.marks, rng.Mark())
@@ -80,6 +83,16 @@ func newNameSet(rng *glibcrand.Rand, n int, random bool, o *Options, prev *nameS
 	s.names, s.sizes = *rng, *rng
 	s.nameAt, s.sizeAt = n, n // positioned nowhere yet: the first use rewinds
 	return s
+}
+
+// truncate keeps the first n files (a stonewall stopped the create
+// phase there): the later phases visit only those.
+func (s *nameSet) truncate(n int) {
+	if n < s.n {
+		s.n = n
+		s.sizeAt = min(s.sizeAt, n)
+		s.nameAt = min(s.nameAt, n)
+	}
 }
 
 // fileSize is file i's size in bytes. Sizes are drawn in order, as the
@@ -118,7 +131,7 @@ func (s *nameSet) randomPart(i int) []byte {
 // dirOf spreads files evenly: bonnie++ gave every directory one file too many
 // and the last one the shortfall.
 func (s *nameSet) dirOf(i int) int {
-	return int(int64(i) * int64(s.dirs) / int64(s.n))
+	return int(int64(i) * int64(s.dirs) / int64(s.spread))
 }
 
 // base appends file i's name (without directory) to b.

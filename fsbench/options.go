@@ -122,6 +122,9 @@ type Options struct {
 	// client that created a file is not the one whose cache answers.
 	// Phases must be a Shifter.
 	RankShift int
+	// Stonewall is mdtest's -W for the create phases (result.FSStonewall);
+	// 0 creates every file. Across ranks Phases must be a Stonewaller.
+	Stonewall time.Duration
 }
 
 // Special values of Options fields.
@@ -258,6 +261,8 @@ func (o *Options) validateResolved() error {
 		return result.Usagef("-s", "%d MiB is more than the %d MiB (8 PiB) clyde can address; give a smaller size", o.SizeMiB, int64(MaxSizeMiB))
 	case o.SizeMiB == 0 && o.FilesK == 0:
 		return result.Usagef("-s", "-s 0 and -n 0 together leave nothing to test")
+	case o.Stonewall < 0:
+		return result.Usagef("--stonewall", "give a time of 0 or more seconds, got %s", o.Stonewall)
 	case o.RankShift < 0:
 		return result.Usagef("--rank-shift", "the shift must be 0 or more ranks, got %d", o.RankShift)
 	case o.ChunkBytes < 256 || o.ChunkBytes > 1<<20 || o.ChunkBytes&(o.ChunkBytes-1) != 0:

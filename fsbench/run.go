@@ -84,6 +84,8 @@ type runner struct {
 	private *rundir.Run
 	copies  []*copyState
 	prog    *progress
+	// wall is the running create phase's stonewall (--stonewall), or nil.
+	wall *wall
 	// plainSync is set when a -b flush could not go through the drive's
 	// cache (macOS without F_FULLFSYNC on the filesystem).
 	plainSync atomic.Bool

@@ -184,3 +184,49 @@ func sshd(t *testing.T) (int, string) {
 	}
 	return port, filepath.Join(d, "user")
 }
+
+// TestMpiexecStonewall: each create phase stops on both ranks at the wall,
+// both make files up to the higher count, and the shifted stat and delete
+// find every one of them on the peer (the point of the wear-out).
+func TestMpiexecStonewall(t *testing.T) {
+	mpiexec := needMpiexec(t)
+	dir := t.TempDir()
+	const perRank = 64 * 1024
+	p := startProc(t, launcherEnv(), mpiexec, "-n", "2", clydeBin, "fs", "-d", dir, "-s", "0", "-n", "64:0:0:4", "--no-history",
+		"--stonewall", "0.5", "--rank-shift", "1", "--json", "-")
+	if code := p.wait(t, 3*time.Minute); code != 0 {
+		t.Fatalf("exit %d: %s", code, p.stderr.String())
+	}
+	if !strings.Contains(p.stdout.String(), "Stonewall 0.5s: seq_create stopped") {
+		t.Errorf("no stonewall line in:\n%s", p.stdout.String())
+	}
+	res := decodeJob(t, p.stdout.String())
+	tests := res.Runs[0].Tests
+	for _, create := range []result.FSTest{result.SeqCreate, result.RandCreate} {
+		sw := tests[create].Stonewall
+		switch {
+		case sw == nil:
+			t.Fatalf("%s has no stonewall", create.Name())
+		case sw.Wall == "time" && (sw.MaxItems >= perRank || sw.Items > 2*sw.MaxItems || sw.MinItems > sw.MaxItems):
+			t.Fatalf("%s stonewall %+v", create.Name(), sw)
+		case sw.Wall == "first done" && sw.MaxItems != perRank:
+			t.Fatalf("%s stonewall %+v", create.Name(), sw)
+		}
+		// every phase of this half saw the agreed count on each rank
+		for _, row := range res.Job.PerRank {
+			if sameHalf(row.Test, create) && row.Items != sw.MaxItems {
+				t.Errorf("%s rank %d: %d files, want %d", row.Test, row.Rank, row.Items, sw.MaxItems)
+			}
+		}
+	}
+	checkShift(t, res, 2, 1)
+	emptyDir(t, dir)
+}
+
+// sameHalf is whether test is in create's half of the file tests.
+func sameHalf(test string, create result.FSTest) bool {
+	if create == result.SeqCreate {
+		return strings.HasPrefix(test, "seq_")
+	}
+	return strings.HasPrefix(test, "ran_")
+}

@@ -184,6 +184,32 @@ type FSTestResult struct {
 	// a whole volume (Windows without administrator rights).
 	Flush string   `json:"flush,omitempty"`
 	Notes []string `json:"notes,omitempty"`
+	// Stonewall is --stonewall's account of a create phase.
+	Stonewall *FSStonewall `json:"stonewall,omitempty"`
+}
+
+// FSStonewall is mdtest's stonewall with wear-out (-W): a create phase
+// stops on every worker (each copy of each rank) once Seconds have passed
+// since its start or the first worker has made all its files; then the
+// workers behind make files up to the highest count any worker reached, so
+// every later phase sees equal trees. Ops and the phase's rate include that
+// catch-up; Items and Rate are at the stonewall (mdtest's "stonewall rate":
+// the items made by then over the time to the stonewall, the slowest
+// worker's).
+type FSStonewall struct {
+	Seconds float64 `json:"seconds"`
+	// Items is the sum over the workers of the files each had made at the
+	// stonewall; MinItems and MaxItems the fewest and most one had.
+	Items    int64 `json:"items"`
+	MinItems int64 `json:"min_items"`
+	MaxItems int64 `json:"max_items"`
+	// ElapsedNs is the latest worker's time from the phase's start to its
+	// stop.
+	ElapsedNs  int64   `json:"elapsed_ns"`
+	RatePerSec float64 `json:"rate_per_sec"`
+	// Wall says what stopped the phase: "time" (Seconds passed) or
+	// "first done" (a worker made all its files first).
+	Wall string `json:"wall"`
 }
 
 // CacheState says how cold the page cache was when a read phase started.

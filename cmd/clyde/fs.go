@@ -49,6 +49,7 @@ func fsCommand() *cli.Command {
 			&cli.BoolFlag{Name: "percentiles", Usage: "after the tables, print each test's latency distribution (min, mean, p50, p90, p99, p99.9, max)"},
 			&cli.BoolFlag{Name: "random-data", Usage: "write incompressible data instead of bonnie++'s near-zero blocks"},
 			&cli.BoolFlag{Name: "no-evict", Usage: "do not drop the big file from the page cache before read phases"},
+			&cli.Float64Flag{Name: "stonewall", Usage: "mdtest's -W: each create phase stops after `SECONDS` (or once a worker has made all its files), then every worker makes files up to the most any made, so later phases see equal trees; the JSON and a line below the tables give the stonewall rate"},
 			&cli.StringFlag{Name: "auto", Usage: "--auto[=BUDGET]: pick -s, its seek count, -f and -n so every test runs about a second here, within the free space and inodes and about BUDGET of wall time (default 2m), after short uncounted calibration runs; a later --auto run on this host and directory reuses the sizes in the history; sizes given with -s, -f or -n are kept; the 2x-RAM rule is off unless -r is given"},
 			&cli.BoolFlag{Name: "cleanup", Usage: "remove what killed clyde runs left in -d, then exit"},
 			&cli.BoolFlag{Name: "force", Usage: "with --cleanup: also remove what runs on other hosts left (a shared filesystem)"},
@@ -146,6 +147,7 @@ func fsOptions(c *cli.Context) (fsbench.Options, error) {
 	}
 	o.Concurrency = c.Int("concurrency")
 	o.RankShift = c.Int("rank-shift")
+	o.Stonewall = time.Duration(c.Float64("stonewall") * float64(time.Second))
 	o.RandomData = c.Bool("random-data")
 	o.NoEvict = c.Bool("no-evict")
 	o.CommandLine = os.Args

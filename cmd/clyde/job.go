@@ -274,6 +274,32 @@ func (rj *rankJob) PeerDirs(ctx context.Context, private, testDir string) (strin
 	return dirs[0], dirs[1], nil
 }
 
+// Wall is closed when the first rank reaches the phase's stonewall.
+func (rj *rankJob) Wall(iteration int, test result.FSTest) <-chan struct{} {
+	return rj.job.FirstArrived("wall/" + phaseName(iteration, test))
+}
+
+// AgreeStonewall combines every rank's counts at the phase's stonewall.
+func (rj *rankJob) AgreeStonewall(ctx context.Context, iteration int, test result.FSTest, mine fsbench.StonewallCounts) (fsbench.StonewallCounts, error) {
+	all, err := rj.job.AllGather(ctx, "wall/"+phaseName(iteration, test), mine)
+	if err != nil {
+		return mine, err
+	}
+	var job fsbench.StonewallCounts
+	for r, raw := range all {
+		var c fsbench.StonewallCounts
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return mine, fmt.Errorf("rank %d's stonewall: %w", r, err)
+		}
+		if r == 0 {
+			job = c
+		} else {
+			job = job.Combine(c)
+		}
+	}
+	return job, nil
+}
+
 // Before is the common start of a phase.
 func (rj *rankJob) Before(ctx context.Context, iteration int, test result.FSTest, done func() int64) error {
 	rj.finished.Store(-1)
@@ -366,7 +392,8 @@ func (rj *rankJob) merge(res *result.FS) error {
 		if err != nil {
 			return err
 		}
-		merged.Flush, merged.Cache, merged.Notes = run.Tests[g.test].Flush, run.Tests[g.test].Cache, run.Tests[g.test].Notes
+		// rank 0's stonewall is already the job's (AgreeStonewall)
+		merged.Flush, merged.Cache, merged.Notes, merged.Stonewall = run.Tests[g.test].Flush, run.Tests[g.test].Cache, run.Tests[g.test].Notes, run.Tests[g.test].Stonewall
 		run.Tests[g.test] = merged
 		job.Phases = append(job.Phases, jobPhase(g, merged))
 		job.PerRank = append(job.PerRank, rankRows(g, peers, merged.ElapsedNs, rj.shift)...)

@@ -222,6 +222,8 @@ type Job struct {
 	xs       map[string]*exchange // rank 0: every exchange; others: those waited on
 	counters map[string]func() int64
 	closing  bool
+	// firsts close when the first rank arrives at an AllGather (by name).
+	firsts map[string]chan struct{}
 	// told is set once this rank has sent an abort (its own or one it
 	// passes on): an abort is told once, even after the job's context was
 	// cancelled by the process's own signal.
@@ -451,6 +453,36 @@ func (j *Job) Gather(ctx context.Context, name string, data any) ([]json.RawMess
 		return nil, err
 	}
 	return x.data, nil
+}
+
+// FirstArrived is closed once the first rank has arrived at AllGather
+// name: a stonewall's "some rank stopped, stop too".
+func (j *Job) FirstArrived(name string) <-chan struct{} {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.first("a:" + name)
+}
+
+// first is the channel of exchange name's first arrival; j.mu is held.
+func (j *Job) first(name string) chan struct{} {
+	ch := j.firsts[name]
+	if ch == nil {
+		ch = make(chan struct{})
+		j.firsts[name] = ch
+	}
+	return ch
+}
+
+// arrived closes exchange name's first-arrival channel (once).
+func (j *Job) arrived(name string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	ch := j.first(name)
+	select {
+	case <-ch:
+	default:
+		close(ch)
+	}
 }
 
 // AllGather brings each rank's data to every rank, by rank. It is a

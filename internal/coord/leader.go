@@ -17,7 +17,7 @@ func newJob(ctx context.Context, cfg Config) *Job {
 		cfg.PID = os.Getpid()
 	}
 	jctx, cancel := context.WithCancelCause(ctx)
-	j := &Job{cfg: cfg, ctx: jctx, cancel: cancel, xs: map[string]*exchange{}, counters: map[string]func() int64{},
+	j := &Job{cfg: cfg, ctx: jctx, cancel: cancel, xs: map[string]*exchange{}, counters: map[string]func() int64{}, firsts: map[string]chan struct{}{},
 		stop: make(chan struct{}), released: make(chan struct{}), allStopped: make(chan struct{})}
 	j.peers = make([]Peer, cfg.Size)
 	j.peers[cfg.Rank] = Peer{Rank: cfg.Rank, Host: cfg.Host, PID: cfg.PID}
@@ -252,7 +252,16 @@ func (j *Job) leaderArrive(r int, name string, data json.RawMessage, counting bo
 		x.counting, x.first = true, r
 		x.counts = make([]int64, j.cfg.Size)
 	}
+	firstIn := x.n == 1 && strings.HasPrefix(name, "a:")
 	j.mu.Unlock()
+	if firstIn {
+		j.arrived(name)
+		for _, w := range j.conns {
+			if w != nil {
+				_ = w.send(message{T: "first", Name: name}, j.cfg.LostAfter)
+			}
+		}
+	}
 	if askCounts {
 		phase := strings.TrimPrefix(name, "end:")
 		for _, w := range j.conns {

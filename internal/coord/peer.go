@@ -160,6 +160,8 @@ func (j *Job) readLeader() {
 				j.told = true
 				j.mu.Unlock()
 			}
+		case "first":
+			j.arrived(m.Name)
 		case "release":
 			j.release()
 		}

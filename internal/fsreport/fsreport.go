@@ -44,6 +44,9 @@ func Write(text, csv io.Writer, res *result.FS, o Options) error {
 					return err
 				}
 			}
+			if err := writeStonewalls(text, run); err != nil {
+				return err
+			}
 			if fs := res.Provenance.Filesystem; fs.NoJournal && !noted && ranFileTests(run) {
 				noted = true
 				if _, err := fmt.Fprintf(text, noJournalNote, fs.MountPoint); err != nil {
@@ -77,4 +80,21 @@ func ranFileTests(run result.FSRun) bool {
 		}
 	}
 	return false
+}
+
+// writeStonewalls says, below the tables, where --stonewall stopped each
+// create phase: mdtest's stonewall rate, and the count every worker then
+// caught up to (the files the later phases saw).
+func writeStonewalls(w io.Writer, run result.FSRun) error {
+	for _, t := range []result.FSTest{result.SeqCreate, result.RandCreate} {
+		sw := run.Tests[t].Stonewall
+		if sw == nil {
+			continue
+		}
+		if _, err := fmt.Fprintf(w, "Stonewall %gs: %s stopped (%s) at %d files in %.3f s, %.0f/s; each worker then made %d (fewest at the wall %d)\n",
+			sw.Seconds, t.Name(), sw.Wall, sw.Items, float64(sw.ElapsedNs)/1e9, sw.RatePerSec, sw.MaxItems, sw.MinItems); err != nil {
+			return err
+		}
+	}
+	return nil
 }
