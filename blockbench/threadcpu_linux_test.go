@@ -5,6 +5,7 @@ package blockbench
 import (
 	"context"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -22,6 +23,9 @@ func TestJobCPUIsEachJobsOwn(t *testing.T) {
 	slow, fast := base, base
 	slow.Name, fast.Name = "slow", "fast"
 	slow.RateIOPS = [2]int64{4, 0}
+	// The fast job's measured time starts when its ramp ends, on its own
+	// thread, as the group's does; the slow one's when its work starts.
+	fast.RampTime = 200 * time.Millisecond
 	res, err := RunPlan(context.Background(), Plan{Groups: []Group{{slow, fast}}, DestroyData: true})
 	if err != nil {
 		t.Fatal(err)
@@ -58,8 +62,32 @@ func TestJobCPUIsEachJobsOwn(t *testing.T) {
 	if s.Ctx < 1 || s.Ctx >= f.Ctx {
 		t.Errorf("context switches: %d for the sleeping job, %d for the busy one", s.Ctx, f.Ctx)
 	}
-	// One job's thread is part of the process.
+	// One job's thread is part of the process (over the same window: the
+	// group's starts when the fast job's ramp ends).
 	if p := f.ProcessCPU; f.UsrCPU+f.SysCPU > 1.05*(p.UsrCPU+p.SysCPU)+1 {
 		t.Errorf("the busy job's thread used %.3f%% CPU, more than the whole process's %.3f%%", f.UsrCPU+f.SysCPU, p.UsrCPU+p.SysCPU)
+	}
+}
+
+// A reading taken on another thread than the first is not the worker's:
+// the worker reports no thread figure (its job falls back to the process's)
+// rather than the difference of two threads' counters.
+func TestThreadCPUFromAnotherThreadIsRefused(t *testing.T) {
+	w := &worker{base: time.Now()}
+	started := make(chan struct{})
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		w.startThreadCPU()
+		close(started)
+	}()
+	<-started
+	if !w.thread.ok {
+		t.Fatal("no thread figure at the start on Linux")
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	w.stopThreadCPU()
+	if w.thread.ok {
+		t.Fatalf("a reading from another thread was taken as the worker's: %+v", w.thread)
 	}
 }
