@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/clydebench/clyde/internal/cpuclock"
 	"github.com/clydebench/clyde/internal/latency"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
@@ -99,14 +98,11 @@ func sum(counts []int64) int64 {
 	return s
 }
 
-// fioJobFields fills what only fio's readers look at: context switches and
-// faults over the measured time, the depth distributions, and fio's latency
-// buckets of the clat histograms.
-func fioJobFields(wl *workload, workers []*worker, recs []*latency.Recorder, cpu cpuclock.Sample) result.BlockJobFio {
+// fioJobFields fills what only fio's readers look at: the depth
+// distributions and fio's latency buckets of the clat histograms (context
+// switches and faults are setJobCPU's).
+func fioJobFields(wl *workload, workers []*worker, recs []*latency.Recorder) result.BlockJobFio {
 	f := result.BlockJobFio{LatencyDepth: wl.depth, LatencyPercentile: 100}
-	if cpu.CPUKnown {
-		f.Ctx, f.Majf, f.Minf = cpu.CPU.Ctx, cpu.CPU.Majf, cpu.CPU.Minf
-	}
 	var depth, reaps [7]int64
 	var ios int64
 	for _, w := range workers {

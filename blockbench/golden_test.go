@@ -62,12 +62,22 @@ func syntheticWorkers(wl *workload, seconds int, iops func(sec int) int64, meanN
 			}
 		}
 		w.endNs = int64(seconds) * int64(time.Second)
+		w.thread = syntheticThread(seconds, i)
 		out = append(out, w)
 		for k, r := range w.recs {
 			merged[k].Merge(r)
 		}
 	}
 	return out, merged
+}
+
+// syntheticThread is worker i's own thread over seconds seconds: a fifth
+// of a CPU in user time and most of one in the kernel, as a psync or
+// io_uring worker on tmpfs; apart from fixedCPU, the process's.
+func syntheticThread(seconds, i int) threadCPU {
+	return threadCPU{used: cpuclock.Usage{User: time.Duration(seconds) * 200 * time.Millisecond,
+		Sys: time.Duration(seconds) * 700 * time.Millisecond, Ctx: int64(seconds)*150 + int64(i), Minf: 12},
+		ns: int64(seconds) * int64(time.Second), ok: true}
 }
 
 // resolvedForTest is w as RunPlan would resolve it on a region of size

@@ -40,10 +40,15 @@ func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool) ([]result.
 			ls = append(ls, lanes.Lane{
 				Prepare: func() error { return w.prepare() },
 				Work: func(lctx context.Context, start time.Time) error {
+					defer lockThread()()
 					w.ctx, w.base = lctx, start
+					if w.measuring {
+						w.startThreadCPU() // no ramp
+					}
 					w.issuer.run(w)
 					w.endFsync()
 					w.finish()
+					w.stopThreadCPU()
 					return w.err
 				},
 				Lat: w.latencies(),
@@ -143,7 +148,8 @@ func (w *worker) prepare() error {
 // summarize merges the workers' figures into one job, as fio's
 // group_reporting does for a job's clones: counts summed, runtime the
 // longest. recs are the workers' recorders merged (lat, clat, slat per
-// direction); cpu is the whole process over the group's window.
+// direction); cpu is the whole process over the group's window (see
+// setJobCPU for what the job's CPU figures are).
 func summarize(wl *workload, workers []*worker, recs []*latency.Recorder, cpu cpuclock.Sample) result.BlockJob {
 	job := result.BlockJob{JobName: wl.Name, Desc: wl.Desc, GroupID: wl.groupID, Options: wl.options(), Config: wl.config()}
 	startNs, endNs := int64(math.MaxInt64), int64(0)
@@ -169,7 +175,7 @@ func summarize(wl *workload, workers []*worker, recs []*latency.Recorder, cpu cp
 	job.JobRuntime = elapsed / 1e6
 	job.Series = mergeSeries(workers, startNs)
 	job.Sync = wl.syncDir(recs[recSync])
-	job.BlockJobFio = fioJobFields(wl, workers, recs, cpu)
+	job.BlockJobFio = fioJobFields(wl, workers, recs)
 	dirs := [2]*result.BlockDir{&job.Read, &job.Write}
 	for d, out := range dirs {
 		if ios[d] == 0 {
@@ -186,11 +192,7 @@ func summarize(wl *workload, workers []*worker, recs []*latency.Recorder, cpu cp
 		wl.latencyObjects(out, recs, d)
 		fioSampleStats(out, workers, d)
 	}
-	if cpu.CPUKnown && cpu.Elapsed > 0 {
-		job.CPUKnown = true
-		job.UsrCPU = float64(cpu.CPU.User) / float64(cpu.Elapsed) * 100
-		job.SysCPU = float64(cpu.CPU.Sys) / float64(cpu.Elapsed) * 100
-	}
+	setJobCPU(&job, workers, cpu)
 	job.Trend = trendOf(job.Series)
 	job.AccessLines = accessLineCounts(workers)
 	return job

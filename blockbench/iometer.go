@@ -327,11 +327,12 @@ func (s *IometerSetup) finish(tests []iometerTest, res *result.Block) (*result.B
 					all.Merge(r)
 				}
 			}
-			if k == 0 && j.CPUKnown {
+			if p := j.ProcessCPU; k == 0 && p != nil {
 				// Every job of a group carries the process's CPU over the
-				// group's window.
-				it.CPUKnown, it.CPUPct = true, (j.UsrCPU+j.SysCPU)/float64(cpus)
-				it.CPUUserPct, it.CPUPrivilegedPct = j.UsrCPU/float64(cpus), j.SysCPU/float64(cpus)
+				// group's window; Iometer's figure is the machine's, not a
+				// worker's, so the jobs' own (per-thread) figures are not it.
+				it.CPUKnown, it.CPUPct = true, (p.UsrCPU+p.SysCPU)/float64(cpus)
+				it.CPUUserPct, it.CPUPrivilegedPct = p.UsrCPU/float64(cpus), p.SysCPU/float64(cpus)
 			}
 		}
 		next += len(t.workers)

@@ -41,6 +41,7 @@ func syntheticPlanJobs(p Plan, seconds int, perIO func(w *workload) (iops int64,
 					wk.marks = append(wk.marks, mark{atNs: int64(sec+1) * int64(time.Second), ios: wk.ios, bytes: wk.bytes})
 				}
 				wk.endNs = int64(seconds) * int64(time.Second)
+				wk.thread = syntheticThread(seconds, i)
 				workers = append(workers, wk)
 				for k, r := range wk.recs {
 					if r != nil {

@@ -70,6 +70,8 @@ type workerStats struct {
 	startNs int64 // measurement start, ns since the job's base
 	endNs   int64 // last completion, ns since the job's base
 	marks   []mark
+	// thread is the worker's own thread's CPU over its measured time.
+	thread threadCPU
 	// stoppedEarly is true when the context or the group's stop ended the
 	// worker before its runtime or its I/O ran out.
 	stoppedEarly bool
@@ -280,6 +282,7 @@ func (w *worker) nextEventAfter(now int64) int64 {
 func (w *worker) tick(now int64) (stop bool) {
 	if !w.measuring && now >= w.rampEnd {
 		w.startMeasuring(now)
+		w.startThreadCPU()
 	}
 	if w.measuring && w.log != nil && now >= w.log.nextWindow {
 		w.log.window(w, now)

@@ -29,28 +29,30 @@ const (
 // Matrices lists the -matrix values.
 var Matrices = []string{MatrixBasic, MatrixDetailed, MatrixPoint, MatrixCol, MatrixRow, MatrixMax}
 
-// Levels are ORION's load levels for numDisks spindles: small loads 1, 2,
-// ... 5 x num_disks and large loads 1, 2, ... 2 x num_disks, in steps of one.
+// Levels are the load levels clyde tests for numDisks spindles: small loads
+// 1, 2, ... 5 x num_disks and large loads 1, 2, ... 2 x num_disks, in steps
+// of one. docs/orion-load-levels.md says what each part is read from.
 //
-// ORION is closed source and its user guide gives no formula, so the rule is
-// read off its own output (see ../shared/reference/block.md section 3):
-//   - ORION 11.1.0.7, `-run simple -num_disks 1` (cnblogs.com/hftian/p/
-//     15766049, and the same shape in blog.csdn.net/cijinli4767/article/
-//     details/100349909): _iops.csv has the columns "Large/Small, 1, 2, 3,
-//     4, 5" and _mbps.csv the rows 1 and 2; the summary says "Small Columns:,
-//     0", "Large Columns:, 0, 1, 2" and "Total Data Points: 8" (5 + 2, and
-//     the idle Small=0 Large=0 point, which clyde does not run).
-//   - ORION 19.3 with six LUNs (num_disks defaults to the number of LUNs),
-//     `-run simple` estimates "approximately 44 minutes" at 60 s a point:
-//     5 x 6 + 2 x 6 + 1 = 43 points, plus the minute 11.1 also adds (8 points
-//     were "approximately 9 minutes").
-//   - ORION 12.2 with `-num_disks 4` reports its maximum MBPS at Large=7,
-//     inside 1 .. 2 x 4.
+// ORION is closed source. Neither its -help nor Oracle's guide gives the
+// levels, only that -num_disks (default: the number of LUNs) sets them. So
+// the rule is read off ORION's own output, and only the one-disk case has
+// been seen. ORION 11.1.0.7 `-run simple -num_disks 1` wrote _iops.csv with
+// the columns "Large/Small, 1, 2, 3, 4, 5" and _mbps.csv with the rows 1 and
+// 2 (www.cnblogs.com/hftian/p/15766049). A second 11.1 one-disk run wrote CSV
+// files of the same sizes (blog.csdn.net/cijinli4767/article/details/
+// 100349909). Both are kept in testdata/reference, and
+// TestLevelsAgainstORIONOutputs checks them against this rule.
 //
-// ORION 12c's -run oltp was seen reaching Small=68 with -num_disks 4, past 5
-// x 4: newer versions keep raising the oltp load while IOPS grows. clyde
-// runs oltp and dss on these levels, as the 11.2 Performance Tuning Guide
-// maps them (-matrix row -num_large 0, -matrix col -num_small 0).
+// Inferred, not seen:
+//   - that the levels grow linearly with num_disks (5 x N, 2 x N) in steps
+//     of one;
+//   - that -run oltp and dss use the same levels. ORION 11.2.0.4 estimated 24
+//     minutes for -run oltp on three LUNs, where these levels give 15 points.
+//     An ORION 12c oltp summary lists "Small Columns:, 1, 2, ... 20" with an
+//     unknown number of LUNs. So newer versions may raise the oltp load
+//     further; clyde keeps ORION 11.1's levels. Following the 11.2
+//     Performance Tuning Guide, clyde runs oltp as -matrix row -num_large 0
+//     and dss as -matrix col -num_small 0.
 func Levels(numDisks int) (small, large []int) {
 	return upTo(5 * numDisks), upTo(2 * numDisks)
 }

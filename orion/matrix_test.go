@@ -5,15 +5,12 @@ import (
 	"testing"
 )
 
-// The load levels for -num_disks 1, 2 and 4. The rule, small loads 1..5 x
-// num_disks and large loads 1..2 x num_disks, is read off ORION's own output
-// (see Levels): ORION 11.1.0.7 `-run simple -num_disks 1` wrote _iops.csv
-// columns 1..5 and _mbps.csv rows 1, 2 with "Total Data Points: 8"
-// (cnblogs.com/hftian/p/15766049, blog.csdn.net/cijinli4767/article/details/
-// 100349909); ORION 19.3 with 6 LUNs estimated 44 minutes for -run simple
-// (5x6 + 2x6 + 1 points of 60 s, plus one); ORION 12.2 -num_disks 4 peaked
-// at Large=7 <= 2x4. The matrix types follow `orion -help` (11.2.0.4, quoted
-// at blog.csdn.net/msdnchina/article/details/52357360).
+// The load levels for -num_disks 1, 2 and 4, and the points of each matrix
+// type. The rule (small loads 1..5 x num_disks, large loads 1..2 x
+// num_disks) is ORION 11.1's for one disk and inferred beyond it (see Levels
+// and docs/orion-load-levels.md; TestLevelsAgainstORIONOutputs checks it
+// against ORION's own output). The matrix types follow `orion -help`
+// (11.2.0.4, quoted at blog.csdn.net/msdnchina/article/details/52357360).
 func TestMatrixLevels(t *testing.T) {
 	pts := func(ps ...int) []Point {
 		var out []Point

@@ -97,10 +97,22 @@ type BlockJob struct {
 	JobRuntime int64 `json:"job_runtime"`
 	// ElapsedNs is the same at full resolution.
 	ElapsedNs int64 `json:"elapsed_ns"`
-	// UsrCPU and SysCPU are percent of one CPU over the measured time, whole process.
+	// UsrCPU and SysCPU are the job's user and system time in percent of
+	// one CPU over its runtime, as fio's: on Linux its workers' own threads
+	// (RUSAGE_THREAD) from the end of the ramp, several workers summed as
+	// fio's group_reporting sums clones (their CPU over the sum of their
+	// runtimes). CPUScope says whose time it is: CPUScopeThreads, or
+	// CPUScopeProcess where the platform has no per-thread figure and the
+	// job carries the whole process's over its group's window.
 	UsrCPU   float64 `json:"usr_cpu"`
 	SysCPU   float64 `json:"sys_cpu"`
 	CPUKnown bool    `json:"cpu_known"`
+	CPUScope string  `json:"cpu_scope,omitempty"`
+	// ProcessCPU is the whole process over the group's measured window,
+	// every thread (the Go runtime's, io_uring's io-wq workers) included;
+	// the same for every job of a group. nil where the platform reports no
+	// process CPU time.
+	ProcessCPU *BlockProcessCPU `json:"process_cpu,omitempty"`
 	BlockJobFio
 	// Series is one entry per second of the measured time.
 	Series []BlockSample `json:"series"`
@@ -116,6 +128,23 @@ type BlockJob struct {
 	// AccessLines counts what an Iometer access specification issued per
 	// line (see result/iometer.go); empty for fio's rw modes.
 	AccessLines []BlockAccessLine `json:"access_lines,omitempty"`
+}
+
+// What a job's CPU figures cover (BlockJob.CPUScope).
+const (
+	// CPUScopeThreads is the job's own workers' threads.
+	CPUScopeThreads = "threads"
+	// CPUScopeProcess is the whole process: every job of the group has the
+	// same figures.
+	CPUScopeProcess = "process"
+)
+
+// BlockProcessCPU is the whole process's user and system time over a
+// group's measured window, in percent of one CPU (above 100 when more than
+// one CPU was busy).
+type BlockProcessCPU struct {
+	UsrCPU float64 `json:"usr_cpu"`
+	SysCPU float64 `json:"sys_cpu"`
 }
 
 // BlockJobConfig is a job as it ran, every default resolved.

@@ -32,8 +32,9 @@ const FioTime = "Mon Jan _2 15:04:05 2006"
 // fio's latency_target fields (clyde has no latency target: depth, 0,
 // 100%, 0).
 type BlockJobFio struct {
-	// Ctx, Majf and Minf are context switches and major and minor page
-	// faults, whole process over the measured time, as UsrCPU.
+	// Ctx, Majf and Minf are context switches (voluntary and involuntary)
+	// and major and minor page faults over the job's runtime, whose as
+	// BlockJob.CPUScope says, as UsrCPU.
 	Ctx  int64 `json:"ctx"`
 	Majf int64 `json:"majf"`
 	Minf int64 `json:"minf"`

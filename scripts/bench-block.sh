@@ -13,11 +13,10 @@
 # CPU is measured the same way for both tools: the user and system time of
 # the whole process (every thread, io_uring's io-wq kernel workers included,
 # since they belong to the process), as the shell's `time` reports it for the
-# child, over the process's life, divided by the I/Os the tool reports. fio's
-# own usr_cpu/sys_cpu cover only its job thread, and clyde's usr_cpu/sys_cpu
-# the whole process over the measured time, so neither tool's JSON figure is
-# compared with the other's. Start-up and teardown are a few milliseconds of a
-# RUNTIME-second run for both.
+# child, over the process's life, divided by the I/Os the tool reports. Both
+# tools' JSON usr_cpu/sys_cpu cover only the job's own thread (on Linux),
+# without the io-wq workers, so neither is used here. Start-up and teardown
+# are a few milliseconds of a RUNTIME-second run for both.
 #
 # tmpfs cannot complete a read without blocking, so io_uring hands every read
 # to an io-wq kernel thread there, for both tools: the QD32 row on tmpfs
@@ -128,7 +127,7 @@ if [ -n "$diskfile" ]; then
 	run_pair io_uring 32 "$diskfile" 1 | summarize "io_uring QD32 direct $(stat -f -c %T "$DISKDIR")"
 fi
 echo "(IOPS columns: each tool's best round. CPU columns: medians of whole-process CPU, io-wq workers included,"
-echo " over the process's life, per I/O; fio's JSON usr_cpu counts only its job thread, so it is not used.)"
+echo " over the process's life, per I/O; the JSON usr_cpu of either tool counts only the job's thread, so it is not used.)"
 
 # preset_pair: one line per round, "plain_iops cdm_iops iometer_iops", all on
 # DIR through the page cache, 4 KiB random reads at one I/O in flight.

@@ -103,12 +103,23 @@ func jobText(ew *errWriter, j *result.BlockJob) {
 		}
 	}
 	if j.CPUKnown {
-		ew.printf("  cpu          : usr=%.2f%%, sys=%.2f%%\n", j.UsrCPU, j.SysCPU)
+		ew.printf("  cpu          : usr=%.2f%%, sys=%.2f%%%s\n", j.UsrCPU, j.SysCPU, cpuScopeText(j.CPUScope))
 	}
 	if j.Syncs > 0 {
 		ew.printf("  fsync        : %d\n", j.Syncs)
 	}
 	ew.printf("  trend        : %s\n", trendText(j.Trend))
+}
+
+// cpuScopeText says, after a job's CPU figures, when they are not the
+// job's own but the whole process's (no per-thread CPU time on the
+// platform). A result written before clyde measured threads has no scope
+// and gets nothing: its figures were the process's too.
+func cpuScopeText(scope string) string {
+	if scope == result.CPUScopeProcess {
+		return " (whole process, the same for every job of the group: no per-thread figure)"
+	}
+	return ""
 }
 
 // trendText is the summary line of the per-second series.

@@ -2,6 +2,7 @@ package blockreport
 
 import (
 	"bytes"
+	"cmp"
 	"flag"
 	"github.com/clydebench/clyde/result"
 	"os"
@@ -122,4 +123,24 @@ func decodeFile(path string) (*result.Block, error) {
 		return nil, err
 	}
 	return result.DecodeBlock(b)
+}
+
+// A job whose CPU figures are the whole process's (no per-thread figure on
+// the platform) says so on its cpu line; one with its threads' own does not.
+func TestCPUScopeIsPrinted(t *testing.T) {
+	for _, tc := range []struct {
+		scope string
+		says  bool
+	}{{result.CPUScopeProcess, true}, {result.CPUScopeThreads, false}, {"", false}} {
+		t.Run(cmp.Or(tc.scope, "none"), func(t *testing.T) {
+			res := &result.Block{Jobs: []result.BlockJob{{JobName: "j", CPUKnown: true, UsrCPU: 1, SysCPU: 2, CPUScope: tc.scope}}}
+			var b bytes.Buffer
+			if err := Text(&b, res); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(b.String(), "usr=1.00%, sys=2.00% (whole process"); got != tc.says {
+				t.Fatalf("scope %q: whole-process note printed %v, want %v:\n%s", tc.scope, got, tc.says, b.String())
+			}
+		})
+	}
 }

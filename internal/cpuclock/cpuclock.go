@@ -3,14 +3,16 @@
 //
 // The CPU figure is one process-wide reading at each end of the phase, never a
 // sum of per-thread process-wide readings, so a threaded phase is not counted
-// once per thread (bonnie++'s seek %CP bug).
+// once per thread (bonnie++'s seek %CP bug). ThreadCPU reads one thread's
+// own, where the platform has it, for figures that are a worker's (fio's
+// per-job usr_cpu).
 package cpuclock
 
 import "time"
 
-// Usage is CPU time consumed by the process, with its context switches
-// (voluntary and involuntary) and major and minor page faults where the
-// platform counts them (0 elsewhere).
+// Usage is CPU time consumed by the process (or by one thread), with its
+// context switches (voluntary and involuntary) and major and minor page
+// faults where the platform counts them (0 elsewhere).
 type Usage struct {
 	User time.Duration
 	Sys  time.Duration
