@@ -29,7 +29,7 @@ type orionGrid struct {
 // from a point: ORION's _iops.csv, _mbps.csv and _lat.csv.
 type orionMetric struct {
 	title, unit string
-	value func(p *result.OrionPoint) (float64, bool)
+	value       func(p *result.OrionPoint) (float64, bool)
 }
 
 var orionMetrics = []orionMetric{
