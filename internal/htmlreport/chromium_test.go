@@ -477,7 +477,9 @@ func TestOrionPageInChromium(t *testing.T) {
 	}
 	scales := regexp.MustCompile(`<div class="scale" data-unit="([^"]+)" data-min="([^"]+)" data-max="([^"]+)">`).FindAllStringSubmatch(dom, -1)
 	want := map[string][2]float64{"IOPS": {math.Inf(1), math.Inf(-1)}, "MBPS": {math.Inf(1), math.Inf(-1)}, "us": {math.Inf(1), math.Inf(-1)}}
-	span := func(unit string, v float64) { want[unit] = [2]float64{math.Min(want[unit][0], v), math.Max(want[unit][1], v)} }
+	span := func(unit string, v float64) {
+		want[unit] = [2]float64{math.Min(want[unit][0], v), math.Max(want[unit][1], v)}
+	}
 	for _, p := range set.Points {
 		if p.Small > 0 {
 			span("IOPS", p.SmallIOPS)
