@@ -45,6 +45,10 @@ func CDMDrive(s *result.BlockSpace) string {
 	return strings.TrimSuffix(strings.TrimPrefix(d, "["), "]")
 }
 
+// CDMStopped says why a CrystalDiskMark run ended before its last test
+// ("Interrupted"), "" when it did not.
+func CDMStopped(res *result.Block) string { return cdmStopped(res) }
+
 // CDMTestSize is the test size as CrystalDiskMark prints it: "1 GiB".
 func CDMTestSize(n int64) string { return cdmTestSize(n) }
 

@@ -736,10 +736,11 @@ details.all-figures > summary { font-size: 17px; font-weight: bold; margin: 28px
 table.cdm { border-collapse: separate; border-spacing: 4px; margin: 0; }
 table.cdm th { text-align: center; background: none; font-size: 15px; }
 table.cdm th.test { background: #2f6f3a; color: #fff; font-size: 15px; padding: 8px 12px; vertical-align: middle; border-radius: 3px; line-height: 1.25; }
-table.cdm td.fig { background: #f3f7f3; border: 1px solid #b8cdb8; border-radius: 3px; text-align: right; min-width: 8.5em; padding: 4px 10px; }
+table.cdm td.fig { background: #f3f7f3; border: 1px solid #b8cdb8; border-radius: 3px; text-align: right; min-width: 7.5em; padding: 4px 10px; }
 table.cdm td.fig .mbps { display: block; font-size: 26px; font-weight: bold; font-variant-numeric: tabular-nums; color: #111; }
 table.cdm td.fig .more { display: block; font-size: 11px; color: #555; font-variant-numeric: tabular-nums; }
-table.cdm td.ratio { text-align: center; vertical-align: middle; font-size: 16px; font-weight: bold; color: #2f4f8f; border-bottom: none; }
+table.cdm td.ratio { text-align: center; vertical-align: middle; font-size: 16px; font-weight: bold; color: #2f4f8f; border-bottom: none; padding: 3px 4px; }
+table.cdm th.ratio { font-size: 12px; font-weight: normal; color: #555; }
 table.cdm td.notrun { color: #777; }
 .peaks { display: flex; flex-wrap: wrap; gap: 10px; margin: 8px 0 12px; }
 .peak { border: 1px solid #c9d3e0; background: #f5f8fc; border-radius: 4px; padding: 8px 14px; min-width: 14em; }
@@ -756,6 +757,8 @@ table.results tr.spec th { text-align: left; font-size: 13px; background: #e8eef
 table.results td.iops { font-weight: bold; font-size: 15px; }
 table.copyspd td.mbps { font-weight: bold; font-size: 15px; }
 table.copyspd th.num { text-align: right; }
+table.copyspd .clone { font-weight: normal; font-size: 12px; color: #555; }
+.stopped { color: #a33; font-weight: bold; }
 </style></head>
 <body>
 <h1>{{.Title}}</h1>
@@ -764,9 +767,10 @@ table.copyspd th.num { text-align: right; }
 <div class="topbar"><span class="passes" title="passes">{{.Passes}}</span><span class="size" title="test size">{{.Size}}</span>{{with .Drive}}<span class="drive" title="drive: in use when the tests began">{{.}}</span>{{end}}<span>MB/s</span>{{if .Both}}<span>Random | 0Fill</span>{{end}}</div>
 <div class="scroll"><table class="cdm" id="cdm-{{.Run}}">
 <tr><th></th>{{range .Modes}}<th colspan="{{if $w.Both}}3{{else}}1{{end}}">{{.Title}} (MB/s)</th>{{end}}</tr>
-{{if .Both}}<tr><th></th>{{range .Modes}}<th>Random</th><th>0Fill</th><th>0Fill/Random</th>{{end}}</tr>
-{{end}}{{range .Rows}}<tr data-test="{{.Test}}"><th class="test">{{.Test}}</th>{{range .Cells}}{{$mode := .Mode}}{{range .Figures}}<td class="fig{{if not .Ran}} notrun{{end}}" data-mode="{{$mode}}" data-data="{{.Data}}"{{if .Ran}} data-mbps="{{.MBps}}" data-iops="{{.IOPS}}" data-latency-us="{{.LatencyUs}}"{{end}}><span class="mbps">{{.MBpsText}}</span>{{if .Ran}}<span class="more"><span class="iops">{{.IOPSText}}</span> IOPS · <span class="lat">{{.LatText}}</span> µs</span>{{end}}</td>{{end}}{{if .RatioText}}<td class="ratio" data-mode="{{$mode}}" data-ratio="{{.Ratio}}">{{.RatioText}}</td>{{else if gt (len .Figures) 1}}<td class="ratio">-</td>{{end}}{{end}}</tr>
+{{if .Both}}<tr><th></th>{{range .Modes}}<th>Random</th><th>0Fill</th><th class="ratio" title="0Fill MB/s over Random MB/s">ratio</th>{{end}}</tr>
+{{end}}{{range .Rows}}<tr data-test="{{.Test}}"><th class="test">{{.Test}}</th>{{range .Cells}}{{$mode := .Mode}}{{range .Figures}}<td class="fig{{if not .Ran}} notrun{{end}}" data-mode="{{$mode}}" data-data="{{.Data}}"{{if .Ran}} data-mbps="{{.MBps}}" data-iops="{{.IOPS}}" data-latency-us="{{.LatencyUs}}"{{end}}><span class="mbps">{{.MBpsText}}</span>{{if .Ran}}<span class="more"><span class="iops">{{.IOPSText}}</span> IOPS</span><span class="more"><span class="lat">{{.LatText}}</span> µs</span>{{end}}</td>{{end}}{{if .RatioText}}<td class="ratio" data-mode="{{$mode}}" data-ratio="{{.Ratio}}">{{.RatioText}}</td>{{else if gt (len .Figures) 1}}<td class="ratio">-</td>{{end}}{{end}}</tr>
 {{end}}</table></div>
+{{with .Stopped}}<p class="stopped">{{.}}: only the tests that ran are shown.</p>{{end}}
 <table class="settings">{{range .Settings}}<tr><th>{{.Name}}:</th><td>{{.Value}}</td></tr>{{end}}</table>
 </section>
 {{end}}{{range .Orion}}<section class="tool orion" data-run="{{.Run}}">
@@ -793,7 +797,7 @@ table.copyspd th.num { text-align: right; }
 {{end}}{{range .Copy}}<section class="tool copy" data-run="{{.Run}}">
 <h2>CopySpdBench{{if gt (len $.Runs) 1}}: run {{.Run}}{{end}} <span class="sub">{{.Target}}; MB/s = 10^6 bytes/s; {{.Sync}}; {{.Buffer}} data</span></h2>
 <div class="scroll"><table class="copyspd" id="copy-{{.Run}}"><tr><th>test</th><th>method</th><th class="num">files</th><th class="num">time</th><th class="num">MB/s</th><th class="num">files/s</th><th class="num">p99 per file</th><th>verified</th><th>sources cold</th></tr>
-{{range .Rows}}<tr data-set="{{.Set}}" data-method="{{.Method}}"><td class="nowrap">{{.Set}}</td><td>{{.Method}}</td><td class="num">{{.Files}}</td><td class="num time">{{.Time}}</td><td class="num mbps"{{if not .Clone}} data-value="{{.MBps}}"{{end}}>{{if .Clone}}no data copied (clone){{else}}{{.MBpsText}}{{end}}</td><td class="num">{{printf "%.1f" .FilesPerSec}}</td><td class="num">{{.P99}}</td><td class="verified">{{if .Verified}}yes{{else}}NO{{end}}</td><td>{{if .Cold}}yes{{else}}no{{end}}</td></tr>
+{{range .Rows}}<tr data-set="{{.Set}}" data-method="{{.Method}}"><td class="nowrap">{{.Set}}</td><td>{{.Method}}</td><td class="num">{{.Files}}</td><td class="num time">{{.Time}}</td><td class="num mbps"{{if not .Clone}} data-value="{{.MBps}}"{{end}}>{{if .Clone}}<span class="clone">{{.MBpsText}}</span>{{else}}{{.MBpsText}}{{end}}</td><td class="num">{{if .Clone}}-{{else}}{{printf "%.1f" .FilesPerSec}}{{end}}</td><td class="num">{{.P99}}</td><td class="verified">{{if .Verified}}yes{{else}}NO{{end}}</td><td>{{if .Cold}}yes{{else}}no{{end}}</td></tr>
 {{end}}</table></div>
 {{range .Unavailable}}<p class="notes">not available: {{.}}</p>{{end}}
 </section>

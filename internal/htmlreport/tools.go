@@ -141,6 +141,9 @@ type cdmWindow struct {
 	Rows     []cdmTestRow          `json:"rows"`
 	Kept     string                `json:"kept"`
 	Settings []blockreport.Setting `json:"settings"`
+	// Stopped says why the run ended early ("Interrupted"), "" when it
+	// did not.
+	Stopped string `json:"stopped,omitempty"`
 }
 
 type cdmMode struct {
@@ -184,7 +187,8 @@ var cdmModes = []cdmMode{{"read", "Read"}, {"write", "Write"}, {"mix", "Mix"}}
 func cdmWindowOf(letter string, b *result.Block) cdmWindow {
 	c := b.CDM
 	w := cdmWindow{Run: letter, Profile: c.Profile, Passes: c.Passes, Size: blockreport.CDMTestSize(c.TestSizeBytes),
-		Drive: blockreport.CDMDrive(b.Space), Both: c.TestData == "both", Settings: blockreport.CDMSettings(b)}
+		Drive: blockreport.CDMDrive(b.Space), Both: c.TestData == "both", Settings: blockreport.CDMSettings(b),
+		Stopped: blockreport.CDMStopped(b)}
 	switch c.TestData {
 	case "both":
 		w.Data = []string{"random", "zero"}
@@ -408,7 +412,8 @@ type copyRow struct {
 	Bytes  int64  `json:"bytes"`
 	Time   string `json:"time"`
 	// MBps is MB/s of 10^6 bytes; Clone marks a copy that moved no data
-	// (shared extents), whose time is not a copy rate.
+	// (shared extents), whose time is not a copy rate and whose MBpsText
+	// says so.
 	MBps        float64 `json:"mb_s"`
 	MBpsText    string  `json:"mb_s_text"`
 	FilesPerSec float64 `json:"files_per_sec"`
@@ -436,9 +441,14 @@ func copyViewOf(letter, target string, c *result.Copy) copyView {
 		row := copyRow{Set: copyreport.SetColumn(f.Set), Method: f.Method, Files: f.Files, Bytes: f.Bytes,
 			Time: copyreport.FormatDuration(f.ElapsedNs), FilesPerSec: f.FilesPerSec, P99: copyreport.FormatDuration(f.Latency.P99Ns),
 			Clone: f.NotDataCopy, Verified: f.Verified, Cold: f.SourcesCold(), Interrupted: f.Interrupted, MBpsText: "-"}
-		if !f.NotDataCopy {
+		switch {
+		case !f.NotDataCopy:
 			row.MBps = f.MBPerSec
 			row.MBpsText = strconv.FormatFloat(f.MBPerSec, 'f', 3, 64)
+		case f.Method == "clone":
+			row.MBpsText = "no data copied (clone)"
+		default:
+			row.MBpsText = "no data copied (extents shared)"
 		}
 		v.Rows = append(v.Rows, row)
 	}
