@@ -279,10 +279,12 @@ func TestSinglePageInChromium(t *testing.T) {
 // to read from Chromium's dump. The page's width as laid out (a page wider
 // than the window scrolls sideways), how far down the first heat map's
 // colour scale is, and the elements that stick out past the window's
-// right edge outside a scrolling box.
+// right edge outside a scrolling box, with every <details> opened.
 const layoutProbe = `<script>
 (function () {
   var b = document.body, d = document.documentElement;
+  // Measured open: a reader opens the table of every figure.
+  document.querySelectorAll("details").forEach(function (e) { e.open = true; });
   b.setAttribute("data-scroll-width", String(d.scrollWidth));
   var sc = document.querySelector(".scale");
   b.setAttribute("data-first-scale-top", sc ? String(Math.round(sc.getBoundingClientRect().top + window.scrollY)) : "none");
@@ -295,13 +297,13 @@ const layoutProbe = `<script>
 })();
 </script>`
 
-// pageAt1280 renders the page of the result file name (under testdata/) in
+// pageAt1280 renders the page of the result files names (under testdata/) in
 // Chromium 1280 px wide and returns the DOM, after checking the page does
 // not scroll sideways there.
-func pageAt1280(t *testing.T, name string) string {
+func pageAt1280(t *testing.T, names ...string) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := Write(&b, load(t, name)); err != nil {
+	if err := Write(&b, load(t, names...)); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
@@ -575,4 +577,15 @@ func TestCopyPageInChromium(t *testing.T) {
 			t.Errorf("%s %s: verified %q, the JSON says %v", rm[1], rm[2], v, f.Verified)
 		}
 	}
+}
+
+// TestComparedToolPagesInChromium: pages of several runs of one tool fit
+// 1280 px too (the issue's ORION and copy pages had a Runs table wider
+// than that), each run with its own view.
+func TestComparedToolPagesInChromium(t *testing.T) {
+	dom := pageAt1280(t, "html/orion-normal.json", "block/profile-orion.json")
+	if n := strings.Count(dom, `<section class="tool orion"`); n != 2 {
+		t.Errorf("%d ORION views for two runs", n)
+	}
+	checkToolFirst(t, dom, "ORION (clyde): 2 runs compared")
 }
