@@ -660,6 +660,14 @@ func (p *pageData) FiguresTitle() string {
 	return fmt.Sprintf("All %d figures, as compare and the history key them (%s)", n, what)
 }
 
+// OpenFigures says a tool page's closing figures start open: on a page
+// comparing CrystalDiskMark or copy runs, whose figures carry the tool's
+// own names, the bars and tables are the comparison; ORION's and
+// Iometer's are a job's fio names, hundreds of them, and start closed.
+func (p *pageData) OpenFigures() bool {
+	return !p.Single && (p.Tool == toolCDM || p.Tool == toolCopy)
+}
+
 type sectionView struct {
 	Title  string
 	Charts []chart
@@ -725,7 +733,9 @@ svg.bars .axis { stroke: #888; stroke-width: 1; }
 .legend .sample { display: inline-block; width: 18px; height: 0; border-top-width: 3px; margin-right: 4px; vertical-align: 3px; }
 .notes { color: #444; font-size: 12px; }
 .scroll { overflow-x: auto; max-width: 100%; }
-td.flags code { white-space: normal; overflow-wrap: anywhere; }
+td.flags { min-width: 15em; }
+td.flags code { white-space: normal; overflow-wrap: break-word; }
+td.mount { overflow-wrap: anywhere; min-width: 9em; max-width: 18em; }
 table.single td:first-child { overflow-wrap: anywhere; max-width: 40em; }
 details.all-figures > summary { font-size: 17px; font-weight: bold; margin: 28px 0 8px; cursor: pointer; }
 .tool { margin-bottom: 18px; }
@@ -810,7 +820,7 @@ table.copyspd .clone { font-weight: normal; font-size: 12px; color: #555; }
 <div class="grid {{if or (eq .Title "Block-size sweep") $.Single}}wide{{else}}small{{end}}">
 {{range .Charts}}{{template "chart" .}}{{end}}</div>
 {{end}}
-<details class="all-figures"><summary>{{$.FiguresTitle}}</summary>
+<details class="all-figures"{{if $.OpenFigures}} open{{end}}><summary>{{$.FiguresTitle}}</summary>
 {{if .Single}}
 <h2>Figures</h2>
 <div class="pair">

@@ -225,7 +225,7 @@ func TestToolPageLayout(t *testing.T) {
 				t.Fatal(err)
 			}
 			page := b.String()
-			tool, runsTable, all := strings.Index(page, `<section class="tool`), strings.Index(page, "<h2>Runs</h2>"), strings.Index(page, `<details class="all-figures">`)
+			tool, runsTable, all := strings.Index(page, `<section class="tool`), strings.Index(page, "<h2>Runs</h2>"), strings.Index(page, `<details class="all-figures"`)
 			if tool < 0 || runsTable < tool || all < runsTable {
 				t.Errorf("tool view at %d, Runs at %d, every figure at %d", tool, runsTable, all)
 			}
@@ -246,5 +246,28 @@ func TestToolPageLayout(t *testing.T) {
 	}
 	if len(p.CDM) != 1 || len(p.Orion) != 1 || p.CDM[0].Run != "A" || p.Orion[0].Run != "B" {
 		t.Errorf("mixed page: %d CDM and %d ORION views", len(p.CDM), len(p.Orion))
+	}
+}
+
+// TestComparedFiguresOpen: a page comparing CrystalDiskMark runs shows
+// its bars at the end, open; a page comparing ORION runs keeps its
+// hundreds of fio-named figures closed, and a single run's page too.
+func TestComparedFiguresOpen(t *testing.T) {
+	for _, tc := range []struct {
+		inputs []string
+		open   bool
+	}{
+		{[]string{"html/cdm-both.json", "block/cdm-partial.json"}, true},
+		{[]string{"html/copy-all.json", "copy/btrfs-all.json"}, true},
+		{[]string{"html/orion-normal.json", "block/profile-orion.json"}, false},
+		{[]string{"html/cdm-both.json"}, false},
+	} {
+		var b bytes.Buffer
+		if err := Write(&b, load(t, tc.inputs...)); err != nil {
+			t.Fatal(err)
+		}
+		if open := strings.Contains(b.String(), `<details class="all-figures" open>`); open != tc.open {
+			t.Errorf("%v: figures open %v, want %v", tc.inputs, open, tc.open)
+		}
 	}
 }
