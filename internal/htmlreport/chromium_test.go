@@ -380,6 +380,7 @@ func checkToolFirst(t *testing.T, dom, title string) {
 // B/s), IOPS and latency, random and 0Fill side by side with their ratio,
 // and the fill level, as the JSON has them.
 func TestCDMPageInChromium(t *testing.T) {
+	t.Parallel() // each waits on its own Chromium
 	const name = "html/cdm-both.json"
 	dom := pageAt1280(t, name)
 	res := blockJSON(t, name)
@@ -435,6 +436,7 @@ func TestCDMPageInChromium(t *testing.T) {
 // heat maps with their colour scales near the top of the page, spanning
 // the matrix's figures.
 func TestOrionPageInChromium(t *testing.T) {
+	t.Parallel() // each waits on its own Chromium
 	const name = "html/orion-normal.json"
 	dom := pageAt1280(t, name)
 	res := blockJSON(t, name)
@@ -512,6 +514,7 @@ func TestOrionPageInChromium(t *testing.T) {
 // Total I/Os per Second first, and every test's figures as the JSON has
 // them.
 func TestIometerPageInChromium(t *testing.T) {
+	t.Parallel() // each waits on its own Chromium
 	const name = "html/iometer-cycled.json"
 	dom := pageAt1280(t, name)
 	res := blockJSON(t, name)
@@ -552,6 +555,7 @@ func TestIometerPageInChromium(t *testing.T) {
 // TestCopyPageInChromium: CopySpdBench's table, a row per set and method
 // with its MB/s (10^6 B/s) and whether its copies were verified.
 func TestCopyPageInChromium(t *testing.T) {
+	t.Parallel() // each waits on its own Chromium
 	const name = "html/copy-all.json"
 	dom := pageAt1280(t, name)
 	data, err := os.ReadFile(testdata + name)
@@ -583,6 +587,7 @@ func TestCopyPageInChromium(t *testing.T) {
 // 1280 px too (the issue's ORION and copy pages had a Runs table wider
 // than that), each run with its own view.
 func TestComparedToolPagesInChromium(t *testing.T) {
+	t.Parallel() // each waits on its own Chromium
 	dom := pageAt1280(t, "html/orion-normal.json", "block/profile-orion.json")
 	if n := strings.Count(dom, `<section class="tool orion"`); n != 2 {
 		t.Errorf("%d ORION views for two runs", n)
