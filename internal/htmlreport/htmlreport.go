@@ -5,10 +5,13 @@
 // with each column's change against the first run and its winner, then
 // latency percentile curves, per-second series and block-size sweeps
 // drawn with gonum.org/v1/plot. A page of one run shows that run's own
-// figures and curves, with nothing to compare it to. Colours are Okabe and
-// Ito's, which colour-blind readers tell apart. The page loads nothing: no
-// scripts, fonts or images from anywhere, so it can be mailed or opened
-// offline.
+// figures and curves, with nothing to compare it to. A block tool's run
+// gets the page its users know instead (tools.go): CrystalDiskMark's
+// window, ORION's summary and heat maps, Iometer's results display,
+// CopySpdBench's table, with every figure in a table at the end. Colours
+// are Okabe and Ito's, which colour-blind readers tell apart. The page
+// loads nothing: no scripts, fonts or images from anywhere, so it can be
+// mailed or opened offline.
 package htmlreport
 
 import (
