@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"html"
 	"math"
 	"os"
@@ -19,7 +20,7 @@ import (
 
 // chromiumDOM renders page in headless Chromium and returns the DOM it
 // built. Chromium gets no network and a fresh profile.
-func chromiumDOM(t *testing.T, page []byte) string {
+func chromiumDOM(t *testing.T, page []byte, args ...string) string {
 	t.Helper()
 	bin, err := exec.LookPath("chromium")
 	if err != nil {
@@ -35,8 +36,8 @@ func chromiumDOM(t *testing.T, page []byte) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+t.TempDir(),
-		"--dump-dom", "file://"+path)
+		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+t.TempDir())
+	cmd.Args = append(append(cmd.Args, args...), "--dump-dom", "file://"+path)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	dom, err := cmd.Output()
@@ -271,4 +272,325 @@ func TestSinglePageInChromium(t *testing.T) {
 			t.Errorf("the single-run page has %q", bad)
 		}
 	}
+}
+
+// layoutProbe is put into a test copy of a page, whose own policy allows
+// no script: it writes what the layout came to into the DOM, for the test
+// to read from Chromium's dump. The page's width as laid out (a page wider
+// than the window scrolls sideways), how far down the first heat map's
+// colour scale is, and the elements that stick out past the window's
+// right edge outside a scrolling box, with every <details> opened.
+const layoutProbe = `<script>
+(function () {
+  var b = document.body, d = document.documentElement;
+  // Measured open: a reader opens the table of every figure.
+  document.querySelectorAll("details").forEach(function (e) { e.open = true; });
+  b.setAttribute("data-scroll-width", String(d.scrollWidth));
+  var sc = document.querySelector(".scale");
+  b.setAttribute("data-first-scale-top", sc ? String(Math.round(sc.getBoundingClientRect().top + window.scrollY)) : "none");
+  var out = [];
+  document.querySelectorAll("body *").forEach(function (e) {
+    if (e.closest(".scroll") || e.getBoundingClientRect().right <= d.clientWidth + 0.5) return;
+    out.push(e.tagName + "." + e.className);
+  });
+  b.setAttribute("data-overflowing", out.slice(0, 8).join(" "));
+})();
+</script>`
+
+// pageAt1280 renders the page of the result files names (under testdata/) in
+// Chromium 1280 px wide and returns the DOM, after checking the page does
+// not scroll sideways there.
+func pageAt1280(t *testing.T, names ...string) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := Write(&b, load(t, names...)); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	csp := regexp.MustCompile(`<meta http-equiv="Content-Security-Policy"[^>]*>`)
+	if !csp.MatchString(page) {
+		t.Fatal("the page has no Content-Security-Policy")
+	}
+	page = csp.ReplaceAllString(page, "")
+	page = strings.Replace(page, "</body>", layoutProbe+"</body>", 1)
+	dom := chromiumDOM(t, []byte(page), "--window-size=1280,2000", "--hide-scrollbars")
+	m := regexp.MustCompile(`<body data-scroll-width="(\d+)" data-first-scale-top="([^"]*)" data-overflowing="([^"]*)"`).FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatal("the layout probe did not run in Chromium")
+	}
+	t.Logf("laid out %s px wide; first colour scale at %s px", m[1], m[2])
+	if w, _ := strconv.Atoi(m[1]); w > 1280 {
+		t.Errorf("the page is %d px wide at a 1280 px window: it scrolls sideways (sticking out: %s)", w, m[3])
+	}
+	return dom
+}
+
+// attr reads attribute name of the first tag s holds.
+func attr(t *testing.T, s, name string) string {
+	t.Helper()
+	m := regexp.MustCompile(` ` + regexp.QuoteMeta(name) + `="([^"]*)"`).FindStringSubmatch(s)
+	if m == nil {
+		t.Fatalf("no %s in %.200s", name, s)
+	}
+	return html.UnescapeString(m[1])
+}
+
+// fieldText is the text of the element of class cls inside s.
+func fieldText(t *testing.T, s, cls string) string {
+	t.Helper()
+	m := regexp.MustCompile(`class="` + regexp.QuoteMeta(cls) + `"[^>]*>([^<]*)<`).FindStringSubmatch(s)
+	if m == nil {
+		t.Fatalf("no %s in %.300s", cls, s)
+	}
+	return strings.TrimSpace(html.UnescapeString(m[1]))
+}
+
+// blockJSON reads a clyde block result straight from its JSON.
+func blockJSON(t *testing.T, name string) *result.Block {
+	t.Helper()
+	data, err := os.ReadFile(testdata + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := result.DecodeBlock(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// checkToolFirst checks a tool page's order: its title, the tool's view
+// before the Runs table, and the table of every figure (fio's job names)
+// at the end.
+func checkToolFirst(t *testing.T, dom, title string) {
+	t.Helper()
+	if !strings.Contains(dom, "<title>"+html.EscapeString(title)) {
+		t.Errorf("the page's title is not %q", title)
+	}
+	if strings.Contains(dom, "<title>clyde block: one run") {
+		t.Error(`the page is titled "clyde block: one run"`)
+	}
+	tool, runs, all := strings.Index(dom, `<section class="tool`), strings.Index(dom, "<h2>Runs</h2>"), strings.Index(dom, `<details class="all-figures"`)
+	if tool < 0 || runs < tool || all < runs || strings.Contains(dom[all:], `<section class="tool`) {
+		t.Errorf("tool view at %d, Runs at %d, the figures table at %d: want the tool first and every figure last", tool, runs, all)
+	}
+}
+
+// TestCDMPageInChromium: CrystalDiskMark's window, each cell's MB/s (10^6
+// B/s), IOPS and latency, random and 0Fill side by side with their ratio,
+// and the fill level, as the JSON has them.
+func TestCDMPageInChromium(t *testing.T) {
+	t.Parallel() // each waits on its own Chromium
+	const name = "html/cdm-both.json"
+	dom := pageAt1280(t, name)
+	res := blockJSON(t, name)
+	checkToolFirst(t, dom, "CrystalDiskMark (clyde): Default on ")
+	type key struct{ test, mode, data string }
+	rows := map[key]result.BlockCDMRow{}
+	for _, r := range res.CDM.Rows {
+		rows[key{r.Test, r.Mode, r.Data}] = r
+	}
+	cells := 0
+	trs := regexp.MustCompile(`(?s)<tr data-test="([^"]+)">(.*?)</tr>`).FindAllStringSubmatch(dom, -1)
+	for _, tr := range trs {
+		test := html.UnescapeString(tr[1])
+		for _, td := range regexp.MustCompile(`(?s)<td class="fig"[^>]*>.*?</td>`).FindAllString(tr[2], -1) {
+			mode, data := attr(t, td, "data-mode"), attr(t, td, "data-data")
+			r, ok := rows[key{test, mode, data}]
+			if !ok {
+				t.Fatalf("cell %s %s %s: no such row in the JSON", test, mode, data)
+			}
+			where := test + " " + mode + " " + data
+			checkShown(t, where+" MB/s", fieldText(t, td, "mbps"), r.BWBytes/1e6, false)
+			checkShown(t, where+" IOPS", fieldText(t, td, "iops"), r.IOPS, false)
+			checkShown(t, where+" latency", fieldText(t, td, "lat"), r.LatencyUs, false)
+			cells++
+		}
+		for _, rm := range regexp.MustCompile(`<td class="ratio" data-mode="([a-z]+)"[^>]*>x([0-9.]+)</td>`).FindAllStringSubmatch(tr[2], -1) {
+			rnd, zero := rows[key{test, rm[1], "random"}], rows[key{test, rm[1], "zero"}]
+			checkShown(t, test+" "+rm[1]+" 0Fill/Random", rm[2], zero.BWBytes/rnd.BWBytes, false)
+			cells++
+		}
+	}
+	// Every row twice (random, 0Fill), and a ratio per test and mode.
+	if want := len(res.CDM.Rows) * 3 / 2; cells != want || len(trs) != 4 {
+		t.Errorf("%d cells in %d tests checked, want %d in 4 (SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1)", cells, len(trs), want)
+	}
+	for _, test := range []string{"SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1"} {
+		if !strings.Contains(dom, `<th class="test">`+test+`</th>`) {
+			t.Errorf("no row %s", test)
+		}
+	}
+	s := res.Space
+	drive := fieldText(t, dom, "drive")
+	if pct := fmt.Sprintf(": %.0f%% (", float64(s.UsedBytes)/float64(s.TotalBytes)*100); !strings.Contains(drive, pct) || s.Fill == nil {
+		t.Errorf("the drive box says %q, want the fill level%s", drive, pct)
+	}
+	if !strings.Contains(dom, "Fill:</th><td>"+s.Fill.Request+",") {
+		t.Errorf("the page does not say the fill asked for (%s)", s.Fill.Request)
+	}
+}
+
+// TestOrionPageInChromium: ORION's summary first, each figure with the
+// point where it was reached, worked out here from the JSON's points; the
+// heat maps with their colour scales near the top of the page, spanning
+// the matrix's figures.
+func TestOrionPageInChromium(t *testing.T) {
+	t.Parallel() // each waits on its own Chromium
+	const name = "html/orion-normal.json"
+	dom := pageAt1280(t, name)
+	res := blockJSON(t, name)
+	checkToolFirst(t, dom, "ORION (clyde): ssd, -run normal")
+	set := res.Orion.Sets[0]
+	var maxMBPS, maxIOPS, minLat *result.OrionPoint
+	for i := range set.Points {
+		p := &set.Points[i]
+		if p.Large > 0 && (maxMBPS == nil || p.LargeMBPS > maxMBPS.LargeMBPS) {
+			maxMBPS = p
+		}
+		if p.Small > 0 && (maxIOPS == nil || p.SmallIOPS > maxIOPS.SmallIOPS) {
+			maxIOPS = p
+		}
+		if p.Small > 0 && (minLat == nil || p.SmallLatUs < minLat.SmallLatUs) {
+			minLat = p
+		}
+	}
+	peaks := regexp.MustCompile(`(?s)<div class="peak" data-key="([a-z]+)".*?</div>`).FindAllStringSubmatch(dom, -1)
+	if len(peaks) != 3 {
+		t.Fatalf("%d summary figures, want ORION's three", len(peaks))
+	}
+	for _, pm := range peaks {
+		p, v := map[string]*result.OrionPoint{"mbps": maxMBPS, "iops": maxIOPS, "latency": minLat}[pm[1]], 0.0
+		switch pm[1] {
+		case "mbps":
+			v = p.LargeMBPS
+		case "iops":
+			v = p.SmallIOPS
+		case "latency":
+			v = p.SmallLatUs
+		}
+		checkShown(t, "summary "+pm[1], fieldText(t, pm[0], "big"), v, false)
+		if at := fmt.Sprintf("@ Small=%d and Large=%d", p.Small, p.Large); fieldText(t, pm[0], "at") != at {
+			t.Errorf("summary %s is at %q, the JSON's point is %s", pm[1], fieldText(t, pm[0], "at"), at)
+		}
+	}
+	if top := attr(t, dom[strings.Index(dom, "<body"):], "data-first-scale-top"); top == "none" {
+		t.Fatal("no heat map colour scale")
+	} else if y, _ := strconv.Atoi(top); y > 1000 {
+		t.Errorf("the first heat map's colour scale is %d px down the page", y)
+	}
+	scales := regexp.MustCompile(`<div class="scale" data-unit="([^"]+)" data-min="([^"]+)" data-max="([^"]+)">`).FindAllStringSubmatch(dom, -1)
+	want := map[string][2]float64{"IOPS": {math.Inf(1), math.Inf(-1)}, "MBPS": {math.Inf(1), math.Inf(-1)}, "us": {math.Inf(1), math.Inf(-1)}}
+	span := func(unit string, v float64) {
+		want[unit] = [2]float64{math.Min(want[unit][0], v), math.Max(want[unit][1], v)}
+	}
+	for _, p := range set.Points {
+		if p.Small > 0 {
+			span("IOPS", p.SmallIOPS)
+			span("us", p.SmallLatUs)
+		}
+		if p.Large > 0 {
+			span("MBPS", p.LargeMBPS)
+		}
+	}
+	if len(scales) != 3 {
+		t.Fatalf("%d heat map scales, want IOPS, MBPS and latency", len(scales))
+	}
+	for _, sm := range scales {
+		lo, _ := strconv.ParseFloat(sm[2], 64)
+		hi, _ := strconv.ParseFloat(sm[3], 64)
+		if w := want[sm[1]]; lo != w[0] || hi != w[1] {
+			t.Errorf("%s scale %v..%v, the matrix spans %v..%v", sm[1], lo, hi, w[0], w[1])
+		}
+	}
+	for _, c := range []string{"small I/O IOPS by load", "large I/O MBPS by load", "small I/O latency by load"} {
+		if !strings.Contains(dom, c) {
+			t.Errorf("no curve %q", c)
+		}
+	}
+}
+
+// TestIometerPageInChromium: Iometer's results display, the .icf named,
+// Total I/Os per Second first, and every test's figures as the JSON has
+// them.
+func TestIometerPageInChromium(t *testing.T) {
+	t.Parallel() // each waits on its own Chromium
+	const name = "html/iometer-cycled.json"
+	dom := pageAt1280(t, name)
+	res := blockJSON(t, name)
+	checkToolFirst(t, dom, "Iometer (clyde): 4k-mixes-cycled.icf on ")
+	if icf := fieldText(t, dom, "icf"); icf != res.Iometer.Source || icf != "4k-mixes-cycled.icf" {
+		t.Errorf("the page names %q as the test setup, the JSON %q", icf, res.Iometer.Source)
+	}
+	rows := regexp.MustCompile(`(?s)<tr class="test" data-spec="([^"]+)" data-outstanding="(\d+)">(.*?)</tr>`).FindAllStringSubmatch(dom, -1)
+	if len(rows) != len(res.Iometer.Tests) || len(rows) != 16 {
+		t.Fatalf("%d tests on the page, %d in the JSON, want 4 specifications x 4 steps", len(rows), len(res.Iometer.Tests))
+	}
+	best := res.Iometer.Tests[0]
+	for i, rm := range rows {
+		tt := res.Iometer.Tests[i]
+		if html.UnescapeString(rm[1]) != tt.AccessSpec || rm[2] != strconv.Itoa(tt.OutstandingIOs) {
+			t.Fatalf("row %d is %s at %s, the JSON's test %s at %d", i, rm[1], rm[2], tt.AccessSpec, tt.OutstandingIOs)
+		}
+		where := fmt.Sprintf("%s at %d", tt.AccessSpec, tt.OutstandingIOs)
+		checkShown(t, where+" Total I/Os per Second", fieldText(t, rm[3], "num iops"), tt.IOPS, false)
+		checkShown(t, where+" MBps", fieldText(t, rm[3], "num mbps"), tt.MBpsDecimal, false)
+		checkShown(t, where+" average response", fieldText(t, rm[3], "num avg"), tt.AvgResponseMs, false)
+		checkShown(t, where+" maximum response", fieldText(t, rm[3], "num max"), tt.MaxResponseMs, false)
+		checkShown(t, where+" CPU", fieldText(t, rm[3], "num cpu"), tt.CPUPct, false)
+		if tt.IOPS > best.IOPS {
+			best = tt
+		}
+	}
+	_, head, ok := strings.Cut(dom, `<div class="peaks best"`)
+	if !ok {
+		t.Fatal("no headline figures")
+	}
+	if !strings.Contains(head[:200], `<span class="name">Total I/Os per Second</span>`) {
+		t.Error("the headline does not open with Total I/Os per Second")
+	}
+	checkShown(t, "headline Total I/Os per Second", fieldText(t, head, "big"), best.IOPS, false)
+}
+
+// TestCopyPageInChromium: CopySpdBench's table, a row per set and method
+// with its MB/s (10^6 B/s) and whether its copies were verified.
+func TestCopyPageInChromium(t *testing.T) {
+	t.Parallel() // each waits on its own Chromium
+	const name = "html/copy-all.json"
+	dom := pageAt1280(t, name)
+	data, err := os.ReadFile(testdata + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := result.DecodeCopy(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkToolFirst(t, dom, "CopySpdBench (clyde): ")
+	rows := regexp.MustCompile(`(?s)<tr data-set="Copy ([^"]+)" data-method="([a-z_]+)">(.*?)</tr>`).FindAllStringSubmatch(dom, -1)
+	if len(rows) != 6 {
+		t.Fatalf("%d rows, want 3 sets x 2 methods (clone is not available on ext4)", len(rows))
+	}
+	for _, rm := range rows {
+		f := res.Figure(rm[1], rm[2])
+		if f == nil {
+			t.Fatalf("row %s %s: not in the JSON", rm[1], rm[2])
+		}
+		checkShown(t, rm[1]+" "+rm[2]+" MB/s", fieldText(t, rm[3], "num mbps"), f.MBPerSec, false)
+		if v := fieldText(t, rm[3], "verified"); (v == "yes") != f.Verified {
+			t.Errorf("%s %s: verified %q, the JSON says %v", rm[1], rm[2], v, f.Verified)
+		}
+	}
+}
+
+// TestComparedToolPagesInChromium: pages of several runs of one tool fit
+// 1280 px too (the issue's ORION and copy pages had a Runs table wider
+// than that), each run with its own view.
+func TestComparedToolPagesInChromium(t *testing.T) {
+	t.Parallel() // each waits on its own Chromium
+	dom := pageAt1280(t, "html/orion-normal.json", "block/profile-orion.json")
+	if n := strings.Count(dom, `<section class="tool orion"`); n != 2 {
+		t.Errorf("%d ORION views for two runs", n)
+	}
+	checkToolFirst(t, dom, "ORION (clyde): 2 runs compared")
 }

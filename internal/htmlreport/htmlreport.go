@@ -5,10 +5,13 @@
 // with each column's change against the first run and its winner, then
 // latency percentile curves, per-second series and block-size sweeps
 // drawn with gonum.org/v1/plot. A page of one run shows that run's own
-// figures and curves, with nothing to compare it to. Colours are Okabe and
-// Ito's, which colour-blind readers tell apart. The page loads nothing: no
-// scripts, fonts or images from anywhere, so it can be mailed or opened
-// offline.
+// figures and curves, with nothing to compare it to. A block tool's run
+// gets the page its users know instead (tools.go): CrystalDiskMark's
+// window, ORION's summary and heat maps, Iometer's results display,
+// CopySpdBench's table, with every figure in a table at the end. Colours
+// are Okabe and Ito's, which colour-blind readers tell apart. The page
+// loads nothing: no scripts, fonts or images from anywhere, so it can be
+// mailed or opened offline.
 package htmlreport
 
 import (
@@ -56,11 +59,17 @@ func buildPage(runs []*compare.Run) (*pageData, error) {
 			return nil, fmt.Errorf("cannot put an %s run (%s) and a %s run (%s) in one page", kind, runs[0].Label, r.Kind(), r.Label)
 		}
 	}
-	p := &pageData{Kind: kind, Single: len(runs) == 1}
-	if p.Single {
+	p := &pageData{Kind: kind, Single: len(runs) == 1, Tool: pageTool(runs)}
+	switch {
+	case p.Tool != "":
+		p.Title = toolTitle(p.Tool, runs)
+	case p.Single:
 		p.Title = fmt.Sprintf("clyde %s: one run", kind)
-	} else {
+	default:
 		p.Title = fmt.Sprintf("clyde %s: %d runs compared", kind, len(runs))
+	}
+	if err := buildTools(p, runs); err != nil {
+		return nil, err
 	}
 	for i, r := range runs {
 		p.Runs = append(p.Runs, describeRun(i, r))
@@ -78,7 +87,7 @@ func buildPage(runs []*compare.Run) (*pageData, error) {
 	if n := compare.ParamsNote(runs); n != "" {
 		p.Notes = append(p.Notes, n)
 	}
-	charts, err := buildCharts(runs)
+	charts, err := buildCharts(runs, p.Tool != "")
 	if err != nil {
 		return nil, err
 	}
@@ -91,6 +100,9 @@ func describeRun(i int, r *compare.Run) runInfo {
 	ri := runInfo{Letter: compare.RunLetter(i), Color: runHex(i), Name: r.Name(), Label: r.Label, Source: r.Source,
 		Host: r.Host(), Target: r.Target(), FSType: prov.Filesystem.Type, MountOptions: prov.Filesystem.MountOptions,
 		Device: prov.Filesystem.DeviceModel, Flags: r.KeyFlags()}
+	if n := toolRunName(r); n != "" {
+		ri.Name = n
+	}
 	if ri.FSType != "" {
 		ri.FSNote = prov.Filesystem.Note
 	}
@@ -158,6 +170,8 @@ type chart struct {
 	// Legend names each line's colour, below the chart (never over the
 	// data).
 	Legend []legendItem `json:"-"`
+	// Scale is a heat map's colour legend, shown above it.
+	Scale *colorScale `json:"scale,omitempty"`
 }
 
 // legendItem is one entry of a chart's legend.
@@ -174,6 +188,7 @@ const (
 	sectionOrion     = "ORION load matrix"
 	sectionSustained = "Sustained load"
 	sectionSweep     = "Block-size sweep"
+	sectionIometer   = "Iometer cycling"
 )
 
 // Chart sizes: small multiples four to a row of a 1280-pixel page, and
@@ -184,7 +199,10 @@ const (
 )
 
 // buildCharts draws every chart the runs have data for, section by section.
-func buildCharts(runs []*compare.Run) ([]chart, error) {
+// A tool's page (tool) has its own charts in its view, and no chart per
+// job: an ORION run has a hundred jobs, and their curves buried the
+// matrix.
+func buildCharts(runs []*compare.Run, tool bool) ([]chart, error) {
 	var out []chart
 	add := func(c chart, p *plot.Plot, err error, w, h vg.Length) error {
 		if err != nil {
@@ -208,6 +226,9 @@ func buildCharts(runs []*compare.Run) ([]chart, error) {
 	if len(runs) == 1 {
 		w, h = wideW, wideH // a single run's lines share a chart or two
 	}
+	if tool {
+		return out, nil
+	}
 	for _, g := range latencyGroups(runs) {
 		p, err := latencyChart(g.lines, runs[0].FS != nil, g.unit)
 		c := chart{Section: sectionLatency, Title: g.title, XLabel: "percentile", YLabel: g.unit, Lines: g.lines}
@@ -222,23 +243,19 @@ func buildCharts(runs []*compare.Run) ([]chart, error) {
 			return nil, err
 		}
 	}
-	// ORION's matrices (orion.go) and sustained runs (sustained.go).
+	// Sustained runs (sustained.go); ORION's matrices are in its view
+	// (orion.go).
 	for i, r := range runs {
 		if r.Block == nil {
 			continue
 		}
-		for _, k := range []struct {
-			section string
-			charts  func(string, *result.Block) ([]namedPlot, error)
-		}{{sectionOrion, orionCharts}, {sectionSustained, sustainedCharts}} {
-			ps, err := k.charts(compare.RunLetter(i)+" "+r.Label, r.Block)
-			if err != nil {
+		ps, err := sustainedCharts(compare.RunLetter(i)+" "+r.Label, r.Block)
+		if err != nil {
+			return nil, err
+		}
+		for _, np := range ps {
+			if err := add(chart{Section: sectionSustained, Title: np.title}, np.plot, nil, wideW, wideH); err != nil {
 				return nil, err
-			}
-			for _, np := range ps {
-				if err := add(chart{Section: k.section, Title: np.title}, np.plot, nil, wideW, wideH); err != nil {
-					return nil, err
-				}
 			}
 		}
 	}
@@ -629,6 +646,31 @@ func (p *pageData) Sections() []sectionView {
 	return out
 }
 
+// FiguresTitle heads a tool page's closing table of every figure, as
+// compare and the history key them.
+func (p *pageData) FiguresTitle() string {
+	n := 0
+	for _, t := range p.Tables {
+		n += len(t.Columns)
+	}
+	what := "fio's job names"
+	switch p.Tool {
+	case toolCDM:
+		what = "CrystalDiskMark's row names"
+	case toolCopy:
+		what = "set and method"
+	}
+	return fmt.Sprintf("All %d figures, as compare and the history key them (%s)", n, what)
+}
+
+// OpenFigures says a tool page's closing figures start open: on a page
+// comparing CrystalDiskMark or copy runs, whose figures carry the tool's
+// own names, the bars and tables are the comparison; ORION's and
+// Iometer's are a job's fio names, hundreds of them, and start closed.
+func (p *pageData) OpenFigures() bool {
+	return !p.Single && (p.Tool == toolCDM || p.Tool == toolCopy)
+}
+
 type sectionView struct {
 	Title  string
 	Charts []chart
@@ -693,13 +735,95 @@ svg.bars .axis { stroke: #888; stroke-width: 1; }
 .legend li { display: inline-block; margin-right: 12px; }
 .legend .sample { display: inline-block; width: 18px; height: 0; border-top-width: 3px; margin-right: 4px; vertical-align: 3px; }
 .notes { color: #444; font-size: 12px; }
+.scroll { overflow-x: auto; max-width: 100%; }
+td.flags { min-width: 15em; }
+td.flags code { white-space: normal; overflow-wrap: break-word; }
+td.mount { overflow-wrap: anywhere; min-width: 9em; max-width: 18em; }
+table.single td:first-child { overflow-wrap: anywhere; max-width: 40em; }
+details.all-figures > summary { font-size: 17px; font-weight: bold; margin: 28px 0 8px; cursor: pointer; }
+.tool { margin-bottom: 18px; }
+.settings th { background: none; font-weight: normal; color: #555; padding: 1px 10px 1px 0; border: none; }
+.settings td { padding: 1px 0; border: none; }
+.topbar { display: flex; flex-wrap: wrap; gap: 6px; margin: 8px 0 4px; }
+.topbar span { border: 1px solid #8aa58a; background: #eef4ee; border-radius: 3px; padding: 2px 10px; }
+table.cdm { border-collapse: separate; border-spacing: 4px; margin: 0; }
+table.cdm th { text-align: center; background: none; font-size: 15px; }
+table.cdm th.test { background: #2f6f3a; color: #fff; font-size: 15px; padding: 8px 12px; vertical-align: middle; border-radius: 3px; line-height: 1.25; }
+table.cdm td.fig { background: #f3f7f3; border: 1px solid #b8cdb8; border-radius: 3px; text-align: right; min-width: 7.5em; padding: 4px 10px; }
+table.cdm td.fig .mbps { display: block; font-size: 26px; font-weight: bold; font-variant-numeric: tabular-nums; color: #111; }
+table.cdm td.fig .more { display: block; font-size: 11px; color: #555; font-variant-numeric: tabular-nums; }
+table.cdm td.ratio { text-align: center; vertical-align: middle; font-size: 16px; font-weight: bold; color: #2f4f8f; border-bottom: none; padding: 3px 4px; }
+table.cdm th.ratio { font-size: 12px; font-weight: normal; color: #555; }
+table.cdm td.notrun { color: #777; }
+.peaks { display: flex; flex-wrap: wrap; gap: 10px; margin: 8px 0 12px; }
+.peak { border: 1px solid #c9d3e0; background: #f5f8fc; border-radius: 4px; padding: 8px 14px; min-width: 14em; }
+.iometer .peak { min-width: 10em; padding: 6px 10px; }
+.peak .name { display: block; font-size: 12px; color: #444; }
+.peak .big { font-size: 26px; font-weight: bold; font-variant-numeric: tabular-nums; }
+.peak .at { display: block; font-size: 12px; color: #444; }
+.scale { display: flex; align-items: center; gap: 6px; font-size: 11px; margin: 2px 0 4px; }
+.scale .ramp { display: inline-flex; border: 1px solid #999; }
+.scale .ramp span { display: inline-block; width: 14px; height: 12px; }
+table.results td.num, table.copyspd td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+table.results th { font-size: 12px; text-align: right; }
+table.results tr.spec th { text-align: left; font-size: 13px; background: #e8eef6; }
+table.results td.iops { font-weight: bold; font-size: 15px; }
+table.copyspd td.mbps { font-weight: bold; font-size: 15px; }
+table.copyspd th.num { text-align: right; }
+table.copyspd .clone { font-weight: normal; font-size: 12px; color: #555; }
+.stopped { color: #a33; font-weight: bold; }
 </style></head>
 <body>
 <h1>{{.Title}}</h1>
+{{range .CDM}}{{$w := .}}<section class="tool cdm" data-run="{{.Run}}">
+<h2>CrystalDiskMark{{if gt (len $.Runs) 1}}: run {{.Run}}{{end}} <span class="sub">MB/s = 1,000,000 bytes/s; {{.Kept}}</span></h2>
+<div class="topbar"><span class="passes" title="passes">{{.Passes}}</span><span class="size" title="test size">{{.Size}}</span>{{with .Drive}}<span class="drive" title="drive: in use when the tests began">{{.}}</span>{{end}}<span>MB/s</span>{{if .Both}}<span>Random | 0Fill</span>{{end}}</div>
+<div class="scroll"><table class="cdm" id="cdm-{{.Run}}">
+<tr><th></th>{{range .Modes}}<th colspan="{{if $w.Both}}3{{else}}1{{end}}">{{.Title}} (MB/s)</th>{{end}}</tr>
+{{if .Both}}<tr><th></th>{{range .Modes}}<th>Random</th><th>0Fill</th><th class="ratio" title="0Fill MB/s over Random MB/s">ratio</th>{{end}}</tr>
+{{end}}{{range .Rows}}<tr data-test="{{.Test}}"><th class="test">{{.Test}}</th>{{range .Cells}}{{$mode := .Mode}}{{range .Figures}}<td class="fig{{if not .Ran}} notrun{{end}}" data-mode="{{$mode}}" data-data="{{.Data}}"{{if .Ran}} data-mbps="{{.MBps}}" data-iops="{{.IOPS}}" data-latency-us="{{.LatencyUs}}"{{end}}><span class="mbps">{{.MBpsText}}</span>{{if .Ran}}<span class="more"><span class="iops">{{.IOPSText}}</span> IOPS</span><span class="more"><span class="lat">{{.LatText}}</span> µs</span>{{end}}</td>{{end}}{{if .RatioText}}<td class="ratio" data-mode="{{$mode}}" data-ratio="{{.Ratio}}">{{.RatioText}}</td>{{else if gt (len .Figures) 1}}<td class="ratio">-</td>{{end}}{{end}}</tr>
+{{end}}</table></div>
+{{with .Stopped}}<p class="stopped">{{.}}: only the tests that ran are shown.</p>{{end}}
+<table class="settings">{{range .Settings}}<tr><th>{{.Name}}:</th><td>{{.Value}}</td></tr>{{end}}</table>
+</section>
+{{end}}{{range .Orion}}<section class="tool orion" data-run="{{.Run}}">
+<h2>ORION summary{{if gt (len $.Runs) 1}}: run {{.Run}}{{end}} <span class="sub">test {{.TestName}}; MBPS = 2^20 bytes/s, as ORION's</span></h2>
+{{range .Sets}}<h3>Small IO size {{.SizeSmallKiB}} KB</h3>
+<div class="peaks">{{range .Peaks}}<div class="peak" data-key="{{.Key}}" data-value="{{.Value}}" data-small="{{.Small}}" data-large="{{.Large}}"><span class="name">{{.Name}}</span><span class="big">{{.Text}}</span> {{.Unit}}<span class="at">@ Small={{.Small}} and Large={{.Large}}</span></div>{{end}}</div>
+<div class="grid wide">{{range .Maps}}{{template "chart" .}}{{end}}</div>
+{{if .Curves}}<h3>Per load level <span class="sub">a line per load of the other kind of I/O</span></h3>
+<div class="grid wide">{{range .Curves}}{{template "chart" .}}{{end}}</div>{{end}}
+{{end}}<table class="settings"><tr><th>Commandline:</th><td><code>{{.Command}}</code></td></tr>{{range .Settings}}<tr><th>{{.Name}}:</th><td>{{.Value}}</td></tr>{{end}}</table>
+</section>
+{{end}}{{range .Iometer}}<section class="tool iometer" data-run="{{.Run}}">
+<h2>Iometer results display{{if gt (len $.Runs) 1}}: run {{.Run}}{{end}}</h2>
+<p>Test setup <b class="icf">{{.Source}}</b>{{with .Description}}: {{.}}{{end}}. Run Time {{.RunTime}}, Ramp Up Time {{.RampTime}}{{with .Cycling}}, cycling {{.}}{{end}}. <span class="sub">MBps in 10^6 (Decimal) and 2^20 (Binary) bytes/s, response times in ms.</span></p>
+{{with .Best}}<div class="peaks best" data-spec="{{.Spec}}" data-outstanding="{{.OutstandingIOs}}"><div class="peak" data-key="iops" data-value="{{.IOPS}}"><span class="name">Total I/Os per Second</span><span class="big">{{printf "%.2f" .IOPS}}</span></div><div class="peak" data-key="mbps" data-value="{{.MBps}}"><span class="name">Total MBs per Second (Decimal)</span><span class="big">{{printf "%.2f" .MBps}}</span></div><div class="peak" data-key="avg" data-value="{{.AvgMs}}"><span class="name">Average I/O Response Time (ms)</span><span class="big">{{printf "%.4f" .AvgMs}}</span></div><div class="peak" data-key="max" data-value="{{.MaxMs}}"><span class="name">Maximum I/O Response Time (ms)</span><span class="big">{{printf "%.4f" .MaxMs}}</span></div><div class="peak" data-key="cpu" data-value="{{.CPUPct}}"><span class="name">% CPU Utilization (total)</span><span class="big">{{if .CPUKnown}}{{printf "%.2f" .CPUPct}}{{else}}-{{end}}</span></div><div class="peak" data-key="errors" data-value="{{.Errors}}"><span class="name">Total Error Count</span><span class="big">{{.Errors}}</span></div></div>
+<p class="sub">Above: the test with the most Total I/Os per Second, {{.Spec}} at {{.OutstandingIOs}} outstanding I/O(s) per worker. Every test:</p>{{end}}
+<div class="scroll"><table class="results" id="iometer-{{.Run}}"><tr><th>Workers</th><th># of Outstanding I/Os</th><th>Total I/Os per Second</th><th>Read IOps</th><th>Write IOps</th><th>MBps (Decimal)</th><th>MBps (Binary)</th><th>Average Response Time</th><th>Maximum Response Time</th><th>% CPU Utilization</th><th>Errors</th></tr>
+{{range .Specs}}<tr class="spec"><th colspan="11">{{.Name}}</th></tr>
+{{range .Tests}}<tr class="test" data-spec="{{.Spec}}" data-outstanding="{{.OutstandingIOs}}"><td class="num">{{.Workers}}</td><td class="num">{{.OutstandingIOs}}</td><td class="num iops" data-value="{{.IOPS}}">{{printf "%.2f" .IOPS}}</td><td class="num">{{printf "%.2f" .ReadIOPS}}</td><td class="num">{{printf "%.2f" .WriteIOPS}}</td><td class="num mbps" data-value="{{.MBps}}">{{printf "%.2f" .MBps}}</td><td class="num">{{printf "%.2f" .MBpsBinary}}</td><td class="num avg" data-value="{{.AvgMs}}">{{printf "%.4f" .AvgMs}}</td><td class="num max" data-value="{{.MaxMs}}">{{printf "%.4f" .MaxMs}}</td><td class="num cpu">{{if .CPUKnown}}{{printf "%.2f" .CPUPct}}{{else}}-{{end}}</td><td class="num">{{.Errors}}</td></tr>
+{{end}}{{end}}</table></div>
+{{if .Charts}}<div class="grid wide">{{range .Charts}}{{template "chart" .}}{{end}}</div>{{end}}
+<p class="notes">% CPU Utilization: {{.CPUScope}}.{{range .Ignored}}<br>ignored: {{.}}{{end}}</p>
+</section>
+{{end}}{{range .Copy}}<section class="tool copy" data-run="{{.Run}}">
+<h2>CopySpdBench{{if gt (len $.Runs) 1}}: run {{.Run}}{{end}} <span class="sub">{{.Target}}; MB/s = 10^6 bytes/s; {{.Sync}}; {{.Buffer}} data</span></h2>
+<div class="scroll"><table class="copyspd" id="copy-{{.Run}}"><tr><th>test</th><th>method</th><th class="num">files</th><th class="num">time</th><th class="num">MB/s</th><th class="num">files/s</th><th class="num">p99 per file</th><th>verified</th><th>sources cold</th></tr>
+{{range .Rows}}<tr data-set="{{.Set}}" data-method="{{.Method}}"><td class="nowrap">{{.Set}}</td><td>{{.Method}}</td><td class="num">{{.Files}}</td><td class="num time">{{.Time}}</td><td class="num mbps"{{if not .Clone}} data-value="{{.MBps}}"{{end}}>{{if .Clone}}<span class="clone">{{.MBpsText}}</span>{{else}}{{.MBpsText}}{{end}}</td><td class="num">{{if .Clone}}-{{else}}{{printf "%.1f" .FilesPerSec}}{{end}}</td><td class="num">{{.P99}}</td><td class="verified">{{if .Verified}}yes{{else}}NO{{end}}</td><td>{{if .Cold}}yes{{else}}no{{end}}</td></tr>
+{{end}}</table></div>
+{{range .Unavailable}}<p class="notes">not available: {{.}}</p>{{end}}
+</section>
+{{end}}
 <h2>Runs</h2>
-<table id="runs"><tr><th>run</th><th>label</th><th>host</th><th>filesystem</th><th>mount options</th><th>device</th><th>size and flags</th><th>date</th><th>from</th></tr>
+<div class="scroll"><table id="runs"><tr><th>run</th><th>label</th><th>host</th><th>filesystem</th><th>mount options</th><th>device</th><th>size and flags</th><th>date</th><th>from</th></tr>
 {{range .Runs}}<tr class="run" data-run="{{.Letter}}"><td><span class="swatch" style="background: {{.Color}}"></span>{{.Letter}}</td><td class="nowrap">{{.Name}}</td><td class="host">{{.Host}}</td><td class="fstype">{{or .FSType "-"}}{{with .FSNote}}<span class="vs">{{.}}</span>{{end}}</td><td class="mount">{{or .MountOptions "-"}}</td><td class="device">{{or .Device "-"}}</td><td class="flags"><code>{{.Flags}}</code></td><td class="date nowrap">{{or .Started "-"}}</td><td>{{.Label}} <span class="sub">{{.Source}}{{if .Target}}, {{.Target}}{{end}}</span></td></tr>
-{{end}}</table>
+{{end}}</table></div>
+{{if .Tool}}{{range .Sections}}<h2>{{.Title}}</h2>
+<div class="grid {{if or (eq .Title "Block-size sweep") $.Single}}wide{{else}}small{{end}}">
+{{range .Charts}}{{template "chart" .}}{{end}}</div>
+{{end}}
+<details class="all-figures"{{if $.OpenFigures}} open{{end}}><summary>{{$.FiguresTitle}}</summary>
 {{if .Single}}
 <h2>Figures</h2>
 <div class="pair">
@@ -721,20 +845,48 @@ svg.bars .axis { stroke: #888; stroke-width: 1; }
 {{end}}</div>
 <h2>Figures</h2>
 {{range .Tables}}<h3>{{.Title}}</h3>
-<table class="figures"><tr><th>run</th>{{range .Columns}}<th class="col" data-key="{{.Key}}">{{.Key}}<span class="vs">{{.Unit}}</span></th>{{end}}</tr>
+<div class="scroll"><table class="figures"><tr><th>run</th>{{range .Columns}}<th class="col" data-key="{{.Key}}">{{.Key}}<span class="vs">{{.Unit}}</span></th>{{end}}</tr>
 {{range $i, $row := .Rows}}<tr class="figures" data-run="{{(index $.Runs $row.Run).Letter}}"><td class="nowrap"><span class="swatch" style="background: {{(index $.Runs $row.Run).Color}}"></span>{{(index $.Runs $row.Run).Letter}} {{(index $.Runs $row.Run).Short}}</td>{{range $row.Cells}}<td class="num{{if .Best}} best{{end}}{{if eq .State "short"}} short{{end}}{{if or (eq .State "not_run") (eq .State "too_fast") (eq .State "unknown")}} missing{{end}}" data-state="{{.State}}" data-value="{{.Value}}">{{.Text}}{{if .VsFirst}}<span class="vs">{{.VsFirst}} vs A</span>{{end}}</td>{{end}}</tr>
 {{end}}<tr class="winner"><td>winner</td>{{range .Winners}}<td class="num">{{.}}</td>{{end}}</tr>
-</table>
+</table></div>
+{{end}}
+{{end}}
+</details>
+{{else}}{{if .Single}}
+<h2>Figures</h2>
+<div class="pair">
+{{range .Tables}}<div><h3>{{.Title}}</h3>
+<table class="single" id="single-{{.ID}}"><tr><th>test</th><th class="col">figure</th><th>unit</th>{{if .Rates}}<th class="col">ran for</th>{{end}}</tr>
+{{range .Columns}}{{$c := index .Cells 0}}<tr data-key="{{.Key}}"><td>{{.Key}}</td><td class="num{{if eq $c.State "short"}} short{{end}}" data-run="A" data-state="{{$c.State}}" data-value="{{$c.Value}}">{{$c.Text}}</td><td>{{.Unit}}</td>{{if $.Single}}{{if .HigherIsBetter}}<td class="num">{{if $c.ElapsedNs}}{{printf "%.2f s" (secs $c.ElapsedNs)}}{{else}}-{{end}}</td>{{end}}{{end}}</tr>
+{{end}}</table></div>
+{{end}}</div>
+{{else}}
+{{with .Summary}}{{if .Columns}}<h2>Overall</h2>
+<figure class="summary"><figcaption>Geometric mean of {{len .Columns}} rate column(s), relative to run A <span class="sub">more is better</span></figcaption>
+{{$.SummarySVG}}</figure>
+<p class="notes">Over the rate columns every run measured for 0.5 s or more: {{join .Columns}}.{{if .Left}} Left out (a run had no figure, or one under 0.5 s): {{join .Left}}.{{end}} "best in" counts the columns a run won.</p>
+{{end}}{{end}}
+<h2>Results per test</h2>
+<div class="grid bars">
+{{range .Bars}}<figure class="barchart" data-key="{{.Key}}" data-unit="{{.Unit}}"><figcaption>{{.Title}} <span class="sub">{{.Unit}}, {{.Better}}</span></figcaption>
+{{$.BarSVG .}}</figure>
+{{end}}</div>
+<h2>Figures</h2>
+{{range .Tables}}<h3>{{.Title}}</h3>
+<div class="scroll"><table class="figures"><tr><th>run</th>{{range .Columns}}<th class="col" data-key="{{.Key}}">{{.Key}}<span class="vs">{{.Unit}}</span></th>{{end}}</tr>
+{{range $i, $row := .Rows}}<tr class="figures" data-run="{{(index $.Runs $row.Run).Letter}}"><td class="nowrap"><span class="swatch" style="background: {{(index $.Runs $row.Run).Color}}"></span>{{(index $.Runs $row.Run).Letter}} {{(index $.Runs $row.Run).Short}}</td>{{range $row.Cells}}<td class="num{{if .Best}} best{{end}}{{if eq .State "short"}} short{{end}}{{if or (eq .State "not_run") (eq .State "too_fast") (eq .State "unknown")}} missing{{end}}" data-state="{{.State}}" data-value="{{.Value}}">{{.Text}}{{if .VsFirst}}<span class="vs">{{.VsFirst}} vs A</span>{{end}}</td>{{end}}</tr>
+{{end}}<tr class="winner"><td>winner</td>{{range .Winners}}<td class="num">{{.}}</td>{{end}}</tr>
+</table></div>
 {{end}}
 {{end}}
 {{range .Sections}}<h2>{{.Title}}</h2>
 <div class="grid {{if or (eq .Title "Block-size sweep") $.Single}}wide{{else}}small{{end}}">
-{{range .Charts}}<figure class="chart"><figcaption>{{.Title}}</figcaption>{{.SVG}}
-<ul class="legend">{{range .Legend}}<li><span class="sample" style="border-top-style: {{.Dash}}; border-top-color: {{.Color}}"></span>{{.Name}}</li>{{end}}</ul></figure>
-{{end}}</div>
+{{range .Charts}}{{template "chart" .}}{{end}}</div>
 {{end}}
-{{if .Notes}}<h2>Notes</h2>
+{{end}}{{if .Notes}}<h2>Notes</h2>
 <ul class="notes">{{range .Notes}}<li>{{.}}</li>
 {{end}}</ul>{{end}}
 </body></html>
-`))
+{{define "chart"}}<figure class="chart" data-title="{{.Title}}"><figcaption>{{.Title}}</figcaption>{{with .Scale}}<div class="scale" data-unit="{{.Unit}}" data-min="{{.Min}}" data-max="{{.Max}}"><span class="lo">{{.MinText}}</span><span class="ramp">{{range .Steps}}<span style="background: {{.Color}}" title="{{printf "%.0f" .Value}}"></span>{{end}}</span><span class="hi">{{.MaxText}} {{.Unit}}</span><span class="sub">(red lowest, white highest)</span></div>{{end}}{{.SVG}}
+<ul class="legend">{{range .Legend}}<li><span class="sample" style="border-top-style: {{.Dash}}; border-top-color: {{.Color}}"></span>{{.Name}}</li>{{end}}</ul></figure>
+{{end}}`))

@@ -33,7 +33,7 @@ func load(t *testing.T, files ...string) []*compare.Run {
 // pages are the test pages: bonnie++ imports (twelve runs, some +++++ and
 // unknown), clyde block results (a per-second series, a bs-sweep), two
 // clyde fs runs on two loop filesystems (ext4 and xfs images, the
-// two-SSD comparison), and one of them alone.
+// two-SSD comparison), one of them alone, and a page per block tool.
 var pages = []struct {
 	name   string
 	inputs []string
@@ -43,6 +43,14 @@ var pages = []struct {
 	{"block", []string{"block/result.json", "block/profile-bs-sweep.json"}, true},
 	{"two-ssd", []string{"html/ssd-ext4.json", "html/ssd-xfs.json"}, false},
 	{"single", []string{"html/ssd-ext4.json"}, false},
+	// The block tools' pages, from real runs on a loop-mounted ext4 image
+	// (testdata/html/README.md): CrystalDiskMark with --test-data both and
+	// --fill 40%, ORION -run normal, Iometer cycling outstanding I/Os,
+	// clyde copy --method all.
+	{"cdm", []string{"html/cdm-both.json"}, true},
+	{"orion", []string{"html/orion-normal.json"}, true},
+	{"iometer", []string{"html/iometer-cycled.json"}, true},
+	{"copy", []string{"html/copy-all.json"}, true},
 }
 
 // golden compares got with testdata/html/name, or rewrites it with -update.

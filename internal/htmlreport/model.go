@@ -25,6 +25,14 @@ type pageData struct {
 	Tables  []tableData  `json:"tables"`
 	Charts  []chart      `json:"charts"`
 	Notes   []string     `json:"notes,omitempty"`
+	// Tool is the block tool every run is of (tools.go), "" for fs runs,
+	// fio-style jobs and a mix; its page opens with the tool's own views,
+	// one per run that has one, and ends with the figures above.
+	Tool    string        `json:"tool,omitempty"`
+	CDM     []cdmWindow   `json:"cdm,omitempty"`
+	Orion   []orionView   `json:"orion,omitempty"`
+	Iometer []iometerView `json:"iometer,omitempty"`
+	Copy    []copyView    `json:"copy,omitempty"`
 }
 
 // runInfo is one run's row of the Runs table.
