@@ -82,7 +82,7 @@ RELEASE_BUILD = CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags '$(
 stage:
 	$(RELEASE_BUILD) -o $(STAGE)/clyde ./cmd/clyde
 	rm -rf $(STAGE)/man $(STAGE)/completion && mkdir -p $(STAGE)/man $(STAGE)/completion
-	$(STAGE)/clyde man --dir $(STAGE)/man --readme README.md
+	$(STAGE)/clyde man --dir $(STAGE)/man $(foreach f,README.md $(sort $(wildcard docs/*.md)),--readme $(f))
 	$(STAGE)/clyde completion bash > $(STAGE)/completion/clyde.bash
 	$(STAGE)/clyde completion zsh > $(STAGE)/completion/_clyde
 	$(STAGE)/clyde completion fish > $(STAGE)/completion/clyde.fish

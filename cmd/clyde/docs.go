@@ -60,16 +60,16 @@ func manCommand() *cli.Command {
 		Usage:  "write the manual pages: clyde.1 and one clyde-COMMAND.1 per command",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dir", Value: ".", Usage: "directory to write the pages into"},
-			&cli.StringFlag{Name: "readme", Usage: "README.md whose recipes become the EXAMPLES (and clyde-fs's differences from bonnie++)"},
+			&cli.StringSliceFlag{Name: "readme", Usage: "README.md and docs/*.md, whose recipes become the EXAMPLES (and clyde-fs's differences from bonnie++); may be given more than once"},
 		},
 		Action: noArgs(func(c *cli.Context) error {
 			var readme string
-			if p := c.String("readme"); p != "" {
+			for _, p := range c.StringSlice("readme") {
 				b, err := input.ReadFile(c.Context, p, 0) // the one reader of named inputs
 				if err != nil {
 					return fmt.Errorf("man pages: %w", err)
 				}
-				readme = string(b)
+				readme += string(b) + "\n"
 			}
 			for _, p := range manPages(c.App, readme) {
 				// Each page is an output file: the path rule, then an

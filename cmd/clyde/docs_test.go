@@ -23,11 +23,16 @@ func TestVersionNamesCommitAndGo(t *testing.T) {
 }
 
 // writeManPages runs clyde man into a temporary directory with the
-// repository's README.
+// repository's README and docs, as make install does.
 func writeManPages(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	if code, _, stderr := runClyde(t, "man", "--dir", dir, "--readme", "../../README.md"); code != 0 {
+	args := []string{"man", "--dir", dir, "--readme", "../../README.md"}
+	docs, _ := filepath.Glob("../../docs/*.md")
+	for _, d := range docs {
+		args = append(args, "--readme", d)
+	}
+	if code, _, stderr := runClyde(t, args...); code != 0 {
 		t.Fatalf("clyde man: exit %d: %s", code, stderr)
 	}
 	return dir
