@@ -24,6 +24,7 @@ func (r *runner) runFileTests(ctx context.Context, run *result.FSRun) error {
 		for k, c := range r.copies {
 			c.names = newNameSet(c.rng, r.opts.Files(), random, &r.opts, prev[k])
 		}
+		sh := r.sharer()
 		phases := []phaseFuncs{
 			{test: create, setup: r.makeTestDirs, work: r.createFiles},
 			{test: stat, setup: r.prepareStat(random), work: r.statFiles(random)},
@@ -35,6 +36,11 @@ func (r *runner) runFileTests(ctx context.Context, run *result.FSRun) error {
 				// --rank-shift: stat and delete the files of the
 				// peer rank's copy, whose names are the same.
 				c.onPeer = c.peer.dir.Valid() && p.test != create
+				// in a shared tree the peer's files are its names
+				c.names.prefix = c.prefix
+				if sh != nil && r.opts.RankShift > 0 && p.test != create {
+					c.names.prefix = workerPrefix((sh.SharedRank()+r.opts.RankShift)%sh.SharedSize(), c.index)
+				}
 			}
 			r.wall = nil
 			if p.test == create {
@@ -48,7 +54,17 @@ func (r *runner) runFileTests(ctx context.Context, run *result.FSRun) error {
 				r.removeTestDirs()
 				return err
 			}
+			if p.test == del && sh != nil && r.treeMaker(r.copies[0]) {
+				// every worker has deleted its files (the phase's
+				// closing barrier): the directories go, untimed
+				if err := r.removeDirs(r.copies[0]); err != nil {
+					return fmt.Errorf("%s: %w", del.Phase(), err)
+				}
+			}
 			run.Tests[p.test].Flush = r.copies[0].flushed
+			if sh != nil && !random && p.test != create {
+				run.Tests[p.test].Notes = append(run.Tests[p.test].Notes, "shared tree: each worker visits the files it reads by name in index order, not in readdir order (which lists every rank's)")
+			}
 		}
 		for k, c := range r.copies {
 			prev[k], c.names = c.names, nil
@@ -61,6 +77,9 @@ func (r *runner) runFileTests(ctx context.Context, run *result.FSRun) error {
 // (or the caller's cleanup) starts from an empty directory.
 func (r *runner) removeTestDirs() {
 	for _, c := range r.copies {
+		if !r.treeMaker(c) {
+			continue
+		}
 		_ = c.dir.RemoveAll(osio.Name(c.testDir))
 	}
 }
@@ -68,6 +87,9 @@ func (r *runner) removeTestDirs() {
 // makeTestDirs creates the test directory and its subdirectories before the
 // create phase's clock starts, as bonnie++ does.
 func (r *runner) makeTestDirs(c *copyState) error {
+	if !r.treeMaker(c) {
+		return nil // one worker makes a shared tree's, before the common start
+	}
 	if err := c.dir.Mkdir(osio.Name(c.testDir), 0o700); err != nil {
 		return err
 	}
@@ -257,7 +279,7 @@ func (r *runner) prepareStat(random bool) func(c *copyState) error {
 // are inside the timing); the random test goes by the shuffled order.
 func (r *runner) statFiles(random bool) func(ctx context.Context, c *copyState, lane int) (int64, int64, error) {
 	return func(ctx context.Context, c *copyState, _ int) (int64, int64, error) {
-		if random {
+		if random || r.opts.SharedDir {
 			return r.visitRandom(ctx, c, false)
 		}
 		return r.visitSequential(ctx, c, false)
@@ -268,12 +290,17 @@ func (r *runner) deleteFiles(random bool) func(ctx context.Context, c *copyState
 	return func(ctx context.Context, c *copyState, _ int) (int64, int64, error) {
 		var n, bytes int64
 		var err error
-		if random {
+		if random || r.opts.SharedDir {
 			n, bytes, err = r.visitRandom(ctx, c, true)
 		} else {
 			n, bytes, err = r.visitSequential(ctx, c, true)
 		}
 		if err != nil {
+			return n, bytes, err
+		}
+		if r.opts.SharedDir { // the directories go once every worker is done
+			how, err := r.flushDeleted(c)
+			c.flushed = how
 			return n, bytes, err
 		}
 		if err := r.removeDirs(c); err != nil {
@@ -394,8 +421,12 @@ func (r *runner) visitRandom(ctx context.Context, c *copyState, del bool) (int64
 	var st osio.StatBuf
 	var bytes int64
 	clock := startOps(ctx, c)
+	inOrder := !s.random // a shared tree's sequential visit: by name, in index order
 	for k := range s.n {
-		idx := s.visit(k)
+		idx := k
+		if !inOrder {
+			idx = s.visit(k)
+		}
 		path = s.path(path, idx)
 		if del {
 			if err := r.deleteOneAt(root, path); err != nil {

@@ -48,6 +48,8 @@ type nameSet struct {
 	perm       []uint32
 	order      feistelOrder
 	extra      [maxRandLen]byte
+	// prefix starts every name: the worker's, in a shared tree.
+	prefix []byte
 }
 
 // newNameSet draws names, then sizes, from rng in bonnie++'s order, so the
@@ -136,6 +138,7 @@ func (s *nameSet) dirOf(i int) int {
 
 // base appends file i's name (without directory) to b.
 func (s *nameSet) base(b []byte, i int) []byte {
+	b = append(b, s.prefix...)
 	extra := s.randomPart(i)
 	if s.random {
 		b = append(b, extra...)

@@ -122,6 +122,13 @@ type Options struct {
 	// client that created a file is not the one whose cache answers.
 	// Phases must be a Shifter.
 	RankShift int
+	// SharedDir is one tree for every rank of a many-client job (mdtest
+	// without -u): rank 0 makes the private directory, every worker
+	// creates in the same test directories with its own name prefix, and
+	// the sequential stat and delete visit a worker's own files by name in
+	// index order (a readdir would list every rank's). Phases must be a
+	// Sharer.
+	SharedDir bool
 	// Stonewall is mdtest's -W for the create phases (result.FSStonewall);
 	// 0 creates every file. Across ranks Phases must be a Stonewaller.
 	Stonewall time.Duration

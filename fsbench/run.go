@@ -55,6 +55,9 @@ type copyState struct {
 	// descriptor table of its own (osio.IsolateThread), so what the lane
 	// left open must be closed by the runner rather than by the kernel.
 	sharedTable []bool
+	// prefix starts every file name of the copy in a shared tree; nil in
+	// a tree of its own.
+	prefix []byte
 	// peer is, with --rank-shift, the peer rank's copy directory and test
 	// directory, whose files the stat and delete phases use while onPeer.
 	peer   place
@@ -102,6 +105,9 @@ func Run(ctx context.Context, opts Options) (*result.FS, error) {
 	if _, ok := opts.Phases.(Shifter); opts.RankShift > 0 && !ok {
 		return nil, result.Usagef("--rank-shift", "a rank shift needs a many-client job (mpiexec, srun or --ranks)")
 	}
+	if _, ok := opts.Phases.(Sharer); opts.SharedDir && !ok {
+		return nil, result.Usagef("--shared-dir", "a shared tree needs a many-client job (mpiexec, srun or --ranks)")
+	}
 	if err := Preflight(&opts); err != nil {
 		return nil, err
 	}
@@ -138,10 +144,10 @@ func Run(ctx context.Context, opts Options) (*result.FS, error) {
 	if fs := res.Provenance.Filesystem; fs.Type == "fuseblk" && strings.HasPrefix(fs.Source, "/dev/") {
 		r.device = fs.Source
 	}
-	if err := r.makePrivateDir(parent); err != nil {
+	if err := r.makePrivateDir(ctx, parent); err != nil {
 		return res, err
 	}
-	if opts.RankShift > 0 {
+	if opts.RankShift > 0 && !opts.SharedDir { // a shared tree holds the peer's files already
 		if err := r.openPeer(ctx, parent); err != nil {
 			return res, r.abandon(err)
 		}
@@ -158,6 +164,9 @@ func Run(ctx context.Context, opts Options) (*result.FS, error) {
 	}
 	res.MaxRSSBytes, _ = cpuclock.MaxRSS()
 	r.closeCopyDirs()
+	if sh := r.sharer(); sh != nil && sh.SharedRank() == 0 {
+		sh.Quiesce() // the tree is every rank's until each is done
+	}
 	if rmErr := r.private.Remove(); rmErr != nil {
 		// A read-only or failing filesystem keeps the files: say so even
 		// when the run already failed, and how to remove them later.
@@ -192,16 +201,24 @@ func (o *Options) newRand() *glibcrand.Rand {
 }
 
 // makePrivateDir creates the private run directory in parent and, with -c,
-// a directory per copy inside it.
-func (r *runner) makePrivateDir(parent osio.Dir) error {
-	priv, err := rundir.Create(parent, strings.Join(os.Args, " "))
+// a directory per copy inside it. With --shared-dir every rank and copy
+// works in rank 0's (makeSharedDir).
+func (r *runner) makePrivateDir(ctx context.Context, parent osio.Dir) error {
+	var priv *rundir.Run
+	var err error
+	base := fmt.Sprintf("Bonnie.%d", os.Getpid())
+	if sh := r.sharer(); sh != nil {
+		priv, base, err = r.makeSharedDir(ctx, parent)
+	} else {
+		priv, err = rundir.Create(parent, strings.Join(os.Args, " "))
+	}
 	if err != nil {
 		return err
 	}
 	r.private = priv
 	for i := range r.opts.Concurrency {
 		dir := priv.Dir
-		if r.opts.Concurrency > 1 {
+		if r.opts.Concurrency > 1 && !r.opts.SharedDir {
 			name := osio.Name(fmt.Sprintf("copy.%03d", i))
 			if err := priv.Dir.Mkdir(name, 0o700); err != nil {
 				return r.abandon(fmt.Errorf("make copy directory: %w", err))
@@ -210,18 +227,24 @@ func (r *runner) makePrivateDir(parent osio.Dir) error {
 				return r.abandon(fmt.Errorf("open copy directory: %w", err))
 			}
 		}
-		base := fmt.Sprintf("Bonnie.%d", os.Getpid())
+		big := fmt.Sprintf("Bonnie.%d", os.Getpid())
+		if r.opts.SharedDir { // one directory for every worker's big file
+			big = fmt.Sprintf("Bonnie.%d.%d", os.Getpid(), i)
+		}
 		c := &copyState{
 			index:       i,
 			dir:         dir,
-			bigName:     osio.Name(base),
-			bigPath:     dir.Path() + "/" + base,
+			bigName:     osio.Name(big),
+			bigPath:     dir.Path() + "/" + big,
 			testDir:     base,
 			rng:         r.opts.newRand(),
 			buf:         osio.AlignedBuffer(max(r.opts.ChunkBytes, r.opts.FileChunk)),
 			file:        osio.NoFile,
 			scanner:     osio.NewScanner(),
 			sharedTable: make([]bool, max(1, r.opts.SeekProcs)),
+		}
+		if sh := r.sharer(); sh != nil {
+			c.prefix = workerPrefix(sh.SharedRank(), i)
 		}
 		if r.opts.RandomData {
 			c.pool = randomPool(r.opts.Seed, i, max(r.opts.ChunkBytes, r.opts.FileChunk))
@@ -234,6 +257,9 @@ func (r *runner) makePrivateDir(parent osio.Dir) error {
 // abandon removes a private directory that could not be finished.
 func (r *runner) abandon(err error) error {
 	r.closeCopyDirs()
+	if sh := r.sharer(); sh != nil && sh.SharedRank() == 0 {
+		sh.Quiesce()
+	}
 	if rmErr := r.private.Remove(); rmErr != nil {
 		return fmt.Errorf("%w; cleanup: %v", err, rmErr)
 	}
@@ -248,7 +274,7 @@ func (r *runner) closeCopyDirs() {
 			_ = c.peer.dir.Close()
 			c.peer.dir = osio.Dir{}
 		}
-		if r.opts.Concurrency > 1 {
+		if r.opts.Concurrency > 1 && !r.opts.SharedDir {
 			_ = c.dir.Close()
 		}
 	}

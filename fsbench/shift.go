@@ -3,7 +3,6 @@ package fsbench
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/rundir"
@@ -28,36 +27,26 @@ func (r *runner) openPeer(ctx context.Context, parent osio.Dir) error {
 	if err != nil {
 		return fmt.Errorf("rank shift: %w", err)
 	}
-	if !rundir.IsRunName(priv) || !isTestDirName(testDir) {
-		return fmt.Errorf("rank shift: the peer rank sent %q/%q, not a clyde run directory", priv, testDir)
+	if !isTestDirName(testDir) {
+		return fmt.Errorf("rank shift: the peer rank sent %q, not a clyde run directory", testDir)
 	}
-	e, err := parent.Lstat(osio.Name(priv))
+	peer, err := rundir.Join(parent, priv, "")
 	if err != nil {
-		return fmt.Errorf("rank shift: the peer rank's directory %s/%s is not visible here (every rank's -d must show the same shared directory): %w", parent.Path(), priv, err)
+		return fmt.Errorf("rank shift: the peer rank's directory: %w", err)
 	}
-	if e.UID >= 0 && e.UID != os.Geteuid() {
-		return fmt.Errorf("rank shift: %s/%s belongs to uid %d, not to this rank's uid %d", parent.Path(), priv, e.UID, os.Geteuid())
-	}
-	d, err := parent.OpenSubdir(osio.Name(priv))
-	if err != nil {
-		return fmt.Errorf("rank shift: open the peer rank's directory %s/%s: %w", parent.Path(), priv, err)
-	}
-	if _, ok := rundir.ReadMarker(d); !ok {
-		d.Close()
-		return fmt.Errorf("rank shift: %s/%s has no clyde marker of this user", parent.Path(), priv)
-	}
+	d := peer.Dir
 	for i, c := range r.copies {
 		cd := d
 		if r.opts.Concurrency > 1 {
 			if cd, err = d.OpenSubdir(osio.Name(fmt.Sprintf("copy.%03d", i))); err != nil {
-				d.Close()
+				_ = peer.Remove()
 				return fmt.Errorf("rank shift: open the peer's copy directory: %w", err)
 			}
 		}
 		c.peer = place{dir: cd, testDir: testDir}
 	}
 	if r.opts.Concurrency > 1 {
-		d.Close()
+		return peer.Remove() // closes it: the copies hold their own
 	}
 	return nil
 }

@@ -141,3 +141,13 @@ func TestRankShiftRefusals(t *testing.T) {
 		}
 	})
 }
+
+func TestSharedDirNeedsAJob(t *testing.T) {
+	o := smallOptions(t.TempDir())
+	o.SharedDir = true
+	_, err := Run(context.Background(), o)
+	var ue *result.UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--shared-dir") {
+		t.Fatalf("got %v, want a usage error naming --shared-dir", err)
+	}
+}

@@ -3,6 +3,7 @@
 package integration
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -229,4 +230,39 @@ func sameHalf(test string, create result.FSTest) bool {
 		return strings.HasPrefix(test, "seq_")
 	}
 	return strings.HasPrefix(test, "ran_")
+}
+
+// TestMpiexecSharedDir: every rank works in the one tree rank 0 made, whose
+// marker names the job, and nothing is left.
+func TestMpiexecSharedDir(t *testing.T) {
+	mpiexec := needMpiexec(t)
+	dir := t.TempDir()
+	p := startProc(t, launcherEnv(), mpiexec, "-n", "3", clydeBin, "fs", "-d", dir, "-s", "0", "-n", "8:0:0:4", "--no-history",
+		"--shared-dir", "--rank-shift", "1", "--json", "-")
+	waitCreating(t, dir, 1, p)
+	trees, _ := filepath.Glob(filepath.Join(dir, "clyde.*"))
+	if len(trees) != 1 {
+		t.Fatalf("%d private directories in a shared run: %v", len(trees), trees)
+	}
+	var marker struct {
+		Job *struct {
+			TokenHash string `json:"token_hash"`
+			PIDs      []int  `json:"pids"`
+		} `json:"job"`
+	}
+	if b, err := os.ReadFile(filepath.Join(trees[0], ".clyde-run")); err != nil {
+		t.Fatal(err)
+	} else if err := json.Unmarshal(b, &marker); err != nil || marker.Job == nil || len(marker.Job.PIDs) != 3 || marker.Job.TokenHash == "" {
+		t.Fatalf("the shared tree's marker %s does not name the job (%v)", b, err)
+	}
+	if code := p.wait(t, 2*time.Minute); code != 0 {
+		t.Fatalf("exit %d: %s", code, p.stderr.String())
+	}
+	res := decodeJob(t, p.stdout.String())
+	checkJob(t, res, 3, 8*1024, "mpich-hydra-pmi1")
+	checkShift(t, res, 3, 1)
+	if !res.Job.SharedDir {
+		t.Error("the job does not say it shared one tree")
+	}
+	emptyDir(t, dir)
 }

@@ -12,7 +12,10 @@ type FSJob struct {
 	CopiesPerRank int `json:"copies_per_rank"`
 	// RankShift is --rank-shift (mdtest's -N): each rank's stat and delete
 	// phases used the files rank+RankShift created; 0 is each its own.
-	RankShift int          `json:"rank_shift,omitempty"`
+	RankShift int `json:"rank_shift,omitempty"`
+	// SharedDir is --shared-dir: every rank worked in one tree rank 0
+	// made, not in a private directory of its own.
+	SharedDir bool         `json:"shared_dir,omitempty"`
 	Hosts     []string     `json:"hosts"`
 	Phases    []JobPhase   `json:"phases"`
 	PerRank   []JobRankRow `json:"per_rank"`

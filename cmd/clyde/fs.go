@@ -147,6 +147,7 @@ func fsOptions(c *cli.Context) (fsbench.Options, error) {
 	}
 	o.Concurrency = c.Int("concurrency")
 	o.RankShift = c.Int("rank-shift")
+	o.SharedDir = c.Bool("shared-dir")
 	o.Stonewall = time.Duration(c.Float64("stonewall") * float64(time.Second))
 	o.RandomData = c.Bool("random-data")
 	o.NoEvict = c.Bool("no-evict")

@@ -40,6 +40,7 @@ func jobFlags() []cli.Flag {
 		&cli.StringFlag{Name: "token-file", Usage: "`FILE` holding the job's secret, the same on every rank (a Kubernetes Secret); under PMI rank 0 makes one and shares it"},
 		&cli.BoolFlag{Name: "per-rank", Usage: "many ranks: every rank also prints its own tables and CSV (rank 0 prints the job's)"},
 		&cli.DurationFlag{Name: "rank-timeout", Value: coord.DefaultHelloTimeout, Usage: "many ranks: how long rank 0 waits for every rank to connect"},
+		&cli.BoolFlag{Name: "shared-dir", Usage: "many ranks (mdtest without -u): every rank creates its small files in one tree that rank 0 makes, each name prefixed with its rank and copy, instead of a private directory each"},
 		&cli.IntFlag{Name: "rank-shift", Usage: "many ranks (mdtest's -N): each rank stats and deletes the small files of the rank `N` places on, so the client that created them is not the one whose cache answers; every rank's -d must show one shared directory"},
 	}
 }
@@ -67,8 +68,10 @@ type rankJob struct {
 	// shift is --rank-shift; seed, when shift is set and no seed was
 	// given, is the job's (from its token), the same on every rank, so
 	// that a rank's names are its peer's.
-	shift int
-	seed  uint32
+	shift  int
+	seed   uint32
+	token  []byte
+	shared bool
 
 	mu     sync.Mutex
 	phases []gathered // rank 0
@@ -160,7 +163,7 @@ func joinRanks(c *cli.Context, o fsbench.Options, info *launch.Info) (*rankJob, 
 		rj.job = job
 	}
 	rj.ctx = rj.job.Context()
-	rj.shift = o.RankShift
+	rj.shift, rj.token, rj.shared = o.RankShift, cfg.Token, o.SharedDir
 	if sum := sha256.Sum256(cfg.Token); rj.shift > 0 {
 		rj.seed = binary.BigEndian.Uint32(sum[:4])
 	}
@@ -300,6 +303,46 @@ func (rj *rankJob) AgreeStonewall(ctx context.Context, iteration int, test resul
 	return job, nil
 }
 
+// SharedRank and SharedSize are this rank's place (fsbench.Sharer).
+func (rj *rankJob) SharedRank() int { return rj.info.Rank }
+func (rj *rankJob) SharedSize() int { return rj.info.Size }
+
+// TokenHash names the job in a shared tree's marker without giving the
+// token away.
+func (rj *rankJob) TokenHash() string {
+	sum := sha256.Sum256(append([]byte("clyde shared tree\x00"), rj.token...))
+	return hex.EncodeToString(sum[:16])
+}
+
+// Hosts are every rank's host and pid, by rank, as rank 0 heard them.
+func (rj *rankJob) Hosts() ([]string, []int) {
+	var hosts []string
+	var pids []int
+	for _, p := range rj.job.Peers() {
+		hosts, pids = append(hosts, p.Host), append(pids, p.PID)
+	}
+	return hosts, pids
+}
+
+// Tree gives every rank rank 0's shared tree.
+func (rj *rankJob) Tree(ctx context.Context, private, testDir string) (string, string, error) {
+	if rj.info.Rank != 0 {
+		private, testDir = "", ""
+	}
+	all, err := rj.job.AllGather(ctx, "tree", [2]string{private, testDir})
+	if err != nil {
+		return "", "", err
+	}
+	var dirs [2]string
+	if err := json.Unmarshal(all[0], &dirs); err != nil {
+		return "", "", fmt.Errorf("rank 0's tree: %w", err)
+	}
+	return dirs[0], dirs[1], nil
+}
+
+// Quiesce waits, on rank 0, until every other rank is done with the tree.
+func (rj *rankJob) Quiesce() { rj.job.WaitRan(coord.DefaultStopWait) }
+
 // Before is the common start of a phase.
 func (rj *rankJob) Before(ctx context.Context, iteration int, test result.FSTest, done func() int64) error {
 	rj.finished.Store(-1)
@@ -341,6 +384,7 @@ func (rj *rankJob) After(ctx context.Context, iteration int, test result.FSTest,
 // job's: every rank merged.
 func (rj *rankJob) finish(ctx context.Context, res *result.FS, runErr error) error {
 	defer rj.release()
+	rj.job.Ran() // done with anything the ranks share: rank 0 may remove it
 	if runErr == nil {
 		if err := rj.job.Close(ctx); err != nil {
 			runErr = err
@@ -373,7 +417,7 @@ func (rj *rankJob) release() {
 // per-phase, per-rank and per-host rows.
 func (rj *rankJob) merge(res *result.FS) error {
 	peers := rj.job.Peers()
-	job := &result.FSJob{Launcher: rj.info.Launcher, Ranks: rj.info.Size, CopiesPerRank: res.Config.Concurrency, RankShift: rj.shift}
+	job := &result.FSJob{Launcher: rj.info.Launcher, Ranks: rj.info.Size, CopiesPerRank: res.Config.Concurrency, RankShift: rj.shift, SharedDir: rj.shared}
 	hostSet := map[string]bool{}
 	for _, p := range peers {
 		hostSet[p.Host] = true

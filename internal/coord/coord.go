@@ -236,11 +236,9 @@ type Job struct {
 	pending map[net.Conn]bool
 	byes    []bool
 	byeCh   chan struct{}
-	// stopped marks each rank that said it stopped or is gone; allStopped
-	// closes when every other rank has.
-	stopped    []bool
-	nstopped   int
-	allStopped chan struct{}
+	// stopped marks each rank that said it stopped or is gone (Stop);
+	// ran each rank done with its work or gone (Ran).
+	stopped, ran rankSet
 	// other ranks
 	up *wire
 	// released closes when rank 0 lets the stopped ranks go (or is gone).
@@ -334,7 +332,7 @@ func (j *Job) Stop(err error, wait time.Duration) {
 	defer timer.Stop()
 	if j.cfg.Rank == 0 {
 		select {
-		case <-j.allStopped:
+		case <-j.stopped.all:
 		case <-timer.C:
 		}
 		j.mu.Lock()
@@ -355,17 +353,61 @@ func (j *Job) Stop(err error, wait time.Duration) {
 	j.shutdown()
 }
 
-// markStopped is rank 0 learning that rank r stopped or is gone.
-func (j *Job) markStopped(r int) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if r < 1 || r >= len(j.stopped) || j.stopped[r] {
+// rankSet is rank 0's record of which other ranks have reached a point
+// (or are gone); all closes when every one has.
+type rankSet struct {
+	seen []bool
+	n    int
+	all  chan struct{}
+}
+
+func newRankSet(size int) rankSet {
+	s := rankSet{seen: make([]bool, size), all: make(chan struct{})}
+	if size <= 1 {
+		close(s.all)
+	}
+	return s
+}
+
+// mark records rank r; j.mu is held.
+func (s *rankSet) mark(r int) {
+	if r < 1 || r >= len(s.seen) || s.seen[r] {
 		return
 	}
-	j.stopped[r] = true
-	j.nstopped++
-	if j.nstopped == j.cfg.Size-1 {
-		close(j.allStopped)
+	s.seen[r] = true
+	if s.n++; s.n == len(s.seen)-1 {
+		close(s.all)
+	}
+}
+
+// markGone is rank 0 learning that rank r is gone: it holds up nothing.
+func (j *Job) markGone(r int) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.stopped.mark(r)
+	j.ran.mark(r)
+}
+
+// Ran says that this rank is done with its work, failed or not: it no
+// longer touches anything the ranks share. Rank 0 waits for it with
+// WaitRan before it removes what they shared.
+func (j *Job) Ran() {
+	if j.cfg.Rank != 0 && j.up != nil {
+		_ = j.up.send(message{T: "ran"}, j.cfg.LostAfter)
+	}
+}
+
+// WaitRan, on rank 0, returns once every other rank has said Ran or is
+// gone, or after wait.
+func (j *Job) WaitRan(wait time.Duration) {
+	if j.cfg.Rank != 0 {
+		return
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-j.ran.all:
+	case <-t.C:
 	}
 }
 

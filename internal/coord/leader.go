@@ -18,7 +18,7 @@ func newJob(ctx context.Context, cfg Config) *Job {
 	}
 	jctx, cancel := context.WithCancelCause(ctx)
 	j := &Job{cfg: cfg, ctx: jctx, cancel: cancel, xs: map[string]*exchange{}, counters: map[string]func() int64{}, firsts: map[string]chan struct{}{},
-		stop: make(chan struct{}), released: make(chan struct{}), allStopped: make(chan struct{})}
+		stop: make(chan struct{}), released: make(chan struct{}), stopped: newRankSet(cfg.Size), ran: newRankSet(cfg.Size)}
 	j.peers = make([]Peer, cfg.Size)
 	j.peers[cfg.Rank] = Peer{Rank: cfg.Rank, Host: cfg.Host, PID: cfg.PID}
 	return j
@@ -33,13 +33,11 @@ func Lead(ctx context.Context, ln net.Listener, cfg Config) (*Job, error) {
 	j.conns = make([]*wire, j.cfg.Size)
 	j.byes = make([]bool, j.cfg.Size)
 	j.byeCh = make(chan struct{})
-	j.stopped = make([]bool, j.cfg.Size)
 	j.pending = map[net.Conn]bool{}
 	joined := make(chan struct{})
 	if j.cfg.Size == 1 {
 		close(joined)
 		close(j.byeCh)
-		close(j.allStopped)
 	}
 	j.wg.Add(1)
 	go func() {
@@ -192,7 +190,7 @@ func (j *Job) handshake(c net.Conn, joined chan struct{}) {
 // readPeer handles everything rank r sends until it says goodbye or is
 // gone; either way it no longer holds up a Stop.
 func (j *Job) readPeer(r int, w *wire) {
-	defer j.markStopped(r)
+	defer j.markGone(r)
 	for {
 		m, err := w.recv(j.cfg.LostAfter, MaxMessage)
 		if err != nil {
@@ -214,7 +212,14 @@ func (j *Job) readPeer(r int, w *wire) {
 				j.fail(m.Abort)
 			}
 		case "stopped":
-			j.markStopped(r)
+			j.mu.Lock()
+			j.stopped.mark(r)
+			j.ran.mark(r) // a rank that stops has run
+			j.mu.Unlock()
+		case "ran":
+			j.mu.Lock()
+			j.ran.mark(r)
+			j.mu.Unlock()
 		case "bye":
 			j.mu.Lock()
 			j.byes[r] = true

@@ -49,6 +49,17 @@ type Marker struct {
 	Tool string `json:"tool"`
 	proc.ID
 	Command string `json:"command,omitempty"`
+	// Job names the many-client job whose ranks share this directory
+	// (clyde fs --shared-dir); nil for a run of its own.
+	Job *JobMark `json:"job,omitempty"`
+}
+
+// JobMark is a shared tree's job: a hash of its token (a rank opens the
+// tree only when it is its own job's), and its ranks' hosts and pids.
+type JobMark struct {
+	TokenHash string   `json:"token_hash"`
+	Hosts     []string `json:"hosts"`
+	PIDs      []int    `json:"pids"`
 }
 
 // Run is one run's private directory.
@@ -68,7 +79,11 @@ type Run struct {
 
 // Create makes the private directory in parent (which the caller keeps
 // open and closes after Remove) and its marker.
-func Create(parent osio.Dir, command string) (*Run, error) {
+func Create(parent osio.Dir, command string) (*Run, error) { return CreateFor(parent, command, nil) }
+
+// CreateFor is Create for the shared tree of a many-client job: the marker
+// names the job.
+func CreateFor(parent osio.Dir, command string, job *JobMark) (*Run, error) {
 	var rnd [4]byte
 	if _, err := rand.Read(rnd[:]); err != nil {
 		return nil, fmt.Errorf("make private directory: %w", err)
@@ -88,7 +103,7 @@ func Create(parent osio.Dir, command string) (*Run, error) {
 	// second ^C) still removes the directory.
 	r.remove = atexit.Register(r.removeNow)
 	if r.id, err = d.Identity(); err == nil {
-		err = writeMarker(d, command)
+		err = writeMarker(d, command, job)
 	}
 	if err != nil {
 		_ = r.Remove()
@@ -104,8 +119,8 @@ func joinPath(dir, name string) string {
 	return dir + string(os.PathSeparator) + name
 }
 
-func writeMarker(d osio.Dir, command string) error {
-	m, _ := json.Marshal(Marker{Tool: "clyde", ID: proc.Self(), Command: command})
+func writeMarker(d osio.Dir, command string, job *JobMark) error {
+	m, _ := json.Marshal(Marker{Tool: "clyde", ID: proc.Self(), Command: command, Job: job})
 	f, err := d.Open(osio.Name(MarkerName), osio.WriteOnly|osio.Create, 0o600)
 	if err != nil {
 		return err
@@ -121,6 +136,46 @@ func writeMarker(d osio.Dir, command string) error {
 		err = cerr
 	}
 	return err
+}
+
+// Join opens another process's private directory in parent: the shared
+// tree rank 0 of a many-client job made, or (tokenHash "") another rank's
+// own directory, whose files a rank shift reads and removes. name must be a
+// name Create makes, the directory this user's, with this user's marker
+// (naming the job of tokenHash when it is given). The Run does not own the
+// directory: its Remove only closes the descriptor.
+func Join(parent osio.Dir, name, tokenHash string) (*Run, error) {
+	path := joinPath(parent.Path(), name)
+	if !IsRunName(name) {
+		return nil, fmt.Errorf("%q is not a clyde run directory", name)
+	}
+	e, err := parent.Lstat(osio.Name(name))
+	if err != nil {
+		return nil, fmt.Errorf("%s is not visible here (every rank's -d must show the same shared directory): %w", path, err)
+	}
+	if e.UID >= 0 && e.UID != os.Geteuid() {
+		return nil, fmt.Errorf("%s belongs to uid %d, not to uid %d", path, e.UID, os.Geteuid())
+	}
+	d, err := parent.OpenSubdir(osio.Name(name))
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	m, ok := ReadMarker(d)
+	switch {
+	case !ok:
+		d.Close()
+		return nil, fmt.Errorf("%s has no clyde marker of this user", path)
+	case tokenHash != "" && (m.Job == nil || m.Job.TokenHash != tokenHash):
+		d.Close()
+		return nil, fmt.Errorf("%s has no marker of this job", path)
+	}
+	r := &Run{parent: parent, Name: name, Path: path, Dir: d}
+	r.remove = func() error {
+		err := r.Dir.Close()
+		r.Dir = osio.Dir{}
+		return err
+	}
+	return r, nil
 }
 
 // Remove removes everything in the private directory, then its marker, then

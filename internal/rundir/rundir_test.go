@@ -201,3 +201,49 @@ func TestCleanupRetries(t *testing.T) {
 		t.Fatalf("second cleanup: %v, %v", rep, err)
 	}
 }
+
+func TestJoin(t *testing.T) {
+	dir := t.TempDir()
+	parent := openParent(t, dir)
+	shared, err := CreateFor(parent, "clyde fs --shared-dir", &JobMark{TokenHash: "job-a", Hosts: []string{"h0", "h1"}, PIDs: []int{1, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shared.Remove()
+	own, err := Create(parent, "clyde fs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer own.Remove()
+	cases := []struct {
+		name, dir, token, refusal string
+	}{
+		{"the job's tree", shared.Name, "job-a", ""},
+		{"another job's tree", shared.Name, "job-b", "no marker of this job"},
+		{"a run of its own, as a job's tree", own.Name, "job-a", "no marker of this job"},
+		{"a run of its own, for a rank shift", own.Name, "", ""},
+		{"not a run directory", "..", "", "not a clyde run directory"},
+		{"a run directory not here", "clyde.1.00000000", "", "is not visible here"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Join(parent, tc.dir, tc.token)
+			if tc.refusal != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.refusal) {
+					t.Fatalf("got %v, want %q", err, tc.refusal)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Joined is not owned: its Remove leaves the directory.
+			if err := r.Remove(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, tc.dir, MarkerName)); err != nil {
+				t.Fatalf("a joined run's Remove removed it: %v", err)
+			}
+		})
+	}
+}
