@@ -116,3 +116,18 @@ func TestLimitsAfterStart(t *testing.T) {
 		}
 	})
 }
+
+// TestJobGroupLimitsSummed: a job file's jobs up to a stonewall run at
+// once, numjobs' clones too, so the limits are checked against their sum.
+// Each clone alone fits the address space left under this ulimit -v; the
+// 200 of the group do not, and are refused before the file is made.
+func TestJobGroupLimitsSummed(t *testing.T) {
+	dir, jobs := t.TempDir(), t.TempDir()
+	job := filepath.Join(jobs, "group.fio")
+	text := "[global]\nfilename=" + filepath.Join(dir, "F") + "\nsize=1m\nrw=write\nruntime=1s\ntime_based\n[a]\nnumjobs=100\n[b]\nnumjobs=100\n"
+	if err := os.WriteFile(job, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stderr := runUnderLimit(t, dir, "ulimit -v 2200000", "block", job, "--no-history")
+	assertRefusedAtStart(t, dir, code, stderr, "job a x100, job b x100 run at the same time")
+}

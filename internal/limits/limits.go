@@ -34,6 +34,20 @@ type Need struct {
 	What string
 }
 
+// Sum is what needs that run at the same time take together: the jobs of
+// one fio group (no stonewall between them), an Iometer test's workers.
+// Checked one by one, each fits and the group crashes the run. It
+// saturates; Flag and What are left for the caller to say what ran at once.
+func Sum(needs ...Need) Need {
+	var s Need
+	for _, n := range needs {
+		s.Memory = sat(s.Memory, n.Memory)
+		s.Threads = satInt(s.Threads, n.Threads)
+		s.Files = satInt(s.Files, n.Files)
+	}
+	return s
+}
+
 // Limits are what the kernel holds this process to; 0 is no limit (or one
 // that cannot be read: most machines have none, and a guess must not refuse
 // a run).
@@ -153,6 +167,13 @@ func sat(a, b uint64) uint64 {
 		return s
 	}
 	return ^uint64(0)
+}
+
+func satInt(a, b int) int {
+	if b > 0 && a > int(^uint(0)>>1)-b {
+		return int(^uint(0) >> 1)
+	}
+	return a + b
 }
 
 func mul(a, b uint64) uint64 {

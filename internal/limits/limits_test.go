@@ -58,3 +58,18 @@ func TestCheckFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSum: what runs at once adds up, and saturates rather than wraps.
+func TestSum(t *testing.T) {
+	s := Sum(Need{Memory: 1 << 20, Threads: 16, Files: 20}, Need{Memory: 2 << 20, Threads: 16, Files: 20})
+	if s.Memory != 3<<20 || s.Threads != 32 || s.Files != 40 {
+		t.Fatalf("Sum = %+v", s)
+	}
+	big := Sum(Need{Memory: ^uint64(0), Threads: int(^uint(0) >> 1)}, Need{Memory: 1, Threads: 1})
+	if big.Memory != ^uint64(0) || big.Threads != int(^uint(0)>>1) {
+		t.Fatalf("Sum wrapped: %+v", big)
+	}
+	if err := (Limits{Pids: 30, PidsSet: true}).Check(s); err == nil {
+		t.Fatal("the sum of two 16-thread jobs fit under pids.max 30")
+	}
+}
