@@ -147,12 +147,11 @@ func copyAction(c *cli.Context) error {
 			runErr = joinLine(runErr, fmt.Errorf("write report: %w", err))
 		}
 	}
-	if kp.result != nil { // --json, checked before the run
-		if err := kp.result.Write(stdout, func(w io.Writer) error { return result.EncodeJSON(w, res) }); err != nil {
-			runErr = joinLine(runErr, err)
-		}
+	run := compare.FromCopy(res)
+	if err := kp.writeResult(stdout, run, runErr, func(w io.Writer) error { return result.EncodeJSON(w, res) }); err != nil {
+		runErr = joinLine(runErr, err) // --json, checked before the run
 	}
-	return kp.after(c.Context, compare.FromCopy(res), runErr)
+	return kp.after(c.Context, run, runErr)
 }
 
 // printCleanup prints what a --cleanup removed and left in dir.
