@@ -134,7 +134,8 @@ func copyAction(c *cli.Context) error {
 		return runErr
 	}
 	// A run that failed before any set was copied has no table to print;
-	// its JSON still says what failed.
+	// its JSON says what failed on standard output or a FIFO, and a --json
+	// file keeps the previous run's (keeper.writeResult).
 	if len(res.Results) > 0 {
 		text := stdout
 		if quiet {
