@@ -1,14 +1,17 @@
 package blockbench
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
+	"strings"
 
 	"github.com/dustin/go-humanize"
 
 	"github.com/clydebench/clyde/internal/latency"
 	"github.com/clydebench/clyde/internal/limits"
+	"github.com/clydebench/clyde/result"
 )
 
 // readLimits reads the process's limits (internal/limits); a variable so
@@ -63,6 +66,17 @@ func runFootprint(bs int64, depth, numJobs int, engine Engine) uint64 {
 	return sum
 }
 
+// footprintNeed is what one workload takes at its peak (internal/limits):
+// its buffers and histograms, a thread and a file per worker, and a few
+// files for its target.
+func footprintNeed(bs int64, depth, numJobs int, engine Engine) limits.Need {
+	return limits.Need{Memory: runFootprint(bs, depth, numJobs, engine), Threads: numJobs, Files: numJobs + 4,
+		Flag: "--numjobs",
+		What: fmt.Sprintf("the I/O buffers and latency histograms (bs %s x %d buffers and %d histograms of %s per worker x %d workers, plus the %s fill buffer)",
+			humanize.IBytes(uint64(bs)), buffersPerWorker(engine, depth), histogramsPerWorker(engine), humanize.IBytes(uint64(latency.Bytes())),
+			numJobs, humanize.IBytes(fillChunk))}
+}
+
 // checkFootprint refuses a job whose memory, threads or files go over one of
 // the process's limits (internal/limits): memory over half of what this
 // process may use, address space over RLIMIT_AS, a thread per worker over
@@ -74,11 +88,7 @@ func checkFootprint(bs int64, depth, numJobs int, engine Engine) error {
 	if err != nil {
 		return nil
 	}
-	need := limits.Need{Memory: runFootprint(bs, depth, numJobs, engine), Threads: numJobs, Files: numJobs + 4,
-		Flag: "--numjobs",
-		What: fmt.Sprintf("the I/O buffers and latency histograms (bs %s x %d buffers and %d histograms of %s per worker x %d workers, plus the %s fill buffer)",
-			humanize.IBytes(uint64(bs)), buffersPerWorker(engine, depth), histogramsPerWorker(engine), humanize.IBytes(uint64(latency.Bytes())),
-			numJobs, humanize.IBytes(fillChunk))}
+	need := footprintNeed(bs, depth, numJobs, engine)
 	// Name the flag that goes over first: one buffer, one worker's
 	// queue, or the workers together.
 	if l.Memory > 0 && runFootprint(bs, depth, 1, engine) > l.Memory/2 {
@@ -88,4 +98,66 @@ func checkFootprint(bs int64, depth, numJobs int, engine Engine) error {
 		}
 	}
 	return l.Check(need)
+}
+
+// checkGroupFootprint refuses a group whose workloads fit one by one but
+// not together: a group's workloads run at the same time (fio's jobs up to
+// the next stonewall, each of numjobs' clones a workload of its own; an
+// Iometer test's workers), so their buffers, threads and files add up.
+// Each workload is checked first, so that one which does not fit on its
+// own is named with its flag.
+func checkGroupFootprint(ws []*workload) error {
+	needs := make([]limits.Need, 0, len(ws))
+	var names []string
+	clones := map[string]int{}
+	targets := map[*target]bool{}
+	workers := 0
+	for _, w := range ws {
+		if err := checkFootprint(w.BS, w.depth, w.NumJobs, w.engine.name()); err != nil {
+			return err
+		}
+		needs = append(needs, footprintNeed(w.BS, w.depth, w.NumJobs, w.engine.name()))
+		if clones[w.Name]++; clones[w.Name] == 1 {
+			names = append(names, w.Name)
+		}
+		targets[w.target] = true
+		workers += w.NumJobs
+	}
+	if len(ws) < 2 {
+		return nil
+	}
+	l, err := readLimits()
+	if err != nil {
+		return nil
+	}
+	need := limits.Sum(needs...)
+	need.Files = workers + 4*len(targets) // a file per worker, a few per target
+	need.Flag = "numjobs"
+	need.What = "their I/O buffers and latency histograms"
+	var ue *result.UsageError
+	if err := l.Check(need); errors.As(err, &ue) {
+		return result.Usagef(ue.Flag, "%s run at the same time (%d workers; no stonewall between them): %s", groupNames(names, clones), workers, ue.Msg)
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+// groupNames lists a group's jobs for a refusal, numjobs' clones counted
+// ("job a x1000, job b"), at most a few.
+func groupNames(names []string, clones map[string]int) string {
+	const most = 4
+	var parts []string
+	for i, n := range names {
+		if i == most {
+			parts = append(parts, fmt.Sprintf("%d more", len(names)-most))
+			break
+		}
+		if c := clones[n]; c > 1 {
+			parts = append(parts, fmt.Sprintf("job %s x%d", n, c))
+		} else {
+			parts = append(parts, "job "+n)
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -314,6 +314,9 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 				}
 			}
 		}
+		if err := checkGroupFootprint(ws); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	return groups, targets, notes, nil
 }
@@ -356,7 +359,7 @@ func (w *workload) resolve() (string, error) {
 		note = fmt.Sprintf("job %s: iodepth %d asked for, but %s keeps one I/O in flight per worker, so it ran at iodepth 1 "+
 			"(queueing engines here: %s)", w.Name, w.IODepth, w.engine.name(), orNone(queueingEngines()))
 	}
-	return note, checkFootprint(w.BS, w.depth, w.NumJobs, w.engine.name())
+	return note, nil
 }
 
 func orNone(names []string) string {

@@ -621,23 +621,21 @@ func blockAction(c *cli.Context) error {
 		return runErr
 	}
 	report := func(w io.Writer) error { return blockreport.WriteAll(w, formats, res) }
+	run := compare.FromBlock(res)
 	switch {
-	case kp.result != nil && runErr != nil && len(res.Jobs) == 0 && exitCode(runErr) != exitInterrupted:
-		// Nothing was measured (the run failed while preparing): the
-		// previous output file is left as it was, not replaced by an
-		// empty report. A stop (^C, timeout) keeps its partial result,
-		// which says what was stopped.
 	case kp.result == nil && c.Bool("silent"): // cron: nothing unless something is wrong
 	case kp.result == nil:
 		if err := report(c.App.Writer); err != nil {
 			return joinLine(runErr, fmt.Errorf("write report: %w", err))
 		}
 	default:
-		if err := kp.result.Write(c.App.Writer, report); err != nil {
+		// A run that failed while preparing leaves the previous output
+		// file as it was (keeper.writeResult).
+		if err := kp.writeResult(c.App.Writer, run, runErr, report); err != nil {
 			return joinLine(runErr, err)
 		}
 	}
-	return kp.after(c.Context, compare.FromBlock(res), runErr)
+	return kp.after(c.Context, run, runErr)
 }
 
 // blockCleanup is `clyde block --cleanup`: what a killed run left at

@@ -134,7 +134,8 @@ func copyAction(c *cli.Context) error {
 		return runErr
 	}
 	// A run that failed before any set was copied has no table to print;
-	// its JSON still says what failed.
+	// its JSON says what failed on standard output or a FIFO, and a --json
+	// file keeps the previous run's (keeper.writeResult).
 	if len(res.Results) > 0 {
 		text := stdout
 		if quiet {
@@ -147,12 +148,11 @@ func copyAction(c *cli.Context) error {
 			runErr = joinLine(runErr, fmt.Errorf("write report: %w", err))
 		}
 	}
-	if kp.result != nil { // --json, checked before the run
-		if err := kp.result.Write(stdout, func(w io.Writer) error { return result.EncodeJSON(w, res) }); err != nil {
-			runErr = joinLine(runErr, err)
-		}
+	run := compare.FromCopy(res)
+	if err := kp.writeResult(stdout, run, runErr, func(w io.Writer) error { return result.EncodeJSON(w, res) }); err != nil {
+		runErr = joinLine(runErr, err) // --json, checked before the run
 	}
-	return kp.after(c.Context, compare.FromCopy(res), runErr)
+	return kp.after(c.Context, run, runErr)
 }
 
 // printCleanup prints what a --cleanup removed and left in dir.

@@ -317,12 +317,11 @@ func fsAction(c *cli.Context) error {
 	if err := fsreport.Write(text, csv, res, fsreport.Options{CSVOnly: c.IsSet("iterations"), Percentiles: c.Bool("percentiles")}); err != nil && runErr == nil {
 		runErr = err
 	}
-	if kp.result != nil { // --json, checked before the run
-		if err := kp.result.Write(stdout, func(w io.Writer) error { return result.EncodeJSON(w, res) }); err != nil {
-			runErr = joinLine(runErr, err)
-		}
+	run := compare.FromFS(res)
+	if err := kp.writeResult(stdout, run, runErr, func(w io.Writer) error { return result.EncodeJSON(w, res) }); err != nil {
+		runErr = joinLine(runErr, err) // --json, checked before the run
 	}
-	return kp.after(c.Context, compare.FromFS(res), runErr)
+	return kp.after(c.Context, run, runErr)
 }
 
 func isTerminal(w io.Writer) bool {

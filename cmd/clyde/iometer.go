@@ -128,6 +128,7 @@ func iometerAction(c *cli.Context) error {
 		return runErr
 	}
 	report := func(w io.Writer) error { return blockreport.WriteAll(w, formats, res) }
+	run := compare.FromBlock(res)
 	switch {
 	case keep.result == nil && c.Bool("silent"): // cron: nothing unless something is wrong
 	case keep.result == nil:
@@ -135,9 +136,9 @@ func iometerAction(c *cli.Context) error {
 			return joinLine(runErr, fmt.Errorf("write report: %w", err))
 		}
 	default:
-		if err := keep.result.Write(c.App.Writer, report); err != nil {
+		if err := keep.writeResult(c.App.Writer, run, runErr, report); err != nil {
 			return joinLine(runErr, err)
 		}
 	}
-	return keep.after(c.Context, compare.FromBlock(res), runErr)
+	return keep.after(c.Context, run, runErr)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"os"
 	"strconv"
 
@@ -120,6 +121,43 @@ func (k *keeper) release() {
 		k.result.Close()
 		k.opts.Prom.Close()
 	}
+}
+
+// writeResult writes the command's result file (fs --json, block
+// --output), when one was given, through outfile's one rule for a run's
+// result: a run that failed before it measured anything replaces no file.
+func (k *keeper) writeResult(out io.Writer, run *compare.Run, runErr error, fill func(io.Writer) error) error {
+	if k.result == nil {
+		return nil
+	}
+	return k.result.WriteResult(out, measured(run, runErr), fill)
+}
+
+// measured reports whether a run's result holds anything worth a file: it
+// measured something, or it ended without an error, or a stop (^C,
+// timeout) ended it, whose partial result says what was stopped. A run
+// that failed while preparing has none of these.
+func measured(run *compare.Run, runErr error) bool {
+	if runErr == nil || exitCode(runErr) == exitInterrupted {
+		return true
+	}
+	switch {
+	case run == nil:
+		return false
+	case run.Copy != nil:
+		return len(run.Copy.Results) > 0
+	case run.Block != nil:
+		return len(run.Block.Jobs) > 0
+	case run.FS != nil:
+		for _, r := range run.FS.Runs {
+			for _, t := range r.Tests {
+				if t.Ran {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // after runs once the result is printed and its file written (keep.After).

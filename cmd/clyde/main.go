@@ -5,7 +5,7 @@ package main
 import (
 	"os"
 
-	_ "github.com/clydebench/clyde/internal/limits/startup" // refuses too few descriptors before any init opens a file
+	_ "github.com/clydebench/clyde/internal/limits/startup" // refuses too few descriptors or too little address space before any init opens a file
 )
 
 func main() { os.Exit(run(os.Args)) }

@@ -144,16 +144,20 @@ func orionAction(c *cli.Context) error {
 	if res == nil {
 		return runErr
 	}
+	run := compare.FromBlock(res)
+	if !measured(run, runErr) {
+		// Failed while preparing: ORION's files are not made, and
+		// --json keeps what it held (keeper.writeResult's rule).
+		return runErr
+	}
 	if err := test.WriteFiles(c.App.Writer, res); err != nil {
 		return joinLine(runErr, err)
 	}
 	orionClosing(c.App.Writer, opts.OutputDir, res)
-	if kp.result != nil {
-		if err := kp.result.Write(c.App.Writer, func(w io.Writer) error { return result.EncodeJSON(w, res) }); err != nil {
-			return joinLine(runErr, err)
-		}
+	if err := kp.writeResult(c.App.Writer, run, runErr, func(w io.Writer) error { return result.EncodeJSON(w, res) }); err != nil {
+		return joinLine(runErr, err)
 	}
-	return kp.after(c.Context, compare.FromBlock(res), runErr)
+	return kp.after(c.Context, run, runErr)
 }
 
 // orionClosing prints the files written and each set's closing lines, as

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 
+	"github.com/clydebench/clyde/internal/limits/floor"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -33,6 +34,20 @@ type Need struct {
 	What string
 }
 
+// Sum is what needs that run at the same time take together: the jobs of
+// one fio group (no stonewall between them), an Iometer test's workers.
+// Checked one by one, each fits and the group crashes the run. It
+// saturates; Flag and What are left for the caller to say what ran at once.
+func Sum(needs ...Need) Need {
+	var s Need
+	for _, n := range needs {
+		s.Memory = sat(s.Memory, n.Memory)
+		s.Threads = satInt(s.Threads, n.Threads)
+		s.Files = satInt(s.Files, n.Files)
+	}
+	return s
+}
+
 // Limits are what the kernel holds this process to; 0 is no limit (or one
 // that cannot be read: most machines have none, and a guess must not refuse
 // a run).
@@ -43,6 +58,10 @@ type Limits struct {
 	// AddressSpace is RLIMIT_AS; AddressInUse the process's virtual size
 	// now, and ThreadStack what each new OS thread reserves of it.
 	AddressSpace, AddressInUse, ThreadStack uint64
+	// MallocArenas is how many more of glibc's 64 MiB malloc arenas new
+	// threads may reserve (in a cgo build: each new thread takes one of
+	// its own until 8 per CPU exist); 0 without cgo.
+	MallocArenas int
 	// Pids is how many more tasks the cgroup's pids.max allows (the least
 	// along the cgroup's path); PidsSet tells 0 from no limit.
 	Pids    int
@@ -59,8 +78,16 @@ const RuntimeThreads = 8
 
 // RuntimeFiles is what the process needs besides the run's own files: the
 // standard streams, the poller's epoll and event descriptors, and a few for
-// the history database, the run lock and the output file.
-const RuntimeFiles = 8
+// the history database, the run lock and the output file. The startup
+// check (internal/limits/floor) holds clyde to the same.
+const RuntimeFiles = floor.RuntimeFiles
+
+// heapArena is how the Go heap grows: by 64 MiB of address space reserved
+// at a time (linux/amd64 and arm64), whatever is allocated in it.
+const heapArena = 64 << 20
+
+// mallocArena is what glibc reserves for a thread's malloc arena.
+const mallocArena = 64 << 20
 
 // Read returns this process's limits; tests replace it.
 var Read = read
@@ -92,8 +119,7 @@ func (l Limits) Check(n Need) error {
 			what, humanize.IBytes(n.Memory), humanize.IBytes(l.Memory))
 	}
 	if l.AddressSpace > 0 {
-		need := sat(l.AddressInUse, sat(n.Memory, mul(uint64(n.Threads+RuntimeThreads), l.ThreadStack)))
-		if need > l.AddressSpace {
+		if need := l.addressNeed(n); need > l.AddressSpace {
 			return result.Usagef(flag, "%s and %d threads need about %s of address space, over the %s of RLIMIT_AS (ulimit -v); raise it or ask for less",
 				what, n.Threads+RuntimeThreads, humanize.IBytes(need), humanize.IBytes(l.AddressSpace))
 		}
@@ -111,15 +137,19 @@ func (l Limits) Check(n Need) error {
 	return nil
 }
 
-// CheckFiles refuses to start at all when the open files limit leaves no
-// room for what any run opens: the Go runtime's poller dies with a stack
-// dump when it cannot get its descriptors. Called first thing by the CLI.
-func CheckFiles() error {
-	l, err := Read()
-	if err != nil {
-		return nil
-	}
-	return l.checkFiles(0)
+// addressNeed is the address space the process will have mapped at the
+// run's peak: what it has now, the run's memory in whole heap arenas and
+// one more for the garbage collector's slack, a stack for every worker's
+// thread and the runtime's, and a malloc arena for each new thread while
+// glibc makes new ones. Under RLIMIT_AS the runtime reserves what it can
+// at start (its page summaries and arenas shrink to fit), so what is left
+// is all the run may take; going over it is "pthread_create failed" or
+// "out of memory", a stack dump with the test file left behind.
+func (l Limits) addressNeed(n Need) uint64 {
+	threads := uint64(n.Threads + RuntimeThreads)
+	arenas := uint64(min(max(n.Threads, 0), l.MallocArenas))
+	heap := mul(sat(n.Memory, heapArena-1)/heapArena+1, heapArena)
+	return sat(sat(l.AddressInUse, heap), sat(mul(threads, l.ThreadStack), mul(arenas, mallocArena)))
 }
 
 func (l Limits) checkFiles(n int) error {
@@ -137,6 +167,13 @@ func sat(a, b uint64) uint64 {
 		return s
 	}
 	return ^uint64(0)
+}
+
+func satInt(a, b int) int {
+	if b > 0 && a > int(^uint(0)>>1)-b {
+		return int(^uint(0) >> 1)
+	}
+	return a + b
 }
 
 func mul(a, b uint64) uint64 {

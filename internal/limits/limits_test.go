@@ -22,6 +22,12 @@ func TestCheck(t *testing.T) {
 		{"600 workers' histograms under 300 MiB", Limits{Memory: 300 * mib}, Need{Memory: 600 * 800 << 10}, "memory.max"},
 		{"address space", Limits{AddressSpace: 1 << 30, AddressInUse: 800 * mib, ThreadStack: 8 * mib}, Need{Threads: 64}, "RLIMIT_AS"},
 		{"address space fits", Limits{AddressSpace: 4 << 30, AddressInUse: 800 * mib, ThreadStack: 8 * mib}, Need{Threads: 64}, ""},
+		// Measured: 16 workers under ulimit -v 2200000 died with
+		// "pthread_create failed", each new thread taking a glibc malloc
+		// arena of 64 MiB besides its stack; without cgo they fit.
+		{"malloc arenas of 16 workers", Limits{AddressSpace: 2200 * mib, AddressInUse: 1700 * mib, ThreadStack: 8 * mib, MallocArenas: 16}, Need{Threads: 16}, "RLIMIT_AS"},
+		{"16 workers without cgo", Limits{AddressSpace: 2200 * mib, AddressInUse: 1700 * mib, ThreadStack: 8 * mib}, Need{Threads: 16}, ""},
+		{"buffers in whole heap arenas", Limits{AddressSpace: 2000 * mib, AddressInUse: 1700 * mib, ThreadStack: 8 * mib}, Need{Memory: 200 * mib, Threads: 1}, "RLIMIT_AS"},
 		{"1000 workers under pids.max", Limits{Pids: 500, PidsSet: true}, Need{Threads: 1000}, "pids.max"},
 		{"pids.max full", Limits{Pids: 0, PidsSet: true}, Need{Threads: 1}, "pids.max"},
 		{"RLIMIT_NPROC", Limits{Nproc: 100}, Need{Threads: 200}, "RLIMIT_NPROC"},
@@ -50,5 +56,20 @@ func TestCheckFiles(t *testing.T) {
 	}
 	if err := (Limits{Files: 1024, FilesOpen: 3}).checkFiles(0); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSum: what runs at once adds up, and saturates rather than wraps.
+func TestSum(t *testing.T) {
+	s := Sum(Need{Memory: 1 << 20, Threads: 16, Files: 20}, Need{Memory: 2 << 20, Threads: 16, Files: 20})
+	if s.Memory != 3<<20 || s.Threads != 32 || s.Files != 40 {
+		t.Fatalf("Sum = %+v", s)
+	}
+	big := Sum(Need{Memory: ^uint64(0), Threads: int(^uint(0) >> 1)}, Need{Memory: 1, Threads: 1})
+	if big.Memory != ^uint64(0) || big.Threads != int(^uint(0)>>1) {
+		t.Fatalf("Sum wrapped: %+v", big)
+	}
+	if err := (Limits{Pids: 30, PidsSet: true}).Check(s); err == nil {
+		t.Fatal("the sum of two 16-thread jobs fit under pids.max 30")
 	}
 }

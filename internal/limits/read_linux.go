@@ -7,36 +7,30 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/clydebench/clyde/internal/limits/floor"
 	"github.com/clydebench/clyde/internal/sysinfo"
 )
 
 // cgroupRoot is where cgroup filesystems are mounted; tests move it.
 var cgroupRoot = "/sys/fs/cgroup"
 
-// defaultThreadStack is what glibc reserves for a thread's stack when
-// RLIMIT_STACK is unlimited.
-const defaultThreadStack = 8 << 20
-
 func read() (Limits, error) {
 	var l Limits
 	if ram, err := sysinfo.RAM(); err == nil {
 		l.Memory = ram.Effective
 	}
-	var rl unix.Rlimit
-	if unix.Getrlimit(unix.RLIMIT_AS, &rl) == nil && rl.Cur != unix.RLIM_INFINITY {
-		l.AddressSpace = rl.Cur
-		l.AddressInUse = vmSize()
-		l.ThreadStack = defaultThreadStack
-		var st unix.Rlimit
-		if unix.Getrlimit(unix.RLIMIT_STACK, &st) == nil && st.Cur != unix.RLIM_INFINITY {
-			l.ThreadStack = st.Cur
-		}
+	f := floor.Read()
+	l.AddressSpace, l.AddressInUse, l.ThreadStack = f.AddressSpace, f.AddressInUse, f.ThreadStack
+	if l.AddressSpace > 0 && cgoThreads {
+		l.MallocArenas = mallocArenasLeft()
 	}
+	var rl unix.Rlimit
 	if os.Geteuid() != 0 && unix.Getrlimit(unix.RLIMIT_NPROC, &rl) == nil && rl.Cur != unix.RLIM_INFINITY && rl.Cur < 1<<31 {
 		l.Nproc = int(rl.Cur)
 	}
@@ -52,19 +46,54 @@ func read() (Limits, error) {
 	return l, nil
 }
 
-// vmSize is the process's virtual size now (VmSize of /proc/self/status).
-func vmSize() uint64 {
+// mallocArenasLeft is how many more malloc arenas glibc will make: it gives
+// each new thread one of its own until there are MALLOC_ARENA_MAX, by
+// default 8 per online CPU (64-bit). Each thread there is now is taken to
+// hold one already.
+func mallocArenasLeft() int {
+	limit := 0
+	if v, err := strconv.Atoi(os.Getenv("MALLOC_ARENA_MAX")); err == nil && v > 0 {
+		limit = v
+	} else {
+		limit = 8 * onlineCPUs()
+	}
+	return max(0, limit-threadsNow())
+}
+
+// onlineCPUs counts /sys/devices/system/cpu/online ("0-3,6"), what glibc's
+// sysconf(_SC_NPROCESSORS_ONLN) counts; runtime.NumCPU where it cannot.
+func onlineCPUs() int {
+	b, err := os.ReadFile("/sys/devices/system/cpu/online")
+	if err != nil {
+		return runtime.NumCPU()
+	}
+	n := 0
+	for _, r := range strings.Split(strings.TrimSpace(string(b)), ",") {
+		lo, hi, found := strings.Cut(r, "-")
+		a, err1 := strconv.Atoi(lo)
+		z := a
+		var err2 error
+		if found {
+			z, err2 = strconv.Atoi(hi)
+		}
+		if err1 != nil || err2 != nil || z < a {
+			return runtime.NumCPU()
+		}
+		n += z - a + 1
+	}
+	return max(n, 1)
+}
+
+// threadsNow is Threads of /proc/self/status.
+func threadsNow() int {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmSize:"); ok {
-			f := strings.Fields(v)
-			if len(f) > 0 {
-				kb, _ := strconv.ParseUint(f[0], 10, 64)
-				return kb << 10
-			}
+		if v, ok := strings.CutPrefix(line, "Threads:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSpace(v))
+			return n
 		}
 	}
 	return 0

@@ -314,6 +314,23 @@ func (t *Target) Write(out io.Writer, fill func(io.Writer) error) error {
 	return nil
 }
 
+// WriteResult writes a run's result as Write does, except for a run that
+// measured nothing (it failed while preparing: a target refused, a file
+// that could not be filled): that result replaces no file. A regular file
+// keeps what the previous run wrote there, and a new one is not made, as
+// for a run refused before it started; the error is the command's one
+// line. An in-place target (standard output, a FIFO, a device) is written
+// all the same: it replaces nothing, and a FIFO's reader waits for it.
+// Every command writes its result file through here, so none replaces a
+// good result with an empty one.
+func (t *Target) WriteResult(out io.Writer, measured bool, fill func(io.Writer) error) error {
+	if !measured && t.kind == replace {
+		t.Close()
+		return nil
+	}
+	return t.Write(out, fill)
+}
+
 func (t *Target) writeFD(fill func(io.Writer) error) error {
 	f, err := dupFD(t.fd)
 	if err != nil {

@@ -535,3 +535,48 @@ func TestSame(t *testing.T) {
 		t.Fatalf("Same: a~b %v, a~c %v, a~- %v, -~- %v", a.Same(b), a.Same(c), a.Same(d), d.Same(d))
 	}
 }
+
+// TestWriteResultNothingMeasured: the result of a run that measured
+// nothing replaces no file (an existing one keeps what it held, a new one
+// is not made, no temporary is left), and still goes to an in-place
+// target, which replaces nothing; a measured run replaces the file.
+func TestWriteResultNothingMeasured(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "old.json")
+	if err := os.WriteFile(old, []byte("previous\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{old, filepath.Join(dir, "new.json")} {
+		tg, err := Check("--json", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tg.WriteResult(io.Discard, false, fillNew); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, _ := os.ReadFile(old); string(b) != "previous\n" {
+		t.Errorf("the previous result became %q", b)
+	}
+	if es, _ := os.ReadDir(dir); len(es) != 1 {
+		t.Errorf("the directory holds %v, want the old file alone", es)
+	}
+	var stdout bytes.Buffer
+	tg, err := Check("--json", "-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tg.WriteResult(&stdout, false, fillNew); err != nil || stdout.String() != newText {
+		t.Errorf("standard output got %q (%v), want the result", stdout.String(), err)
+	}
+	tg, err = Check("--json", old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tg.WriteResult(io.Discard, true, fillNew); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(old); string(b) != newText {
+		t.Errorf("a measured run's result: the file holds %q", b)
+	}
+}
