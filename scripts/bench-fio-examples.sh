@@ -61,11 +61,13 @@ for ex in $EXAMPLES; do
 	mkdir -p "$work/fio" "$work/clyde"
 	prepare "$src" "$work/fio.fio" "$work/fio"
 	prepare "$src" "$work/clyde.fio" "$work/clyde"
-	if ! fio --output-format=json --output="$work/fio.json" "$work/fio.fio" >/dev/null 2>"$work/fio.err"; then
+	# from inside $work: an example's write_bw_log and the like go there,
+	# never into the caller's directory
+	if ! (cd "$work" && fio --output-format=json --output="$work/fio.json" "$work/fio.fio") >/dev/null 2>"$work/fio.err"; then
 		echo "$ex: fio failed: $(head -c 200 "$work/fio.err")"
 		continue
 	fi
-	if ! "$BIN" block "$work/clyde.fio" --no-history --output-format json >"$work/clyde.json" 2>"$work/clyde.err"; then
+	if ! (cd "$work" && "$BIN" block "$work/clyde.fio" --no-history --output-format json) >"$work/clyde.json" 2>"$work/clyde.err"; then
 		echo "$ex: clyde refused or failed: $(grep -v '^clyde: note' "$work/clyde.err" | head -c 300)"
 		continue
 	fi
