@@ -33,6 +33,7 @@ fi
 work=$(mktemp -d "$DIR/clyde-fio-examples.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 BIN=${BIN:-}
+case $BIN in "" | /*) ;; *) BIN="$PWD/$BIN" ;; esac # the tools run from inside $work
 if [ -z "$BIN" ]; then
 	BIN="$work/clyde.bin"
 	(cd "$root" && go build -o "$BIN" ./cmd/clyde)
