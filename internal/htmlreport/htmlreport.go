@@ -71,6 +71,7 @@ func buildPage(runs []*compare.Run) (*pageData, error) {
 	if err := buildTools(p, runs); err != nil {
 		return nil, err
 	}
+	buildHosts(p, runs)
 	for i, r := range runs {
 		p.Runs = append(p.Runs, describeRun(i, r))
 	}
@@ -813,6 +814,13 @@ table.copyspd .clone { font-weight: normal; font-size: 12px; color: #555; }
 {{range .Rows}}<tr data-set="{{.Set}}" data-method="{{.Method}}"><td class="nowrap">{{.Set}}</td><td>{{.Method}}</td><td class="num">{{.Files}}</td><td class="num time">{{.Time}}</td><td class="num mbps"{{if not .Clone}} data-value="{{.MBps}}"{{end}}>{{if .Clone}}<span class="clone">{{.MBpsText}}</span>{{else}}{{.MBpsText}}{{end}}</td><td class="num">{{if .Clone}}-{{else}}{{printf "%.1f" .FilesPerSec}}{{end}}</td><td class="num">{{.P99}}</td><td class="verified">{{if .Verified}}yes{{else}}NO{{end}}</td><td>{{if .Cold}}yes{{else}}no{{end}}</td></tr>
 {{end}}</table></div>
 {{range .Unavailable}}<p class="notes">not available: {{.}}</p>{{end}}
+</section>
+{{end}}{{range .Hosts}}<section class="hosts" data-run="{{.Run}}">
+<h2>Hosts{{if gt (len $.Runs) 1}}: run {{.Run}}{{end}} <span class="sub">{{.Ranks}} ranks on {{.Hosts}} host(s) under {{.Launcher}}; each bar is a host's ranks' items over its slowest rank's time</span></h2>
+<div class="grid bars">
+{{range .Bars}}<figure class="barchart" data-key="{{.Key}}" data-unit="{{.Unit}}"><figcaption>{{.Title}} <span class="sub">{{.Unit}}, {{.Better}}</span></figcaption>
+{{$.BarSVG .}}</figure>
+{{end}}</div>
 </section>
 {{end}}
 <h2>Runs</h2>

@@ -51,6 +51,9 @@ var pages = []struct {
 	{"orion", []string{"html/orion-normal.json"}, true},
 	{"iometer", []string{"html/iometer-cycled.json"}, true},
 	{"copy", []string{"html/copy-all.json"}, true},
+	// mpiexec -n 4 over two hosts (h1, h2: UTS namespaces, as in
+	// integration's TestMpiexecHosts), clyde fs -s 0 -n 4:0:0:4
+	{"ranks", []string{"html/job-2hosts.json"}, true},
 }
 
 // golden compares got with testdata/html/name, or rewrites it with -update.
@@ -350,5 +353,43 @@ func TestWinnerIsTheBestFigure(t *testing.T) {
 	markBest(&col)
 	if col.BestShort || len(col.Best) != 1 || col.Best[0] != 0 {
 		t.Errorf("measured: best %v short %v", col.Best, col.BestShort)
+	}
+}
+
+// TestHostBars: a many-client run's page has a bar per host for each phase,
+// each the rate of the JSON's per-host row.
+func TestHostBars(t *testing.T) {
+	runs := load(t, "html/job-2hosts.json")
+	p, err := buildPage(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Hosts) != 1 || len(p.Hosts[0].Bars) != 6 {
+		t.Fatalf("hosts views %+v", p.Hosts)
+	}
+	want := map[string]float64{}
+	for _, h := range runs[0].FS.Job.PerHost {
+		want[h.Test+"/"+h.Host] = h.RatePerSec
+	}
+	n := 0
+	for _, b := range p.Hosts[0].Bars {
+		test := strings.TrimSuffix(b.Title, " per host")
+		for _, br := range b.Bars {
+			host := strings.Fields(br.Label)[1]
+			if w, ok := want[test+"/"+host]; !ok || br.Value != w {
+				t.Errorf("%s %s: bar %v, JSON %v", test, host, br.Value, w)
+			}
+			n++
+		}
+	}
+	if n != len(want) {
+		t.Fatalf("%d bars for %d per-host rows", n, len(want))
+	}
+	var b bytes.Buffer
+	if err := Write(&b, runs); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `<section class="hosts"`) {
+		t.Fatal("the page has no hosts section")
 	}
 }

@@ -33,6 +33,8 @@ type pageData struct {
 	Orion   []orionView   `json:"orion,omitempty"`
 	Iometer []iometerView `json:"iometer,omitempty"`
 	Copy    []copyView    `json:"copy,omitempty"`
+	// Hosts has a view per many-client run (hosts.go).
+	Hosts []hostsView `json:"hosts,omitempty"`
 }
 
 // runInfo is one run's row of the Runs table.

@@ -24,6 +24,8 @@ const (
 	FSMaxLatency  = "clyde_fs_max_latency_seconds"
 	FSElapsed     = "clyde_fs_elapsed_seconds"
 	FSLowConf     = "clyde_fs_rate_low_confidence"
+	FSClientRate  = "clyde_fs_client_rate"
+	FSJobRanks    = "clyde_fs_job_ranks"
 	BlockIOPS     = "clyde_block_iops"
 	BlockBW       = "clyde_block_bandwidth_bytes_per_second"
 	BlockP99      = "clyde_block_p99_latency_seconds"
@@ -99,7 +101,34 @@ func FSRegistry(host, dir string, res *result.FS) *prometheus.Registry {
 		}
 	}
 	last.WithLabelValues(host, dir, "fs", "seconds").Set(float64(res.Provenance.StartTime.UnixNano()) / 1e9)
+	if res.Job != nil {
+		jobSeries(reg, host, dir, res.Job)
+	}
 	return reg
+}
+
+// jobSeries are a many-client run's clients: each client host's rate per
+// phase (its ranks' items over its slowest rank's time, the first
+// iteration's, as the page's Hosts bars), labelled client="h2" beside the
+// run's host (rank 0's) and dir, and the job's rank count. The run's own
+// clyde_fs_rate above is the whole job's.
+func jobSeries(reg *prometheus.Registry, host, dir string, j *result.FSJob) {
+	client := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: FSClientRate, Help: "One client host's rate in one phase of a many-client clyde fs run, in the unit label's unit."},
+		[]string{"host", fsTargetLabel, "client", "test", "unit"})
+	ranks := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: FSJobRanks, Help: "Ranks (client processes) of a many-client clyde fs run."}, []string{"host", fsTargetLabel, "launcher"})
+	reg.MustRegister(client, ranks)
+	units := map[string]string{}
+	for _, ph := range j.Phases {
+		units[ph.Test] = ph.RateUnit
+	}
+	for _, h := range j.PerHost {
+		if len(j.PerHost) > 0 && h.Iteration != j.PerHost[0].Iteration {
+			continue
+		}
+		unit, scale := baseUnit(units[h.Test])
+		client.WithLabelValues(host, dir, h.Host, h.Test, unit).Set(h.RatePerSec * scale)
+	}
+	ranks.WithLabelValues(host, dir, j.Launcher).Set(float64(j.Ranks))
 }
 
 // cdmSeries are a CrystalDiskMark run's rows as its window shows them, the

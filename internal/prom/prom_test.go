@@ -2,6 +2,7 @@ package prom
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,5 +76,37 @@ func TestShortRateKept(t *testing.T) {
 	}
 	if strings.Contains(out, `test="putc"`) {
 		t.Errorf("a test that did not run has a series:\n%s", out)
+	}
+}
+
+// TestClientRates: a many-client run's textfile has each client host's rate
+// per phase, equal to the JSON's per-host rows, and the job's rank count.
+func TestClientRates(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/html/job-2hosts.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := result.DecodeFS(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Encode(&out, FSRegistry("h1", "/mnt/shared", res)); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	for _, h := range res.Job.PerHost {
+		line := `clyde_fs_client_rate{client="` + h.Host + `",dir="/mnt/shared",host="h1",test="` + h.Test + `",unit="files/s"} `
+		i := strings.Index(text, line)
+		if i < 0 {
+			t.Fatalf("no %s in:\n%s", line, text)
+		}
+		var v float64
+		if _, err := fmt.Sscan(text[i+len(line):], &v); err != nil || v != h.RatePerSec {
+			t.Errorf("%s%v, want %v", line, v, h.RatePerSec)
+		}
+	}
+	if !strings.Contains(text, `clyde_fs_job_ranks{dir="/mnt/shared",host="h1",launcher="mpich-hydra-pmi1"} 4`) {
+		t.Errorf("no rank count in:\n%s", text)
 	}
 }
