@@ -27,7 +27,9 @@ type progress struct {
 
 func newProgress(w io.Writer, live bool) *progress { return &progress{w: w, live: live} }
 
-func (p *progress) start(t result.FSTest, copies []*copyState) {
+// start shows phase t; total is the operations it will take in all (0
+// when not known), for the live line's "of" and time left.
+func (p *progress) start(t result.FSTest, copies []*copyState, total int64) {
 	if p.w == nil {
 		return
 	}
@@ -54,8 +56,7 @@ func (p *progress) start(t result.FSTest, copies []*copyState) {
 					done += c.done.Load()
 				}
 				rate := float64(done) / now.Sub(began).Seconds()
-				fmt.Fprintf(p.w, "\r\033[K%s %s ops, %s/s", p.test.Progress(),
-					humanize.Comma(done), humanize.Comma(int64(rate)))
+				fmt.Fprint(p.w, "\r\033[K"+liveLine(p.test.Progress(), done, total, rate))
 				p.shown = true
 			}
 		}
@@ -89,4 +90,33 @@ func (p *progress) stop(ok bool) {
 	default:
 		fmt.Fprintln(p.w, "done.")
 	}
+}
+
+// liveLine is the live progress: operations done (of the total, when
+// known), their rate, and the time left at that rate.
+func liveLine(phase string, done, total int64, rate float64) string {
+	if total <= 0 {
+		return fmt.Sprintf("%s %s ops, %s/s", phase, humanize.Comma(done), humanize.Comma(int64(rate)))
+	}
+	s := fmt.Sprintf("%s %s of %s ops, %s/s", phase, humanize.Comma(done), humanize.Comma(total), humanize.Comma(int64(rate)))
+	if rate > 0 && done < total {
+		left := time.Duration(float64(total-done) / rate * float64(time.Second))
+		s += ", about " + left.Round(time.Second).String() + " left"
+	}
+	return s
+}
+
+// expectedOps is how many operations one copy does in phase t, as the
+// workers count them for the live line: bytes for the per-char tests,
+// chunks for the block tests, seeks, files.
+func (r *runner) expectedOps(t result.FSTest) int64 {
+	switch t {
+	case result.PutChar, result.GetChar:
+		return r.opts.ByteIOMiB << 20
+	case result.PutBlock, result.Rewrite, result.GetBlock:
+		return (r.opts.SizeMiB << 20) / int64(r.opts.ChunkBytes)
+	case result.Seeks:
+		return int64(r.opts.Seeks)
+	}
+	return int64(r.opts.Files())
 }

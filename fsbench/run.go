@@ -392,7 +392,8 @@ func (r *runner) runPhase(ctx context.Context, run *result.FSRun, p phaseFuncs) 
 			return fmt.Errorf("%s: %w", p.test.Phase(), err)
 		}
 	}
-	out, err := lanes.Run(ctx, ls, lanes.Options{Started: func() { r.prog.start(p.test, r.copies) }})
+	total := r.expectedOps(p.test) * int64(len(r.copies))
+	out, err := lanes.Run(ctx, ls, lanes.Options{Started: func() { r.prog.start(p.test, r.copies, total) }})
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.test.Phase(), err)
 	}

@@ -101,6 +101,10 @@ type Options struct {
 	// Out gets ORION's progress lines (-verbose: one per data point); Warn
 	// the lines the user must see. Either may be nil.
 	Out, Warn io.Writer
+	// Live, when set (a terminal) and -verbose is not, gets one line
+	// rewritten after each data point: how many are done, the last one,
+	// and about how long the rest take.
+	Live io.Writer
 	// CommandLine is recorded in the provenance; nil records os.Args.
 	CommandLine []string
 	// Now is the clock for the date in the file names; nil is time.Now.

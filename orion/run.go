@@ -176,10 +176,16 @@ func (t *Test) Prefixes() []string {
 // matrices filled; on interruption, what finished and an error.
 func (t *Test) Run(ctx context.Context) (*result.Block, error) {
 	p := t.plan
-	if t.opt.Verbose && t.opt.Out != nil {
+	switch {
+	case t.opt.Verbose && t.opt.Out != nil:
 		p.AfterGroup = t.progress
+	case t.opt.Live != nil:
+		p.AfterGroup = t.live
 	}
 	res, err := t.runPlan(ctx, p)
+	if p.AfterGroup != nil && t.opt.Live != nil && !t.opt.Verbose {
+		fmt.Fprint(t.opt.Live, "\r\033[K") // the live line goes; the summary follows
+	}
 	err = orionFlags(err)
 	if res == nil {
 		return nil, err
@@ -242,6 +248,25 @@ func (t *Test) progress(group int, jobs []result.BlockJob) {
 		line += fmt.Sprintf(" large %.2f MBPS", bw)
 	}
 	fmt.Fprintln(t.opt.Out, line)
+}
+
+// live is the terminal's progress without -verbose: one line, rewritten
+// after each data point, with the points done and the time left at
+// -duration per point.
+func (t *Test) live(group int, _ []result.BlockJob) {
+	info := t.groups[group]
+	if info.point < 0 {
+		return
+	}
+	n := 0
+	for _, g := range t.groups[:group+1] {
+		if g.point >= 0 {
+			n++
+		}
+	}
+	pt := t.sets[info.set].points[info.point]
+	left := time.Duration(t.Points()-n) * t.opt.Duration
+	fmt.Fprintf(t.opt.Live, "\r\033[KORION: point %d of %d done (%sSmall=%d Large=%d), about %s left", n, t.Points(), t.sets[info.set].label, pt.Small, pt.Large, left.Round(time.Second))
 }
 
 // describe is the test as it was mapped, its sets still without points.

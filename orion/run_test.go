@@ -3,6 +3,8 @@ package orion
 import (
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -78,5 +80,39 @@ func TestSeveralLUNs(t *testing.T) {
 				t.Errorf("summary does not describe the volume:\n%s", sum)
 			}
 		})
+	}
+}
+
+// TestLiveProgress: without -verbose a terminal gets one line rewritten
+// per data point, counting to the last, and cleared at the end; with
+// -verbose the points go to Out as ORION prints them, and Live nothing.
+func TestLiveProgress(t *testing.T) {
+	dir := t.TempDir()
+	lun := filepath.Join(dir, "lun.img")
+	if err := os.WriteFile(lun, make([]byte, 4<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "t.lun"), []byte(lun+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, verbose := range []bool{false, true} {
+		o := DefaultOptions(RunAdvanced)
+		o.TestName, o.OutputDir, o.Direct, o.Duration = filepath.Join(dir, "t"), "", false, 100*time.Millisecond
+		o.Matrix, o.SizeLarge = MatrixRow, 256 // large loads 1..2 at small 0 (-num_disks 1)
+		var live, out strings.Builder
+		o.Live, o.Out, o.Verbose = &live, &out, verbose
+		runTest(t, o, false)
+		if verbose {
+			if live.Len() != 0 || !strings.Contains(out.String(), "Point 1 of ") {
+				t.Fatalf("-verbose: live %q, out %q", live.String(), out.String())
+			}
+			continue
+		}
+		got := live.String()
+		last := regexp.MustCompile(`ORION: point (\d+) of (\d+) done`).FindAllStringSubmatch(got, -1)
+		if len(last) < 2 || last[0][1] != "1" || last[len(last)-1][1] != last[len(last)-1][2] || strconv.Itoa(len(last)) != last[0][2] ||
+			!strings.Contains(got, "about 0s left") || !strings.HasSuffix(got, "\r\033[K") || out.Len() != 0 {
+			t.Fatalf("live %q, out %q", got, out.String())
+		}
 	}
 }

@@ -105,6 +105,9 @@ func orionOptions(c *cli.Context) (orion.Options, error) {
 	}
 	o.Command = orionCommandLine(c)
 	o.Out, o.Warn, o.CommandLine = c.App.Writer, c.App.ErrWriter, os.Args
+	if isTerminal(c.App.ErrWriter) { // a person watching; cron and pipes get nothing
+		o.Live = c.App.ErrWriter
+	}
 	return o, o.Validate()
 }
 
