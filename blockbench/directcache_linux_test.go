@@ -104,4 +104,20 @@ func TestDirectOnExt4DataJournalIsNoted(t *testing.T) {
 	if slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "page cache served") }) {
 		t.Errorf("ordered ext4 noted as cached: %q", res.Notes)
 	}
+
+	// ext4's per-file data journaling does the same on an ordered mount:
+	// a directory with chattr +j gives it to the files made in it.
+	if _, err := exec.LookPath("chattr"); err != nil {
+		t.Skip("chattr (e2fsprogs) not installed")
+	}
+	journaled := filepath.Join(mnt, "journaled")
+	if err := os.Mkdir(journaled, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("chattr", "+j", journaled).CombinedOutput(); err != nil {
+		// Setting +j takes CAP_SYS_RESOURCE, which a container's root
+		// may lack: then the flag cannot be there either.
+		t.Skipf("chattr +j: %v: %s", err, out)
+	}
+	checkCacheNoted(t, journaled, "chattr +j")
 }

@@ -3,7 +3,9 @@
 package blockbench
 
 import (
+	"errors"
 	"fmt"
+	"path/filepath"
 
 	"golang.org/x/sys/unix"
 
@@ -51,7 +53,43 @@ func cachedOnly(path string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		return sysinfo.DirectIsBuffered(fs), nil
+		if why := sysinfo.DirectIsBuffered(fs); why != "" {
+			return why, nil
+		}
+		// So does ext4's per-file data journaling (chattr +j), on the
+		// file, or on the directory a new file inherits it from.
+		if journaledData(path) {
+			return "a file with ext4's per-file data journaling (chattr +j, on it or its directory), which turns O_DIRECT into buffered I/O", nil
+		}
 	}
 	return "", nil
+}
+
+// fsJournalDataFL is ext4's FS_JOURNAL_DATA_FL (chattr +j).
+const fsJournalDataFL = 0x00004000
+
+// journaledData is whether path, or its directory when path does not
+// exist yet, has ext4's data journaling flag. It opens without blocking and
+// without following a last symlink, and asks only a regular file or a
+// directory.
+func journaledData(path string) bool {
+	for _, p := range []string{path, filepath.Dir(path)} {
+		fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+		if errors.Is(err, unix.ENOENT) {
+			continue
+		}
+		if err != nil {
+			return false
+		}
+		var st unix.Stat_t
+		flags, ferr := 0, unix.Fstat(fd, &st)
+		if ferr == nil && (st.Mode&unix.S_IFMT == unix.S_IFREG || st.Mode&unix.S_IFMT == unix.S_IFDIR) {
+			if v, err := unix.IoctlGetUint32(fd, unix.FS_IOC_GETFLAGS); err == nil {
+				flags = int(v)
+			}
+		}
+		unix.Close(fd)
+		return flags&fsJournalDataFL != 0
+	}
+	return false
 }
