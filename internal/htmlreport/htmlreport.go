@@ -677,9 +677,6 @@ type sectionView struct {
 	Charts []chart
 }
 
-// BarSVG draws the bar chart of column b.
-func (p *pageData) BarSVG(b barData) template.HTML { return barChart(b, nil) }
-
 // SummarySVG draws the overall geometric mean's bars.
 func (p *pageData) SummarySVG() template.HTML {
 	s := p.Summary
@@ -693,6 +690,8 @@ func (p *pageData) SummarySVG() template.HTML {
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"join": func(ss []string) string { return strings.Join(ss, ", ") },
 	"secs": func(ns float64) float64 { return ns / 1e9 },
+	// barSVG draws a bar chart (the "barchart" template's)
+	"barSVG": func(b barData) template.HTML { return barChart(b, nil) },
 }).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:">
@@ -818,9 +817,7 @@ table.copyspd .clone { font-weight: normal; font-size: 12px; color: #555; }
 {{end}}{{range .Hosts}}<section class="hosts" data-run="{{.Run}}">
 <h2>Hosts{{if gt (len $.Runs) 1}}: run {{.Run}}{{end}} <span class="sub">{{.Ranks}} ranks on {{.Hosts}} host(s) under {{.Launcher}}; each bar is a host's ranks' items over its slowest rank's time</span></h2>
 <div class="grid bars">
-{{range .Bars}}<figure class="barchart" data-key="{{.Key}}" data-unit="{{.Unit}}"><figcaption>{{.Title}} <span class="sub">{{.Unit}}, {{.Better}}</span></figcaption>
-{{$.BarSVG .}}</figure>
-{{end}}</div>
+{{range .Bars}}{{template "barchart" .}}{{end}}</div>
 </section>
 {{end}}
 <h2>Runs</h2>
@@ -832,62 +829,8 @@ table.copyspd .clone { font-weight: normal; font-size: 12px; color: #555; }
 {{range .Charts}}{{template "chart" .}}{{end}}</div>
 {{end}}
 <details class="all-figures"{{if $.OpenFigures}} open{{end}}><summary>{{$.FiguresTitle}}</summary>
-{{if .Single}}
-<h2>Figures</h2>
-<div class="pair">
-{{range .Tables}}<div><h3>{{.Title}}</h3>
-<table class="single" id="single-{{.ID}}"><tr><th>test</th><th class="col">figure</th><th>unit</th>{{if .Rates}}<th class="col">ran for</th>{{end}}</tr>
-{{range .Columns}}{{$c := index .Cells 0}}<tr data-key="{{.Key}}"><td>{{.Key}}</td><td class="num{{if eq $c.State "short"}} short{{end}}" data-run="A" data-state="{{$c.State}}" data-value="{{$c.Value}}">{{$c.Text}}</td><td>{{.Unit}}</td>{{if $.Single}}{{if .HigherIsBetter}}<td class="num">{{if $c.ElapsedNs}}{{printf "%.2f s" (secs $c.ElapsedNs)}}{{else}}-{{end}}</td>{{end}}{{end}}</tr>
-{{end}}</table></div>
-{{end}}</div>
-{{else}}
-{{with .Summary}}{{if .Columns}}<h2>Overall</h2>
-<figure class="summary"><figcaption>Geometric mean of {{len .Columns}} rate column(s), relative to run A <span class="sub">more is better</span></figcaption>
-{{$.SummarySVG}}</figure>
-<p class="notes">Over the rate columns every run measured for 0.5 s or more: {{join .Columns}}.{{if .Left}} Left out (a run had no figure, or one under 0.5 s): {{join .Left}}.{{end}} "best in" counts the columns a run won.</p>
-{{end}}{{end}}
-<h2>Results per test</h2>
-<div class="grid bars">
-{{range .Bars}}<figure class="barchart" data-key="{{.Key}}" data-unit="{{.Unit}}"><figcaption>{{.Title}} <span class="sub">{{.Unit}}, {{.Better}}</span></figcaption>
-{{$.BarSVG .}}</figure>
-{{end}}</div>
-<h2>Figures</h2>
-{{range .Tables}}<h3>{{.Title}}</h3>
-<div class="scroll"><table class="figures"><tr><th>run</th>{{range .Columns}}<th class="col" data-key="{{.Key}}">{{.Key}}<span class="vs">{{.Unit}}</span></th>{{end}}</tr>
-{{range $i, $row := .Rows}}<tr class="figures" data-run="{{(index $.Runs $row.Run).Letter}}"><td class="nowrap"><span class="swatch" style="background: {{(index $.Runs $row.Run).Color}}"></span>{{(index $.Runs $row.Run).Letter}} {{(index $.Runs $row.Run).Short}}</td>{{range $row.Cells}}<td class="num{{if .Best}} best{{end}}{{if eq .State "short"}} short{{end}}{{if or (eq .State "not_run") (eq .State "too_fast") (eq .State "unknown")}} missing{{end}}" data-state="{{.State}}" data-value="{{.Value}}">{{.Text}}{{if .VsFirst}}<span class="vs">{{.VsFirst}} vs A</span>{{end}}</td>{{end}}</tr>
-{{end}}<tr class="winner"><td>winner</td>{{range .Winners}}<td class="num">{{.}}</td>{{end}}</tr>
-</table></div>
-{{end}}
-{{end}}
-</details>
-{{else}}{{if .Single}}
-<h2>Figures</h2>
-<div class="pair">
-{{range .Tables}}<div><h3>{{.Title}}</h3>
-<table class="single" id="single-{{.ID}}"><tr><th>test</th><th class="col">figure</th><th>unit</th>{{if .Rates}}<th class="col">ran for</th>{{end}}</tr>
-{{range .Columns}}{{$c := index .Cells 0}}<tr data-key="{{.Key}}"><td>{{.Key}}</td><td class="num{{if eq $c.State "short"}} short{{end}}" data-run="A" data-state="{{$c.State}}" data-value="{{$c.Value}}">{{$c.Text}}</td><td>{{.Unit}}</td>{{if $.Single}}{{if .HigherIsBetter}}<td class="num">{{if $c.ElapsedNs}}{{printf "%.2f s" (secs $c.ElapsedNs)}}{{else}}-{{end}}</td>{{end}}{{end}}</tr>
-{{end}}</table></div>
-{{end}}</div>
-{{else}}
-{{with .Summary}}{{if .Columns}}<h2>Overall</h2>
-<figure class="summary"><figcaption>Geometric mean of {{len .Columns}} rate column(s), relative to run A <span class="sub">more is better</span></figcaption>
-{{$.SummarySVG}}</figure>
-<p class="notes">Over the rate columns every run measured for 0.5 s or more: {{join .Columns}}.{{if .Left}} Left out (a run had no figure, or one under 0.5 s): {{join .Left}}.{{end}} "best in" counts the columns a run won.</p>
-{{end}}{{end}}
-<h2>Results per test</h2>
-<div class="grid bars">
-{{range .Bars}}<figure class="barchart" data-key="{{.Key}}" data-unit="{{.Unit}}"><figcaption>{{.Title}} <span class="sub">{{.Unit}}, {{.Better}}</span></figcaption>
-{{$.BarSVG .}}</figure>
-{{end}}</div>
-<h2>Figures</h2>
-{{range .Tables}}<h3>{{.Title}}</h3>
-<div class="scroll"><table class="figures"><tr><th>run</th>{{range .Columns}}<th class="col" data-key="{{.Key}}">{{.Key}}<span class="vs">{{.Unit}}</span></th>{{end}}</tr>
-{{range $i, $row := .Rows}}<tr class="figures" data-run="{{(index $.Runs $row.Run).Letter}}"><td class="nowrap"><span class="swatch" style="background: {{(index $.Runs $row.Run).Color}}"></span>{{(index $.Runs $row.Run).Letter}} {{(index $.Runs $row.Run).Short}}</td>{{range $row.Cells}}<td class="num{{if .Best}} best{{end}}{{if eq .State "short"}} short{{end}}{{if or (eq .State "not_run") (eq .State "too_fast") (eq .State "unknown")}} missing{{end}}" data-state="{{.State}}" data-value="{{.Value}}">{{.Text}}{{if .VsFirst}}<span class="vs">{{.VsFirst}} vs A</span>{{end}}</td>{{end}}</tr>
-{{end}}<tr class="winner"><td>winner</td>{{range .Winners}}<td class="num">{{.}}</td>{{end}}</tr>
-</table></div>
-{{end}}
-{{end}}
-{{range .Sections}}<h2>{{.Title}}</h2>
+{{template "figures" .}}</details>
+{{else}}{{template "figures" .}}{{range .Sections}}<h2>{{.Title}}</h2>
 <div class="grid {{if or (eq .Title "Block-size sweep") $.Single}}wide{{else}}small{{end}}">
 {{range .Charts}}{{template "chart" .}}{{end}}</div>
 {{end}}
@@ -895,6 +838,33 @@ table.copyspd .clone { font-weight: normal; font-size: 12px; color: #555; }
 <ul class="notes">{{range .Notes}}<li>{{.}}</li>
 {{end}}</ul>{{end}}
 </body></html>
-{{define "chart"}}<figure class="chart" data-title="{{.Title}}"><figcaption>{{.Title}}</figcaption>{{with .Scale}}<div class="scale" data-unit="{{.Unit}}" data-min="{{.Min}}" data-max="{{.Max}}"><span class="lo">{{.MinText}}</span><span class="ramp">{{range .Steps}}<span style="background: {{.Color}}" title="{{printf "%.0f" .Value}}"></span>{{end}}</span><span class="hi">{{.MaxText}} {{.Unit}}</span><span class="sub">(red lowest, white highest)</span></div>{{end}}{{.SVG}}
+{{define "figures"}}{{if .Single}}
+<h2>Figures</h2>
+<div class="pair">
+{{range .Tables}}<div><h3>{{.Title}}</h3>
+<table class="single" id="single-{{.ID}}"><tr><th>test</th><th class="col">figure</th><th>unit</th>{{if .Rates}}<th class="col">ran for</th>{{end}}</tr>
+{{range .Columns}}{{$c := index .Cells 0}}<tr data-key="{{.Key}}"><td>{{.Key}}</td><td class="num{{if eq $c.State "short"}} short{{end}}" data-run="A" data-state="{{$c.State}}" data-value="{{$c.Value}}">{{$c.Text}}</td><td>{{.Unit}}</td>{{if $.Single}}{{if .HigherIsBetter}}<td class="num">{{if $c.ElapsedNs}}{{printf "%.2f s" (secs $c.ElapsedNs)}}{{else}}-{{end}}</td>{{end}}{{end}}</tr>
+{{end}}</table></div>
+{{end}}</div>
+{{else}}
+{{with .Summary}}{{if .Columns}}<h2>Overall</h2>
+<figure class="summary"><figcaption>Geometric mean of {{len .Columns}} rate column(s), relative to run A <span class="sub">more is better</span></figcaption>
+{{$.SummarySVG}}</figure>
+<p class="notes">Over the rate columns every run measured for 0.5 s or more: {{join .Columns}}.{{if .Left}} Left out (a run had no figure, or one under 0.5 s): {{join .Left}}.{{end}} "best in" counts the columns a run won.</p>
+{{end}}{{end}}
+<h2>Results per test</h2>
+<div class="grid bars">
+{{range .Bars}}{{template "barchart" .}}{{end}}</div>
+<h2>Figures</h2>
+{{range .Tables}}<h3>{{.Title}}</h3>
+<div class="scroll"><table class="figures"><tr><th>run</th>{{range .Columns}}<th class="col" data-key="{{.Key}}">{{.Key}}<span class="vs">{{.Unit}}</span></th>{{end}}</tr>
+{{range $i, $row := .Rows}}<tr class="figures" data-run="{{(index $.Runs $row.Run).Letter}}"><td class="nowrap"><span class="swatch" style="background: {{(index $.Runs $row.Run).Color}}"></span>{{(index $.Runs $row.Run).Letter}} {{(index $.Runs $row.Run).Short}}</td>{{range $row.Cells}}<td class="num{{if .Best}} best{{end}}{{if eq .State "short"}} short{{end}}{{if or (eq .State "not_run") (eq .State "too_fast") (eq .State "unknown")}} missing{{end}}" data-state="{{.State}}" data-value="{{.Value}}">{{.Text}}{{if .VsFirst}}<span class="vs">{{.VsFirst}} vs A</span>{{end}}</td>{{end}}</tr>
+{{end}}<tr class="winner"><td>winner</td>{{range .Winners}}<td class="num">{{.}}</td>{{end}}</tr>
+</table></div>
+{{end}}
+{{end}}
+{{end}}{{define "barchart"}}<figure class="barchart" data-key="{{.Key}}" data-unit="{{.Unit}}"><figcaption>{{.Title}} <span class="sub">{{.Unit}}, {{.Better}}</span></figcaption>
+{{barSVG .}}</figure>
+{{end}}{{define "chart"}}<figure class="chart" data-title="{{.Title}}"><figcaption>{{.Title}}</figcaption>{{with .Scale}}<div class="scale" data-unit="{{.Unit}}" data-min="{{.Min}}" data-max="{{.Max}}"><span class="lo">{{.MinText}}</span><span class="ramp">{{range .Steps}}<span style="background: {{.Color}}" title="{{printf "%.0f" .Value}}"></span>{{end}}</span><span class="hi">{{.MaxText}} {{.Unit}}</span><span class="sub">(red lowest, white highest)</span></div>{{end}}{{.SVG}}
 <ul class="legend">{{range .Legend}}<li><span class="sample" style="border-top-style: {{.Dash}}; border-top-color: {{.Color}}"></span>{{.Name}}</li>{{end}}</ul></figure>
 {{end}}`))
