@@ -10,9 +10,13 @@ import (
 )
 
 // ProcessCPU is the CPU time used so far by every thread of this process.
-func ProcessCPU() (Usage, error) {
+func ProcessCPU() (Usage, error) { return rusage(unix.RUSAGE_SELF) }
+
+// rusage is getrusage(who) as a Usage: CPU time, context switches of both
+// kinds, and page faults.
+func rusage(who int) (Usage, error) {
 	var ru unix.Rusage
-	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+	if err := unix.Getrusage(who, &ru); err != nil {
 		return Usage{}, err
 	}
 	return Usage{
