@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -73,18 +74,14 @@ func TestThreadCPUCountsBothKindsOfSwitch(t *testing.T) {
 	if invol == 0 {
 		n := runtime.NumCPU() + 1
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n + 1))
-		done := make(chan struct{})
-		defer close(done)
+		// spinners on every CPU, so that this thread is switched out
+		var stop atomic.Bool
+		defer stop.Store(true)
 		for range n {
 			go func() {
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
-				for {
-					select {
-					case <-done:
-						return
-					default:
-					}
+				for !stop.Load() {
 				}
 			}()
 		}
