@@ -5,10 +5,13 @@ package blockbench
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/clydebench/clyde/internal/osio"
+	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/internal/sysinfo"
 )
 
@@ -69,27 +72,21 @@ func cachedOnly(path string) (string, error) {
 const fsJournalDataFL = 0x00004000
 
 // journaledData is whether path, or its directory when path does not
-// exist yet, has ext4's data journaling flag. It opens without blocking and
-// without following a last symlink, and asks only a regular file or a
-// directory.
+// exist yet, has ext4's data journaling flag. Both are opened by the path
+// rule (internal/safepath): without blocking, a regular file or a
+// directory only.
 func journaledData(path string) bool {
 	for _, p := range []string{path, filepath.Dir(path)} {
-		fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
-		if errors.Is(err, unix.ENOENT) {
+		f, _, err := safepath.Open(p, osio.ReadOnly, safepath.Regular|safepath.Directory)
+		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
 			return false
 		}
-		var st unix.Stat_t
-		flags, ferr := 0, unix.Fstat(fd, &st)
-		if ferr == nil && (st.Mode&unix.S_IFMT == unix.S_IFREG || st.Mode&unix.S_IFMT == unix.S_IFDIR) {
-			if v, err := unix.IoctlGetUint32(fd, unix.FS_IOC_GETFLAGS); err == nil {
-				flags = int(v)
-			}
-		}
-		unix.Close(fd)
-		return flags&fsJournalDataFL != 0
+		flags, err := unix.IoctlGetUint32(f.Fd(), unix.FS_IOC_GETFLAGS)
+		f.Close()
+		return err == nil && flags&fsJournalDataFL != 0
 	}
 	return false
 }
