@@ -3,8 +3,6 @@
 package limits
 
 import (
-	"bufio"
-	"bytes"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,9 +14,6 @@ import (
 	"github.com/clydebench/clyde/internal/limits/floor"
 	"github.com/clydebench/clyde/internal/sysinfo"
 )
-
-// cgroupRoot is where cgroup filesystems are mounted; tests move it.
-var cgroupRoot = "/sys/fs/cgroup"
 
 func read() (Limits, error) {
 	var l Limits
@@ -41,7 +36,9 @@ func read() (Limits, error) {
 		}
 	}
 	if cg, err := os.ReadFile("/proc/self/cgroup"); err == nil {
-		l.Pids, l.PidsSet = pidsRoom(cg)
+		if mi, err := os.ReadFile("/proc/self/mountinfo"); err == nil {
+			l.Pids, l.PidsSet = pidsRoom(cg, mi)
+		}
 	}
 	return l, nil
 }
@@ -101,43 +98,16 @@ func threadsNow() int {
 
 // pidsRoom is how many more tasks the pids controller lets this process's
 // cgroup start: the least of pids.max - pids.current along its path up to
-// the root, in cgroup v2 (the "0::" line) or v1's pids hierarchy.
-func pidsRoom(procCgroup []byte) (int, bool) {
+// the root, in cgroup v2 or v1's pids hierarchy (sysinfo.CgroupDirs, which
+// the memory limit walks too).
+func pidsRoom(procCgroup, mountinfo []byte) (int, bool) {
 	room, set := 0, false
-	sc := bufio.NewScanner(bytes.NewReader(procCgroup))
-	for sc.Scan() {
-		f := strings.SplitN(sc.Text(), ":", 3)
-		if len(f) != 3 {
-			continue
-		}
-		var dir string
-		switch {
-		case f[0] == "0" && f[1] == "":
-			dir = filepath.Join(cgroupRoot, f[2])
-		case hasController(f[1], "pids"):
-			dir = filepath.Join(cgroupRoot, "pids", f[2])
-		default:
-			continue
-		}
-		for d := dir; strings.HasPrefix(d, cgroupRoot); d = filepath.Dir(d) {
-			if r, ok := pidsLeft(d); ok && (!set || r < room) {
-				room, set = r, true
-			}
-			if d == cgroupRoot {
-				break
-			}
+	for _, d := range sysinfo.CgroupDirs(procCgroup, mountinfo, "pids") {
+		if r, ok := pidsLeft(d); ok && (!set || r < room) {
+			room, set = r, true
 		}
 	}
 	return room, set
-}
-
-func hasController(list, name string) bool {
-	for _, c := range strings.Split(list, ",") {
-		if c == name {
-			return true
-		}
-	}
-	return false
 }
 
 // pidsLeft reads one cgroup's pids.max and pids.current.

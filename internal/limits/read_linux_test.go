@@ -12,9 +12,9 @@ import (
 // v1's pids hierarchy; "max" is no limit.
 func TestPidsRoom(t *testing.T) {
 	root := t.TempDir()
-	old := cgroupRoot
-	cgroupRoot = root
-	defer func() { cgroupRoot = old }()
+	// cgroup2 mounted at root, v1's pids hierarchy at root/pids
+	mountinfo := []byte("30 1 0:26 / " + root + " rw shared:4 - cgroup2 cgroup2 rw\n" +
+		"31 1 0:27 / " + root + "/pids rw shared:5 - cgroup cgroup rw,pids\n")
 	write := func(rel, max, cur string) {
 		d := filepath.Join(root, rel)
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -37,7 +37,7 @@ func TestPidsRoom(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, set := pidsRoom([]byte(tc.procCgroup))
+			got, set := pidsRoom([]byte(tc.procCgroup), mountinfo)
 			if got != tc.want || set != tc.set {
 				t.Fatalf("pidsRoom = %d, %v; want %d, %v", got, set, tc.want, tc.set)
 			}

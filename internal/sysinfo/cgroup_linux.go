@@ -4,6 +4,7 @@ package sysinfo
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"path/filepath"
 	"slices"
@@ -71,17 +72,12 @@ func cgroupMemoryLimit(pc procCgroups, mounts []mountInfo, readFile func(string)
 			limit = v
 		}
 	}
-	for _, m := range mounts {
-		var cgPath, file string
-		switch {
-		case m.FSType == "cgroup2" && pc.Unified != "":
-			cgPath, file = pc.Unified, "memory.max"
-		case m.FSType == "cgroup" && pc.MemoryV1 != "" && hasOption(m.SuperOptions, "memory"):
-			cgPath, file = pc.MemoryV1, "memory.limit_in_bytes"
-		default:
-			continue
+	for _, h := range hierarchies(pc.Unified, pc.MemoryV1, "memory", mounts) {
+		file := "memory.limit_in_bytes"
+		if h.v2 {
+			file = "memory.max"
 		}
-		for _, dir := range cgroupDirs(m, cgPath) {
+		for _, dir := range h.dirs {
 			if b, err := readFile(filepath.Join(dir, file)); err == nil {
 				if v, ok := parseMemoryLimit(string(b)); ok {
 					consider(v)
@@ -90,6 +86,59 @@ func cgroupMemoryLimit(pc procCgroups, mounts []mountInfo, readFile func(string)
 		}
 	}
 	return limit
+}
+
+// hierarchy is one mounted cgroup hierarchy this process is in: the
+// directories from its cgroup up to the mount point (cgroupDirs).
+type hierarchy struct {
+	dirs []string
+	v2   bool
+}
+
+// hierarchies are the mounts holding this process's cgroup: the v2 one
+// (unified is its "0::" path) and the v1 ones with controller (v1 is its
+// path there); an empty path leaves that kind out.
+func hierarchies(unified, v1, controller string, mounts []mountInfo) []hierarchy {
+	var hs []hierarchy
+	for _, m := range mounts {
+		switch {
+		case m.FSType == "cgroup2" && unified != "":
+			hs = append(hs, hierarchy{dirs: cgroupDirs(m, unified), v2: true})
+		case m.FSType == "cgroup" && v1 != "" && hasOption(m.SuperOptions, controller):
+			hs = append(hs, hierarchy{dirs: cgroupDirs(m, v1)})
+		}
+	}
+	return hs
+}
+
+// CgroupDirs are the directories of this process's cgroup and of each of
+// its ancestors, up to each hierarchy's mount point, in the v2 hierarchy
+// and in the v1 hierarchy holding controller, from /proc/self/cgroup and
+// /proc/self/mountinfo (given, so tests can too). The mount's own root is
+// cut from the path, as in a container without a cgroup namespace.
+func CgroupDirs(procCgroup, mountinfo []byte, controller string) []string {
+	mounts, err := parseMountInfo(bytes.NewReader(mountinfo))
+	if err != nil {
+		return nil
+	}
+	var unified, v1 string
+	sc := bufio.NewScanner(bytes.NewReader(procCgroup))
+	for sc.Scan() {
+		id, rest, _ := strings.Cut(sc.Text(), ":")
+		controllers, path, ok := strings.Cut(rest, ":")
+		switch {
+		case !ok || !strings.HasPrefix(path, "/"):
+		case id == "0" && controllers == "":
+			unified = path
+		case slices.Contains(strings.Split(controllers, ","), controller):
+			v1 = path
+		}
+	}
+	var dirs []string
+	for _, h := range hierarchies(unified, v1, controller, mounts) {
+		dirs = append(dirs, h.dirs...)
+	}
+	return dirs
 }
 
 // cgroupDirs lists the directories from the process's cgroup up to the
