@@ -360,6 +360,7 @@ func (w *workload) fioOptions() map[string]string {
 		set("slat_percentiles", "1")
 	}
 	w.Log.options(set)
+	w.distOptions(set)
 	return m
 }
 

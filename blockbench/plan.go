@@ -86,6 +86,10 @@ type Workload struct {
 	// over the blocks; false draws each offset on its own, with
 	// replacement (fio's norandommap=1).
 	RandomMap bool
+	// Distribution is fio's random_distribution (zero: uniform) and
+	// Zones its zonemode=strided (zero: none); see distribution.go.
+	Distribution Distribution
+	Zones        StridedZones
 	// Loops is how many passes over the region a non-time-based
 	// workload makes (fio's loops); 0 is 1. Invalidate drops the cache
 	// before every pass.

@@ -341,6 +341,9 @@ func (w *workload) resolve() (string, error) {
 	if w.BS > w.Size {
 		return "", result.Usagef("--bs", "%d is larger than the region of %d bytes; give a smaller --bs or a larger --size", w.BS, w.Size)
 	}
+	if err := w.checkZones(); err != nil {
+		return "", err
+	}
 	if err := w.target.checkAlign(w); err != nil {
 		return "", err
 	}
@@ -443,6 +446,9 @@ func (w *Workload) validate() error {
 		return result.Usagef("--percentile_list", "%d points; fio takes at most %d", len(w.Report.PercentileList), maxPercentiles)
 	}
 	if err := w.Log.validate(); err != nil {
+		return err
+	}
+	if err := w.validateDistribution(); err != nil {
 		return err
 	}
 	if w.FadviseHint && !osio.CanAdviseAccess {

@@ -137,6 +137,13 @@ type worker struct {
 	// perm, when the workload keeps fio's random map, draws every block
 	// of the region once per pass (randommap.go).
 	perm *blockPerm
+	// dist draws random blocks from fio's random_distribution (nil:
+	// uniform); zone is the place in fio's strided zones when zoned;
+	// drawBlocks is the blocks a random draw spans (distribution.go).
+	dist       *offsetDraw
+	zone       zoneWalk
+	zoned      bool
+	drawBlocks uint64
 
 	// Loop control: tick runs when now passes nextEvent.
 	measuring bool
@@ -185,9 +192,7 @@ func newWorker(spec *workload, index int) *worker {
 		w.useVolume()
 	}
 	w.pos = [2]int64{spec.Offset, spec.Offset}
-	if w.random && spec.RandomMap && spec.vmap == nil && w.nBlocks > 1 {
-		w.perm = newBlockPerm(w.nBlocks, w.rng)
-	}
+	w.setupDraws()
 	w.rampEnd = int64(spec.RampTime)
 	if spec.Runtime > 0 {
 		w.deadline = w.rampEnd + int64(spec.Runtime)
@@ -365,11 +370,11 @@ func (w *worker) pickDir() int {
 
 // nextOffset is the next block-aligned offset in the region for dir.
 func (w *worker) nextOffset(dir int) int64 {
+	if w.zoned {
+		return w.zonedOffset(dir)
+	}
 	if w.random {
-		if w.perm != nil {
-			return w.spec.Offset + int64(w.perm.next())*w.spec.BS
-		}
-		return w.spec.Offset + int64(below(w.rng, w.nBlocks))*w.spec.BS
+		return w.spec.Offset + int64(w.randomBlock(dir))*w.spec.BS
 	}
 	off := w.pos[dir]
 	next := off + w.spec.BS

@@ -155,6 +155,8 @@ type job struct {
 	compress       int
 	zero           bool
 	scramble       bool
+	// zonemode is the job's zonemode= (distribution.go).
+	zonemode Option
 }
 
 func newJob(sec Section, o Options) *job {
@@ -293,12 +295,11 @@ func init() {
 			j.w.RandomMap = !b
 			return echo(j, o)
 		},
-		"random_distribution": func(j *job, o Option) error {
-			if o.Value != "random" {
-				return result.Usagef(o.Pos, "random_distribution=%s: clyde draws offsets uniformly (random) only", o.Value)
-			}
-			return echo(j, o)
-		},
+		"random_distribution": (*job).randomDistribution,
+		"zonemode":            (*job).zoneMode,
+		"zonesize":            func(j *job, o Option) error { return j.zoneSize(o, &j.w.Zones.Size) },
+		"zonerange":           func(j *job, o Option) error { return j.zoneSize(o, &j.w.Zones.Range) },
+		"zoneskip":            func(j *job, o Option) error { return j.zoneSize(o, &j.w.Zones.Skip) },
 		"per_job_logs": func(j *job, o Option) error {
 			var b bool
 			if err := boolean(o, &b); err != nil || !b {
@@ -838,6 +839,9 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 	}
 	if j.lfsr {
 		w.RandomMap = true // fio's lfsr visits each block once, random map or not
+	}
+	if err := j.finishZones(&w); err != nil {
+		return w, nil, err
 	}
 	if w.Log.Hist == "" {
 		w.Log.HistMsec, w.Log.HistCoarseness = 0, 0 // nothing to see without write_hist_log, as in fio
