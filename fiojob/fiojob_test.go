@@ -299,6 +299,9 @@ func FuzzParse(f *testing.F) {
 		"; comment\n[global]\nname=g ; inline\nsize=1MiB # too\nkb_base=1000\n[j] ; section\nfilename=a\\:b\niodepth=010\n",
 		"[global]\ngroup_reporting\nsize=0x10000\n[a]\nnumjobs=4\nfilename_format=$jobname.$jobnum.$filenum\nloops=2\n[b]\nstonewall\nnorandommap\nrw=randwrite\n",
 		"[globalx]\nunit_base=8\ndescription=a # b\n[c]\nfilename=f\nsize=64k\nioengine=libaio\ndirect=0\n",
+		"[z]\nfilename=f\nsize=16m\nrw=randread\nrandom_distribution=zipf:1.2\n[p]\nrandom_distribution=pareto:0.9:0.5\n[n]\nrandom_distribution=normal:10\n",
+		"[global]\nrw=randrw\nsize=8m\n[zoned]\nrandom_distribution=zoned:60/10:30/20:8/30:2/40,100/100\n[abs]\nrandom_distribution=zoned_abs:60/1m:40/7m\n",
+		"[s]\nfilename=f\nsize=16m\nzonemode=strided\nzonesize=1m\nzonerange=4m\nzoneskip=4m\n[t]\nzonesize=1m\n",
 	} {
 		f.Add([]byte(s))
 	}
