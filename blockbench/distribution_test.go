@@ -407,3 +407,29 @@ func TestDistributionDrawsAllocateNothing(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkOffsetDraw is the cost of one offset per distribution, the
+// part of an I/O's CPU the distribution adds.
+func BenchmarkOffsetDraw(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		d    Distribution
+		rmap bool
+	}{
+		{"uniform", Distribution{}, false},
+		{"uniform-map", Distribution{}, true},
+		{"zipf:1.2", Distribution{Kind: DistZipf, Param: 1.2}, false},
+		{"pareto:0.2", Distribution{Kind: DistPareto, Param: 0.2}, false},
+		{"normal:10", Distribution{Kind: DistNormal, Param: 10}, false},
+		{"zoned", Distribution{Kind: DistZoned, Zones: [2][]DistZone{{{60, 10, 0}, {40, 90, 0}}, nil}}, false},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			w := distWorker(&testing.T{}, Workload{RW: RandRead, BS: 4096, Size: 1 << 30, Distribution: c.d, RandomMap: c.rmap})
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				w.nextOffset(dirRead)
+			}
+		})
+	}
+}
