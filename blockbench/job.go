@@ -225,6 +225,11 @@ type Job struct {
 	// Progress, when set, gets a live line per job or preset row (see
 	// Plan.Progress): for a terminal.
 	Progress io.Writer
+	// Distribution and Zones are fio's random_distribution and
+	// zonemode=strided for the single job (distribution.go); the presets
+	// take neither.
+	Distribution Distribution
+	Zones        StridedZones
 }
 
 // NewJob returns a Job with every default filled in.
@@ -252,6 +257,9 @@ func NewJob(filename string) Job {
 func (j *Job) Validate() error {
 	if _, err := ParseProfile(string(j.Profile)); err != nil {
 		return err
+	}
+	if j.Profile != ProfileNone && (!j.Distribution.uniform() || j.Zones != (StridedZones{})) {
+		return result.Usagef("--random_distribution", "the %s preset draws its own offsets; give --random_distribution and --zonemode to a single job", j.Profile)
 	}
 	if len(j.BlockSizes) == 0 && j.Profile == ProfileNone {
 		return result.Usagef("--bs", "missing; give a size such as 4k or a list such as 4k,64k,1m")

@@ -231,3 +231,40 @@ func (j *job) finishZones(w *blockbench.Workload) error {
 	}
 	return nil
 }
+
+// ParseZoneFlags reads clyde block's --zonemode, --zonesize, --zonerange
+// and --zoneskip under fio's rules (init.c fixup_options): strided needs
+// a zonesize, none takes none (fio 3.33 refuses zonesize with
+// zonemode=none), and zbd is refused.
+func ParseZoneFlags(mode, size, rng, skip string, kb KBBase) (blockbench.StridedZones, error) {
+	var z blockbench.StridedZones
+	switch mode {
+	case "", "none":
+		if size != "" && size != "0" {
+			return z, result.Usagef("--zonesize", "%s without --zonemode strided: fio refuses it (--zonemode=none and --zonesize are not compatible)", size)
+		}
+		return z, nil
+	case "strided":
+	case "zbd":
+		return z, result.Usagef("--zonemode", "zbd: clyde does not drive zoned block devices; give strided or none")
+	default:
+		return z, result.Usagef("--zonemode", "%q: give none or strided", mode)
+	}
+	for _, f := range []struct {
+		flag, v string
+		dst     *int64
+	}{{"--zonesize", size, &z.Size}, {"--zonerange", rng, &z.Range}, {"--zoneskip", skip, &z.Skip}} {
+		if f.v == "" {
+			continue
+		}
+		n, err := ParseSizeFlag(f.flag, f.v, kb)
+		if err != nil {
+			return z, err
+		}
+		*f.dst = n
+	}
+	if z.Size == 0 {
+		return z, result.Usagef("--zonemode", "strided needs a --zonesize (fio: --zonesize must be specified when using --zonemode=strided)")
+	}
+	return z, nil
+}

@@ -82,6 +82,11 @@ func blockCommand() *cli.Command {
 			&cli.BoolFlag{Name: "fadvise_hint", Usage: "tell the kernel each job's access pattern: no readahead for random reads (fio's default in job files)"},
 			&cli.Uint64Flag{Name: "seed", Aliases: []string{"randseed"}, Value: d.Seed, Usage: "random seed for offsets, directions and data"},
 			&cli.BoolFlag{Name: "randrepeat", Value: true, Usage: "false: a new random seed each run, recorded as randseed (fio)"},
+			&cli.StringFlag{Name: "random_distribution", Value: "random", Usage: "fio's: random|zipf[:theta[:center]]|pareto[:h]|normal[:dev%]|zoned:60/10:40/90|zoned_abs:60/1g:40/3g"},
+			&cli.StringFlag{Name: "zonemode", Value: "none", Usage: "fio's: strided keeps the I/O in a zone of --zonerange until --zonesize bytes, then skips --zoneskip"},
+			&cli.StringFlag{Name: "zonesize", Usage: "bytes per zone before the next (--zonemode strided)"},
+			&cli.StringFlag{Name: "zonerange", Usage: "size of a zone (default: --zonesize)"},
+			&cli.StringFlag{Name: "zoneskip", Usage: "bytes skipped after each zone"},
 			&cli.StringFlag{Name: "percentile_list", Usage: "percentiles to report, fio style: 99:99.9:99.99 (default fio's 17)"},
 			&cli.BoolFlag{Name: "clat_percentiles", Value: true, Usage: "percentiles under clat_ns (fio's default)"},
 			&cli.BoolFlag{Name: "lat_percentiles", Usage: "percentiles under lat_ns too"},
@@ -238,6 +243,12 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 	if note != "" {
 		j.Notes = append(j.Notes, note)
 		fmt.Fprintf(c.App.ErrWriter, "clyde: note: %s\n", note)
+	}
+	if j.Distribution, err = fiojob.ParseRandomDistribution("--random_distribution", c.String("random_distribution"), kb); err != nil {
+		return j, err
+	}
+	if j.Zones, err = fiojob.ParseZoneFlags(c.String("zonemode"), c.String("zonesize"), c.String("zonerange"), c.String("zoneskip"), kb); err != nil {
+		return j, err
 	}
 	if j.Runtime, err = blockbench.ParseDuration("--runtime", c.String("runtime")); err != nil {
 		return j, err
@@ -402,6 +413,8 @@ var jobFileOverrides = []struct{ flag, option string }{
 	{"slat_percentiles", "slat_percentiles"}, {"write_bw_log", "write_bw_log"}, {"write_iops_log", "write_iops_log"},
 	{"write_lat_log", "write_lat_log"}, {"log_avg_msec", "log_avg_msec"}, {"log_offset", "log_offset"},
 	{"group_reporting", "group_reporting"}, {"thread", "thread"}, {"kb_base", "kb_base"},
+	{"random_distribution", "random_distribution"}, {"zonemode", "zonemode"}, {"zonesize", "zonesize"},
+	{"zonerange", "zonerange"}, {"zoneskip", "zoneskip"},
 }
 
 // jobFilePlan compiles the job file with the flags given after it as
