@@ -260,10 +260,12 @@ const maxZoneSplits = 256
 
 // checkZones holds the rules that need the resolved region: zoned_abs's
 // ranges fit in what a draw spans (fio fails the job at the first draw
-// otherwise: "zoned_abs sizes exceed file size"), and every strided zone
-// that starts in the region ends in it. fio ends a job at the first
-// offset past the end of the file, so a last zone cut short would end
-// fio's job there; clyde refuses it rather than run something else.
+// otherwise: "zoned_abs sizes exceed file size"), and no I/O would go to
+// the part of a last zone past the region's end: fio ends its job at the
+// first offset past the end of the file (8 MiB of a 10m job with
+// zonesize=3m zoneskip=1m), so clyde refuses what fio would cut short
+// rather than run something else. A pass that ends before it gets there
+// runs (fio reads all of size=10m zonesize=4m).
 func (w *workload) checkZones() error {
 	span := w.Size
 	if w.Zones.Size > 0 {
@@ -271,11 +273,9 @@ func (w *workload) checkZones() error {
 		if span > w.Size {
 			return result.Usagef("--zonerange", "%d is larger than the region of %d bytes", span, w.Size)
 		}
-		stride := span + w.Zones.Skip
-		last := (w.Size - 1) / stride * stride
-		if last+span > w.Size {
-			return result.Usagef("--zonesize", "workload %s: the zone at +%d of %d bytes runs past the region's end at +%d (fio ends its job there); give a size that holds whole zones (a multiple of zonerange+zoneskip, or one with a last zone that fits)",
-				w.Name, last, span, w.Size)
+		if reach, cut := w.lastZoneReach(span); reach > cut {
+			return result.Usagef("--zonesize", "workload %s: the last zone, at +%d, has %d of its %d bytes in the region, and the job would go past them (fio ends its job there); give a size that holds whole zones (a multiple of zonerange+zoneskip)",
+				w.Name, w.Size-cut, cut, span)
 		}
 	}
 	if w.Distribution.Kind == DistZonedAbs {
@@ -290,6 +290,36 @@ func (w *workload) checkZones() error {
 		}
 	}
 	return nil
+}
+
+// lastZoneReach is how far into the last strided zone the job's I/O
+// goes, and how much of that zone is in the region (reach 0 when the zone
+// is whole or never visited). Every zone gets zonesize bytes a visit, in
+// whole blocks; a sequential visit covers at most zonerange, a random one
+// may draw any block of it.
+func (w *workload) lastZoneReach(span int64) (reach, cut int64) {
+	stride := span + w.Zones.Skip
+	zones := (w.Size-1)/stride + 1
+	cut = w.Size - (zones-1)*stride
+	if cut >= span {
+		return 0, cut
+	}
+	visit := (w.Zones.Size + w.BS - 1) / w.BS * w.BS
+	reach = visit
+	if !w.TimeBased {
+		budget := w.Size / w.BS * w.BS * int64(max(1, w.Loops))
+		before := (zones - 1) * visit
+		switch {
+		case budget <= before:
+			return 0, cut // the pass ends before the last zone
+		case budget-before < visit:
+			reach = budget - before // the pass ends in it, on its first visit
+		}
+	}
+	if w.RW.Random() {
+		return span, cut
+	}
+	return min(reach, span), cut
 }
 
 // offsetDraw draws the block of a random offset for one worker, from the

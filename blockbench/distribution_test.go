@@ -249,6 +249,8 @@ func TestStridedZones(t *testing.T) {
 			[][2]int64{{0, 256}, {4, 256}, {8, 256}, {12, 256}, {0, 256}, {4, 256}, {8, 256}, {12, 256}, {0, 256}, {4, 256}, {8, 256}, {12, 256}, {0, 256}, {4, 256}, {8, 256}, {12, 256}}},
 		{"zonesize above zonerange reads the zone twice", 8 * m, StridedZones{Size: 2 * m, Range: m, Skip: m}, Read,
 			[][2]int64{{0, 512}, {2, 512}, {4, 512}, {6, 512}}},
+		{"the pass ends in a last zone cut short", 10 * m, StridedZones{Size: 4 * m}, Read,
+			[][2]int64{{0, 256}, {1, 256}, {2, 256}, {3, 256}, {4, 256}, {5, 256}, {6, 256}, {7, 256}, {8, 256}, {9, 256}}},
 		{"no skip", 12 * m, StridedZones{Size: 4 * m}, Read,
 			[][2]int64{{0, 256}, {1, 256}, {2, 256}, {3, 256}, {4, 256}, {5, 256}, {6, 256}, {7, 256}, {8, 256}, {9, 256}, {10, 256}, {11, 256}}},
 	}
@@ -350,15 +352,20 @@ func TestDistributionRefusals(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name  string
+		rw    RW
+		size  int64
 		zones StridedZones
 		d     Distribution
 	}{
-		{"a last zone cut short", StridedZones{Size: 3 << 18}, Distribution{}},
-		{"zoned_abs past the region", StridedZones{}, Distribution{Kind: DistZonedAbs, Zones: [2][]DistZone{{{100, 0, 2 << 20}}, nil}}},
+		// fio read 8 MiB of this 10 MiB job: it ended at the first offset
+		// past the end, in the last zone.
+		{"a last zone cut short", Read, 10 << 20, StridedZones{Size: 3 << 20, Skip: 1 << 20}, Distribution{}},
+		{"a random draw in a last zone cut short", RandRead, 10 << 20, StridedZones{Size: 4 << 20}, Distribution{}},
+		{"zoned_abs past the region", RandRead, 1 << 20, StridedZones{}, Distribution{Kind: DistZonedAbs, Zones: [2][]DistZone{{{100, 0, 2 << 20}}, nil}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w := base
-			w.Zones, w.Distribution = c.zones, c.d
+			w.RW, w.Size, w.Zones, w.Distribution = c.rw, c.size, c.zones, c.d
 			if err := w.validate(); err != nil {
 				t.Fatal(err)
 			}
