@@ -129,10 +129,17 @@ func parseZoneSplit(s string, abs bool, kb KBBase) ([]blockbench.DistZone, strin
 			z.Size = n
 		case abs:
 		case hasSize:
-			// fio's atoi: leading digits.
-			n, _ := strconv.Atoi(leadingDigits(strings.TrimSpace(size)))
-			if leadingDigits(strings.TrimSpace(size)) == "" {
+			// fio's atoi: an empty size ("20/", as fio's
+			// examples/rand-zones.fio writes the last range) is 0,
+			// left out; clyde refuses other text that is not a number.
+			size = strings.TrimSpace(size)
+			digits := leadingDigits(size)
+			if digits != size {
 				return nil, "range size " + strconv.Quote(size) + " is not a percentage"
+			}
+			n, _ := strconv.Atoi(digits)
+			if len(digits) > 3 {
+				n = 100
 			}
 			z.SizePct = min(n, 100)
 		}

@@ -32,6 +32,10 @@ func TestParseRandomDistribution(t *testing.T) {
 		// A size left out shares what the others leave; above 100 is 100.
 		{"zoned:50/20:50", blockbench.Distribution{Kind: "zoned", Zones: both(z(50, 20), z(50, 80))}},
 		{"zoned:100", blockbench.Distribution{Kind: "zoned", Zones: both(z(100, 100))}},
+		// fio's examples/rand-zones.fio: the last size left empty.
+		{"zoned:50/5:30/15:20/", blockbench.Distribution{Kind: "zoned", Zones: both(z(50, 5), z(30, 15), z(20, 80))}},
+		{"zoned:50/5:30/15:20/,50/10:50/90", blockbench.Distribution{Kind: "zoned",
+			Zones: [2][]blockbench.DistZone{{z(50, 5), z(30, 15), z(20, 80)}, {z(50, 10), z(50, 90)}}}},
 		{"zoned:100/150", blockbench.Distribution{Kind: "zoned", Zones: both(z(100, 100))}},
 		// Reads, then writes, after a comma; trims' after a second are
 		// read and ignored.
@@ -87,6 +91,7 @@ func TestParseRandomDistributionRefusals(t *testing.T) {
 		{"zoned:101/10", "percentage"},
 		{"zoned:x/10", "percentage"},
 		{"zoned:100/x", "not a percentage"},
+		{"zoned:100/5x", "not a percentage"},
 		{"zoned:", "give the ranges"},
 		{"zoned_abs:100/x", "not a size"},
 		{"zoned:1,2,3,4", "two commas"},
@@ -194,4 +199,39 @@ func FuzzParseRandomDistribution(f *testing.F) {
 			t.Fatalf("%q echoes as %q, which reads back as %q (%v)", s, d.String(), again.String(), err)
 		}
 	})
+}
+
+// TestFioExampleDistributions: fio's own examples with distributions and
+// zones compile to what they say (ioengine=null and a device filename
+// left out: clyde has no null engine, and the test touches no device).
+func TestFioExampleDistributions(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+		check      func(w blockbench.Workload) bool
+	}{
+		{"zipf.fio", "[job]\nfilename=f\nrw=randread\nnorandommap\nsize=1280m\nbs=4k\nrandom_distribution=zipf:0.5\n",
+			func(w blockbench.Workload) bool { return w.Distribution.Kind == "zipf" && w.Distribution.Param == 0.5 }},
+		{"rand-zones.fio", "[zones]\nfilename=f\nsize=2g\ndirect=1\nbs=4k\nrw=randread\nnorandommap\nrandom_distribution=zoned:50/5:30/15:20/\n",
+			func(w blockbench.Workload) bool {
+				return w.Distribution.String() == "zoned:50/5:30/15:20/80" && !w.RandomMap
+			}},
+		{"disk-zone-profile.fio", "[global]\nbs=64k\ndirect=1\nrw=read\niodepth=2\nzonemode=strided\nzonesize=256m\nzoneskip=2g\n[disk-zone-profile]\nfilename=f\nsize=9g\nwrite_bw_log\nlog_offset=1\n",
+			func(w blockbench.Workload) bool {
+				return w.Zones == blockbench.StridedZones{Size: 256 << 20, Skip: 2 << 30}
+			}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, err := Parse(c.name, []byte(c.text), Env{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := Compile(f, Options{Exists: noFiles})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w := p.Groups[0][0]; !c.check(w) {
+				t.Errorf("workload %+v", w)
+			}
+		})
+	}
 }
