@@ -330,7 +330,8 @@ type offsetDraw struct {
 	rng  *rand.PCG
 	n    uint64
 	// zipf (lib/zipf.c zipf_init, zipf_next): theta, zetan over the first
-	// min(n, 10M) ranks, zeta2, and the constants of its inverse.
+	// min(n, 10M) ranks, and the constants of its inverse that zipf_next
+	// computes on every call (alpha, eta from zeta2, 0.5^theta).
 	theta, zetan, alpha, eta, half float64
 	// pareto (pareto_init): pareto_pow = log(h)/log(1-h).
 	paretoPow float64
