@@ -74,11 +74,12 @@ func readOffsetStats(path string, blocks int, inZone func(off int64) bool) (offs
 // over six file names (its seed hashes the name) it ranged: zipf:1.2
 // 706..752 distinct, top decile 0.917..0.928; pareto:0.2 1242..1291,
 // 0.785..0.797; normal:10 1374..1434, 0.523..0.548; zoned 1409..1453,
-// 0.622..0.628 (over randseed); strided random 1858 (1844 expected). A
-// tolerance is about that spread again, and below what a wrong parameter
-// moves: zipf:1.1 touches 930..982 blocks (0.86..0.87 in the top decile),
+// 0.622..0.628 (over randseed; 1427 expected from the ranges, and
+// zoned_abs's 1253); strided random 1858 (1844 expected). A tolerance is
+// about that spread again, and below what a wrong parameter moves:
+// zipf:1.1 touches 930..982 blocks (0.86..0.87 in the top decile),
 // pareto:0.3 1831..1870 (0.57..0.58), normal:20 1515..1581 (0.48..0.51),
-// zoned:50/10:40/20:10/70 1486..1516 (0.55..0.56).
+// zoned:50/10:40/20:10/70 0.55..0.56 in the top decile.
 var distCases = []struct {
 	name, body      string
 	distinct, top   float64
@@ -88,7 +89,10 @@ var distCases = []struct {
 	{name: "zipf:1.2", body: "rw=randread\nrandom_distribution=zipf:1.2\n", distinct: 0.1, top: 0.025},
 	{name: "pareto:0.2", body: "rw=randread\nrandom_distribution=pareto:0.2\n", distinct: 0.08, top: 0.03},
 	{name: "normal:10", body: "rw=randread\nrandom_distribution=normal:10\n", distinct: 0.06, top: 0.03},
-	{name: "zoned", body: "rw=randwrite\nrandom_distribution=zoned:60/10:30/20:10/70\n", distinct: 0.04, top: 0.03},
+	{name: "zoned", body: "rw=randwrite\nrandom_distribution=zoned:60/10:30/20:10/70\n", distinct: 0.06, top: 0.03},
+	{name: "zoned_abs", body: "rw=randread\nrandom_distribution=zoned_abs:60/1m:30/3m:10/12m\n", distinct: 0.06, top: 0.03},
+	{name: "strided, zonesize above zonerange", body: "rw=write\nzonemode=strided\nzonesize=2m\nzonerange=1m\nzoneskip=1m\n", exactlyDistinct: true,
+		zone: func(off int64) bool { return off%(2<<20) < 1<<20 }},
 	{name: "strided sequential", body: "rw=read\nzonemode=strided\nzonesize=1m\nzoneskip=3m\n", exactlyDistinct: true,
 		zone: func(off int64) bool { return off%(4<<20) < 1<<20 }},
 	{name: "strided random", body: "rw=randread\nzonemode=strided\nzonesize=1m\nzonerange=4m\nzoneskip=4m\n", distinct: 0.06, top: 0.03,
