@@ -265,16 +265,21 @@ const maxZoneSplits = 256
 // first offset past the end of the file (8 MiB of a 10m job with
 // zonesize=3m zoneskip=1m), so clyde refuses what fio would cut short
 // rather than run something else. A pass that ends before it gets there
-// runs (fio reads all of size=10m zonesize=4m).
-func (w *workload) checkZones() error {
+// runs (fio reads all of size=10m zonesize=4m). The note says where the
+// zones differ from fio's: clyde walks them within the region, fio on to
+// the end of a larger file.
+func (w *workload) checkZones() (note string, err error) {
 	span := w.Size
 	if w.Zones.Size > 0 {
 		span = w.Zones.zoneRange(w.Size)
 		if span > w.Size {
-			return result.Usagef("--zonerange", "%d is larger than the region of %d bytes", span, w.Size)
+			return "", result.Usagef("--zonerange", "%d is larger than the region of %d bytes", span, w.Size)
+		}
+		if w.target != nil && w.target.size > w.Offset+w.Size {
+			note = fmt.Sprintf("job %s: strided zones ran within offset..offset+size (%d bytes); fio walks them on to the end of the file (%d bytes) before it wraps", w.Name, w.Size, w.target.size)
 		}
 		if reach, cut := w.lastZoneReach(span); reach > cut {
-			return result.Usagef("--zonesize", "workload %s: the last zone, at +%d, has %d of its %d bytes in the region, and the job would go past them (fio ends its job there); give a size that holds whole zones (a multiple of zonerange+zoneskip)",
+			return "", result.Usagef("--zonesize", "workload %s: the last zone, at +%d, has %d of its %d bytes in the region, and the job would go past them (fio ends its job there); give a size that holds whole zones (a multiple of zonerange+zoneskip)",
 				w.Name, w.Size-cut, cut, span)
 		}
 	}
@@ -285,11 +290,11 @@ func (w *workload) checkZones() error {
 				sum += z.Size
 			}
 			if sum/w.BS > span/w.BS {
-				return result.Usagef("--random_distribution", "zoned_abs: the %s ranges add up to %d bytes, more than the %d a draw spans (fio: zoned_abs sizes exceed file size)", dirNames[dir], sum, span)
+				return "", result.Usagef("--random_distribution", "zoned_abs: the %s ranges add up to %d bytes, more than the %d a draw spans (fio: zoned_abs sizes exceed file size)", dirNames[dir], sum, span)
 			}
 		}
 	}
-	return nil
+	return note, nil
 }
 
 // lastZoneReach is how far into the last strided zone the job's I/O

@@ -29,7 +29,7 @@ func distWorker(t *testing.T, w Workload) *worker {
 	}
 	e, _ := engineByName(EnginePsync)
 	wl := &workload{Workload: w, engine: e, depth: 1}
-	if err := wl.checkZones(); err != nil {
+	if _, err := wl.checkZones(); err != nil {
 		t.Fatal(err)
 	}
 	return newWorker(wl, 0)
@@ -369,7 +369,7 @@ func TestDistributionRefusals(t *testing.T) {
 			if err := w.validate(); err != nil {
 				t.Fatal(err)
 			}
-			if err := (&workload{Workload: w}).checkZones(); err == nil {
+			if _, err := (&workload{Workload: w}).checkZones(); err == nil {
 				t.Fatal("accepted")
 			}
 		})
@@ -438,5 +438,24 @@ func BenchmarkOffsetDraw(b *testing.B) {
 				w.nextOffset(dirRead)
 			}
 		})
+	}
+}
+
+// TestZoneNoteOnALargerFile: fio wraps its zones at the end of the file,
+// clyde at the end of the region; on a file larger than the region the
+// result says so.
+func TestZoneNoteOnALargerFile(t *testing.T) {
+	w := Workload{Name: "z", RW: Read, BS: 4096, Size: 1 << 20, Zones: StridedZones{Size: 64 << 10, Skip: 64 << 10}}
+	for _, c := range []struct {
+		file int64
+		want bool
+	}{{1 << 20, false}, {4 << 20, true}} {
+		note, err := (&workload{Workload: w, target: &target{size: c.file}}).checkZones()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(note, "fio walks them on to the end of the file"); got != c.want {
+			t.Errorf("file of %d bytes, region of %d: note %q", c.file, w.Size, note)
+		}
 	}
 }

@@ -341,7 +341,8 @@ func (w *workload) resolve() (string, error) {
 	if w.BS > w.Size {
 		return "", result.Usagef("--bs", "%d is larger than the region of %d bytes; give a smaller --bs or a larger --size", w.BS, w.Size)
 	}
-	if err := w.checkZones(); err != nil {
+	zoneNote, err := w.checkZones()
+	if err != nil {
 		return "", err
 	}
 	if err := w.target.checkAlign(w); err != nil {
@@ -361,6 +362,9 @@ func (w *workload) resolve() (string, error) {
 		w.depth = 1
 		note = fmt.Sprintf("job %s: iodepth %d asked for, but %s keeps one I/O in flight per worker, so it ran at iodepth 1 "+
 			"(queueing engines here: %s)", w.Name, w.IODepth, w.engine.name(), orNone(queueingEngines()))
+	}
+	if zoneNote != "" {
+		note = strings.TrimPrefix(note+"; "+zoneNote, "; ")
 	}
 	return note, nil
 }
