@@ -306,6 +306,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte(mixICF))
 	f.Add([]byte("Version 1.1.0\n'ACCESS SPECIFICATIONS\n'Access specification name,default assignment\n\tx,ALL\n'h\n\t1,100,0,0,0,0,0,0\n'END access specifications\n"))
+	f.Add([]byte(oldICF))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		c, err := Parse(bytes.NewReader(b), "fuzz.icf")
 		if err != nil {
