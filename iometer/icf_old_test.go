@@ -58,7 +58,9 @@ func TestOldFormatSpecs(t *testing.T) {
 	if len(s.Workers) != 1 || len(s.Workers[0].Specs) != 3 {
 		t.Fatalf("workers %+v: want Iometer's one default worker running all three", s.Workers)
 	}
-	if !slices.ContainsFunc(s.Notes, func(n string) bool { return strings.Contains(n, `"Untitled 1" (line 5) is in the format of Iometer before 1998.05.21`) }) {
+	if !slices.ContainsFunc(s.Notes, func(n string) bool {
+		return strings.Contains(n, `"Untitled 1" (line 5) is in the format of Iometer before 1998.05.21`)
+	}) {
 		t.Errorf("notes %q do not say what the old format changed", s.Notes)
 	}
 }
