@@ -47,7 +47,9 @@ func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool) ([]result.
 					}
 					w.issuer.run(w)
 					w.endFsync()
+					w.verifyPass()
 					w.finish()
+					w.syncOnClose()
 					w.stopThreadCPU()
 					return w.err
 				},
@@ -174,7 +176,7 @@ func summarize(wl *workload, workers []*worker, recs []*latency.Recorder, cpu cp
 	job.ElapsedNs = elapsed
 	job.JobRuntime = elapsed / 1e6
 	job.Series = mergeSeries(workers, startNs)
-	job.Sync = wl.syncDir(recs[recSync])
+	job.Sync = wl.syncDir(recs[recSync], job.Syncs)
 	job.BlockJobFio = fioJobFields(wl, workers, recs)
 	dirs := [2]*result.BlockDir{&job.Read, &job.Write}
 	for d, out := range dirs {
@@ -192,6 +194,7 @@ func summarize(wl *workload, workers []*worker, recs []*latency.Recorder, cpu cp
 		wl.latencyObjects(out, recs, d)
 		fioSampleStats(out, workers, d)
 	}
+	setVerifyRuntime(&job, workers)
 	setJobCPU(&job, workers, cpu)
 	job.Trend = trendOf(job.Series)
 	job.AccessLines = accessLineCounts(workers)

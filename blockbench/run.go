@@ -457,6 +457,9 @@ func (w *Workload) validate() error {
 				w.Name, w.RW, w.BS, w.Access.Name)
 		}
 	}
+	if err := w.validateVerify(); err != nil {
+		return err
+	}
 	return w.Buffer.validate()
 }
 

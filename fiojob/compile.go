@@ -185,7 +185,6 @@ var refusals = map[string]string{
 	"unified_rw_reporting": "clyde reports read and write apart, as fio does by default",
 	"bssplit":              "clyde runs one block size per job",
 	"bsrange":              "clyde runs one block size per job",
-	"verify":               "clyde does not verify data",
 	"thinktime_spin":       "clyde sleeps through a thinktime; give thinktime alone",
 	"rate_min":             "clyde caps a rate (rate=) but does not fail a job below one",
 	"rate_process":         "clyde paces I/O linearly, fio's default rate_process=linear",
@@ -355,6 +354,7 @@ func init() {
 			return j.intIn(o, 0, 6, &j.w.Log.HistCoarseness)
 		},
 	}
+	addDataOptions() // dataopts.go
 }
 
 // Supported lists the option names (and aliases) clyde reads, sorted.

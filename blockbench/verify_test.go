@@ -1,0 +1,228 @@
+package blockbench
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clydebench/clyde/internal/osio"
+)
+
+const verifyBlocks, verifyBS = 32, 4096
+
+func verifyWorkload(t *testing.T, kind VerifyKind) Workload {
+	return Workload{Name: "v", Filename: filepath.Join(testDir(t), "f"), RW: Write, BS: verifyBS, Size: verifyBlocks * verifyBS,
+		IODepth: 1, NumJobs: 1, IOEngine: EnginePsync, Buffer: Buffer{Kind: BufferRandom}, Seed: 7, Verify: kind, RandomMap: true}
+}
+
+// withBeforeVerify runs damage between the write pass and the verify pass
+// for the rest of the test.
+func withBeforeVerify(t *testing.T, damage func(t *testing.T, h osio.File)) {
+	beforeVerifyPass = func(w *worker) { damage(t, w.h) }
+	t.Cleanup(func() { beforeVerifyPass = nil })
+}
+
+// TestVerifyPassesCleanRun: every block written is read back and passes,
+// and the reads are counted in the read direction as fio counts them.
+func TestVerifyPassesCleanRun(t *testing.T) {
+	for _, c := range []struct {
+		kind   VerifyKind
+		rw     RW
+		engine Engine
+		depth  int
+	}{
+		{VerifyCRC32C, Write, EnginePsync, 1},
+		{VerifyMD5, RandWrite, EnginePsync, 1},
+		{VerifyCRC32CIntel, RandWrite, EngineIOUring, 8},
+	} {
+		t.Run(string(c.kind)+"/"+string(c.rw)+"/"+string(c.engine), func(t *testing.T) {
+			if e, _ := engineByName(c.engine); e.available() != nil {
+				t.Skipf("%s not available here", c.engine)
+			}
+			w := verifyWorkload(t, c.kind)
+			w.RW, w.IOEngine, w.IODepth = c.rw, c.engine, c.depth
+			res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			j := res.Jobs[0]
+			if j.Write.IOBytes != w.Size || j.Read.IOBytes != w.Size || j.Read.TotalIOs != verifyBlocks {
+				t.Errorf("write %d bytes, read %d bytes in %d I/Os; want %d each, %d reads", j.Write.IOBytes, j.Read.IOBytes, j.Read.TotalIOs, w.Size, verifyBlocks)
+			}
+			if j.Options["verify"] != string(c.kind) {
+				t.Errorf("job options verify=%q", j.Options["verify"])
+			}
+		})
+	}
+}
+
+func pread(t *testing.T, h osio.File, off int64) []byte {
+	buf := make([]byte, verifyBS)
+	if _, err := h.Pread(buf, off); err != nil {
+		t.Fatal(err)
+	}
+	return buf
+}
+
+func pwrite(t *testing.T, h osio.File, buf []byte, off int64) {
+	if _, err := h.Pwrite(buf, off); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestVerifyCatchesDamage: a corrupt byte, a block written at another
+// offset and a stale block are each caught and named with their offset.
+func TestVerifyCatchesDamage(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		kind   VerifyKind
+		damage func(t *testing.T, h osio.File)
+		want   string
+	}{
+		{"corrupt data byte", VerifyCRC32C, func(t *testing.T, h osio.File) {
+			b := pread(t, h, 3*verifyBS)
+			b[1000] ^= 1
+			pwrite(t, h, b, 3*verifyBS)
+		}, "crc32c: verify failed at offset 12288, length 4096: expected CRC32C "},
+		{"corrupt data byte md5", VerifyMD5, func(t *testing.T, h osio.File) {
+			b := pread(t, h, 3*verifyBS)
+			b[verifyBS-1] ^= 0x80
+			pwrite(t, h, b, 3*verifyBS)
+		}, "md5: verify failed at offset 12288, length 4096: expected MD5 "},
+		{"corrupt header byte", VerifyCRC32C, func(t *testing.T, h osio.File) {
+			b := pread(t, h, 3*verifyBS)
+			b[vhOffTimeNsec] ^= 1
+			pwrite(t, h, b, 3*verifyBS)
+		}, "verify: bad header crc"},
+		{"block written at another offset", VerifyCRC32C, func(t *testing.T, h osio.File) {
+			pwrite(t, h, pread(t, h, 5*verifyBS), 2*verifyBS)
+		}, "verify: bad header offset 20480, wanted 8192 (a block written at another offset) at offset 8192"},
+		{"stale block", VerifyCRC32C, func(t *testing.T, h osio.File) {
+			// A whole, valid block for offset 4 from an earlier write:
+			// only its seed is not the last one written there.
+			old := &verifyState{kind: VerifyCRC32C, base: 0, bs: verifyBS, rng: newRand(99, 1), off: 4 * verifyBS}
+			b := make([]byte, verifyBS)
+			old.fill(b, 0)
+			pwrite(t, h, b, 4*verifyBS)
+		}, "verify: bad header rand_seed"},
+		{"zeroed block", VerifyMD5, func(t *testing.T, h osio.File) {
+			pwrite(t, h, make([]byte, verifyBS), 7*verifyBS)
+		}, "verify: bad magic header 0, wanted acca at offset 28672"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			withBeforeVerify(t, c.damage)
+			_, err := RunPlan(context.Background(), Plan{Groups: []Group{{verifyWorkload(t, c.kind)}}})
+			var ve *VerifyError
+			if !errors.As(err, &ve) {
+				t.Fatalf("err %v, want a VerifyError", err)
+			}
+			if ve.Bad != 1 || ve.Checked != verifyBlocks || !strings.Contains(ve.Lines[0], c.want) {
+				t.Errorf("%d bad of %d, lines %q; want 1 of %d, %q", ve.Bad, ve.Checked, ve.Lines, verifyBlocks, c.want)
+			}
+		})
+	}
+}
+
+// TestVerifyFatalStopsAtFirst: two bad blocks; verify_fatal stops at the
+// first, without it both are counted.
+func TestVerifyFatalStopsAtFirst(t *testing.T) {
+	for _, fatal := range []bool{false, true} {
+		t.Run(map[bool]string{false: "counted", true: "verify_fatal"}[fatal], func(t *testing.T) {
+			withBeforeVerify(t, func(t *testing.T, h osio.File) {
+				for _, blk := range []int64{2, 6} {
+					b := pread(t, h, blk*verifyBS)
+					b[2000] ^= 0xff
+					pwrite(t, h, b, blk*verifyBS)
+				}
+			})
+			w := verifyWorkload(t, VerifyCRC32C)
+			w.VerifyFatal = fatal
+			_, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+			var ve *VerifyError
+			if !errors.As(err, &ve) {
+				t.Fatalf("err %v, want a VerifyError", err)
+			}
+			wantBad, wantChecked := int64(2), int64(verifyBlocks)
+			if fatal {
+				wantBad, wantChecked = 1, 3
+			}
+			if ve.Bad != wantBad || ve.Checked != wantChecked || ve.Fatal != fatal || !strings.Contains(err.Error(), "offset 8192") {
+				t.Errorf("%d bad of %d checked (fatal %v): %v; want %d of %d", ve.Bad, ve.Checked, ve.Fatal, err, wantBad, wantChecked)
+			}
+		})
+	}
+}
+
+// TestVerifyOnlyWhenAsked: do_verify=0 writes the headers but reads
+// nothing back.
+func TestVerifyOnlyWhenAsked(t *testing.T) {
+	w := verifyWorkload(t, VerifyCRC32C)
+	w.NoVerifyPass = true
+	res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := res.Jobs[0]; j.Read.TotalIOs != 0 || j.Write.TotalIOs != verifyBlocks || j.Options["do_verify"] != "0" {
+		t.Errorf("%d reads, %d writes, do_verify=%q; want 0, %d, 0", j.Read.TotalIOs, j.Write.TotalIOs, j.Options["do_verify"], verifyBlocks)
+	}
+}
+
+func TestVerifyRefusals(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(w *Workload)
+		want string
+	}{
+		{"read job", func(w *Workload) { w.RW = Read }, "give rw=write or randwrite"},
+		{"unknown kind", func(w *Workload) { w.Verify = "sha256" }, "accepted: crc32c"},
+		{"block smaller than the header", func(w *Workload) { w.Verify, w.BS, w.Size = VerifyMD5, 32, 32*8 }, "56-byte header"},
+		{"time based", func(w *Workload) { w.TimeBased = true }, "without time_based"},
+		{"zero buffers", func(w *Workload) { w.Buffer.Kind = BufferZero }, "random data"},
+		{"negative fdatasync", func(w *Workload) { w.Fdatasync = -1 }, "--fdatasync"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := verifyWorkload(t, VerifyCRC32C)
+			c.edit(&w)
+			if err := w.validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("validate: %v; want a refusal with %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestSyncCounts: fio's counts for its sync options on 256 writes (fio 3.33,
+// measured): a sync goes before the write after every Nth, so none after
+// the last; fdatasync is timed (lat_ns.N) but not in total_ios; end_fsync
+// and fsync_on_close are in neither.
+func TestSyncCounts(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		fsync, fdatasync int
+		end, onClose     bool
+		total, timed     int64
+	}{
+		{name: "fsync=4", fsync: 4, total: 63, timed: 63},
+		{name: "fdatasync=4", fdatasync: 4, total: 0, timed: 63},
+		{name: "fdatasync=4 end_fsync", fdatasync: 4, end: true, total: 0, timed: 63},
+		{name: "end_fsync", end: true},
+		{name: "fsync_on_close", onClose: true},
+		{name: "fsync=4 fdatasync=4", fsync: 4, fdatasync: 4, total: 63, timed: 63},
+		{name: "fsync=3 fdatasync=4", fsync: 3, fdatasync: 4, total: 85, timed: 85 + 42},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := verifyWorkload(t, VerifyNone)
+			w.Size = 256 * verifyBS
+			w.Fsync, w.Fdatasync, w.EndFsync, w.FsyncOnClose = c.fsync, c.fdatasync, c.end, c.onClose
+			res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			j := res.Jobs[0]
+			if j.Sync.TotalIOs != c.total || j.Sync.Lat.N != c.timed || j.Write.TotalIOs != 256 {
+				t.Errorf("sync total_ios %d, lat_ns.N %d, writes %d; want %d, %d, 256", j.Sync.TotalIOs, j.Sync.Lat.N, j.Write.TotalIOs, c.total, c.timed)
+			}
+		})
+	}
+}
