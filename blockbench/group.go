@@ -89,7 +89,7 @@ func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool) ([]result.
 		}
 		jobs[e] = summarize(first, ews, out.Lat[e], out.Sample)
 		jobs[e].Interrupted = jobs[e].Interrupted && ctx.Err() != nil
-		jobs[e].Notes = enotes
+		jobs[e].Notes = append(jobs[e].Notes, enotes...)
 		if len(ews) != first.NumJobs {
 			jobs[e].Config.NumJobs = len(ews)
 		}
@@ -138,6 +138,10 @@ func (w *worker) prepare() error {
 		if err := w.openVolume(h); err != nil {
 			return err
 		}
+	}
+	if w.spec.RW.Trims() {
+		w.issuer = trimIssuer{}
+		return nil
 	}
 	is, err := w.spec.engine.prepare(w)
 	if err != nil {
@@ -195,6 +199,7 @@ func summarize(wl *workload, workers []*worker, recs []*latency.Recorder, cpu cp
 		fioSampleStats(out, workers, d)
 	}
 	setVerifyRuntime(&job, workers)
+	reportTrims(&job, wl)
 	setJobCPU(&job, workers, cpu)
 	job.Trend = trendOf(job.Series)
 	job.AccessLines = accessLineCounts(workers)

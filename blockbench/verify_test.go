@@ -3,11 +3,14 @@ package blockbench
 import (
 	"context"
 	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/clydebench/clyde/internal/osio"
+	"github.com/clydebench/clyde/result"
 )
 
 const verifyBlocks, verifyBS = 32, 4096
@@ -224,5 +227,20 @@ func TestSyncCounts(t *testing.T) {
 				t.Errorf("sync total_ios %d, lat_ns.N %d, writes %d; want %d, %d, 256", j.Sync.TotalIOs, j.Sync.Lat.N, j.Write.TotalIOs, c.total, c.timed)
 			}
 		})
+	}
+}
+
+// TestTrimRefusesFile: fio 3.33's BLKDISCARD fails on a regular file; clyde
+// refuses one before creating it.
+func TestTrimRefusesFile(t *testing.T) {
+	path := filepath.Join(testDir(t), "f")
+	w := Workload{Name: "t", Filename: path, RW: RandTrim, BS: 4096, Size: 1 << 20, IODepth: 1, NumJobs: 1,
+		IOEngine: EnginePsync, Buffer: Buffer{Kind: BufferRandom}, Seed: 3}
+	_, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+	if !result.IsUsage(err) || !strings.Contains(err.Error(), "randtrim") {
+		t.Fatalf("err %v, want a usage error naming randtrim", err)
+	}
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the refused job left %s: %v", path, err)
 	}
 }

@@ -181,7 +181,9 @@ func newWorker(spec *workload, index int) *worker {
 	w.mixed = spec.RW.Mixed()
 	w.mixRead = uint64(spec.RWMixRead)
 	w.random = spec.RW.Random()
-	if spec.RW == Write || spec.RW == RandWrite {
+	if spec.RW.Writes() && !w.mixed {
+		// Trims are counted in the write slot and reported as fio's
+		// trim direction (trim.go).
 		w.fixedDir = dirWrite
 	}
 	w.nBlocks = uint64(spec.Size / spec.BS)

@@ -503,7 +503,7 @@ func (j *job) rate(o Option, dst *[2]int64, bytes bool) error {
 	}
 	parts := strings.Split(o.Value, ",")
 	if len(parts) > 2 {
-		return result.Usagef(o.Pos, "%s=%s: give one rate, or READ,WRITE (clyde issues no trims)", o.Name, o.Value)
+		return result.Usagef(o.Pos, "%s=%s: give one rate, or READ,WRITE (clyde caps no trims)", o.Name, o.Value)
 	}
 	var out [2]int64
 	for d, p := range parts {
@@ -616,8 +616,8 @@ func (j *job) rw(o Option) error {
 		return result.Usagef(o.Pos, "rw=%s: clyde draws a new offset for every I/O (rw=MODE:%s is not supported)", o.Value, run)
 	}
 	switch mode {
-	case "trim", "randtrim", "trimwrite", "randtrimwrite":
-		return result.Usagef(o.Pos, "rw=%s: clyde issues no trims", mode)
+	case "trimwrite", "randtrimwrite":
+		return result.Usagef(o.Pos, "rw=%s: clyde trims (rw=trim, randtrim on a block device) but does not trim and then write each block", mode)
 	}
 	rw, err := blockbench.ParseRW(mode)
 	if err != nil {

@@ -190,7 +190,11 @@ func decodeJob(raw json.RawMessage) (fioJob, error) {
 
 // runClyde compiles and runs the job file in a directory of its own, as
 // clyde block FILE does there.
-func runClyde(t *testing.T, text string, logs bool) view {
+func runClyde(t *testing.T, text string, logs bool) view { return runClydePlan(t, text, logs, nil) }
+
+// runClydePlan is runClyde with edit applied to the compiled plan (a
+// device target needs DestroyData, as clyde block --destroy-data sets it).
+func runClydePlan(t *testing.T, text string, logs bool, edit func(*blockbench.Plan)) view {
 	t.Helper()
 	dir := t.TempDir()
 	f, err := Parse("job.fio", []byte(text), Env{})
@@ -219,6 +223,9 @@ func runClyde(t *testing.T, text string, logs bool) view {
 			return err
 		}
 		return out.Close()
+	}
+	if edit != nil {
+		edit(&p)
 	}
 	res, err := blockbench.RunPlan(context.Background(), p)
 	if err != nil {

@@ -62,15 +62,15 @@ func TestBlockJobFileRefusals(t *testing.T) {
 		want string
 	}{
 		{"unsupported option", func(t *testing.T) []string {
-			return []string{"block", writeJobFile(t, "[a]\nfilename=f\nsize=1m\nverify=crc32c\n")}
-		}, "job.fio:4: option verify"},
+			return []string{"block", writeJobFile(t, "[a]\nfilename=f\nsize=1m\nverify_backlog=16\n")}
+		}, "job.fio:4: option verify_backlog"},
 		{"malformed line", func(t *testing.T) []string { return []string{"block", writeJobFile(t, "[a\n")} }, "job.fio:1: malformed"},
 		{"two job files", func(t *testing.T) []string { return []string{"block", good, good} }, "one job file"},
 		{"missing job file", func(t *testing.T) []string {
 			return []string{"block", filepath.Join(t.TempDir(), "none.fio")}
 		}, "cannot read the job file"},
 		{"preset with a job file", func(t *testing.T) []string { return []string{"block", good, "--profile", "cdm"} }, "--profile"},
-		{"bad override", func(t *testing.T) []string { return []string{"block", good, "--rw", "trim"} }, "--rw: rw=trim"},
+		{"bad override", func(t *testing.T) []string { return []string{"block", good, "--rw", "trimwrite"} }, "--rw: rw=trimwrite"},
 		{"two names", func(t *testing.T) []string {
 			return []string{"block", "--name=a", "--rw=read", "--name=b", "--filename=x"}
 		}, "--name: given twice"},
