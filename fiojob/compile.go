@@ -848,6 +848,7 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 	if w.Size == 0 && !j.exists(w.Filename) {
 		return w, nil, result.Usagef(j.sec.Pos, "job %s: %s does not exist and the job gives no size=; give the size of the file to create", j.sec.Name, w.Filename)
 	}
+	j.notes = append(j.notes, j.verifyNotes(w)...) // dataopts.go
 	return w, j.notes, nil
 }
 

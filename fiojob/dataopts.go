@@ -1,6 +1,7 @@
 package fiojob
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -87,4 +88,14 @@ func (j *job) verify(o Option) error {
 		return result.Usagef(o.Pos, "verify=%q is not one of fio's checksums; clyde builds crc32c, crc32c-intel and md5", o.Value)
 	}
 	return echo(j, o)
+}
+
+// verifyNotes is fio's warning for a verify job whose clones write one file
+// (init.c): each clone checks the blocks it wrote, which another clone may
+// have overwritten since.
+func (j *job) verifyNotes(w blockbench.Workload) []string {
+	if w.Verify == blockbench.VerifyNone || w.NoVerifyPass || w.NumJobs < 2 || (j.ownFiles && j.fileFor(0) != j.fileFor(1)) {
+		return nil
+	}
+	return []string{fmt.Sprintf("job %s: multiple writers may overwrite blocks that belong to other jobs. This can cause verification failures (fio warns the same)", j.sec.Name)}
 }

@@ -60,3 +60,29 @@ func TestDataOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyClonesNote: fio warns when a verify job's clones write one file,
+// not when each has its own.
+func TestVerifyClonesNote(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+		note       bool
+	}{
+		{"one file", "[v]\nfilename=f\nsize=1m\nrw=write\nverify=crc32c\nnumjobs=2\n", true},
+		{"a file each", "[v]\nsize=1m\nrw=write\nverify=crc32c\nnumjobs=2\n", false},
+		{"a format without jobnum", "[v]\nfilename_format=data\nsize=1m\nrw=write\nverify=crc32c\nnumjobs=2\n", true},
+		{"one clone", "[v]\nfilename=f\nsize=1m\nrw=write\nverify=crc32c\n", false},
+		{"no verify pass", "[v]\nfilename=f\nsize=1m\nrw=write\nverify=crc32c\ndo_verify=0\nnumjobs=2\n", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := compile(t, c.text, nil, nil, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Contains(strings.Join(p.Notes, "\n"), "multiple writers may overwrite")
+			if got != c.note {
+				t.Errorf("notes %q: want the multiple-writers note %v", p.Notes, c.note)
+			}
+		})
+	}
+}
