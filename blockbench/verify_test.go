@@ -2,10 +2,12 @@ package blockbench
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -243,4 +245,66 @@ func TestTrimRefusesFile(t *testing.T) {
 	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the refused job left %s: %v", path, err)
 	}
+}
+
+// TestVerifyWritesDoNotAllocate: filling each block with its header and
+// checksum adds no allocation to the write loop, on each engine.
+func TestVerifyWritesDoNotAllocate(t *testing.T) {
+	const ios = 4096
+	for _, engine := range []Engine{EnginePsync, EngineIOUring} {
+		for _, kind := range []VerifyKind{VerifyCRC32C, VerifyMD5} {
+			t.Run(string(engine)+"/"+string(kind), func(t *testing.T) {
+				e, _ := engineByName(engine)
+				if err := e.available(); err != nil {
+					t.Skipf("%s not available here: %v", engine, err)
+				}
+				path := filepath.Join(testDir(t), "f")
+				if err := os.WriteFile(path, make([]byte, ios*verifyBS), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				h, err := osio.OpenFile(path, osio.ReadWrite|engineOpenFlags(e))
+				if err != nil {
+					t.Fatal(err)
+				}
+				wl := &workload{Workload: Workload{RW: RandWrite, BS: verifyBS, Size: ios * verifyBS, IODepth: 8, NumJobs: 1, IOEngine: engine,
+					Buffer: Buffer{Kind: BufferRandom}, Seed: 1, Verify: kind, RandomMap: true}, engine: e, depth: 8}
+				w := newWorker(wl, 0)
+				w.h, w.ctx = h, context.Background()
+				defer w.close()
+				if allocs := runCountingAllocs(t, e, w); allocs > 100 {
+					t.Errorf("%d allocations for %d verified writes", allocs, ios)
+				}
+				for i, s := range w.verify.seeds {
+					if s == 0 {
+						t.Fatalf("block %d of %d has no seed: the random map writes every block once", i, ios)
+					}
+				}
+			})
+		}
+	}
+}
+
+// FuzzVerifyCheck: the check reads any bytes without panicking, and passes
+// a block only when its header names the offset and seed expected there.
+func FuzzVerifyCheck(f *testing.F) {
+	for _, kind := range VerifyKinds {
+		v := &verifyState{kind: kind, bs: 512, rng: newRand(1, 1), off: 1024}
+		b := make([]byte, 512)
+		v.fill(b, 5)
+		f.Add(string(kind), b)
+	}
+	f.Add("crc32c", []byte{0xca, 0xac})
+	f.Fuzz(func(t *testing.T, kind string, b []byte) {
+		if !slices.Contains(VerifyKinds, VerifyKind(kind)) {
+			return
+		}
+		v := &verifyState{kind: VerifyKind(kind), bs: int64(len(b))}
+		seed := uint64(0)
+		if len(b) >= verifyHeaderSize {
+			seed = binary.LittleEndian.Uint64(b[vhOffSeed:])
+		}
+		if v.check(b, 1024, seed) == "" && (len(b) < v.kind.headerSize() || binary.LittleEndian.Uint64(b[vhOffOffset:]) != 1024) {
+			t.Errorf("a block without the header for offset 1024 passed: %x", b)
+		}
+	})
 }
