@@ -55,7 +55,7 @@ func (w *worker) datasync() bool {
 // fsync when a worker that wrote is done, inside its measured time, not
 // counted in the sync direction.
 func (w *worker) endFsync() {
-	if !(w.spec.EndFsync || w.spec.FsyncOnClose) || !w.spec.RW.Writes() || !w.measuring || w.err != nil || w.ctx.Err() != nil {
+	if !(w.spec.EndFsync || w.spec.FsyncOnClose) || !writesData(w.spec.RW) || !w.measuring || w.err != nil || w.ctx.Err() != nil {
 		return
 	}
 	if err := w.h.Sync(); err != nil {
@@ -68,10 +68,14 @@ func (w *worker) endFsync() {
 // syncOnClose is fsync_on_close's second fsync, as the worker is about to
 // close the target: after the measured time, neither timed nor counted.
 func (w *worker) syncOnClose() {
-	if !w.spec.FsyncOnClose || !w.spec.RW.Writes() || w.err != nil || !w.h.Valid() {
+	if !w.spec.FsyncOnClose || !writesData(w.spec.RW) || w.err != nil || !w.h.Valid() {
 		return
 	}
 	if err := w.h.Sync(); err != nil {
 		w.fail(fmt.Errorf("fsync_on_close: %w", err))
 	}
 }
+
+// writesData says whether a mode writes data for a sync to flush: fio's
+// td_write, which a trim job is not (it issues no end_fsync).
+func writesData(m RW) bool { return m.Writes() && !m.Trims() }

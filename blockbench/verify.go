@@ -281,6 +281,7 @@ func (w *worker) verifyPass() {
 		return
 	}
 	v.writeNs = w.endNs - w.startNs
+	t0 := w.now() // fio's read runtime starts before its sync and drop
 	if err := w.h.Sync(); err != nil {
 		w.fail(fmt.Errorf("verify: fsync before reading back: %w", err))
 		return
@@ -295,12 +296,11 @@ func (w *worker) verifyPass() {
 	}
 	buf := osio.AlignedBuffer(int(v.bs))
 	e := &VerifyError{File: w.spec.target.resolved, Fatal: w.spec.VerifyFatal}
-	t0 := w.now()
 	for i, seed := range v.seeds {
 		if seed == 0 {
 			continue
 		}
-		if i%256 == 0 && w.ctx.Err() != nil {
+		if e.Checked%256 == 0 && w.ctx.Err() != nil {
 			w.stoppedEarly = true
 			break
 		}
