@@ -352,7 +352,7 @@ func (w *workload) resolve() (string, error) {
 	if w.engine, err = pickEngine(w.IOEngine, w.IODepth); err != nil {
 		return "", err
 	}
-	if err := w.checkTrim(); err != nil {
+	if err := w.checkDataOptions(); err != nil {
 		return "", err
 	}
 	w.depth = w.IODepth

@@ -133,6 +133,19 @@ func (w *Workload) validateVerify() error {
 	return nil
 }
 
+// verifyEngines are the engines that fill each write's buffer through
+// worker.refill after the offset is drawn, as verify= needs.
+var verifyEngines = []Engine{EnginePsync, EngineIOUring}
+
+// checkDataOptions holds the rules of verify= and trim that need the
+// target and the engine: it runs once both are known.
+func (w *workload) checkDataOptions() error {
+	if w.Verify != VerifyNone && !slices.Contains(verifyEngines, w.engine.name()) {
+		return result.Usagef("--ioengine", "verify=%s: ioengine=%s does not fill each block for its offset; give ioengine=psync or io_uring", w.Verify, w.engine.name())
+	}
+	return w.checkTrim()
+}
+
 // verifyState is one worker's side of verify=: the seed of every block it
 // wrote last (what fio's io_piece log keeps), from which the verify pass
 // knows what each block must hold.
