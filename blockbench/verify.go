@@ -127,8 +127,6 @@ func (w *Workload) validateVerify() error {
 		return result.Usagef("--bs", "%d is smaller than the %d-byte header verify=%s writes into each block", w.BS, hdr, w.Verify)
 	case w.Buffer.Kind != BufferRandom:
 		return result.Usagef("--verify", "verify=%s fills every block with random data from its own seed; drop zero_buffers and buffer_compress_percentage", w.Verify)
-	case w.Size/w.BS > maxVerifyBlocks:
-		return result.Usagef("--verify", "verify=%s keeps one seed per block; %d blocks are more than %d: give a larger bs or a smaller size", w.Verify, w.Size/w.BS, maxVerifyBlocks)
 	}
 	return nil
 }
@@ -140,8 +138,13 @@ var verifyEngines = []Engine{EnginePsync, EngineIOUring}
 // checkDataOptions holds the rules of verify= and trim that need the
 // target and the engine: it runs once both are known.
 func (w *workload) checkDataOptions() error {
-	if w.Verify != VerifyNone && !slices.Contains(verifyEngines, w.engine.name()) {
+	switch {
+	case w.Verify == VerifyNone:
+	case !slices.Contains(verifyEngines, w.engine.name()):
 		return result.Usagef("--ioengine", "verify=%s: ioengine=%s does not fill each block for its offset; give ioengine=psync or io_uring", w.Verify, w.engine.name())
+	case w.Size/w.BS > maxVerifyBlocks:
+		// Size is the resolved region here (0 was the rest of the target).
+		return result.Usagef("--verify", "verify=%s keeps one seed per block; %d blocks are more than %d: give a larger bs or a smaller size", w.Verify, w.Size/w.BS, maxVerifyBlocks)
 	}
 	return w.checkTrim()
 }
@@ -170,11 +173,7 @@ type verifyState struct {
 func (w *worker) startVerify() {
 	v := &verifyState{kind: w.spec.Verify, base: w.spec.Offset, bs: w.spec.BS,
 		rng: newRand(w.spec.Seed^0x5eed5eed, w.index+1), thread: uint16(w.index + 1)}
-	if w.nBlocks > maxVerifyBlocks {
-		w.fail(fmt.Errorf("verify=%s keeps one seed per block; %d blocks are more than %d", v.kind, w.nBlocks, maxVerifyBlocks))
-	} else {
-		v.seeds = make([]uint64, w.nBlocks)
-	}
+	v.seeds = make([]uint64, w.nBlocks) // at most maxVerifyBlocks (checkDataOptions)
 	w.verify = v
 	w.pattern = verifyPattern{w.pattern}
 	if w.fill == nil {
@@ -213,7 +212,7 @@ func (v *verifyState) fill(buf []byte, nowNs int64) {
 	hdr := v.kind.headerSize()
 	v.kind.putSum(buf[verifyHeaderSize:hdr], buf[hdr:])
 	v.issued++
-	if i := (v.off - v.base) / v.bs; v.seeds != nil && i >= 0 && i < int64(len(v.seeds)) {
+	if i := (v.off - v.base) / v.bs; i >= 0 && i < int64(len(v.seeds)) {
 		v.seeds[i] = seed
 	}
 }
@@ -290,7 +289,7 @@ func (e *VerifyError) Error() string {
 // headers are checked when verify_interval is below bs).
 func (w *worker) verifyPass() {
 	v := w.verify
-	if v == nil || v.seeds == nil || w.spec.NoVerifyPass || !w.measuring || w.err != nil || w.ctx.Err() != nil {
+	if v == nil || w.spec.NoVerifyPass || !w.measuring || w.err != nil || w.ctx.Err() != nil {
 		return
 	}
 	v.writeNs = w.endNs - w.startNs

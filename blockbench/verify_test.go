@@ -186,12 +186,18 @@ func TestVerifyRefusals(t *testing.T) {
 		{"time based", func(w *Workload) { w.TimeBased = true }, "without time_based"},
 		{"zero buffers", func(w *Workload) { w.Buffer.Kind = BufferZero }, "random data"},
 		{"negative fdatasync", func(w *Workload) { w.Fdatasync = -1 }, "--fdatasync"},
+		{"more blocks than seeds kept", func(w *Workload) { w.BS, w.Size = 512, 512*(maxVerifyBlocks+1) }, "one seed per block"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w := verifyWorkload(t, VerifyCRC32C)
 			c.edit(&w)
-			if err := w.validate(); err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("validate: %v; want a refusal with %q", err, c.want)
+			// As RunPlan checks it: the options, then the resolved region.
+			_, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+			if !result.IsUsage(err) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("run: %v; want a refusal with %q", err, c.want)
+			}
+			if _, serr := os.Lstat(w.Filename); !errors.Is(serr, fs.ErrNotExist) {
+				t.Errorf("the refused job left %s", w.Filename)
 			}
 		})
 	}
