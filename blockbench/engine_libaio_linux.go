@@ -227,6 +227,11 @@ func (a *libaioIssuer) run(w *worker) {
 			stopping = true
 		}
 		if a.inflight == 0 {
+			if stopping && a.pending >= 0 {
+				// Refused with EAGAIN and never submitted.
+				a.release(a.pending)
+				a.pending = -1
+			}
 			if stopping || a.pending < 0 {
 				return
 			}
@@ -289,6 +294,7 @@ func (a *libaioIssuer) submitFree(w *worker, now int64) bool {
 			s := &a.slots[i]
 			w.fail(fmt.Errorf("io_submit (%s %d bytes at offset %d): %w", dirNames[s.dir], s.size, s.off, errno))
 			a.pending = -1
+			a.release(i)
 			return false
 		}
 		// Taken by the kernel: the submission latency ends here.
@@ -377,6 +383,12 @@ func (a *libaioIssuer) getEvents(w *worker, want int) (int, bool) {
 	}
 }
 
+// release puts slot i back on the free stack.
+func (a *libaioIssuer) release(i int32) {
+	a.free[a.nFree] = i
+	a.nFree++
+}
+
 // reap counts the n completions io_getevents returned, timing each with
 // t1; false means an I/O failed.
 func (a *libaioIssuer) reap(w *worker, n int, t1 int64) bool {
@@ -386,8 +398,7 @@ func (a *libaioIssuer) reap(w *worker, n int, t1 int64) bool {
 		e := &a.events[k]
 		i := int32(e.data)
 		s := &a.slots[i]
-		a.free[a.nFree] = i
-		a.nFree++
+		a.release(i)
 		a.inflight--
 		if e.res < 0 {
 			w.fail(fmt.Errorf("%s %d bytes at offset %d: %w", dirNames[s.dir], s.size, s.off, unix.Errno(-e.res)))
