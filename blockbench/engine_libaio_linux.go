@@ -236,9 +236,11 @@ func (a *libaioIssuer) run(w *worker) {
 				return
 			}
 			// EAGAIN with nothing to reap: wait a little and submit
-			// again, as fio does.
+			// again, as fio does, still stopping when told to.
 			time.Sleep(time.Microsecond)
-			now = w.now()
+			if now = w.now(); now >= w.nextEvent {
+				stopping = w.tick(now)
+			}
 			continue
 		}
 		want := libaioReapMax

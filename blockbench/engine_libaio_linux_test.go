@@ -305,3 +305,54 @@ func TestLibaioLayout(t *testing.T) {
 		t.Errorf("io_event.res at %d, want 16", unsafe.Offsetof(e.res))
 	}
 }
+
+// TestLibaioEagainReapsAndRetries runs a queue deeper than its AIO context
+// holds: io_submit refuses with EAGAIN once the context is full, and the
+// loop must reap and submit the refused I/O again, losing and repeating
+// none.
+func TestLibaioEagainReapsAndRetries(t *testing.T) {
+	const depth, ios = 512, 2048
+	path := patternFile(t, shmDir(t), 256)
+	wl := &workload{Workload: Workload{RW: RandRead, BS: libaioTestBS, Size: 256 * libaioTestBS, IODepth: depth,
+		NumJobs: 1, Buffer: Buffer{Kind: BufferRandom}, Seed: 9}}
+	w, a := libaioWorker(t, path, wl, osio.ReadOnly)
+	// A context made for one I/O: the kernel rounds it up, to far fewer
+	// than depth.
+	libaioDestroy(a.ctx)
+	ctx, err := libaioSetup(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.ctx = ctx
+	capacity := 0
+	probe := libaioIOCB{opcode: iocbCmdPread, fildes: uint32(w.h.Fd()), buf: uint64(uintptr(unsafe.Pointer(unsafe.SliceData(a.slots[0].buf)))), nbytes: libaioTestBS}
+	for ; capacity < depth; capacity++ {
+		a.iocbs[0] = probe
+		if a.submit(0) != 0 {
+			break
+		}
+	}
+	if capacity == depth {
+		t.Skipf("the kernel's context for 1 I/O took %d: no EAGAIN to test", depth)
+	}
+	// Reap the probes before the run.
+	for got := 0; got < capacity; {
+		n, ok := a.getEvents(w, capacity-got)
+		if !ok {
+			t.Fatal(w.err)
+		}
+		got += n
+	}
+	t.Logf("a context for 1 I/O holds %d", capacity)
+	w.ioLimit, w.remaining = ios, ios
+	a.run(w)
+	if w.err != nil {
+		t.Fatal(w.err)
+	}
+	if w.ios[dirRead] != ios || sum(w.depth[:]) != ios {
+		t.Errorf("%d reads completed, %d submissions counted, want %d of each (context of %d)", w.ios[dirRead], sum(w.depth[:]), ios, capacity)
+	}
+	if a.inflight != 0 || a.nFree != depth || a.pending != -1 {
+		t.Errorf("%d in flight, %d free, pending %d after the run", a.inflight, a.nFree, a.pending)
+	}
+}
