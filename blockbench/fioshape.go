@@ -57,8 +57,15 @@ func (w *worker) markDepth(inflight int) { w.depth[depthBucket(inflight)]++ }
 // markReap counts one reap call that took n completions.
 func (w *worker) markReap(n int) { w.reaps[batchBucket(n)]++ }
 
-// refill regenerates a write buffer (refill_buffers); it does not allocate.
-func (w *worker) refill(buf []byte) { fillBuffer(buf, w.spec.Buffer, w.fill) }
+// refill regenerates a write buffer (refill_buffers, or the verify= block for
+// the offset just drawn); it does not allocate.
+func (w *worker) refill(buf []byte) {
+	if w.verify != nil {
+		w.verify.fill(buf, w.now())
+		return
+	}
+	fillBuffer(buf, w.spec.Buffer, w.fill)
+}
 
 var (
 	depthLabels = []string{"1", "2", "4", "8", "16", "32", ">=64"}
@@ -164,12 +171,14 @@ func (w *workload) latencyObjects(out *result.BlockDir, recs []*latency.Recorder
 
 // syncDir is fio's sync direction: fsync calls and their latency, with
 // percentiles as fio gives them (clat or lat percentiles on).
-func (w *workload) syncDir(rec *latency.Recorder) result.BlockSyncDir {
+// fsyncs is the count of fsync calls alone: fdatasync calls are timed
+// with them but not counted in total_ios (syncopts.go).
+func (w *workload) syncDir(rec *latency.Recorder, fsyncs int64) result.BlockSyncDir {
 	var ps []float64
 	if !w.Report.NoClatPercentiles || w.Report.LatPercentiles {
 		ps = w.percentiles()
 	}
-	return result.BlockSyncDir{TotalIOs: rec.Count(), Lat: result.LatNsFrom(rec, ps)}
+	return result.BlockSyncDir{TotalIOs: fsyncs, Lat: result.LatNsFrom(rec, ps)}
 }
 
 // sampleAcc is fio's io_stat over one worker's samples: Welford's running
@@ -331,6 +340,21 @@ func (w *workload) fioOptions() map[string]string {
 	if w.EndFsync {
 		set("end_fsync", "1")
 	}
+	if w.Fdatasync > 0 {
+		set("fdatasync", strconv.Itoa(w.Fdatasync))
+	}
+	if w.FsyncOnClose {
+		set("fsync_on_close", "1")
+	}
+	if w.Verify != VerifyNone {
+		set("verify", string(w.Verify))
+		if w.VerifyFatal {
+			set("verify_fatal", "1")
+		}
+		if w.NoVerifyPass {
+			set("do_verify", "0")
+		}
+	}
 	if w.Invalidate {
 		set("invalidate", "1")
 	}
@@ -387,15 +411,6 @@ func fioDuration(d time.Duration) string {
 		return strconv.FormatInt(int64(d/time.Millisecond), 10) + "ms"
 	}
 	return strconv.FormatInt(int64(d/time.Microsecond), 10) + "us"
-}
-
-// endFsync is fio's end_fsync: one fsync when a worker that wrote is done,
-// inside its measured time, counted in the sync direction.
-func (w *worker) endFsync() {
-	if !w.spec.EndFsync || !w.spec.RW.Writes() || !w.measuring || w.err != nil || w.ctx.Err() != nil {
-		return
-	}
-	w.sync()
 }
 
 // maxPercentiles is fio's FIO_IO_U_LIST_MAX_LEN: the most points

@@ -47,7 +47,9 @@ func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool) ([]result.
 					}
 					w.issuer.run(w)
 					w.endFsync()
+					w.verifyPass()
 					w.finish()
+					w.syncOnClose()
 					w.stopThreadCPU()
 					return w.err
 				},
@@ -87,7 +89,7 @@ func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool) ([]result.
 		}
 		jobs[e] = summarize(first, ews, out.Lat[e], out.Sample)
 		jobs[e].Interrupted = jobs[e].Interrupted && ctx.Err() != nil
-		jobs[e].Notes = enotes
+		jobs[e].Notes = append(jobs[e].Notes, enotes...)
 		if len(ews) != first.NumJobs {
 			jobs[e].Config.NumJobs = len(ews)
 		}
@@ -137,6 +139,10 @@ func (w *worker) prepare() error {
 			return err
 		}
 	}
+	if w.spec.RW.Trims() {
+		w.issuer = trimIssuer{}
+		return nil
+	}
 	is, err := w.spec.engine.prepare(w)
 	if err != nil {
 		return fmt.Errorf("%s for worker %d: %w", w.spec.engine.name(), w.index, err)
@@ -174,7 +180,7 @@ func summarize(wl *workload, workers []*worker, recs []*latency.Recorder, cpu cp
 	job.ElapsedNs = elapsed
 	job.JobRuntime = elapsed / 1e6
 	job.Series = mergeSeries(workers, startNs)
-	job.Sync = wl.syncDir(recs[recSync])
+	job.Sync = wl.syncDir(recs[recSync], job.Syncs)
 	job.BlockJobFio = fioJobFields(wl, workers, recs)
 	dirs := [2]*result.BlockDir{&job.Read, &job.Write}
 	for d, out := range dirs {
@@ -192,6 +198,8 @@ func summarize(wl *workload, workers []*worker, recs []*latency.Recorder, cpu cp
 		wl.latencyObjects(out, recs, d)
 		fioSampleStats(out, workers, d)
 	}
+	setVerifyRuntime(&job, workers)
+	reportTrims(&job, wl)
 	setJobCPU(&job, workers, cpu)
 	job.Trend = trendOf(job.Series)
 	job.AccessLines = accessLineCounts(workers)

@@ -29,6 +29,11 @@ const (
 	RandWrite RW = "randwrite"
 	ReadWrite RW = "rw"
 	RandRW    RW = "randrw"
+	// Trim and RandTrim discard each block of a block device's region
+	// (BLKDISCARD), in sequence or at random: fio's trim and randtrim
+	// (trim.go).
+	Trim     RW = "trim"
+	RandTrim RW = "randtrim"
 )
 
 // RWModes are the rw modes ParseRW accepts (with fio's alias "readwrite"),
@@ -42,21 +47,28 @@ func ParseRW(s string) (RW, error) {
 		return RW(s), nil
 	case s == "readwrite":
 		return ReadWrite, nil
+	case s == string(Trim) || s == string(RandTrim):
+		return RW(s), nil
 	}
 	return "", result.Usagef("--rw", "unknown mode %q; accepted: read, write, randread, randwrite, rw (readwrite), randrw", s)
 }
 
 // Random reports whether offsets are drawn at random.
-func (m RW) Random() bool { return m == RandRead || m == RandWrite || m == RandRW }
+func (m RW) Random() bool { return m == RandRead || m == RandWrite || m == RandRW || m == RandTrim }
 
 // Mixed reports whether each I/O picks its direction by --rwmixread.
 func (m RW) Mixed() bool { return m == ReadWrite || m == RandRW }
 
-// Writes reports whether the mode may write.
+// Writes reports whether the mode may write (or trim: a trim destroys data
+// as a write does).
 func (m RW) Writes() bool { return m != Read && m != RandRead }
 
 // Reads says whether the mode reads.
-func (m RW) Reads() bool { return m != Write && m != RandWrite }
+func (m RW) Reads() bool { return m != Write && m != RandWrite && !m.Trims() }
+
+// Trims says whether the mode discards blocks instead of reading or
+// writing them.
+func (m RW) Trims() bool { return m == Trim || m == RandTrim }
 
 // Engine is how I/O is issued.
 type Engine string

@@ -52,6 +52,19 @@ type Workload struct {
 	// runtime (fio's end_fsync).
 	EndFsync bool
 	Seed     uint64
+	// Fdatasync issues an fdatasync after every Fdatasync writes of a
+	// worker (fio's fdatasync); FsyncOnClose fsyncs at the end of the
+	// runtime and again when the worker closes the target (fio's
+	// fsync_on_close). See syncopts.go for how fio counts each.
+	Fdatasync    int
+	FsyncOnClose bool
+	// Verify writes every block with a header and a checksum (fio's
+	// verify=crc32c, crc32c-intel or md5) and, unless NoVerifyPass (fio's
+	// do_verify=0), reads every written block back after the write pass
+	// and checks it; VerifyFatal stops at the first bad block (verify.go).
+	Verify       VerifyKind
+	VerifyFatal  bool
+	NoVerifyPass bool
 	// Volume, when set, replaces Filename with several existing targets
 	// laid out as one (volume.go).
 	Volume *Volume

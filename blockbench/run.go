@@ -184,7 +184,7 @@ func runPlanGroups(ctx context.Context, p *Plan, groups [][]*workload, res *resu
 		}
 		first := len(res.Jobs)
 		for k := range jobs {
-			if err == nil && !jobs[k].Interrupted && jobs[k].Read.TotalIOs+jobs[k].Write.TotalIOs == 0 {
+			if err == nil && !jobs[k].Interrupted && jobs[k].Read.TotalIOs+jobs[k].Write.TotalIOs+jobs[k].Trim.TotalIOs == 0 {
 				// Zeros would read as a measurement; there was none.
 				err = fmt.Errorf("job %s: completed no I/O in its runtime of %s; give a longer --runtime", jobs[k].JobName, jobs[k].Options["runtime"])
 				res.Error = err.Error()
@@ -352,6 +352,9 @@ func (w *workload) resolve() (string, error) {
 	if w.engine, err = pickEngine(w.IOEngine, w.IODepth); err != nil {
 		return "", err
 	}
+	if err := w.checkDataOptions(); err != nil {
+		return "", err
+	}
 	w.depth = w.IODepth
 	note := ""
 	if w.IODepth > 1 && !w.engine.queues() {
@@ -456,6 +459,9 @@ func (w *Workload) validate() error {
 			return usagef("access specifications", "workload %s: rw %s and bs %d do not describe access specification %q; set them with AccessSpec.Apply",
 				w.Name, w.RW, w.BS, w.Access.Name)
 		}
+	}
+	if err := w.validateVerify(); err != nil {
+		return err
 	}
 	return w.Buffer.validate()
 }

@@ -48,7 +48,7 @@ const (
 	recLat  = 0 // lat: from setup to completion (read, write)
 	recClat = 2 // clat: from submission to completion
 	recSlat = 4 // slat: from setup to submission
-	recSync = 6 // the fsync calls of --fsync and end_fsync
+	recSync = 6 // the fsync and fdatasync calls of fsync= and fdatasync=
 	nRecs   = 7
 )
 
@@ -62,6 +62,11 @@ type workerStats struct {
 	bytes [2]int64
 	short [2]int64
 	syncs int64
+	// datasyncs counts fdatasync calls (timed with the fsyncs, counted apart).
+	datasyncs int64
+	// verify is the write pass's verify state (verify.go); nil without
+	// verify=.
+	verify *verifyState
 	// depth counts submissions by the I/Os in flight after them, reaps the
 	// reap calls by how many completions they took, in fio's buckets
 	// (depthBucket, batchBucket); an engine without a queue counts none.
@@ -176,7 +181,9 @@ func newWorker(spec *workload, index int) *worker {
 	w.mixed = spec.RW.Mixed()
 	w.mixRead = uint64(spec.RWMixRead)
 	w.random = spec.RW.Random()
-	if spec.RW == Write || spec.RW == RandWrite {
+	if spec.RW.Writes() && !w.mixed {
+		// Trims are counted in the write slot and reported as fio's
+		// trim direction (trim.go).
 		w.fixedDir = dirWrite
 	}
 	w.nBlocks = uint64(spec.Size / spec.BS)
@@ -187,6 +194,9 @@ func newWorker(spec *workload, index int) *worker {
 	w.pos = [2]int64{spec.Offset, spec.Offset}
 	if w.random && spec.RandomMap && spec.vmap == nil && w.nBlocks > 1 {
 		w.perm = newBlockPerm(w.nBlocks, w.rng)
+	}
+	if spec.Verify != VerifyNone {
+		w.startVerify()
 	}
 	w.rampEnd = int64(spec.RampTime)
 	if spec.Runtime > 0 {
@@ -238,7 +248,7 @@ func (w *worker) startMeasuring(now int64) {
 			r.Reset()
 		}
 	}
-	w.ios, w.bytes, w.short, w.syncs = [2]int64{}, [2]int64{}, [2]int64{}, 0
+	w.ios, w.bytes, w.short, w.syncs, w.datasyncs = [2]int64{}, [2]int64{}, [2]int64{}, 0, 0
 	w.depth, w.reaps = [7]int64{}, [7]int64{}
 	w.nextDrop = w.dropEvery
 	if p, ok := w.pattern.(*accessPattern); ok {
@@ -408,13 +418,8 @@ func (w *worker) complete(dir, n, want int, off, prepNs, submitNs, doneNs int64)
 		// invalidates its cache then, before the next I/O.
 		w.dropPass()
 	}
-	if dir == dirWrite && w.spec.Fsync > 0 {
-		if w.sinceSync++; w.sinceSync >= w.spec.Fsync {
-			if !w.sync() {
-				return false
-			}
-			w.sinceSync = 0
-		}
+	if dir == dirWrite && (w.spec.Fsync > 0 || w.spec.Fdatasync > 0) && !w.syncAfterWrite() {
+		return false
 	}
 	if w.paced {
 		w.pace(dir, doneNs)

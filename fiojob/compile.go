@@ -185,7 +185,6 @@ var refusals = map[string]string{
 	"unified_rw_reporting": "clyde reports read and write apart, as fio does by default",
 	"bssplit":              "clyde runs one block size per job",
 	"bsrange":              "clyde runs one block size per job",
-	"verify":               "clyde does not verify data",
 	"thinktime_spin":       "clyde sleeps through a thinktime; give thinktime alone",
 	"rate_min":             "clyde caps a rate (rate=) but does not fail a job below one",
 	"rate_process":         "clyde paces I/O linearly, fio's default rate_process=linear",
@@ -355,6 +354,7 @@ func init() {
 			return j.intIn(o, 0, 6, &j.w.Log.HistCoarseness)
 		},
 	}
+	addDataOptions() // dataopts.go
 }
 
 // Supported lists the option names (and aliases) clyde reads, sorted.
@@ -503,7 +503,7 @@ func (j *job) rate(o Option, dst *[2]int64, bytes bool) error {
 	}
 	parts := strings.Split(o.Value, ",")
 	if len(parts) > 2 {
-		return result.Usagef(o.Pos, "%s=%s: give one rate, or READ,WRITE (clyde issues no trims)", o.Name, o.Value)
+		return result.Usagef(o.Pos, "%s=%s: give one rate, or READ,WRITE (clyde caps no trims)", o.Name, o.Value)
 	}
 	var out [2]int64
 	for d, p := range parts {
@@ -616,8 +616,8 @@ func (j *job) rw(o Option) error {
 		return result.Usagef(o.Pos, "rw=%s: clyde draws a new offset for every I/O (rw=MODE:%s is not supported)", o.Value, run)
 	}
 	switch mode {
-	case "trim", "randtrim", "trimwrite", "randtrimwrite":
-		return result.Usagef(o.Pos, "rw=%s: clyde issues no trims", mode)
+	case "trimwrite", "randtrimwrite":
+		return result.Usagef(o.Pos, "rw=%s: clyde trims (rw=trim, randtrim on a block device) but does not trim and then write each block", mode)
 	}
 	rw, err := blockbench.ParseRW(mode)
 	if err != nil {
@@ -849,6 +849,7 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 	if w.Size == 0 && !j.exists(w.Filename) {
 		return w, nil, result.Usagef(j.sec.Pos, "job %s: %s does not exist and the job gives no size=; give the size of the file to create", j.sec.Name, w.Filename)
 	}
+	j.notes = append(j.notes, j.verifyNotes(w)...) // dataopts.go
 	return w, j.notes, nil
 }
 

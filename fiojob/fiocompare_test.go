@@ -38,6 +38,16 @@ type fioJob struct {
 	Write struct {
 		IOBytes int64 `json:"io_bytes"`
 	} `json:"write"`
+	Trim struct {
+		IOBytes int64 `json:"io_bytes"`
+	} `json:"trim"`
+	// Sync is fio's fsync count and the fsyncs and fdatasyncs it timed.
+	Sync struct {
+		TotalIOs int64 `json:"total_ios"`
+		Lat      struct {
+			N int64 `json:"N"`
+		} `json:"lat_ns"`
+	} `json:"sync"`
 	Options    map[string]string `json:"job options"`
 	DepthLevel map[string]float64
 }
@@ -181,7 +191,11 @@ func decodeJob(raw json.RawMessage) (fioJob, error) {
 
 // runClyde compiles and runs the job file in a directory of its own, as
 // clyde block FILE does there.
-func runClyde(t *testing.T, text string, logs bool) view {
+func runClyde(t *testing.T, text string, logs bool) view { return runClydePlan(t, text, logs, nil) }
+
+// runClydePlan is runClyde with edit applied to the compiled plan (a
+// device target needs DestroyData, as clyde block --destroy-data sets it).
+func runClydePlan(t *testing.T, text string, logs bool, edit func(*blockbench.Plan)) view {
 	t.Helper()
 	dir := t.TempDir()
 	f, err := Parse("job.fio", []byte(text), Env{})
@@ -210,6 +224,9 @@ func runClyde(t *testing.T, text string, logs bool) view {
 			return err
 		}
 		return out.Close()
+	}
+	if edit != nil {
+		edit(&p)
 	}
 	res, err := blockbench.RunPlan(context.Background(), p)
 	if err != nil {
@@ -336,6 +353,12 @@ func compareRuns(fio, clyde view, explained map[string]string, timed bool, appro
 			if math.Abs(fs-cs) > 5 {
 				differs("read share", "entry %s: fio %.1f%% reads, clyde %.1f%%", f.Name, fs, cs)
 			}
+		}
+		if ft, ct := f.Trim.IOBytes, c.Trim.IOBytes; ft != ct && !timed && approx == 0 {
+			differs("trim", "entry %s: fio trimmed %d bytes, clyde %d", f.Name, ft, ct)
+		}
+		if fs, cs := f.Sync, c.Sync; !timed && approx == 0 && (fs.TotalIOs != cs.TotalIOs || fs.Lat.N != cs.Lat.N) {
+			differs("sync", "entry %s: fio %d fsyncs, %d syncs timed; clyde %d, %d", f.Name, fs.TotalIOs, fs.Lat.N, cs.TotalIOs, cs.Lat.N)
 		}
 		if fd, cd := depthOf(f.DepthLevel), depthOf(c.DepthLevel); !sameDepth(fd, cd) {
 			differs("depth", "entry %s: fio's queue ran at %d, clyde's at %d", f.Name, fd, cd)
@@ -585,6 +608,35 @@ loops=2
 filename=a\:b.dat
 size=64k
 rw=write
+`},
+	{name: "verify=crc32c reads every block back", text: `[global]
+bs=4k
+size=256k
+[seq]
+filename=seq.dat
+rw=write
+verify=crc32c
+[rand]
+filename=rand.dat
+rw=randwrite
+verify=md5
+verify_fatal=1
+`},
+	{name: "fdatasync=4 with end_fsync=1", text: `[global]
+bs=4k
+size=256k
+rw=write
+[datasync]
+filename=a.dat
+fdatasync=4
+end_fsync=1
+[both]
+filename=b.dat
+fsync=3
+fdatasync=4
+[onclose]
+filename=c.dat
+fsync_on_close=1
 `},
 	{name: "an example's shape", text: `; -- start job file --
 [global]

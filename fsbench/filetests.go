@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"time"
 
 	"github.com/clydebench/clyde/internal/cpuclock"
 	"github.com/clydebench/clyde/internal/osio"
@@ -32,7 +33,7 @@ func (r *runner) runFileTests(ctx context.Context, run *result.FSRun) error {
 		}
 		for _, p := range phases {
 			for _, c := range r.copies {
-				c.flushed = ""
+				c.flushed, c.flushNs = "", 0
 				// --rank-shift: stat and delete the files of the
 				// peer rank's copy, whose names are the same.
 				c.onPeer = c.peer.dir.Valid() && p.test != create
@@ -62,8 +63,16 @@ func (r *runner) runFileTests(ctx context.Context, run *result.FSRun) error {
 				}
 			}
 			run.Tests[p.test].Flush = r.copies[0].flushed
-			if sh != nil && !random && p.test != create {
-				run.Tests[p.test].Notes = append(run.Tests[p.test].Notes, "shared tree: each worker visits the files it reads by name in index order, not in readdir order (which lists every rank's)")
+			for _, c := range r.copies {
+				run.Tests[p.test].FlushNs = max(run.Tests[p.test].FlushNs, c.flushNs)
+			}
+			if !random && p.test != create {
+				switch {
+				case sh != nil:
+					run.Tests[p.test].Notes = append(run.Tests[p.test].Notes, "shared tree: each worker visits the files it reads by name in index order, not in readdir order (which lists every rank's)")
+				case r.opts.CreationOrder:
+					run.Tests[p.test].Notes = append(run.Tests[p.test].Notes, "--creation-order: each worker visits its files by name in the order it made them, as mdtest does, not in bonnie++'s readdir order")
+				}
 			}
 		}
 		for k, c := range r.copies {
@@ -197,8 +206,9 @@ func (r *runner) createFiles(ctx context.Context, c *copyState, _ int) (int64, i
 	}
 	// The later phases see the files there are.
 	s.truncate(limit)
+	t0 := time.Now()
 	how, err := r.flushCreated(c, root)
-	c.flushed = how
+	c.flushed, c.flushNs = how, int64(time.Since(t0))
 	return int64(limit), written, err
 }
 
@@ -279,7 +289,7 @@ func (r *runner) prepareStat(random bool) func(c *copyState) error {
 // are inside the timing); the random test goes by the shuffled order.
 func (r *runner) statFiles(random bool) func(ctx context.Context, c *copyState, lane int) (int64, int64, error) {
 	return func(ctx context.Context, c *copyState, _ int) (int64, int64, error) {
-		if random || r.opts.SharedDir {
+		if random || r.opts.visitOrder() != "" {
 			return r.visitRandom(ctx, c, false)
 		}
 		return r.visitSequential(ctx, c, false)
@@ -290,7 +300,7 @@ func (r *runner) deleteFiles(random bool) func(ctx context.Context, c *copyState
 	return func(ctx context.Context, c *copyState, _ int) (int64, int64, error) {
 		var n, bytes int64
 		var err error
-		if random || r.opts.SharedDir {
+		if random || r.opts.visitOrder() != "" {
 			n, bytes, err = r.visitRandom(ctx, c, true)
 		} else {
 			n, bytes, err = r.visitSequential(ctx, c, true)
@@ -299,8 +309,9 @@ func (r *runner) deleteFiles(random bool) func(ctx context.Context, c *copyState
 			return n, bytes, err
 		}
 		if r.opts.SharedDir { // the directories go once every worker is done
+			t0 := time.Now()
 			how, err := r.flushDeleted(c)
-			c.flushed = how
+			c.flushed, c.flushNs = how, int64(time.Since(t0))
 			return n, bytes, err
 		}
 		if err := r.removeDirs(c); err != nil {
@@ -480,7 +491,8 @@ func (r *runner) removeDirs(c *copyState) error {
 	if err := at.dir.RmdirSmall(osio.Name(at.testDir)); err != nil {
 		return fmt.Errorf("rmdir %s/%s: %w", at.dir.Path(), at.testDir, err)
 	}
+	t0 := time.Now()
 	how, err := r.flushDeleted(c)
-	c.flushed = how
+	c.flushed, c.flushNs = how, int64(time.Since(t0))
 	return err
 }

@@ -129,6 +129,12 @@ type Options struct {
 	// index order (a readdir would list every rank's). Phases must be a
 	// Sharer.
 	SharedDir bool
+	// CreationOrder makes the sequential stat and delete visit each
+	// worker's files by name in the order they were made, as mdtest does,
+	// instead of bonnie++'s readdir order (on ext4 hash order, which
+	// scatters the inode table writes of a delete). A shared tree always
+	// visits this way.
+	CreationOrder bool
 	// Stonewall is mdtest's -W for the create phases (result.FSStonewall);
 	// 0 creates every file. Across ranks Phases must be a Stonewaller.
 	Stonewall time.Duration

@@ -49,8 +49,10 @@ type copyState struct {
 	tickets []int32     // seek tickets; negative writes back
 	names   *nameSet
 	scanner *osio.Scanner
-	// flushed says what the phase's closing flush covered (flush.go).
+	// flushed says what the phase's closing flush covered (flush.go),
+	// flushNs how long it took.
 	flushed string
+	flushNs int64
 	// sharedTable[lane] is true when the lane's thread could not get a
 	// descriptor table of its own (osio.IsolateThread), so what the lane
 	// left open must be closed by the runner rather than by the kernel.
@@ -187,8 +189,16 @@ func (o *Options) config() result.FSConfig {
 		MaxFileBytes: o.MaxFileBytes, MinFileBytes: o.MinFileBytes, Dirs: o.Dirs, FileChunk: o.FileChunk,
 		Concurrency: o.Concurrency, RAMMiB: o.RAMMiB, Seed: o.Seed, SeedFile: o.SeedFile, SyncWrites: o.SyncWrites,
 		Direct: o.Direct, RandomData: o.RandomData, Iterations: o.Iterations, SkipEviction: o.NoEvict,
-		LinkMode: o.linkMode(), CompatVersion: o.CompatVersion, Auto: o.Auto,
+		LinkMode: o.linkMode(), CompatVersion: o.CompatVersion, Auto: o.Auto, VisitOrder: o.visitOrder(),
 	}
+}
+
+// visitOrder is FSConfig.VisitOrder.
+func (o *Options) visitOrder() string {
+	if o.CreationOrder || o.SharedDir {
+		return "creation"
+	}
+	return ""
 }
 
 // newRand is bonnie++'s random stream for one copy: the -Z numbers when

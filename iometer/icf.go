@@ -68,6 +68,9 @@ type Spec struct {
 	// number.
 	Assignment string
 	Line       int
+	// OldFormat marks a specification read from a file before Iometer
+	// 1998.05.21 (icf_old.go).
+	OldFormat bool
 }
 
 // Worker is one worker of the manager list.
@@ -231,6 +234,9 @@ func (p *parser) file() error {
 		case hasPrefixFold(l.text, "'RESULTS DISPLAY"):
 			p.i++
 			err = p.skipSection(l, "'END results display", "RESULTS DISPLAY section (clyde prints its own results)")
+		case hasPrefixFold(l.text, "'ACCESS SPECIFICATIONS") && oldSpecs(p.cfg.Version):
+			p.i++
+			err = p.accessSpecsOld()
 		case hasPrefixFold(l.text, "'ACCESS SPECIFICATIONS"):
 			p.i++
 			err = p.accessSpecs()

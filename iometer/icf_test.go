@@ -306,6 +306,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte(mixICF))
 	f.Add([]byte("Version 1.1.0\n'ACCESS SPECIFICATIONS\n'Access specification name,default assignment\n\tx,ALL\n'h\n\t1,100,0,0,0,0,0,0\n'END access specifications\n"))
+	f.Add([]byte(oldICF))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		c, err := Parse(bytes.NewReader(b), "fuzz.icf")
 		if err != nil {
@@ -346,5 +347,76 @@ func TestRunTimeOverflowRefused(t *testing.T) {
 	_, err = Parse(strings.NewReader(strings.Join(lines, "\n")), "t.icf")
 	if err == nil || !strings.Contains(err.Error(), "out of range") || !result.IsUsage(err) {
 		t.Fatalf("err = %v, want the run time refused as out of range", err)
+	}
+}
+
+// TestCyclingFromFile runs each cycling test type from a file as Iometer
+// writes it (testdata/two-workers.icf, its Test Type and cycling lines
+// edited): the tests planned are Iometer's, one per spec and step.
+func TestCyclingFromFile(t *testing.T) {
+	b, err := os.ReadFile("testdata/two-workers.icf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	at := func(prefix string) int {
+		i := slices.IndexFunc(lines, func(s string) bool { return strings.HasPrefix(strings.TrimSpace(s), prefix) })
+		if i < 0 {
+			t.Fatalf("testdata/two-workers.icf has no %q line", prefix)
+		}
+		return i
+	}
+	workerCycle, queueCycle, testType := at("'Worker Cycling")+2, at("'Queue Depth Cycling")+2, at("'Test Type")+1
+	for _, tc := range []struct {
+		name, typ, workers, queue string
+		want                      []string // the first spec's tests
+		workersPerTest            []int
+	}{
+		{"outstanding linear", "CYCLE_OUTSTANDING_IOS", "1 1 LINEAR", "1 16 4 LINEAR",
+			[]string{"1", "5", "9", "13"}, []int{2, 2, 2, 2}},
+		{"outstanding exponential", "CYCLE_OUTSTANDING_IOS", "1 1 LINEAR", "1 32 2 EXPONENTIAL",
+			[]string{"1", "2", "4", "8", "16", "32"}, []int{2, 2, 2, 2, 2, 2}},
+		{"outstanding and targets", "CYCLE_OUTSTANDING_IOS_AND_TARGETS", "1 1 LINEAR", "2 8 3 LINEAR",
+			[]string{"2", "5", "8"}, []int{2, 2, 2}},
+		{"workers linear", "CYCLE_WORKERS", "1 1 LINEAR", "1 1 1 LINEAR",
+			[]string{"1 workers", "2 workers"}, []int{1, 2}},
+		{"normal", "NORMAL", "1 1 LINEAR", "1 4 2 EXPONENTIAL",
+			nil, []int{2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := slices.Clone(lines)
+			l[testType], l[workerCycle], l[queueCycle] = "\t"+tc.typ, "\t"+tc.workers, "\t"+tc.queue
+			c, err := Parse(strings.NewReader(strings.Join(l, "\n")), "cycle.icf")
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := c.Plan(Options{Filename: "/tmp/f", Seed: 7})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rows []string
+			var per []int
+			for i, lb := range p.Labels {
+				if !strings.HasPrefix(lb.Row, "Mixed sizes") {
+					continue
+				}
+				rows = append(rows, lb.Row)
+				per = append(per, len(p.Groups[i]))
+			}
+			var want []string
+			for _, w := range tc.want {
+				if strings.HasSuffix(w, "workers") {
+					want = append(want, "Mixed sizes ("+w+")")
+				} else {
+					want = append(want, "Mixed sizes ("+w+" outstanding I/Os)")
+				}
+			}
+			if tc.want == nil {
+				want = []string{"Mixed sizes"}
+			}
+			if !slices.Equal(rows, want) || !slices.Equal(per, tc.workersPerTest) {
+				t.Errorf("tests %q with %v workers\nwant  %q with %v", rows, per, want, tc.workersPerTest)
+			}
+		})
 	}
 }

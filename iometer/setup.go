@@ -84,6 +84,9 @@ func (c *Config) Setup(o Options) (blockbench.IometerSetup, error) {
 	}
 	for _, sp := range c.Specs {
 		s.Specs = append(s.Specs, sp.AccessSpec)
+		if sp.OldFormat {
+			s.Notes = append(s.Notes, fmt.Sprintf("access specification %q (line %d) is in the format of Iometer before 1998.05.21: as Iometer does, it ran on every worker, its I/Os aligned at %d bytes", sp.Name, sp.Line, oldFormatAlign))
+		}
 	}
 	if len(s.Specs) == 0 {
 		return s, result.Usagef(c.Source, "no access specifications (no 'ACCESS SPECIFICATIONS section, or an empty one)")

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
+	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -278,4 +281,64 @@ func TestRunJobIsTheSimpleLevel(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkGoldenFile(t, "../testdata/block/profile-orion.json", append(got, '\n'))
+}
+
+// TestInterruptedPointIsMarked cuts a normal run short in its fourth data
+// point, as ^C does: blockbench returns the groups that finished and the
+// interrupted one with what it did. The cut point's cells carry ORION's
+// files' mark, the summary says what it means and its peaks leave it out.
+func TestInterruptedPointIsMarked(t *testing.T) {
+	const cutGroup = 3
+	runPlan = func(ctx context.Context, p blockbench.Plan) (*result.Block, error) {
+		p.Groups = p.Groups[:cutGroup+1]
+		res, _ := syntheticRun(ctx, p)
+		for i := range res.Jobs {
+			if j := &res.Jobs[i]; j.GroupID == cutGroup {
+				// A tenth of the point ran, at ten times the rate: were
+				// it taken for a whole point, it would be the maximum.
+				j.Interrupted, j.ElapsedNs = true, j.ElapsedNs/10
+				j.Read.IOPS, j.Read.BWBytes = j.Read.IOPS*10, j.Read.BWBytes*10
+			}
+		}
+		res.Interrupted = true
+		return res, context.Canceled
+	}
+	t.Cleanup(func() { runPlan = blockbench.RunPlan })
+	dir := t.TempDir()
+	goldenLUN(t, dir, "ssd")
+	o := DefaultOptions(RunNormal)
+	o.TestName, o.OutputDir, o.Now, o.Duration = filepath.Join(dir, "ssd"), dir, fixedClock, 2*time.Second
+	o.Command = "-run normal -testname ssd"
+	tt, err := Prepare(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := tt.Run(context.Background())
+	if !errors.Is(err, context.Canceled) || res == nil {
+		t.Fatalf("run: %v, %v", res, err)
+	}
+	pts := res.Orion.Sets[0].Points
+	if len(pts) != cutGroup+1 || !pts[cutGroup].Partial || pts[cutGroup-1].Partial {
+		t.Fatalf("points %+v: want %d, the last one partial", pts, cutGroup+1)
+	}
+	if err := tt.WriteFiles(io.Discard, res); err != nil {
+		t.Fatal(err)
+	}
+	written, _ := filepath.Glob(filepath.Join(dir, "ssd_*"))
+	for _, path := range written {
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = bytes.ReplaceAll(got, []byte(dir+string(filepath.Separator)), nil)
+		checkGoldenFile(t, filepath.Join("testdata", "interrupted", filepath.Base(path)), got)
+	}
+	sum, _ := os.ReadFile(filepath.Join(dir, "ssd_20260314_1509_summary.txt"))
+	cut := pts[cutGroup]
+	if want := fmt.Sprintf("Maximum Small IOPS=%.0f", cut.SmallIOPS); strings.Contains(string(sum), want) {
+		t.Errorf("the cut point's rate is taken as the maximum:\n%s", sum)
+	}
+	if !strings.Contains(string(sum), fmt.Sprintf("Data point Small=%d and Large=%d was cut short", cut.Small, cut.Large)) {
+		t.Errorf("the summary does not name the cut point:\n%s", sum)
+	}
 }

@@ -218,6 +218,7 @@ func (t *Test) fill(res *result.Block) {
 			j := &jobs[k]
 			op.Jobs = append(op.Jobs, first+k)
 			op.ElapsedNs = max(op.ElapsedNs, j.ElapsedNs)
+			op.Partial = op.Partial || j.Interrupted
 			switch info.roles[k] {
 			case roleSmall:
 				op.SmallIOPS = j.Read.IOPS + j.Write.IOPS

@@ -89,8 +89,9 @@ type BlockJob struct {
 	Config BlockJobConfig `json:"config"`
 	Read   BlockDir       `json:"read"`
 	Write  BlockDir       `json:"write"`
-	// Trim is always zeros (clyde issues no trims); Sync is the --fsync
-	// and end_fsync calls, as fio's "sync".
+	// Trim is rw=trim and randtrim (BLKDISCARD); Sync is the fsync=
+	// and fdatasync= calls as fio's "sync": total_ios counts the fsyncs,
+	// lat_ns both (end_fsync is in neither, as in fio).
 	Trim BlockDir     `json:"trim"`
 	Sync BlockSyncDir `json:"sync"`
 	// JobRuntime is the measured wall time in ms (excluding ramp), as fio's.

@@ -94,27 +94,32 @@ type FSConfig struct {
 	Dir         string `json:"dir"`
 	MachineName string `json:"machine_name"`
 	// FileSizeMiB is the size of the big file of each copy; 0 skips the IO tests.
-	FileSizeMiB   int64  `json:"file_size_mib"`
-	ChunkBytes    int    `json:"chunk_bytes"`
-	Seeks         int    `json:"seeks"`
-	SeekProcs     int    `json:"seek_procs"`
-	ByteIOMiB     int64  `json:"byte_io_mib"`
-	FilesK        int    `json:"files_k"`
-	MaxFileBytes  int64  `json:"max_file_bytes"`
-	MinFileBytes  int64  `json:"min_file_bytes"`
-	Dirs          int    `json:"dirs"`
-	FileChunk     int    `json:"file_chunk_bytes"`
-	Concurrency   int    `json:"concurrency"`
-	RAMMiB        int64  `json:"ram_mib"`
-	Seed          uint32 `json:"seed"`
-	SeedFile      string `json:"seed_file,omitempty"`
-	SyncWrites    bool   `json:"sync_writes"`
-	Direct        bool   `json:"direct"`
-	RandomData    bool   `json:"random_data"`
-	Iterations    int    `json:"iterations"`
-	SkipEviction  bool   `json:"skip_eviction,omitempty"`
-	LinkMode      string `json:"link_mode,omitempty"` // "", "link" or "symlink"
-	CompatVersion string `json:"compat_version"`      // bonnie++ version printed in tables and CSV
+	FileSizeMiB  int64  `json:"file_size_mib"`
+	ChunkBytes   int    `json:"chunk_bytes"`
+	Seeks        int    `json:"seeks"`
+	SeekProcs    int    `json:"seek_procs"`
+	ByteIOMiB    int64  `json:"byte_io_mib"`
+	FilesK       int    `json:"files_k"`
+	MaxFileBytes int64  `json:"max_file_bytes"`
+	MinFileBytes int64  `json:"min_file_bytes"`
+	Dirs         int    `json:"dirs"`
+	FileChunk    int    `json:"file_chunk_bytes"`
+	Concurrency  int    `json:"concurrency"`
+	RAMMiB       int64  `json:"ram_mib"`
+	Seed         uint32 `json:"seed"`
+	SeedFile     string `json:"seed_file,omitempty"`
+	SyncWrites   bool   `json:"sync_writes"`
+	Direct       bool   `json:"direct"`
+	RandomData   bool   `json:"random_data"`
+	Iterations   int    `json:"iterations"`
+	SkipEviction bool   `json:"skip_eviction,omitempty"`
+	LinkMode     string `json:"link_mode,omitempty"` // "", "link" or "symlink"
+	// VisitOrder is how the sequential stat and delete tests walk the
+	// files: "" is bonnie++'s readdir order, "creation" by name in the
+	// order they were made (--creation-order, and every shared tree), as
+	// mdtest does.
+	VisitOrder    string `json:"visit_order,omitempty"`
+	CompatVersion string `json:"compat_version"` // bonnie++ version printed in tables and CSV
 	// Auto is set when --auto chose the sizes: how, and from what.
 	Auto *FSAuto `json:"auto,omitempty"`
 }
@@ -182,8 +187,11 @@ type FSTestResult struct {
 	// where bonnie++ calls sync: the filesystem (syncfs), the volume, or
 	// each file and directory of the phase where the platform cannot flush
 	// a whole volume (Windows without administrator rights).
-	Flush string   `json:"flush,omitempty"`
-	Notes []string `json:"notes,omitempty"`
+	Flush string `json:"flush,omitempty"`
+	// FlushNs is how long that flush took, inside ElapsedNs: the longest
+	// of the copies' (mdtest times no flush unless -Y).
+	FlushNs int64    `json:"flush_ns,omitempty"`
+	Notes   []string `json:"notes,omitempty"`
 	// Stonewall is --stonewall's account of a create phase.
 	Stonewall *FSStonewall `json:"stonewall,omitempty"`
 }

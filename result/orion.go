@@ -70,4 +70,8 @@ type OrionPoint struct {
 	LargeWrite *LatNs  `json:"large_write_lat_ns,omitempty"`
 	// ElapsedNs is the point's measured time (the longest of its jobs).
 	ElapsedNs int64 `json:"elapsed_ns"`
+	// Partial marks a point cut short (^C): its figures are over
+	// ElapsedNs, less than the -duration asked for. ORION's files mark its
+	// cells and leave it out of the maximum and minimum lines.
+	Partial bool `json:"partial,omitempty"`
 }

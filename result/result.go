@@ -36,6 +36,10 @@ type Filesystem struct {
 	Source       string `json:"source,omitempty"`
 	DeviceModel  string `json:"device_model,omitempty"`
 	DeviceSerial string `json:"device_serial,omitempty"`
+	// UUID is the filesystem's own UUID (NTFS: its volume serial number)
+	// from its superblock, where it could be read (Linux, as root): the
+	// history knows the filesystem again wherever it is mounted.
+	UUID string `json:"uuid,omitempty"`
 	// VolumeName is the volume's label, ClusterBytes its allocation unit
 	// (the NTFS cluster size) and SectorBytes the sector size its
 	// allocation is counted in, where the platform reports them (Windows).

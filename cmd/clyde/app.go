@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -77,6 +78,7 @@ func run(args []string) int {
 
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
+	app.Metadata = map[string]any{typedKey: args}
 	err := checkCommand(app, args)
 	if err == nil {
 		args, err = checkBlockArgs(args)
@@ -89,6 +91,18 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "clyde: %v\n", err)
 	}
 	return code
+}
+
+// typedKey holds the command line as typed, before any rewriting, in the
+// app's Metadata.
+const typedKey = "typed"
+
+// typedArgs is the command line as typed (os.Args for the binary).
+func typedArgs(c *cli.Context) []string {
+	if a, ok := c.App.Metadata[typedKey].([]string); ok {
+		return a
+	}
+	return os.Args
 }
 
 // errSilent wraps errors whose message was already printed.
@@ -176,11 +190,37 @@ func isSecondStop(sig os.Signal, since time.Duration) bool {
 // the default-size test in the current directory.
 func noArgs(action cli.ActionFunc) cli.ActionFunc {
 	return func(c *cli.Context) error {
+		for _, a := range c.Args().Slice() {
+			if err := pastedDash(a); err != nil {
+				return err
+			}
+		}
 		if c.NArg() > 0 {
 			return result.Usagef(c.Args().First(), "unexpected argument; clyde %s takes flags only (did you mean -d %s?)", c.Command.Name, c.Args().First())
 		}
 		return action(c)
 	}
+}
+
+// dashes are the characters a word processor or a web page puts where a
+// command had a hyphen: a flag pasted from a write-up (ORION's "–write 0"
+// on a blog) starts with one and is taken as a word.
+var dashes = map[rune]string{
+	'\u2010': "a Unicode hyphen (U+2010)", '\u2011': "a non-breaking hyphen (U+2011)", '\u2012': "a figure dash (U+2012)",
+	'\u2013': "an en dash (U+2013)", '\u2014': "an em dash (U+2014)", '\u2015': "a horizontal bar (U+2015)",
+	'\u2212': "a minus sign (U+2212)", '\ufe63': "a small hyphen-minus (U+FE63)", '\uff0d': "a fullwidth hyphen-minus (U+FF0D)",
+}
+
+// pastedDash refuses a word that starts with one of those dashes, naming it
+// and the flag that was meant.
+func pastedDash(word string) error {
+	r, size := utf8.DecodeRuneInString(word)
+	what, ok := dashes[r]
+	if !ok {
+		return nil
+	}
+	rest := strings.TrimLeftFunc(word[size:], func(r rune) bool { _, d := dashes[r]; return d || r == '-' })
+	return result.Usagef(word, "starts with %s, not a hyphen (pasted from a document?); type -%s", what, rest)
 }
 
 // checkCommand refuses an unknown subcommand as a usage error; urfave/cli

@@ -168,6 +168,9 @@ func checkBlockArgs(args []string) ([]string, error) {
 			break
 		}
 		if !strings.HasPrefix(a, "-") || a == "-" {
+			if err := pastedDash(a); err != nil {
+				return nil, err
+			}
 			words = append(words, a)
 			continue
 		}

@@ -49,6 +49,7 @@ func fsCommand() *cli.Command {
 			&cli.BoolFlag{Name: "percentiles", Usage: "after the tables, print each test's latency distribution (min, mean, p50, p90, p99, p99.9, max)"},
 			&cli.BoolFlag{Name: "random-data", Usage: "write incompressible data instead of bonnie++'s near-zero blocks"},
 			&cli.BoolFlag{Name: "no-evict", Usage: "do not drop the big file from the page cache before read phases"},
+			&cli.BoolFlag{Name: "creation-order", Usage: "the sequential stat and delete visit the files by name in the order they were made, as mdtest does, instead of bonnie++'s readdir order (hash order on ext4); recorded, and a run with it is not compared with one without"},
 			&cli.Float64Flag{Name: "stonewall", Usage: "mdtest's -W: each create phase stops after `SECONDS` (or once a worker has made all its files), then every worker makes files up to the most any made, so later phases see equal trees; the JSON and a line below the tables give the stonewall rate"},
 			&cli.StringFlag{Name: "auto", Usage: "--auto[=BUDGET]: pick -s, its seek count, -f and -n so every test runs about a second here, within the free space and inodes and about BUDGET of wall time (default 2m), after short uncounted calibration runs; a later --auto run on this host and directory reuses the sizes in the history; sizes given with -s, -f or -n are kept; the 2x-RAM rule is off unless -r is given"},
 			&cli.BoolFlag{Name: "cleanup", Usage: "remove what killed clyde runs left in -d, then exit"},
@@ -151,6 +152,7 @@ func fsOptions(c *cli.Context) (fsbench.Options, error) {
 	o.Stonewall = time.Duration(c.Float64("stonewall") * float64(time.Second))
 	o.RandomData = c.Bool("random-data")
 	o.NoEvict = c.Bool("no-evict")
+	o.CreationOrder = c.Bool("creation-order")
 	o.CommandLine = os.Args
 	if c.IsSet("auto") && !c.IsSet("ram") {
 		// The read phases start from an evicted page cache, so the

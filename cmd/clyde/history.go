@@ -14,6 +14,7 @@ import (
 
 	"github.com/clydebench/clyde/internal/compare"
 	"github.com/clydebench/clyde/internal/history"
+	"github.com/clydebench/clyde/internal/sysinfo"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -42,6 +43,7 @@ func historyAction(c *cli.Context) error {
 	}
 	if d := c.String("dir"); d != "" {
 		f.Targets = targetForms(d)
+		f.Volume = volumeForm(d)
 	}
 	if s := c.String("since"); s != "" || c.IsSet("since") {
 		t, err := history.ParseSince(s, time.Now())
@@ -129,6 +131,21 @@ func dash(s string) string {
 // targetForms are the forms a directory or device named by --dir may have
 // been saved under: as given (older results kept a relative -d as typed),
 // absolute, and absolute with symlinks resolved (what runs save now).
+// volumeForm is d by its filesystem's UUID (compare.Run.Volume), so runs on
+// that filesystem mounted elsewhere match too; a file that is gone (a block
+// run's file, removed after it) is found through its directory. "" where
+// no UUID can be read.
+func volumeForm(d string) string {
+	fs, err := sysinfo.FilesystemOf(d)
+	if err == nil && fs.UUID != "" {
+		return compare.VolumeOf(fs.UUID, fs.MountPoint, fs.Path)
+	}
+	if fs, err = sysinfo.FilesystemOf(filepath.Dir(d)); err == nil && fs.UUID != "" {
+		return compare.VolumeOf(fs.UUID, fs.MountPoint, filepath.Join(fs.Path, filepath.Base(d)))
+	}
+	return ""
+}
+
 func targetForms(d string) []string {
 	forms := []string{d}
 	if abs, err := filepath.Abs(d); err == nil {

@@ -463,6 +463,7 @@ func mergeTest(g gathered) (result.FSTestResult, error) {
 		m.Ops += t.Ops
 		m.Bytes += t.Bytes
 		m.ElapsedNs = max(m.ElapsedNs, t.ElapsedNs)
+		m.FlushNs = max(m.FlushNs, t.FlushNs)
 		m.CPUUserNs += t.CPUUserNs
 		m.CPUSysNs += t.CPUSysNs
 		m.CPUKnown = m.CPUKnown && t.CPUKnown

@@ -23,11 +23,12 @@ func TestJobPhaseFirstAndLastDone(t *testing.T) {
 	// had done 500 and rank 2 250; the last finishes at 4s.
 	g := gathered{iteration: 1, test: result.SeqCreate, first: 1, atFirst: []int64{500, 1000, 250},
 		ranks: []result.FSTestResult{rankResult(1000, 2*time.Second), rankResult(1000, time.Second), rankResult(1000, 4*time.Second)}}
+	g.ranks[0].FlushNs, g.ranks[1].FlushNs = int64(300*time.Millisecond), int64(100*time.Millisecond)
 	merged, err := mergeTest(g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if merged.Ops != 3000 || merged.ElapsedNs != int64(4*time.Second) || merged.RatePerSec != 750 || merged.Latency.Count != 3000 {
+	if merged.Ops != 3000 || merged.ElapsedNs != int64(4*time.Second) || merged.RatePerSec != 750 || merged.Latency.Count != 3000 || merged.FlushNs != int64(300*time.Millisecond) {
 		t.Fatalf("merged %+v", merged)
 	}
 	p := jobPhase(g, merged)
@@ -58,6 +59,7 @@ func TestOptionsHash(t *testing.T) {
 		{"chosen seed", func(o *fsbench.Options) { o.Seed, o.SeedSet = 99, true }, false},
 		{"files", func(o *fsbench.Options) { o.FilesK = 3 }, false},
 		{"sync", func(o *fsbench.Options) { o.SyncWrites = true }, false},
+		{"creation order", func(o *fsbench.Options) { o.CreationOrder = true }, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

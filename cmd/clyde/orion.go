@@ -20,11 +20,6 @@ import (
 
 func init() { commandList = append(commandList, orionCommand()) }
 
-// orionFlags are ORION's own, in the order its -help lists them; they are
-// echoed in that order in the summary's "Commandline:".
-var orionFlags = []string{"run", "testname", "num_disks", "size_small", "size_large", "type", "num_streamIO", "write",
-	"duration", "matrix", "num_small", "num_large", "cache_size", "simulate", "verbose"}
-
 func orionCommand() *cli.Command {
 	d := orion.DefaultOptions("")
 	return &cli.Command{
@@ -71,19 +66,20 @@ func orionCommand() *cli.Command {
 // orionOptions turns the flags into orion.Options; every malformed value is
 // a usage error naming its flag.
 func orionOptions(c *cli.Context) (orion.Options, error) {
-	o := orion.DefaultOptions(c.String("run"))
+	// ORION reads its word values in any case (-simulate RAID0).
+	o := orion.DefaultOptions(strings.ToLower(c.String("run")))
 	var err error
 	o.TestName = c.String("testname")
 	o.NumDisks = c.Int("num_disks")
 	if o.SizeSmall, err = orion.ParseSizeList("-size_small", c.String("size_small")); err != nil {
 		return o, err
 	}
-	o.SizeLarge, o.Type, o.NumStreamIO, o.Write = c.Int("size_large"), c.String("type"), c.Int("num_streamIO"), c.Int("write")
+	o.SizeLarge, o.Type, o.NumStreamIO, o.Write = c.Int("size_large"), strings.ToLower(c.String("type")), c.Int("num_streamIO"), c.Int("write")
 	if s := c.Int("duration"); s < 1 || int64(s) > int64(blockbench.MaxRuntime/time.Second) {
 		return o, result.Usagef("-duration", "%d is outside 1..%d; give the seconds of each data point", s, int64(blockbench.MaxRuntime/time.Second))
 	}
 	o.Duration = time.Duration(c.Int("duration")) * time.Second
-	o.Matrix = c.String("matrix")
+	o.Matrix = strings.ToLower(c.String("matrix"))
 	for _, f := range []struct {
 		name string
 		dst  *int
@@ -94,7 +90,7 @@ func orionOptions(c *cli.Context) (orion.Options, error) {
 			}
 		}
 	}
-	o.Simulate, o.Verbose = c.String("simulate"), c.Bool("verbose")
+	o.Simulate, o.Verbose = strings.ToLower(c.String("simulate")), c.Bool("verbose")
 	o.OutputDir, o.DestroyData, o.Direct, o.Seed = c.String("output-dir"), c.Bool("destroy-data"), c.Bool("direct"), c.Uint64("seed")
 	o.AllowSparse = c.Bool("allow_sparse")
 	if o.OutputDir == "" {
@@ -103,7 +99,7 @@ func orionOptions(c *cli.Context) (orion.Options, error) {
 	if o.IOEngine, err = blockbench.ParseEngine(c.String("ioengine")); err != nil {
 		return o, err
 	}
-	o.Command = orionCommandLine(c)
+	o.Command = orionCommandLine(typedArgs(c), c.Command.Name)
 	o.Out, o.Warn, o.CommandLine = c.App.Writer, c.App.ErrWriter, os.Args
 	if isTerminal(c.App.ErrWriter) { // a person watching; cron and pipes get nothing
 		o.Live = c.App.ErrWriter
@@ -111,20 +107,15 @@ func orionOptions(c *cli.Context) (orion.Options, error) {
 	return o, o.Validate()
 }
 
-// orionCommandLine is ORION's part of the command, as its summary echoes it.
-func orionCommandLine(c *cli.Context) string {
-	var parts []string
-	for _, name := range orionFlags {
-		if !c.IsSet(name) {
-			continue
+// orionCommandLine is the command as typed after the command's name, as
+// ORION's summary echoes its own arguments under "Commandline:".
+func orionCommandLine(args []string, command string) string {
+	for i := 1; i < len(args); i++ {
+		if args[i] == command {
+			return strings.Join(args[i+1:], " ")
 		}
-		if name == "verbose" {
-			parts = append(parts, "-verbose")
-			continue
-		}
-		parts = append(parts, "-"+name, c.String(name))
 	}
-	return strings.Join(parts, " ")
+	return strings.Join(args[min(1, len(args)):], " ")
 }
 
 func orionAction(c *cli.Context) error {

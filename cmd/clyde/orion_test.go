@@ -57,7 +57,8 @@ func TestSteadyFlagsRefused(t *testing.T) {
 	}
 }
 
-// The summary echoes ORION's part of the command in ORION's order.
+// The summary echoes the command as typed after "orion", as ORION echoes its
+// arguments; -simulate takes any case, as ORION's does.
 func TestOrionCommandLineEcho(t *testing.T) {
 	dir := t.TempDir()
 	lun := filepath.Join(dir, "lun.img")
@@ -68,7 +69,7 @@ func TestOrionCommandLineEcho(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, stderr := runClyde(t, "orion", "-duration", "1", "-num_small", "2", "-matrix", "point", "-testname", filepath.Join(dir, "t"),
-		"-run", "advanced", "-output-dir", dir, "--direct=false", "--no-history")
+		"-run", "advanced", "-simulate", "RAID0", "-output-dir", dir, "--direct=false", "--no-history")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -77,11 +78,35 @@ func TestOrionCommandLineEcho(t *testing.T) {
 		t.Fatalf("summaries %v", sums)
 	}
 	b, _ := os.ReadFile(sums[0])
-	want := "Commandline:\n-run advanced -testname " + filepath.Join(dir, "t") + " -duration 1 -matrix point -num_small 2\n"
+	want := "Commandline:\n-duration 1 -num_small 2 -matrix point -testname " + filepath.Join(dir, "t") + " -run advanced -simulate RAID0 -output-dir " + dir + " --direct=false --no-history\n"
 	if !strings.Contains(string(b), want) {
 		t.Errorf("summary does not echo %q:\n%s", want, b)
 	}
+	if !strings.Contains(string(b), "Simulated Array Type: RAID0\n") {
+		t.Errorf("summary does not say RAID0:\n%s", b)
+	}
 	if !strings.Contains(out, "Maximum Small IOPS=") {
 		t.Errorf("stdout lacks the closing lines:\n%s", out)
+	}
+}
+
+// A flag pasted from a write-up with a typographic dash is named with its
+// dash and the flag that was meant, by every command, before anything runs.
+func TestPastedDash(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"orion", "-run", "simple", "\u2013write", "10"}, "clyde: \u2013write: starts with an en dash (U+2013), not a hyphen (pasted from a document?); type -write\n"},
+		{[]string{"orion", "-run", "simple", "\u2014\u2014matrix", "basic"}, "clyde: \u2014\u2014matrix: starts with an em dash (U+2014), not a hyphen (pasted from a document?); type -matrix\n"},
+		{[]string{"block", "--filename", "x", "\u2212\u2212rw", "read"}, "clyde: \u2212\u2212rw: starts with a minus sign (U+2212), not a hyphen (pasted from a document?); type -rw\n"},
+		{[]string{"fs", "\u2013d", "/tmp"}, "clyde: \u2013d: starts with an en dash (U+2013), not a hyphen (pasted from a document?); type -d\n"},
+	} {
+		t.Run(tc.args[0], func(t *testing.T) {
+			code, _, stderr := runClyde(t, tc.args...)
+			if code != exitUsage || stderr != tc.want {
+				t.Errorf("exit %d, %q; want %d, %q", code, stderr, exitUsage, tc.want)
+			}
+		})
 	}
 }

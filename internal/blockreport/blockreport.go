@@ -71,11 +71,11 @@ func jobText(ew *errWriter, j *result.BlockJob) {
 	c := j.Config
 	ew.printf("%s: (bs=%d, rw=%s, ioengine=%s, iodepth=%d, numjobs=%d, direct=%d)\n",
 		j.JobName, c.BSBytes, c.RW, c.IOEngine, c.IODepth, c.NumJobs, b2i(c.Direct))
-	for d, dir := range []*result.BlockDir{&j.Read, &j.Write} {
+	for d, dir := range []*result.BlockDir{&j.Read, &j.Write, &j.Trim} {
 		if dir.TotalIOs == 0 {
 			continue
 		}
-		name := [2]string{"read", "write"}[d]
+		name := [3]string{"read", "write", "trim"}[d]
 		ew.printf("  %s: IOPS=%s, BW=%s/s (%s/s)(%s/%dmsec)\n", name, count(dir.IOPS),
 			humanize.IBytes(uint64(dir.BWBytes)), humanize.Bytes(uint64(dir.BWBytes)),
 			humanize.IBytes(uint64(dir.IOBytes)), dir.Runtime)
@@ -199,13 +199,13 @@ func CSV(w io.Writer, res *result.Block) error {
 	_ = cw.Write(header)
 	for i := range res.Jobs {
 		j := &res.Jobs[i]
-		for d, dir := range []*result.BlockDir{&j.Read, &j.Write} {
+		for d, dir := range []*result.BlockDir{&j.Read, &j.Write, &j.Trim} {
 			if dir.TotalIOs == 0 {
 				continue
 			}
 			c := j.Config
 			row := []string{j.JobName, c.RW, i64(c.BSBytes), c.IOEngine, itoa(c.IODepth), itoa(c.NumJobs),
-				[2]string{"read", "write"}[d], i64(dir.TotalIOs), i64(dir.IOBytes), ftoa(dir.IOPS), i64(dir.BWBytes),
+				[3]string{"read", "write", "trim"}[d], i64(dir.TotalIOs), i64(dir.IOBytes), ftoa(dir.IOPS), i64(dir.BWBytes),
 				i64(dir.Runtime), i64(dir.Lat.Min), ftoa(dir.Lat.Mean), ftoa(dir.Lat.Stddev), i64(dir.Lat.Max)}
 			lat := dir.LatPercentiles()
 			for _, p := range ps {

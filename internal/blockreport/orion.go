@@ -18,9 +18,17 @@ import (
 // above 0. Latency is in microseconds (ORION 11.1 printed milliseconds,
 // 12c microseconds), MBPS in MiB/s.
 
+// A point cut short (^C) is written with partialMark after its figure, in
+// the same width, so that no reader takes it for a whole point; the summary
+// and the trace say what the mark means.
+const partialMark = "*"
+
 // OrionIOPSCSV writes _iops.csv: small-I/O IOPS.
 func OrionIOPSCSV(w io.Writer, s *result.OrionSet) error {
 	return orionMatrix(w, s, false, func(p *result.OrionPoint) (string, bool) {
+		if p.Partial {
+			return fmt.Sprintf("%6d%s", int64(math.Round(p.SmallIOPS)), partialMark), p.Small > 0
+		}
 		return fmt.Sprintf("%7d", int64(math.Round(p.SmallIOPS))), p.Small > 0
 	})
 }
@@ -28,6 +36,9 @@ func OrionIOPSCSV(w io.Writer, s *result.OrionSet) error {
 // OrionMBPSCSV writes _mbps.csv: large-I/O MB/s.
 func OrionMBPSCSV(w io.Writer, s *result.OrionSet) error {
 	return orionMatrix(w, s, true, func(p *result.OrionPoint) (string, bool) {
+		if p.Partial {
+			return fmt.Sprintf("%6.2f%s", p.LargeMBPS, partialMark), p.Large > 0
+		}
 		return fmt.Sprintf("%7.2f", p.LargeMBPS), p.Large > 0
 	})
 }
@@ -35,8 +46,22 @@ func OrionMBPSCSV(w io.Writer, s *result.OrionSet) error {
 // OrionLatCSV writes _lat.csv: small-I/O mean latency in microseconds.
 func OrionLatCSV(w io.Writer, s *result.OrionSet) error {
 	return orionMatrix(w, s, false, func(p *result.OrionPoint) (string, bool) {
+		if p.Partial {
+			return fmt.Sprintf("%6.2f%s", p.SmallLatUs, partialMark), p.Small > 0
+		}
 		return fmt.Sprintf("%7.2f", p.SmallLatUs), p.Small > 0
 	})
+}
+
+// partialLines say which points were cut short and what their mark in the
+// CSV files means.
+func partialLines(ew *errWriter, s *result.OrionSet) {
+	for _, p := range s.Points {
+		if p.Partial {
+			ew.printf("Data point Small=%d and Large=%d was cut short (interrupted) after %.1f s: its figures, marked %s in the CSV files, are over that time and are left out of the lines above\n",
+				p.Small, p.Large, float64(p.ElapsedNs)/1e9, partialMark)
+		}
+	}
 }
 
 // orionMatrix writes one CSV: large loads down, small loads across. mbps
@@ -103,6 +128,9 @@ func peaksOf(s *result.OrionSet) orionPeaks {
 	var pk orionPeaks
 	for i := range s.Points {
 		p := &s.Points[i]
+		if p.Partial {
+			continue // not a whole point
+		}
 		if p.Large > 0 && (!pk.hasLarge || p.LargeMBPS > pk.maxMBPS) {
 			pk.maxMBPS, pk.atMBPS, pk.hasLarge = p.LargeMBPS, p, true
 		}
@@ -191,6 +219,7 @@ func OrionSummary(w io.Writer, res *result.Block, set int) error {
 	orionHeader(ew, res, o, s)
 	ew.printf("\n")
 	orionPeakLines(ew, s)
+	partialLines(ew, s)
 	return ew.err
 }
 
@@ -210,6 +239,7 @@ func orionText(ew *errWriter, res *result.Block) {
 func OrionPeaks(w io.Writer, s *result.OrionSet) error {
 	ew := &errWriter{w: w}
 	orionPeakLines(ew, s)
+	partialLines(ew, s)
 	return ew.err
 }
 
@@ -255,9 +285,18 @@ func OrionTrace(w io.Writer, res *result.Block, set int) error {
 			}
 		}
 		ew.printf("Elapsed: %.3f s; jobs: %s\n", float64(p.ElapsedNs)/1e9, strings.Join(jobs, "; "))
+		if p.Partial {
+			ew.printf("Cut short (interrupted): marked %s in the CSV files\n", partialMark)
+		}
 	}
 	if want := len(s.Points); res.Interrupted {
-		ew.printf("\nTEST INTERRUPTED after %d data points\n", want)
+		whole := 0
+		for _, p := range s.Points {
+			if !p.Partial {
+				whole++
+			}
+		}
+		ew.printf("\nTEST INTERRUPTED after %d data points (%d whole)\n", want, whole)
 	} else {
 		ew.printf("\nTEST END\n")
 	}

@@ -12,6 +12,10 @@ import (
 	"sync"
 )
 
+// OverlayEnv names the `go build -overlay` file Build builds with: make
+// mutate sets it, so that tests which run clyde as a binary run the mutant.
+const OverlayEnv = "CLYDE_MUTATE_OVERLAY"
+
 // Build compiles the clyde command in pkgDir into a new temporary directory
 // readable by every user (tests run it as another user too) and returns the
 // binary's path and a function that removes the directory.
@@ -26,7 +30,11 @@ func Build(pkgDir string) (bin string, remove func(), err error) {
 		return "", nil, err
 	}
 	bin = filepath.Join(dir, "clyde")
-	if out, err := exec.Command("go", "build", "-o", bin, pkgDir).CombinedOutput(); err != nil {
+	args := []string{"build", "-o", bin}
+	if overlay := os.Getenv(OverlayEnv); overlay != "" {
+		args = append(args, "-overlay", overlay)
+	}
+	if out, err := exec.Command("go", append(args, pkgDir)...).CombinedOutput(); err != nil {
 		remove()
 		return "", nil, fmt.Errorf("build clyde: %v\n%s", err, out)
 	}

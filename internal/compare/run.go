@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -88,6 +89,28 @@ func (r *Run) Target() string {
 		return fsPath // -d resolved: ".", "mnt" and "/mnt" are one directory
 	}
 	return r.FS.Config.Dir
+}
+
+// Volume names the target by its filesystem: the filesystem's UUID and the
+// target's path inside it ("UUID:/bench"), so that the history knows a run
+// on the same filesystem mounted elsewhere (a USB disk on another mount
+// point); "" where no UUID was read, and for copy runs (two targets).
+func (r *Run) Volume() string {
+	fs := r.Provenance().Filesystem
+	if fs.UUID == "" || fs.MountPoint == "" || r.Copy != nil {
+		return ""
+	}
+	return VolumeOf(fs.UUID, fs.MountPoint, r.Target())
+}
+
+// VolumeOf is Run.Volume's form for a target under mountPoint of the
+// filesystem uuid; "" when target is not under it.
+func VolumeOf(uuid, mountPoint, target string) string {
+	rel, err := filepath.Rel(mountPoint, target)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
+		return ""
+	}
+	return uuid + ":" + filepath.ToSlash(filepath.Join("/", rel))
 }
 
 // blockTarget is what the user named for a block run, in the form that stays

@@ -55,6 +55,10 @@ type Entry struct {
 	// Flagged is why the regression check flagged the run ("" when it did
 	// not): a flagged run stays out of later runs' baselines.
 	Flagged string
+	// Volume names the target by its filesystem instead of its path:
+	// "UUID:path within the filesystem", where the UUID was read; the same
+	// filesystem mounted elsewhere keeps it. "" for runs saved before.
+	Volume string
 	// JSON is the full saved result.
 	JSON []byte
 }
@@ -91,7 +95,8 @@ CREATE TABLE IF NOT EXISTS runs (
 	result     BLOB NOT NULL,
 	label      TEXT NOT NULL DEFAULT '',
 	flags      TEXT NOT NULL DEFAULT '',
-	flagged    TEXT NOT NULL DEFAULT ''
+	flagged    TEXT NOT NULL DEFAULT '',
+	volume     TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS runs_comparable ON runs (host, target, kind, params, start_time);
 CREATE INDEX IF NOT EXISTS runs_start ON runs (start_time);
@@ -112,6 +117,7 @@ var addedColumns = []struct{ name, decl string }{
 	{"label", "TEXT NOT NULL DEFAULT ''"},
 	{"flags", "TEXT NOT NULL DEFAULT ''"},
 	{"flagged", "TEXT NOT NULL DEFAULT ''"},
+	{"volume", "TEXT NOT NULL DEFAULT ''"},
 }
 
 // Open opens the history at path for saving, creating it and its directory
@@ -439,8 +445,8 @@ func (s *Store) Save(ctx context.Context, e Entry) (int64, error) {
 	}
 	defer func() { _ = tx.Rollback() }() // a no-op after Commit
 	res, err := tx.ExecContext(ctx,
-		`INSERT INTO runs (kind, host, target, params, start_time, summary, result, label, flags, flagged) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.Kind, e.Host, e.Target, e.Params, e.StartTime.UnixNano(), e.Summary, e.JSON, e.Label, e.Flags, e.Flagged)
+		`INSERT INTO runs (kind, host, target, params, start_time, summary, result, label, flags, flagged, volume) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.Kind, e.Host, e.Target, e.Params, e.StartTime.UnixNano(), e.Summary, e.JSON, e.Label, e.Flags, e.Flagged, e.Volume)
 	if err != nil {
 		return 0, describe(s.path, err)
 	}
@@ -468,9 +474,12 @@ type Filter struct {
 	// Targets matches any of these targets (with Target, if set): the forms
 	// one directory was saved under ("mnt", "/srv/mnt", a symlink's target).
 	Targets []string
-	Kind    string
-	Params  string
-	Since   time.Time
+	// Volume, when set, also matches a run saved with this Entry.Volume,
+	// whatever its target path: the same filesystem mounted elsewhere.
+	Volume string
+	Kind   string
+	Params string
+	Since  time.Time
 	// BeforeID keeps entries older than this id (0: no bound).
 	BeforeID int64
 	// Limit caps the count, newest first (0: no cap).
@@ -498,17 +507,31 @@ func (s *Store) Query(ctx context.Context, f Filter) ([]Entry, error) {
 	var args []any
 	for _, c := range []struct {
 		col, val string
-	}{{"host", f.Host}, {"target", f.Target}, {"kind", f.Kind}, {"params", f.Params}} {
+	}{{"host", f.Host}, {"kind", f.Kind}, {"params", f.Params}} {
 		if c.val != "" {
 			q += " AND " + c.col + " = ?"
 			args = append(args, c.val)
 		}
 	}
+	// The target: its path (Target and any of Targets), or its volume.
+	var target []string
+	if f.Target != "" {
+		target = append(target, "target = ?")
+		args = append(args, f.Target)
+	}
 	if len(f.Targets) > 0 {
-		q += " AND target IN (?" + strings.Repeat(", ?", len(f.Targets)-1) + ")"
+		target = append(target, "target IN (?"+strings.Repeat(", ?", len(f.Targets)-1)+")")
 		for _, t := range f.Targets {
 			args = append(args, t)
 		}
+	}
+	if len(target) > 0 {
+		cond := strings.Join(target, " AND ")
+		if f.Volume != "" && s.cols["volume"] {
+			cond = "(" + cond + ") OR volume = ?"
+			args = append(args, f.Volume)
+		}
+		q += " AND (" + cond + ")"
 	}
 	if !f.Since.IsZero() {
 		q += " AND start_time >= ?"
@@ -533,7 +556,7 @@ func (s *Store) Query(ctx context.Context, f Filter) ([]Entry, error) {
 		for rows.Next() {
 			var e Entry
 			var start int64
-			dst := []any{&e.ID, &e.Kind, &e.Host, &e.Target, &e.Params, &start, &e.Summary, &e.Label, &e.Flags, &e.Flagged}
+			dst := []any{&e.ID, &e.Kind, &e.Host, &e.Target, &e.Params, &start, &e.Summary, &e.Label, &e.Flags, &e.Flagged, &e.Volume}
 			if f.WithJSON {
 				dst = append(dst, &e.JSON)
 			}
@@ -627,7 +650,7 @@ func (s *Store) Get(ctx context.Context, id int64) (Entry, error) {
 	err := s.read(func() error {
 		return s.db.QueryRowContext(ctx,
 			`SELECT id, kind, host, target, params, start_time, summary, `+s.optional()+`, result FROM runs WHERE id = ?`, id).
-			Scan(&e.ID, &e.Kind, &e.Host, &e.Target, &e.Params, &start, &e.Summary, &e.Label, &e.Flags, &e.Flagged, &e.JSON)
+			Scan(&e.ID, &e.Kind, &e.Host, &e.Target, &e.Params, &start, &e.Summary, &e.Label, &e.Flags, &e.Flagged, &e.Volume, &e.JSON)
 	})
 	if errors.Is(err, sql.ErrNoRows) || errors.Is(err, errNoTable) {
 		return e, fmt.Errorf("%w: %d is not in %s", ErrUnknownID, id, s.path)

@@ -343,3 +343,56 @@ func TestOlderHistoryGainsColumns(t *testing.T) {
 		t.Fatalf("after the upgrade: %+v, %v", got, err)
 	}
 }
+
+// A run saved under another mount point of the same filesystem (its Volume)
+// matches a target it does not share a path with; another filesystem's
+// does not.
+func TestQueryByVolume(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "h.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	save := func(target, volume string) int64 {
+		e := entry(0)
+		e.Target, e.Volume = target, volume
+		id, err := s.Save(ctx, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	a := save("/mnt/usb/f", "1111-uuid:/f")
+	b := save("/media/usb/f", "1111-uuid:/f")
+	save("/mnt/usb/f", "2222-uuid:/f")
+	save("/srv/f", "")
+	c := save("/srv/f", "")
+	for _, tc := range []struct {
+		name string
+		f    Filter
+		want []int64
+	}{
+		{"path alone", Filter{Target: "/media/usb/f"}, []int64{b}},
+		{"path or volume", Filter{Target: "/media/usb/f", Volume: "1111-uuid:/f"}, []int64{b, a}},
+		{"forms or volume", Filter{Targets: []string{"/media/usb/f", "usb/f"}, Volume: "1111-uuid:/f"}, []int64{b, a}},
+		{"no volume read", Filter{Target: "/srv/f"}, []int64{c, c - 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := s.Query(ctx, tc.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []int64
+			for _, e := range got {
+				ids = append(ids, e.ID)
+				if e.Target == "/media/usb/f" && e.Volume != "1111-uuid:/f" {
+					t.Errorf("volume read back as %q", e.Volume)
+				}
+			}
+			if fmt.Sprint(ids) != fmt.Sprint(tc.want) {
+				t.Errorf("ids %v, want %v", ids, tc.want)
+			}
+		})
+	}
+}

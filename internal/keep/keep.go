@@ -139,7 +139,7 @@ func save(ctx context.Context, store *history.Store, run *compare.Run) (int64, e
 	return store.Save(ctx, history.Entry{
 		Kind: run.Kind(), Host: run.Host(), Target: run.Target(), Params: run.Params(),
 		StartTime: run.Provenance().StartTime, Summary: run.Summary(), JSON: data,
-		Label: run.Name(), Flags: run.KeyFlags(),
+		Label: run.Name(), Flags: run.KeyFlags(), Volume: run.Volume(),
 	})
 }
 
@@ -156,7 +156,7 @@ func (o *Options) note(format string, args ...any) {
 // compare.MinBaseline it says so and does not alarm. A run that regressed
 // is flagged in the history, so it stays out of later baselines.
 func checkRegression(ctx context.Context, o Options, store *history.Store, run *compare.Run, savedID int64) error {
-	entries, err := store.Query(ctx, history.Filter{Host: run.Host(), Target: run.Target(), Kind: run.Kind(),
+	entries, err := store.Query(ctx, history.Filter{Host: run.Host(), Target: run.Target(), Volume: run.Volume(), Kind: run.Kind(),
 		Params: run.Params(), BeforeID: savedID, Limit: RegressionWindow, Unflagged: true, WithJSON: true})
 	if err != nil {
 		return fmt.Errorf("regression check could not run: %w", err)

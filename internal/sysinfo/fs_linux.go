@@ -49,6 +49,7 @@ func FilesystemOf(path string) (result.Filesystem, error) {
 	if major != 0 {
 		dev := describeBlockDevice("/sys", major, minor)
 		fs.DeviceModel, fs.DeviceSerial = dev.Model, dev.Serial
+		fs.UUID = deviceVolumeID(m.Source, m.FSType, major, minor)
 		notes = append(notes, dev.Notes...)
 		if m.FSType == "ext4" && ext4NoJournal("/sys", major, minor) {
 			fs.NoJournal = true

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/mutate"
 )
 
@@ -104,6 +105,9 @@ func try(m mutate.Mutation, timeout time.Duration) (caught bool, out string, err
 		args = append(args, "-run", m.Run)
 	}
 	cmd := exec.CommandContext(ctx, "go", append(args, m.Packages...)...)
+	// Tests that build clyde and run it (the integration suite) build the
+	// mutant too (clydetest.Build).
+	cmd.Env = append(os.Environ(), clydetest.OverlayEnv+"="+overlay)
 	b, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	switch {

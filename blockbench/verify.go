@@ -1,0 +1,371 @@
+package blockbench
+
+import (
+	"crypto/md5"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/clydebench/clyde/internal/datagen"
+	"github.com/clydebench/clyde/internal/osio"
+	"github.com/clydebench/clyde/result"
+)
+
+// VerifyKind is fio's verify=: the checksum every written block carries.
+type VerifyKind string
+
+// The checksums clyde writes and checks. crc32c-intel is fio's name for the
+// same CRC computed with SSE4.2; hash/crc32 uses the instruction where the
+// CPU has it either way.
+const (
+	VerifyNone        VerifyKind = ""
+	VerifyCRC32C      VerifyKind = "crc32c"
+	VerifyCRC32CIntel VerifyKind = "crc32c-intel"
+	VerifyMD5         VerifyKind = "md5"
+)
+
+// VerifyKinds are the verify= values clyde builds.
+var VerifyKinds = []VerifyKind{VerifyCRC32C, VerifyCRC32CIntel, VerifyMD5}
+
+// The block header, laid out as fio 3.33's struct verify_header (verify.h)
+// on a little-endian machine: magic, verify_type, len, rand_seed, offset,
+// time_sec, time_nsec, thread, numberio, then crc32c of those 36 bytes; the
+// checksum of the rest of the block follows it (fio's vhdr_crc32 or
+// vhdr_md5). fio 3.33 writes the same bytes, so either tool's blocks have
+// the same shape; clyde checks only its own.
+const (
+	verifyMagic      = 0xacca
+	verifyHeaderSize = 40 // sizeof(struct verify_header)
+	vhOffType        = 2
+	vhOffLen         = 4
+	vhOffSeed        = 8
+	vhOffOffset      = 16
+	vhOffTimeSec     = 24
+	vhOffTimeNsec    = 28
+	vhOffThread      = 32
+	vhOffNumberio    = 34
+	vhOffCRC         = 36
+	// maxVerifyBlocks bounds the seeds a worker keeps, one 8-byte word per
+	// block of its region (fio keeps an io_piece of about 100 bytes per
+	// written block): 1 GiB of them, a 512 GiB region at bs=4k.
+	maxVerifyBlocks = 1 << 27
+	// verifyDataStream is the PCG stream a block's contents come from.
+	verifyDataStream = 0x7e51f1ed
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// fioType is fio's enum value for the kind (VERIFY_MD5 = 2, VERIFY_CRC32C =
+// 5, VERIFY_CRC32C_INTEL = 6).
+func (k VerifyKind) fioType() uint16 {
+	switch k {
+	case VerifyMD5:
+		return 2
+	case VerifyCRC32CIntel:
+		return 6
+	}
+	return 5
+}
+
+// sumSize is the checksum's bytes after the header.
+func (k VerifyKind) sumSize() int {
+	if k == VerifyMD5 {
+		return md5.Size
+	}
+	return 4
+}
+
+// headerSize is fio's hdr_size: the header and the checksum, which the
+// checksum does not cover.
+func (k VerifyKind) headerSize() int { return verifyHeaderSize + k.sumSize() }
+
+// name is how fio's messages name the checksum.
+func (k VerifyKind) name() string {
+	if k == VerifyMD5 {
+		return "md5"
+	}
+	return "crc32c"
+}
+
+// putSum writes the checksum of data into dst.
+func (k VerifyKind) putSum(dst, data []byte) {
+	if k == VerifyMD5 {
+		sum := md5.Sum(data)
+		copy(dst, sum[:])
+		return
+	}
+	binary.LittleEndian.PutUint32(dst, crc32.Checksum(data, castagnoli))
+}
+
+// validateVerify holds the rules of verify= and fdatasync=.
+func (w *Workload) validateVerify() error {
+	if w.Fdatasync < 0 {
+		return result.Usagef("--fdatasync", "%d is negative; give N to fdatasync after every N writes, 0 never", w.Fdatasync)
+	}
+	if (w.Fdatasync > 0 || w.FsyncOnClose) && w.Volume != nil {
+		return result.Usagef("--fdatasync", "fdatasync and fsync_on_close are not supported on a volume of several targets")
+	}
+	if w.Verify == VerifyNone {
+		return nil
+	}
+	hdr := w.Verify.headerSize()
+	switch {
+	case !slices.Contains(VerifyKinds, w.Verify):
+		return result.Usagef("--verify", "%q is not a checksum clyde writes; accepted: crc32c, crc32c-intel, md5", w.Verify)
+	case w.RW != Write && w.RW != RandWrite:
+		return result.Usagef("--verify", "verify=%s checks the blocks a write job wrote; give rw=write or randwrite", w.Verify)
+	case w.Volume != nil || w.Access != nil:
+		return result.Usagef("--verify", "verify=%s runs on one target with fio's rw modes", w.Verify)
+	case w.TimeBased:
+		return result.Usagef("--verify", "verify=%s checks one pass over the region; give size= without time_based", w.Verify)
+	case w.Loops > 1:
+		return result.Usagef("--verify", "verify=%s: fio verifies after each of loops=%d passes, clyde once after one pass; give loops=1", w.Verify, w.Loops)
+	case w.BS < int64(hdr):
+		return result.Usagef("--bs", "%d is smaller than the %d-byte header verify=%s writes into each block", w.BS, hdr, w.Verify)
+	case w.Buffer.Kind != BufferRandom:
+		return result.Usagef("--verify", "verify=%s fills every block with random data from its own seed; drop zero_buffers and buffer_compress_percentage", w.Verify)
+	}
+	return nil
+}
+
+// verifyEngines are the engines that fill each write's buffer through
+// worker.refill after the offset is drawn, as verify= needs.
+var verifyEngines = []Engine{EnginePsync, EngineIOUring}
+
+// checkDataOptions holds the rules of verify= and trim that need the
+// target and the engine: it runs once both are known.
+func (w *workload) checkDataOptions() error {
+	switch {
+	case w.Verify == VerifyNone:
+	case !slices.Contains(verifyEngines, w.engine.name()):
+		return result.Usagef("--ioengine", "verify=%s: ioengine=%s does not fill each block for its offset; give ioengine=psync or io_uring", w.Verify, w.engine.name())
+	case w.Size/w.BS > maxVerifyBlocks:
+		// Size is the resolved region here (0 was the rest of the target).
+		return result.Usagef("--verify", "verify=%s keeps one seed per block; %d blocks are more than %d: give a larger bs or a smaller size", w.Verify, w.Size/w.BS, maxVerifyBlocks)
+	}
+	return w.checkTrim()
+}
+
+// verifyState is one worker's side of verify=: the seed of every block it
+// wrote last (what fio's io_piece log keeps), from which the verify pass
+// knows what each block must hold.
+type verifyState struct {
+	kind   VerifyKind
+	seeds  []uint64 // per block of the region; 0: not written
+	base   int64
+	bs     int64
+	rng    *rand.PCG // the blocks' seeds
+	data   rand.PCG  // a block's contents, reseeded per write
+	off    int64     // the offset the pattern drew last
+	thread uint16
+	issued uint16 // fio's numberio: writes before this one
+	// writeNs and passNs are the write pass's measured time and the
+	// verify pass's, for the job's per-direction runtimes.
+	writeNs, passNs int64
+}
+
+// startVerify readies the worker's write pass to write checkable blocks:
+// the pattern records each offset, and the engines' refill hook (called
+// after the draw, before the I/O's clock starts) fills the block for it.
+func (w *worker) startVerify() {
+	v := &verifyState{kind: w.spec.Verify, base: w.spec.Offset, bs: w.spec.BS,
+		rng: newRand(w.spec.Seed^0x5eed5eed, w.index+1), thread: uint16(w.index + 1)}
+	v.seeds = make([]uint64, w.nBlocks) // at most maxVerifyBlocks (checkDataOptions)
+	w.verify = v
+	w.pattern = verifyPattern{w.pattern}
+	if w.fill == nil {
+		w.fill = newRand(w.spec.Seed^0xf111, w.index+1) // only to make the engines call refill
+	}
+}
+
+// verifyPattern records the offset of each I/O its pattern draws, for the
+// fill that follows it.
+type verifyPattern struct{ ioPattern }
+
+func (p verifyPattern) next(w *worker) (int, int64, int) {
+	dir, off, size := p.ioPattern.next(w)
+	w.verify.off = off
+	return dir, off, size
+}
+
+// fill writes one block for the offset drawn last: random data from a new
+// seed, fio's header over it, the checksum of what follows the header, as
+// fio's populate_verify_io_u. It does not allocate.
+func (v *verifyState) fill(buf []byte, nowNs int64) {
+	seed := v.rng.Uint64() | 1 // never 0, which marks a block not written
+	v.data.Seed(seed, verifyDataStream)
+	datagen.Fill(buf, &v.data)
+	le := binary.LittleEndian
+	le.PutUint16(buf, verifyMagic)
+	le.PutUint16(buf[vhOffType:], v.kind.fioType())
+	le.PutUint32(buf[vhOffLen:], uint32(len(buf)))
+	le.PutUint64(buf[vhOffSeed:], seed)
+	le.PutUint64(buf[vhOffOffset:], uint64(v.off))
+	le.PutUint32(buf[vhOffTimeSec:], uint32(nowNs/1e9))
+	le.PutUint32(buf[vhOffTimeNsec:], uint32(nowNs%1e9))
+	le.PutUint16(buf[vhOffThread:], v.thread)
+	le.PutUint16(buf[vhOffNumberio:], v.issued)
+	le.PutUint32(buf[vhOffCRC:], crc32.Checksum(buf[:vhOffCRC], castagnoli))
+	hdr := v.kind.headerSize()
+	v.kind.putSum(buf[verifyHeaderSize:hdr], buf[hdr:])
+	v.issued++
+	if i := (v.off - v.base) / v.bs; i >= 0 && i < int64(len(v.seeds)) {
+		v.seeds[i] = seed
+	}
+}
+
+// check says what is wrong with block buf read at off, whose last write
+// had seed, in fio's words (verify.c verify_header and verify_io_u_*); ""
+// when it is right. The offset is checked before the seed, so a block
+// written at another offset is named as such (fio checks the seed first
+// and calls it a bad rand_seed).
+func (v *verifyState) check(buf []byte, off int64, seed uint64) string {
+	le := binary.LittleEndian
+	at := func(s string, args ...any) string {
+		return fmt.Sprintf(s, args...) + fmt.Sprintf(" at offset %d, length %d", off, v.bs)
+	}
+	hdr := v.kind.headerSize()
+	if len(buf) < hdr {
+		return at("verify: short read of %d bytes", len(buf))
+	}
+	switch {
+	case le.Uint16(buf) != verifyMagic:
+		return at("verify: bad magic header %x, wanted %x", le.Uint16(buf), verifyMagic)
+	case int64(le.Uint32(buf[vhOffLen:])) != v.bs:
+		return at("verify: bad header length %d, wanted %d", le.Uint32(buf[vhOffLen:]), v.bs)
+	case int64(le.Uint64(buf[vhOffOffset:])) != off:
+		return at("verify: bad header offset %d, wanted %d (a block written at another offset)", le.Uint64(buf[vhOffOffset:]), off)
+	case le.Uint64(buf[vhOffSeed:]) != seed:
+		return at("verify: bad header rand_seed %d, wanted %d (a stale block, not the last one written here)", le.Uint64(buf[vhOffSeed:]), seed)
+	case le.Uint32(buf[vhOffCRC:]) != crc32.Checksum(buf[:vhOffCRC], castagnoli):
+		return at("verify: bad header crc %x, calculated %x", le.Uint32(buf[vhOffCRC:]), crc32.Checksum(buf[:vhOffCRC], castagnoli))
+	}
+	var got [md5.Size]byte
+	n := v.kind.sumSize()
+	v.kind.putSum(got[:n], buf[hdr:len(buf)])
+	if want := buf[verifyHeaderSize:hdr]; string(want) != string(got[:n]) {
+		return fmt.Sprintf("%s: verify failed at offset %d, length %d: expected %s %x, received %x",
+			v.kind.name(), off, v.bs, strings.ToUpper(v.kind.name()), want, got[:n])
+	}
+	return ""
+}
+
+// beforeVerifyPass, when set (by a test), runs between a worker's write
+// pass and its verify pass.
+var beforeVerifyPass func(w *worker)
+
+// maxVerifyLines is how many bad blocks a VerifyError names.
+const maxVerifyLines = 5
+
+// VerifyError is a verify pass that found bad blocks: how many of the
+// blocks it read back, and fio's line for the first few.
+type VerifyError struct {
+	File    string
+	Bad     int64
+	Checked int64
+	// Fatal says verify_fatal stopped the pass at the first bad block.
+	Fatal bool
+	Lines []string
+}
+
+func (e *VerifyError) Error() string {
+	if e.Fatal {
+		return fmt.Sprintf("verify %s: stopped at the first bad block (verify_fatal=1): %s", e.File, e.Lines[0])
+	}
+	return fmt.Sprintf("verify %s: %d of %d blocks read back are bad: %s", e.File, e.Bad, e.Checked, strings.Join(e.Lines, "; "))
+}
+
+// verifyPass is fio's do_verify after a write pass: the file synced and its
+// cache dropped so the reads come from the device, then every block the
+// worker wrote read back in offset order and checked. The reads are
+// counted in the job's read direction, as fio counts them, and the pass's
+// time is the read direction's runtime (setVerifyRuntime). Every bad block
+// is counted and the worker fails at the end; with verify_fatal at the
+// first. fio 3.33 ends the job at the first bad block whatever
+// verify_fatal says (it only decides whether the rest of one block's
+// headers are checked when verify_interval is below bs).
+func (w *worker) verifyPass() {
+	v := w.verify
+	if v == nil || w.spec.NoVerifyPass || !w.measuring || w.err != nil || w.ctx.Err() != nil {
+		return
+	}
+	v.writeNs = w.endNs - w.startNs
+	t0 := w.now() // fio's read runtime starts before its sync and drop
+	if err := w.h.Sync(); err != nil {
+		w.fail(fmt.Errorf("verify: fsync before reading back: %w", err))
+		return
+	}
+	if !w.spec.Direct {
+		// fio drops the cache here too; where it cannot (tmpfs keeps
+		// its pages), the blocks are checked all the same.
+		_ = osio.DropCache(w.h)
+	}
+	if beforeVerifyPass != nil {
+		beforeVerifyPass(w)
+	}
+	buf := osio.AlignedBuffer(int(v.bs))
+	e := &VerifyError{File: w.spec.target.resolved, Fatal: w.spec.VerifyFatal}
+	for i, seed := range v.seeds {
+		if seed == 0 {
+			continue
+		}
+		if e.Checked%256 == 0 && w.ctx.Err() != nil {
+			w.stoppedEarly = true
+			break
+		}
+		off := v.base + int64(i)*v.bs
+		tp := w.now()
+		n, err := w.h.Pread(buf, off)
+		t1 := w.now()
+		if err != nil {
+			w.fail(fmt.Errorf("verify: read %d bytes at offset %d: %w", len(buf), off, err))
+			return
+		}
+		w.complete(dirRead, n, len(buf), off, tp, tp, t1)
+		e.Checked++
+		if bad := v.check(buf[:n], off, seed); bad != "" {
+			e.Bad++
+			if len(e.Lines) < maxVerifyLines {
+				e.Lines = append(e.Lines, bad)
+			}
+			if e.Fatal {
+				break
+			}
+		}
+	}
+	v.passNs = max(w.endNs-t0, 1)
+	if e.Bad > 0 {
+		w.fail(e)
+	}
+}
+
+// setVerifyRuntime gives a job whose workers ran a verify pass fio's
+// per-direction runtimes: the write pass's for writes, the verify pass's
+// for the reads it counted.
+func setVerifyRuntime(job *result.BlockJob, workers []*worker) {
+	var writeNs, readNs int64
+	for _, w := range workers {
+		if w.verify != nil {
+			writeNs, readNs = max(writeNs, w.verify.writeNs), max(readNs, w.verify.passNs)
+		}
+	}
+	if readNs == 0 {
+		return
+	}
+	setDirRuntime(&job.Write, writeNs)
+	setDirRuntime(&job.Read, readNs)
+}
+
+// setDirRuntime sets a direction's runtime and the rates over it.
+func setDirRuntime(out *result.BlockDir, ns int64) {
+	if out.TotalIOs == 0 || ns <= 0 {
+		return
+	}
+	out.Runtime, out.RuntimeNs = ns/1e6, ns
+	out.IOPS = float64(out.TotalIOs) * 1e9 / float64(ns)
+	out.BWBytes = int64(float64(out.IOBytes)*1e9/float64(ns) + 0.5)
+	out.BW = out.BWBytes >> 10
+}

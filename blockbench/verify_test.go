@@ -1,0 +1,316 @@
+package blockbench
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/clydebench/clyde/internal/osio"
+	"github.com/clydebench/clyde/result"
+)
+
+const verifyBlocks, verifyBS = 32, 4096
+
+func verifyWorkload(t *testing.T, kind VerifyKind) Workload {
+	return Workload{Name: "v", Filename: filepath.Join(testDir(t), "f"), RW: Write, BS: verifyBS, Size: verifyBlocks * verifyBS,
+		IODepth: 1, NumJobs: 1, IOEngine: EnginePsync, Buffer: Buffer{Kind: BufferRandom}, Seed: 7, Verify: kind, RandomMap: true}
+}
+
+// withBeforeVerify runs damage between the write pass and the verify pass
+// for the rest of the test.
+func withBeforeVerify(t *testing.T, damage func(t *testing.T, h osio.File)) {
+	beforeVerifyPass = func(w *worker) { damage(t, w.h) }
+	t.Cleanup(func() { beforeVerifyPass = nil })
+}
+
+// TestVerifyPassesCleanRun: every block written is read back and passes,
+// and the reads are counted in the read direction as fio counts them.
+func TestVerifyPassesCleanRun(t *testing.T) {
+	for _, c := range []struct {
+		kind   VerifyKind
+		rw     RW
+		engine Engine
+		depth  int
+	}{
+		{VerifyCRC32C, Write, EnginePsync, 1},
+		{VerifyMD5, RandWrite, EnginePsync, 1},
+		{VerifyCRC32CIntel, RandWrite, EngineIOUring, 8},
+	} {
+		t.Run(string(c.kind)+"/"+string(c.rw)+"/"+string(c.engine), func(t *testing.T) {
+			if e, _ := engineByName(c.engine); e.available() != nil {
+				t.Skipf("%s not available here", c.engine)
+			}
+			w := verifyWorkload(t, c.kind)
+			w.RW, w.IOEngine, w.IODepth = c.rw, c.engine, c.depth
+			res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			j := res.Jobs[0]
+			if j.Write.IOBytes != w.Size || j.Read.IOBytes != w.Size || j.Read.TotalIOs != verifyBlocks {
+				t.Errorf("write %d bytes, read %d bytes in %d I/Os; want %d each, %d reads", j.Write.IOBytes, j.Read.IOBytes, j.Read.TotalIOs, w.Size, verifyBlocks)
+			}
+			if j.Options["verify"] != string(c.kind) {
+				t.Errorf("job options verify=%q", j.Options["verify"])
+			}
+		})
+	}
+}
+
+func pread(t *testing.T, h osio.File, off int64) []byte {
+	buf := make([]byte, verifyBS)
+	if _, err := h.Pread(buf, off); err != nil {
+		t.Fatal(err)
+	}
+	return buf
+}
+
+func pwrite(t *testing.T, h osio.File, buf []byte, off int64) {
+	if _, err := h.Pwrite(buf, off); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestVerifyCatchesDamage: a corrupt byte, a block written at another
+// offset and a stale block are each caught and named with their offset.
+func TestVerifyCatchesDamage(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		kind   VerifyKind
+		damage func(t *testing.T, h osio.File)
+		want   string
+	}{
+		{"corrupt data byte", VerifyCRC32C, func(t *testing.T, h osio.File) {
+			b := pread(t, h, 3*verifyBS)
+			b[1000] ^= 1
+			pwrite(t, h, b, 3*verifyBS)
+		}, "crc32c: verify failed at offset 12288, length 4096: expected CRC32C "},
+		{"corrupt data byte md5", VerifyMD5, func(t *testing.T, h osio.File) {
+			b := pread(t, h, 3*verifyBS)
+			b[verifyBS-1] ^= 0x80
+			pwrite(t, h, b, 3*verifyBS)
+		}, "md5: verify failed at offset 12288, length 4096: expected MD5 "},
+		{"corrupt header byte", VerifyCRC32C, func(t *testing.T, h osio.File) {
+			b := pread(t, h, 3*verifyBS)
+			b[vhOffTimeNsec] ^= 1
+			pwrite(t, h, b, 3*verifyBS)
+		}, "verify: bad header crc"},
+		{"block written at another offset", VerifyCRC32C, func(t *testing.T, h osio.File) {
+			pwrite(t, h, pread(t, h, 5*verifyBS), 2*verifyBS)
+		}, "verify: bad header offset 20480, wanted 8192 (a block written at another offset) at offset 8192"},
+		{"stale block", VerifyCRC32C, func(t *testing.T, h osio.File) {
+			// A whole, valid block for offset 4 from an earlier write:
+			// only its seed is not the last one written there.
+			old := &verifyState{kind: VerifyCRC32C, base: 0, bs: verifyBS, rng: newRand(99, 1), off: 4 * verifyBS}
+			b := make([]byte, verifyBS)
+			old.fill(b, 0)
+			pwrite(t, h, b, 4*verifyBS)
+		}, "verify: bad header rand_seed"},
+		{"zeroed block", VerifyMD5, func(t *testing.T, h osio.File) {
+			pwrite(t, h, make([]byte, verifyBS), 7*verifyBS)
+		}, "verify: bad magic header 0, wanted acca at offset 28672"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			withBeforeVerify(t, c.damage)
+			_, err := RunPlan(context.Background(), Plan{Groups: []Group{{verifyWorkload(t, c.kind)}}})
+			var ve *VerifyError
+			if !errors.As(err, &ve) {
+				t.Fatalf("err %v, want a VerifyError", err)
+			}
+			if ve.Bad != 1 || ve.Checked != verifyBlocks || !strings.Contains(ve.Lines[0], c.want) {
+				t.Errorf("%d bad of %d, lines %q; want 1 of %d, %q", ve.Bad, ve.Checked, ve.Lines, verifyBlocks, c.want)
+			}
+		})
+	}
+}
+
+// TestVerifyFatalStopsAtFirst: two bad blocks; verify_fatal stops at the
+// first, without it both are counted.
+func TestVerifyFatalStopsAtFirst(t *testing.T) {
+	for _, fatal := range []bool{false, true} {
+		t.Run(map[bool]string{false: "counted", true: "verify_fatal"}[fatal], func(t *testing.T) {
+			withBeforeVerify(t, func(t *testing.T, h osio.File) {
+				for _, blk := range []int64{2, 6} {
+					b := pread(t, h, blk*verifyBS)
+					b[2000] ^= 0xff
+					pwrite(t, h, b, blk*verifyBS)
+				}
+			})
+			w := verifyWorkload(t, VerifyCRC32C)
+			w.VerifyFatal = fatal
+			_, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+			var ve *VerifyError
+			if !errors.As(err, &ve) {
+				t.Fatalf("err %v, want a VerifyError", err)
+			}
+			wantBad, wantChecked := int64(2), int64(verifyBlocks)
+			if fatal {
+				wantBad, wantChecked = 1, 3
+			}
+			if ve.Bad != wantBad || ve.Checked != wantChecked || ve.Fatal != fatal || !strings.Contains(err.Error(), "offset 8192") {
+				t.Errorf("%d bad of %d checked (fatal %v): %v; want %d of %d", ve.Bad, ve.Checked, ve.Fatal, err, wantBad, wantChecked)
+			}
+		})
+	}
+}
+
+// TestVerifyOnlyWhenAsked: do_verify=0 writes the headers but reads
+// nothing back.
+func TestVerifyOnlyWhenAsked(t *testing.T) {
+	w := verifyWorkload(t, VerifyCRC32C)
+	w.NoVerifyPass = true
+	res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := res.Jobs[0]; j.Read.TotalIOs != 0 || j.Write.TotalIOs != verifyBlocks || j.Options["do_verify"] != "0" {
+		t.Errorf("%d reads, %d writes, do_verify=%q; want 0, %d, 0", j.Read.TotalIOs, j.Write.TotalIOs, j.Options["do_verify"], verifyBlocks)
+	}
+}
+
+func TestVerifyRefusals(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(w *Workload)
+		want string
+	}{
+		{"read job", func(w *Workload) { w.RW = Read }, "give rw=write or randwrite"},
+		{"unknown kind", func(w *Workload) { w.Verify = "sha256" }, "accepted: crc32c"},
+		{"block smaller than the header", func(w *Workload) { w.Verify, w.BS, w.Size = VerifyMD5, 32, 32*8 }, "56-byte header"},
+		{"time based", func(w *Workload) { w.TimeBased = true }, "without time_based"},
+		{"zero buffers", func(w *Workload) { w.Buffer.Kind = BufferZero }, "random data"},
+		{"negative fdatasync", func(w *Workload) { w.Fdatasync = -1 }, "--fdatasync"},
+		{"more blocks than seeds kept", func(w *Workload) { w.BS, w.Size = 512, 512*(maxVerifyBlocks+1) }, "one seed per block"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := verifyWorkload(t, VerifyCRC32C)
+			c.edit(&w)
+			// As RunPlan checks it: the options, then the resolved region.
+			_, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+			if !result.IsUsage(err) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("run: %v; want a refusal with %q", err, c.want)
+			}
+			if _, serr := os.Lstat(w.Filename); !errors.Is(serr, fs.ErrNotExist) {
+				t.Errorf("the refused job left %s", w.Filename)
+			}
+		})
+	}
+}
+
+// TestSyncCounts: fio's counts for its sync options on 256 writes (fio 3.33,
+// measured): a sync goes before the write after every Nth, so none after
+// the last; fdatasync is timed (lat_ns.N) but not in total_ios; end_fsync
+// and fsync_on_close are in neither.
+func TestSyncCounts(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		fsync, fdatasync int
+		end, onClose     bool
+		total, timed     int64
+	}{
+		{name: "fsync=4", fsync: 4, total: 63, timed: 63},
+		{name: "fdatasync=4", fdatasync: 4, total: 0, timed: 63},
+		{name: "fdatasync=4 end_fsync", fdatasync: 4, end: true, total: 0, timed: 63},
+		{name: "end_fsync", end: true},
+		{name: "fsync_on_close", onClose: true},
+		{name: "fsync=4 fdatasync=4", fsync: 4, fdatasync: 4, total: 63, timed: 63},
+		{name: "fsync=3 fdatasync=4", fsync: 3, fdatasync: 4, total: 85, timed: 85 + 42},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := verifyWorkload(t, VerifyNone)
+			w.Size = 256 * verifyBS
+			w.Fsync, w.Fdatasync, w.EndFsync, w.FsyncOnClose = c.fsync, c.fdatasync, c.end, c.onClose
+			res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			j := res.Jobs[0]
+			if j.Sync.TotalIOs != c.total || j.Sync.Lat.N != c.timed || j.Write.TotalIOs != 256 {
+				t.Errorf("sync total_ios %d, lat_ns.N %d, writes %d; want %d, %d, 256", j.Sync.TotalIOs, j.Sync.Lat.N, j.Write.TotalIOs, c.total, c.timed)
+			}
+		})
+	}
+}
+
+// TestTrimRefusesFile: fio 3.33's BLKDISCARD fails on a regular file; clyde
+// refuses one before creating it.
+func TestTrimRefusesFile(t *testing.T) {
+	path := filepath.Join(testDir(t), "f")
+	w := Workload{Name: "t", Filename: path, RW: RandTrim, BS: 4096, Size: 1 << 20, IODepth: 1, NumJobs: 1,
+		IOEngine: EnginePsync, Buffer: Buffer{Kind: BufferRandom}, Seed: 3}
+	_, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+	if !result.IsUsage(err) || !strings.Contains(err.Error(), "randtrim") {
+		t.Fatalf("err %v, want a usage error naming randtrim", err)
+	}
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the refused job left %s: %v", path, err)
+	}
+}
+
+// TestVerifyWritesDoNotAllocate: filling each block with its header and
+// checksum adds no allocation to the write loop, on each engine.
+func TestVerifyWritesDoNotAllocate(t *testing.T) {
+	const ios = 4096
+	for _, engine := range []Engine{EnginePsync, EngineIOUring} {
+		for _, kind := range []VerifyKind{VerifyCRC32C, VerifyMD5} {
+			t.Run(string(engine)+"/"+string(kind), func(t *testing.T) {
+				e, _ := engineByName(engine)
+				if err := e.available(); err != nil {
+					t.Skipf("%s not available here: %v", engine, err)
+				}
+				path := filepath.Join(testDir(t), "f")
+				if err := os.WriteFile(path, make([]byte, ios*verifyBS), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				h, err := osio.OpenFile(path, osio.ReadWrite|engineOpenFlags(e))
+				if err != nil {
+					t.Fatal(err)
+				}
+				wl := &workload{Workload: Workload{RW: RandWrite, BS: verifyBS, Size: ios * verifyBS, IODepth: 8, NumJobs: 1, IOEngine: engine,
+					Buffer: Buffer{Kind: BufferRandom}, Seed: 1, Verify: kind, RandomMap: true}, engine: e, depth: 8}
+				w := newWorker(wl, 0)
+				w.h, w.ctx = h, context.Background()
+				defer w.close()
+				if allocs := runCountingAllocs(t, e, w); allocs > 100 {
+					t.Errorf("%d allocations for %d verified writes", allocs, ios)
+				}
+				for i, s := range w.verify.seeds {
+					if s == 0 {
+						t.Fatalf("block %d of %d has no seed: the random map writes every block once", i, ios)
+					}
+				}
+			})
+		}
+	}
+}
+
+// FuzzVerifyCheck: the check reads any bytes without panicking, and passes
+// a block only when its header names the offset and seed expected there.
+func FuzzVerifyCheck(f *testing.F) {
+	for _, kind := range VerifyKinds {
+		v := &verifyState{kind: kind, bs: 512, rng: newRand(1, 1), off: 1024}
+		b := make([]byte, 512)
+		v.fill(b, 5)
+		f.Add(string(kind), b)
+	}
+	f.Add("crc32c", []byte{0xca, 0xac})
+	f.Fuzz(func(t *testing.T, kind string, b []byte) {
+		if !slices.Contains(VerifyKinds, VerifyKind(kind)) {
+			return
+		}
+		v := &verifyState{kind: VerifyKind(kind), bs: int64(len(b))}
+		seed := uint64(0)
+		if len(b) >= verifyHeaderSize {
+			seed = binary.LittleEndian.Uint64(b[vhOffSeed:])
+		}
+		if v.check(b, 1024, seed) == "" && (len(b) < v.kind.headerSize() || binary.LittleEndian.Uint64(b[vhOffOffset:]) != 1024) {
+			t.Errorf("a block without the header for offset 1024 passed: %x", b)
+		}
+	})
+}

@@ -1,0 +1,62 @@
+package fiojob
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clydebench/clyde/blockbench"
+)
+
+// TestTrimAgainstFio runs rw=trim and randtrim on a loop device made for
+// the test through fio and clyde and compares the entries, bytes per
+// direction (trims in "trim") and sync counts.
+func TestTrimAgainstFio(t *testing.T) {
+	fio := fioBinary(t)
+	if os.Geteuid() != 0 {
+		t.Skip("loop devices need root")
+	}
+	if _, err := exec.LookPath("losetup"); err != nil {
+		t.Skip("losetup not installed")
+	}
+	img := filepath.Join(t.TempDir(), "disk.img")
+	if err := os.WriteFile(img, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(img, 8<<20); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("losetup", "--find", "--show", img).CombinedOutput()
+	if err != nil {
+		t.Skipf("losetup: %v: %s", err, out)
+	}
+	dev := strings.TrimSpace(string(out))
+	t.Cleanup(func() { _ = exec.Command("losetup", "--detach", dev).Run() })
+	text := `[global]
+filename=` + dev + `
+[seq]
+rw=trim
+bs=64k
+size=2m
+offset=1m
+[rand]
+stonewall
+rw=randtrim
+bs=4k
+size=256k
+`
+	want, err := runFio(fio, t.TempDir(), text, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := runClydePlan(t, text, false, func(p *blockbench.Plan) { p.DestroyData = true })
+	want.files, got.files = nil, nil
+	for _, d := range compareRuns(want, got, nil, false, 0) {
+		t.Errorf("%s (clyde's notes: %q)", d, got.notes)
+	}
+	if len(want.jobs) != 2 || want.jobs[0].Trim.IOBytes != 2<<20 {
+		t.Errorf("fio's entries %+v: want two, the first trimming 2 MiB", want.jobs)
+	}
+}

@@ -1,0 +1,55 @@
+//go:build linux
+
+package integration
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHistoryKnowsTheFilesystemElsewhere mounts one filesystem at two
+// mount points in turn (a USB disk that comes back elsewhere): the second
+// run's regression check finds the first by the filesystem's UUID, and
+// history --dir under the new mount point lists both.
+func TestHistoryKnowsTheFilesystemElsewhere(t *testing.T) {
+	for _, kind := range []fsKind{ext4, ntfs} {
+		t.Run(string(kind), func(t *testing.T) {
+			fs := makeFS(t, kind, 64)
+			db := filepath.Join(t.TempDir(), "history.db")
+			run := func(dir string) outcome {
+				t.Helper()
+				out := runClyde(t, "block", "--filename", filepath.Join(dir, "bench.dat"), "--rw", "randread", "--size", "4m",
+					"--runtime", "200ms", "--db", db, "--check-regression", "20")
+				if out.code != 0 {
+					t.Fatalf("exit %d: %s", out.code, out.stderr)
+				}
+				return out
+			}
+			first := run(fs.dir)
+			if !strings.Contains(first.stderr, "0 earlier comparable run(s)") {
+				t.Fatalf("first run: %s", first.stderr)
+			}
+			unmount(t, fs.dir)
+			elsewhere := mountPoint(t)
+			args := []string{}
+			if kind == ntfs {
+				args = append(args, "-t", "ntfs-3g")
+			}
+			mount(t, elsewhere, append(args, fs.dev)...)
+			second := run(elsewhere)
+			if !strings.Contains(second.stderr, "1 earlier comparable run(s)") {
+				t.Errorf("the run on the same filesystem mounted elsewhere did not find the first: %s", second.stderr)
+			}
+			list := runClyde(t, "history", "--db", db, "--dir", filepath.Join(elsewhere, "bench.dat"))
+			if list.code != 0 || strings.Count(list.stdout, "randread") < 2 || !strings.Contains(list.stdout, fs.dir) {
+				t.Errorf("history --dir under the new mount point: exit %d\n%s%s", list.code, list.stdout, list.stderr)
+			}
+			other := makeFS(t, kind, 64)
+			third := run(other.dir)
+			if !strings.Contains(third.stderr, "0 earlier comparable run(s)") {
+				t.Errorf("a run on another filesystem of the same kind took the first two as its baseline: %s", third.stderr)
+			}
+		})
+	}
+}
