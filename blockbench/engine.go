@@ -27,7 +27,7 @@ type issuer interface {
 }
 
 // engines are every engine clyde has, in the order auto prefers them.
-var engines = []engine{uringEngine{}, windowsAIOEngine{}, psyncEngine{}}
+var engines = []engine{uringEngine{}, windowsAIOEngine{}, libaioEngine{}, psyncEngine{}}
 
 // engineOpenFlags are the open flags an engine needs on its workers'
 // handles beyond read, write and direct (windowsaio: an overlapped handle).

@@ -1,5 +1,7 @@
 package blockbench
 
+import "github.com/clydebench/clyde/result"
+
 // ResolveEngine says which engine a workload asking for name at depth I/Os
 // in flight per worker runs on here, and whether that engine keeps them in
 // flight. A preset that must hold a load of N outstanding I/Os (ORION's)
@@ -11,4 +13,17 @@ func ResolveEngine(name Engine, depth int) (Engine, bool, error) {
 		return "", false, err
 	}
 	return e.name(), e.queues(), nil
+}
+
+// EngineAvailable says why the engine name cannot run here; nil when it
+// can (auto always can).
+func EngineAvailable(name Engine) error {
+	if name == EngineAuto {
+		return nil
+	}
+	e, ok := engineByName(name)
+	if !ok {
+		return result.Usagef("--ioengine", "unknown engine %q", name)
+	}
+	return e.available()
 }

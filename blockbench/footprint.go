@@ -19,13 +19,13 @@ import (
 var readLimits = limits.Read
 
 // buffersPerWorker is how many bs-sized I/O buffers one worker allocates:
-// psync a read and a write buffer, io_uring one per slot. auto is not
+// psync a read and a write buffer, io_uring and libaio one per slot. auto is not
 // resolved yet here and counts as the larger.
 func buffersPerWorker(engine Engine, depth int) uint64 {
 	switch engine {
 	case EnginePsync:
 		return 2
-	case EngineIOUring, EngineWindowsAIO:
+	case EngineIOUring, EngineLibaio, EngineWindowsAIO:
 		return uint64(depth)
 	}
 	return uint64(max(2, depth))

@@ -74,26 +74,28 @@ func (m RW) Trims() bool { return m == Trim || m == RandTrim }
 type Engine string
 
 // The engines. EngineAuto, the default, picks a queueing engine (io_uring
-// on Linux, windowsaio on Windows) where the platform has one and the queue
-// depth is above 1, psync otherwise, so that --iodepth 32 and a preset's
-// "Q32" mean 32 I/Os in flight; the result names the engine that ran.
+// on Linux, windowsaio on Windows; libaio on a Linux without io_uring)
+// where the platform has one and the queue depth is above 1, psync
+// otherwise, so that --iodepth 32 and a preset's "Q32" mean 32 I/Os in
+// flight; the result names the engine that ran.
 const (
 	EnginePsync      Engine = "psync"
 	EngineIOUring    Engine = "io_uring"
+	EngineLibaio     Engine = "libaio"
 	EngineWindowsAIO Engine = "windowsaio"
 	EngineAuto       Engine = "auto"
 )
 
 // Engines are the engine names ParseEngine accepts; the shell completions
 // list them.
-var Engines = []Engine{EnginePsync, EngineIOUring, EngineWindowsAIO, EngineAuto}
+var Engines = []Engine{EnginePsync, EngineIOUring, EngineLibaio, EngineWindowsAIO, EngineAuto}
 
-// ParseEngine accepts psync, io_uring, windowsaio and auto.
+// ParseEngine accepts psync, io_uring, libaio, windowsaio and auto.
 func ParseEngine(s string) (Engine, error) {
 	if slices.Contains(Engines, Engine(s)) {
 		return Engine(s), nil
 	}
-	return "", result.Usagef("--ioengine", "unknown engine %q; accepted: psync, io_uring, windowsaio, auto", s)
+	return "", result.Usagef("--ioengine", "unknown engine %q; accepted: psync, io_uring, libaio, windowsaio, auto", s)
 }
 
 // Profile names a preset that runs several jobs and prints one table.

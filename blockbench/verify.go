@@ -133,7 +133,7 @@ func (w *Workload) validateVerify() error {
 
 // verifyEngines are the engines that fill each write's buffer through
 // worker.refill after the offset is drawn, as verify= needs.
-var verifyEngines = []Engine{EnginePsync, EngineIOUring}
+var verifyEngines = []Engine{EnginePsync, EngineIOUring, EngineLibaio}
 
 // checkDataOptions holds the rules of verify= and trim that need the
 // target and the engine: it runs once both are known.
@@ -141,7 +141,7 @@ func (w *workload) checkDataOptions() error {
 	switch {
 	case w.Verify == VerifyNone:
 	case !slices.Contains(verifyEngines, w.engine.name()):
-		return result.Usagef("--ioengine", "verify=%s: ioengine=%s does not fill each block for its offset; give ioengine=psync or io_uring", w.Verify, w.engine.name())
+		return result.Usagef("--ioengine", "verify=%s: ioengine=%s does not fill each block for its offset; give ioengine=psync, io_uring or libaio", w.Verify, w.engine.name())
 	case w.Size/w.BS > maxVerifyBlocks:
 		// Size is the resolved region here (0 was the rest of the target).
 		return result.Usagef("--verify", "verify=%s keeps one seed per block; %d blocks are more than %d: give a larger bs or a smaller size", w.Verify, w.Size/w.BS, maxVerifyBlocks)

@@ -41,6 +41,7 @@ func TestVerifyPassesCleanRun(t *testing.T) {
 		{VerifyCRC32C, Write, EnginePsync, 1},
 		{VerifyMD5, RandWrite, EnginePsync, 1},
 		{VerifyCRC32CIntel, RandWrite, EngineIOUring, 8},
+		{VerifyMD5, RandWrite, EngineLibaio, 8},
 	} {
 		t.Run(string(c.kind)+"/"+string(c.rw)+"/"+string(c.engine), func(t *testing.T) {
 			if e, _ := engineByName(c.engine); e.available() != nil {

@@ -660,7 +660,8 @@ func (j *job) bs(o Option) error {
 }
 
 // ioengine checks the engine's name; which engine runs is decided when the
-// job is complete (resolveEngine), since libaio depends on direct=.
+// job is complete (resolveEngine), since libaio where it is not available
+// depends on direct=.
 func (j *job) ioengine(o Option) error {
 	if err := needValue(o); err != nil {
 		return err
@@ -671,21 +672,21 @@ func (j *job) ioengine(o Option) error {
 	return nil
 }
 
-// resolveEngine sets the engine the job's last ioengine= names. fio's
-// libaio on a buffered file is synchronous in the kernel: io_submit
-// returns once the page-cache copy is done, so the queue never holds more
-// than the one I/O being copied; clyde runs what that is, psync at depth
-// 1, and says so, rather than a queueing engine that would be several
-// times faster than fio.
+// resolveEngine sets the engine the job's last ioengine= names. libaio
+// runs clyde's libaio engine, buffered too, as fio's does. Where libaio is
+// not available, buffered libaio, which is synchronous in the kernel
+// (io_submit returns once the page-cache copy is done), runs as what that
+// is, psync at depth 1, and says so, rather than a queueing engine that
+// would be several times faster than fio.
 func (j *job) resolveEngine(w *blockbench.Workload) error {
 	o, ok := j.set["ioengine"]
 	if !ok {
 		return nil
 	}
-	if o.Value == "libaio" && !w.Direct {
+	if o.Value == "libaio" && !w.Direct && blockbench.EngineAvailable(blockbench.EngineLibaio) != nil {
 		w.IOEngine = blockbench.EnginePsync
 		w.Options["ioengine"] = "libaio"
-		j.notes = append(j.notes, "job "+j.sec.Name+": ioengine libaio with direct=0: buffered libaio is synchronous in the kernel (io_submit returns when the copy is done), so clyde ran psync, one I/O at a time, as fio's buffered libaio runs")
+		j.notes = append(j.notes, "job "+j.sec.Name+": ioengine libaio with direct=0: clyde has no libaio engine here, and buffered libaio is synchronous in the kernel (io_submit returns when the copy is done), so clyde ran psync, one I/O at a time, as fio's buffered libaio runs")
 		return nil
 	}
 	e, note, err := Engine(o.Pos, o.Value)

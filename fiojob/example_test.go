@@ -45,15 +45,13 @@ rw=randread
 			fmt.Printf("group %d: %s %s bs=%d iodepth=%d %s\n", i, w.Name, w.RW, w.BS, w.IODepth, w.IOEngine)
 		}
 	}
-	fmt.Println(p.Notes[0])
 	// An option clyde does not run is refused with its line.
 	f, _ = fiojob.Parse("bad.fio", []byte("[a]\nverify_backlog=16\n"), fiojob.Env{})
 	_, err = fiojob.Compile(f, fiojob.Options{})
 	fmt.Println(err)
 	// Output:
 	// group 0: seq-write write bs=1048576 iodepth=1 psync
-	// group 1: rand-read randread bs=4096 iodepth=32 io_uring
+	// group 1: rand-read randread bs=4096 iodepth=32 libaio
 	// group 1: rand-read-2 randread bs=4096 iodepth=1 psync
-	// job rand-read: ioengine libaio: clyde has no libaio engine; ran io_uring, which keeps the same queue depth in flight
 	// bad.fio:2: option verify_backlog is not supported: clyde verifies after the write pass (fio's default), not while writing
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/clydebench/clyde/blockbench"
+	"github.com/clydebench/clyde/internal/osio"
 )
 
 // The comparison suite: a job file runs through fio (when installed) and
@@ -383,6 +384,37 @@ func compareRuns(fio, clyde view, explained map[string]string, timed bool, appro
 	return diffs
 }
 
+// directWorks says whether a file in a temporary directory opens with
+// O_DIRECT, as the direct=1 cases need.
+func directWorks(t *testing.T) bool {
+	path := filepath.Join(t.TempDir(), "probe")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := osio.OpenFile(path, osio.ReadWrite|osio.Direct)
+	if err != nil {
+		return false
+	}
+	_ = f.Close()
+	return true
+}
+
+// compareDepthDist lists the iodepth_level buckets where clyde's share of
+// submissions is more than tol points from fio's, entry by entry.
+func compareDepthDist(fio, clyde view, tol float64) []string {
+	var diffs []string
+	for i := range min(len(fio.jobs), len(clyde.jobs)) {
+		f, c := fio.jobs[i].DepthLevel, clyde.jobs[i].DepthLevel
+		for _, k := range []string{"1", "2", "4", "8", "16", "32", ">=64"} {
+			if math.Abs(f[k]-c[k]) > tol {
+				diffs = append(diffs, fmt.Sprintf("iodepth_level of %s: fio %v, clyde %v (bucket %s more than %g points apart)", fio.jobs[i].Name, f, c, k, tol))
+				break
+			}
+		}
+	}
+	return diffs
+}
+
 func share(r, w int64) float64 { return float64(r) * 100 / float64(r+w) }
 
 func names(v view) string {
@@ -409,6 +441,9 @@ var fioCases = []struct {
 	// one paced by a rate, how far apart the bytes may be.
 	timed  bool
 	approx float64
+	// depthDist, when set, compares every bucket of iodepth_level: each
+	// within this many percentage points of fio's.
+	depthDist float64
 }{
 	{name: "inline comments", files: true, text: `; fio's example style
 [global]
@@ -516,7 +551,15 @@ numjobs=2
 filename_format=$jobname-$jobnum.dat
 numjobs=2
 `},
-	{name: "buffered libaio", explained: map[string]string{"depth": "buffered libaio is synchronous"}, text: `[aio]
+	{name: "libaio direct", depthDist: 0.2, text: `[aio-direct]
+filename=aiod.dat
+size=1m
+rw=randread
+ioengine=libaio
+iodepth=16
+direct=1
+`},
+	{name: "buffered libaio", depthDist: 0.2, text: `[aio]
 filename=aio.dat
 size=256k
 rw=randread
@@ -644,6 +687,9 @@ func TestAgainstFio(t *testing.T) {
 	for i, c := range fioCases {
 		t.Run(c.name, func(t *testing.T) {
 			run := <-runs[i]
+			if strings.Contains(c.text, "direct=1") && !directWorks(t) {
+				t.Skip("the temporary directory's filesystem does not take O_DIRECT")
+			}
 			if run.err != nil {
 				t.Fatal(run.err)
 			}
@@ -654,6 +700,11 @@ func TestAgainstFio(t *testing.T) {
 			}
 			for _, d := range compareRuns(want, got, c.explained, c.timed, c.approx) {
 				t.Errorf("%s (clyde's notes: %q)", d, got.notes)
+			}
+			if c.depthDist > 0 {
+				for _, d := range compareDepthDist(want, got, c.depthDist) {
+					t.Error(d)
+				}
 			}
 		})
 	}

@@ -22,7 +22,9 @@
 # to an io-wq kernel thread there, for both tools: the QD32 row on tmpfs
 # measures how the submitter and that thread share two cores. A second QD32
 # row reads with O_DIRECT from a file on a real disk (DISKDIR), where
-# completions come from the device as io_uring is meant to be used.
+# completions come from the device as io_uring is meant to be used. The
+# libaio rows run Linux native AIO in both tools: buffered on DIR (the kernel
+# copies inside io_submit) and O_DIRECT on the disk.
 #
 # A last table checks that clyde's presets add nothing over a plain job of
 # the same shape: the RND4K Q1T1 read row of --profile cdm (--buffered, on
@@ -122,9 +124,11 @@ echo "goals: psync IOPS >= 0.95, io_uring QD32 IOPS >= 1.0, user CPU per I/O <= 
 printf "%-34s %12s %12s %8s  %s\n" "figure" "fio" "clyde" "best" "clyde/fio per round: median [min..max]"
 run_pair psync 1 | summarize "psync QD1"
 run_pair io_uring 32 | summarize "io_uring QD32"
+run_pair libaio 8 | summarize "libaio QD8 (buffered)"
 if [ -n "$diskfile" ]; then
 	fio --name=layout --filename="$diskfile" --size="$SIZE" --rw=write --bs=1m --output=/dev/null
 	run_pair io_uring 32 "$diskfile" 1 | summarize "io_uring QD32 direct $(stat -f -c %T "$DISKDIR")"
+	run_pair libaio 32 "$diskfile" 1 | summarize "libaio QD32 direct $(stat -f -c %T "$DISKDIR")"
 fi
 echo "(IOPS columns: each tool's best round. CPU columns: medians of whole-process CPU, io-wq workers included,"
 echo " over the process's life, per I/O; the JSON usr_cpu of either tool counts only the job's thread, so it is not used.)"

@@ -36,7 +36,7 @@ func iometerCommand() *cli.Command {
 			&cli.StringFlag{Name: "size", Usage: "region of a worker whose disk maximum size is 0: the rest of an existing target, or the size of a new file (default 1g)"},
 			&cli.StringFlag{Name: "runtime", Usage: "run time of each test, replacing the file's"},
 			&cli.StringFlag{Name: "ramp_time", Usage: "ramp up time of each test, replacing the file's"},
-			&cli.StringFlag{Name: "ioengine", Value: string(blockbench.EngineAuto), Usage: "psync|io_uring|windowsaio|auto (auto: io_uring on Linux, windowsaio on Windows, for more than 1 outstanding I/O)"},
+			&cli.StringFlag{Name: "ioengine", Value: string(blockbench.EngineAuto), Usage: "psync|io_uring|libaio|windowsaio|auto (auto: io_uring on Linux, windowsaio on Windows, for more than 1 outstanding I/O)"},
 			&cli.BoolFlag{Name: "buffered", Usage: "run through the page cache instead of uncached"},
 			&cli.Uint64Flag{Name: "seed", Value: blockbench.DefaultSeed, Usage: "random seed of the workers without a fixed seed"},
 			&cli.BoolFlag{Name: "destroy-data", Usage: "allow writing to an unused block device or an existing file, destroying what it holds"},

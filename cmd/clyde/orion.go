@@ -55,7 +55,7 @@ func orionCommand() *cli.Command {
 			&cli.BoolFlag{Name: "destroy-data", Usage: "allow -write above 0 on existing files and devices, destroying what they hold"},
 			&cli.BoolFlag{Name: "allow_sparse", Aliases: []string{"allow-sparse"}, Usage: "read an existing file with holes or never-written (fallocated) extents as it is; reads of those never reach the device, and the result says how much was so"},
 			&cli.BoolFlag{Name: "direct", Value: true, Usage: "open the LUNs with O_DIRECT, as ORION does (--direct=false for tmpfs)"},
-			&cli.StringFlag{Name: "ioengine", Value: string(d.IOEngine), Usage: "psync|io_uring|auto; without a queueing engine a load of N runs as N workers"},
+			&cli.StringFlag{Name: "ioengine", Value: string(d.IOEngine), Usage: "psync|io_uring|libaio|auto; without a queueing engine a load of N runs as N workers"},
 			&cli.Uint64Flag{Name: "seed", Value: d.Seed, Usage: "random seed for offsets, directions and data"},
 			&cli.StringFlag{Name: "json", Usage: "write the whole result, with latency percentiles per point, to `FILE` (- for stdout)"},
 		}, keepFlags()...),
