@@ -178,9 +178,12 @@ func TestLibaioMovesTheRightBytes(t *testing.T) {
 			if w.depth != wantDepth {
 				t.Errorf("depth counts %v, want %v: the queue should stay at iodepth %d", w.depth, wantDepth, depth)
 			}
-			// One I/O per reap, the last depth in one call at the end.
-			if wantReaps := [7]int64{0, blocks - depth, 0, 1}; w.reaps != wantReaps {
-				t.Errorf("reap counts %v, want %v", w.reaps, wantReaps)
+			// One I/O per reap while I/O is left to issue; the drain at the
+			// end takes the last depth in one call, or in a few when its
+			// bounded wait (10 ms at a time) ends before all are done, as
+			// on a loaded machine.
+			if w.reaps[0] != 0 || w.reaps[1] < blocks-depth || w.reaps[1] > blocks-depth+3 || w.reaps[2]+w.reaps[3] > 3 || w.reaps[4]+w.reaps[5]+w.reaps[6] != 0 {
+				t.Errorf("reap counts %v, want %d of one I/O and the last %d in one call or a few", w.reaps, blocks-depth, depth)
 			}
 			if a.inflight != 0 || a.nFree != depth {
 				t.Errorf("%d I/Os in flight, %d free slots after the run", a.inflight, a.nFree)
