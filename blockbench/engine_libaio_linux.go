@@ -25,18 +25,18 @@ const (
 // libaioIOCB is struct iocb. A big-endian kernel has aio_rw_flags before
 // aio_key; clyde leaves both zero, so one layout serves both byte orders.
 type libaioIOCB struct {
-	data      uint64 // aio_data: the slot, given back in io_event.data
-	key       uint32
-	rwFlags   uint32
-	opcode    uint16
-	reqprio   int16
-	fildes    uint32
-	buf       uint64
-	nbytes    uint64
-	offset    int64
-	reserved2 uint64
-	flags     uint32
-	resfd     uint32
+	data   uint64 // aio_data: the slot, given back in io_event.data
+	_      uint32 // aio_key
+	_      uint32 // aio_rw_flags
+	opcode uint16
+	_      int16 // aio_reqprio
+	fildes uint32
+	buf    uint64
+	nbytes uint64
+	offset int64
+	_      uint64 // aio_reserved2
+	flags  uint32
+	_      uint32 // aio_resfd
 }
 
 // libaioEvent is struct io_event.

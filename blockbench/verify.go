@@ -245,7 +245,7 @@ func (v *verifyState) check(buf []byte, off int64, seed uint64) string {
 	}
 	var got [md5.Size]byte
 	n := v.kind.sumSize()
-	v.kind.putSum(got[:n], buf[hdr:len(buf)])
+	v.kind.putSum(got[:n], buf[hdr:])
 	if want := buf[verifyHeaderSize:hdr]; string(want) != string(got[:n]) {
 		return fmt.Sprintf("%s: verify failed at offset %d, length %d: expected %s %x, received %x",
 			v.kind.name(), off, v.bs, strings.ToUpper(v.kind.name()), want, got[:n])
