@@ -62,10 +62,6 @@ func (r *runner) runFileTests(ctx context.Context, run *result.FSRun) error {
 					return fmt.Errorf("%s: %w", del.Phase(), err)
 				}
 			}
-			run.Tests[p.test].Flush = r.copies[0].flushed
-			for _, c := range r.copies {
-				run.Tests[p.test].FlushNs = max(run.Tests[p.test].FlushNs, c.flushNs)
-			}
 			if !random && p.test != create {
 				switch {
 				case sh != nil:

@@ -206,7 +206,15 @@ func TestMpiexecFS(t *testing.T) {
 	if f := strings.Split(csv, ","); f[3] != "4" {
 		t.Fatalf("CSV concurrency %q", f[3])
 	}
-	checkJob(t, decodeJob(t, out), 4, 2048, "mpich-hydra-pmi1")
+	res := decodeJob(t, out)
+	checkJob(t, res, 4, 2048, "mpich-hydra-pmi1")
+	// Each create and delete says how long its closing flush took, the
+	// longest rank's, inside the phase's time.
+	for _, tt := range []result.FSTest{result.SeqCreate, result.SeqDelete, result.RandCreate, result.RandDelete} {
+		if tr := res.Runs[0].Tests[tt]; tr.Flush == "" || tr.FlushNs <= 0 || tr.FlushNs > tr.ElapsedNs {
+			t.Errorf("%s: flush %q took %d ns of %d", tt.Name(), tr.Flush, tr.FlushNs, tr.ElapsedNs)
+		}
+	}
 	emptyDir(t, dir)
 }
 

@@ -437,7 +437,7 @@ func (rj *rankJob) merge(res *result.FS) error {
 			return err
 		}
 		// rank 0's stonewall is already the job's (AgreeStonewall)
-		merged.Flush, merged.Cache, merged.Notes, merged.Stonewall = run.Tests[g.test].Flush, run.Tests[g.test].Cache, run.Tests[g.test].Notes, run.Tests[g.test].Stonewall
+		merged.Flush, merged.Cache, merged.Notes, merged.Stonewall = run.Tests[g.test].Flush, run.Tests[g.test].Cache, run.Tests[g.test].Notes, run.Tests[g.test].Stonewall // FlushNs: the longest rank's (mergeTest)
 		run.Tests[g.test] = merged
 		job.Phases = append(job.Phases, jobPhase(g, merged))
 		job.PerRank = append(job.PerRank, rankRows(g, peers, merged.ElapsedNs, rj.shift)...)
