@@ -17,6 +17,7 @@ import (
 
 	"github.com/clydebench/clyde/blockbench"
 	"github.com/clydebench/clyde/internal/osio"
+	"github.com/clydebench/clyde/result"
 )
 
 // The comparison suite: a job file runs through fio (when installed) and
@@ -198,6 +199,34 @@ func runClyde(t *testing.T, text string, logs bool) view { return runClydePlan(t
 func runClydePlan(t *testing.T, text string, logs bool, edit func(*blockbench.Plan)) view {
 	t.Helper()
 	dir := t.TempDir()
+	v, res := clydeInDir(t, dir, text, edit)
+	seen := map[string]bool{}
+	for i := range v.jobs {
+		if name := filepath.Base(res.Jobs[i].Options["filename"]); !seen[name] {
+			seen[name] = true
+			v.files = append(v.files, name)
+		}
+	}
+	sort.Strings(v.files)
+	var err error
+	if logs {
+		if v.offsets, v.logIOs, err = logOffsets(filepath.Join(dir, "lg_lat.1.log")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if strings.Contains(text, "write_hist_log") {
+		if v.hist, err = readHist(filepath.Join(dir, "hh_clat_hist.1.log")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return v
+}
+
+// clydeInDir compiles the job file and runs it as clyde block FILE does
+// from dir (the cases run in parallel, so no chdir), with edit applied to
+// the plan; its logs stay in dir. It returns the entries and the result.
+func clydeInDir(t *testing.T, dir, text string, edit func(*blockbench.Plan)) (view, *result.Block) {
+	t.Helper()
 	f, err := Parse("job.fio", []byte(text), Env{})
 	if err != nil {
 		t.Fatalf("clyde refused: %v", err)
@@ -206,7 +235,6 @@ func runClydePlan(t *testing.T, text string, logs bool, edit func(*blockbench.Pl
 	if err != nil {
 		t.Fatalf("clyde refused: %v", err)
 	}
-	// As run from dir (the cases run in parallel, so no chdir).
 	for _, g := range p.Groups {
 		for i := range g {
 			if !filepath.IsAbs(g[i].Filename) {
@@ -243,30 +271,14 @@ func runClydePlan(t *testing.T, text string, logs bool, edit func(*blockbench.Pl
 		t.Fatal(err)
 	}
 	v := view{notes: append(append([]string(nil), p.Notes...), res.Notes...)}
-	seen := map[string]bool{}
-	for i, raw := range out.Jobs {
+	for _, raw := range out.Jobs {
 		j, err := decodeJob(raw)
 		if err != nil {
 			t.Fatal(err)
 		}
 		v.jobs = append(v.jobs, j)
-		if name := filepath.Base(res.Jobs[i].Options["filename"]); !seen[name] {
-			seen[name] = true
-			v.files = append(v.files, name)
-		}
 	}
-	sort.Strings(v.files)
-	if logs {
-		if v.offsets, v.logIOs, err = logOffsets(filepath.Join(dir, "lg_lat.1.log")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if strings.Contains(text, "write_hist_log") {
-		if v.hist, err = readHist(filepath.Join(dir, "hh_clat_hist.1.log")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return v
+	return v, res
 }
 
 // logOffsets reads the offsets of a latency log written with log_offset=1

@@ -1,18 +1,13 @@
 package fiojob
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/clydebench/clyde/blockbench"
 )
 
 // The distributions against fio: the same job file through fio and clyde,
@@ -175,52 +170,7 @@ func relDiff(a, b int) float64 {
 // leaves its logs there.
 func runClydeIn(t *testing.T, dir, text string) view {
 	t.Helper()
-	f, err := Parse("job.fio", []byte(text), Env{})
-	if err != nil {
-		t.Fatalf("clyde refused: %v", err)
-	}
-	p, err := Compile(f, Options{})
-	if err != nil {
-		t.Fatalf("clyde refused: %v", err)
-	}
-	for _, g := range p.Groups {
-		for i := range g {
-			g[i].Filename = filepath.Join(dir, g[i].Filename)
-		}
-	}
-	p.WriteLog = func(name string, write func(io.Writer) error) error {
-		out, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			return err
-		}
-		if err := write(out); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	}
-	res, err := blockbench.RunPlan(context.Background(), p)
-	if err != nil {
-		t.Fatalf("clyde: %v", err)
-	}
-	data, err := json.Marshal(res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out struct {
-		Jobs []json.RawMessage `json:"jobs"`
-	}
-	if err := json.Unmarshal(data, &out); err != nil {
-		t.Fatal(err)
-	}
-	v := view{notes: append(append([]string(nil), p.Notes...), res.Notes...)}
-	for _, raw := range out.Jobs {
-		j, err := decodeJob(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		v.jobs = append(v.jobs, j)
-	}
+	v, _ := clydeInDir(t, dir, text, nil)
 	return v
 }
 
