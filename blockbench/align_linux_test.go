@@ -7,11 +7,10 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -21,25 +20,7 @@ import (
 // sectors a 512-byte block or offset is refused as a usage error before
 // anything is written, and 4096 runs.
 func TestDirectAlignmentOnA4KDevice(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("loop devices need root")
-	}
-	if _, err := exec.LookPath("losetup"); err != nil {
-		t.Skip("losetup not installed")
-	}
-	img := filepath.Join(t.TempDir(), "disk.img")
-	if err := os.WriteFile(img, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(img, 8<<20); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("losetup", "--find", "--show", "--sector-size", "4096", img).CombinedOutput()
-	if err != nil {
-		t.Skipf("losetup --sector-size 4096: %v: %s", err, out)
-	}
-	dev := strings.TrimSpace(string(out))
-	t.Cleanup(func() { _ = exec.Command("losetup", "--detach", dev).Run() })
+	dev, img := clydetest.LoopDevice(t, 8<<20, "--sector-size", "4096")
 	cases := []struct {
 		name   string
 		bs     int64

@@ -1,13 +1,10 @@
 package fiojob
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/clydebench/clyde/blockbench"
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // TestTrimAgainstFio runs rw=trim and randtrim on a loop device made for
@@ -15,25 +12,7 @@ import (
 // direction (trims in "trim") and sync counts.
 func TestTrimAgainstFio(t *testing.T) {
 	fio := fioBinary(t)
-	if os.Geteuid() != 0 {
-		t.Skip("loop devices need root")
-	}
-	if _, err := exec.LookPath("losetup"); err != nil {
-		t.Skip("losetup not installed")
-	}
-	img := filepath.Join(t.TempDir(), "disk.img")
-	if err := os.WriteFile(img, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(img, 8<<20); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("losetup", "--find", "--show", img).CombinedOutput()
-	if err != nil {
-		t.Skipf("losetup: %v: %s", err, out)
-	}
-	dev := strings.TrimSpace(string(out))
-	t.Cleanup(func() { _ = exec.Command("losetup", "--detach", dev).Run() })
+	dev, _ := clydetest.LoopDevice(t, 8<<20)
 	text := `[global]
 filename=` + dev + `
 [seq]

@@ -1,0 +1,40 @@
+//go:build linux
+
+package clydetest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// LoopDevice attaches a new loop device, with losetup's extra args
+// (--sector-size 4096), to a sparse image of size bytes in the test's
+// temporary directory, detached when the test ends, and returns the device
+// and the image. It skips the test where loop devices cannot be made: not
+// root, no losetup, none free.
+func LoopDevice(t testing.TB, size int64, args ...string) (dev, img string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("loop devices need root")
+	}
+	if _, err := exec.LookPath("losetup"); err != nil {
+		t.Skip("losetup not installed")
+	}
+	img = filepath.Join(t.TempDir(), "disk.img")
+	if err := os.WriteFile(img, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(img, size); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("losetup", append(append([]string{"--find", "--show"}, args...), img)...).CombinedOutput()
+	if err != nil {
+		t.Skipf("losetup %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	dev = strings.TrimSpace(string(out))
+	t.Cleanup(func() { _ = exec.Command("losetup", "--detach", dev).Run() })
+	return dev, img
+}
