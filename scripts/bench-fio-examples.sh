@@ -63,11 +63,15 @@ for ex in $EXAMPLES; do
 	prepare "$src" "$work/fio.fio" "$work/fio"
 	prepare "$src" "$work/clyde.fio" "$work/clyde"
 	# from inside $work: an example's write_bw_log and the like go there,
-	# never into the caller's directory
+	# never into the caller's directory. A sync before each run: a
+	# buffered writer leaves gigabytes dirty, and their writeback would
+	# land in the next tool's run (clyde measured 0.5x fio's that way).
+	sync
 	if ! (cd "$work" && fio --output-format=json --output="$work/fio.json" "$work/fio.fio") >/dev/null 2>"$work/fio.err"; then
 		echo "$ex: fio failed: $(head -c 200 "$work/fio.err")"
 		continue
 	fi
+	sync
 	if ! (cd "$work" && "$BIN" block "$work/clyde.fio" --no-history --output-format json) >"$work/clyde.json" 2>"$work/clyde.err"; then
 		echo "$ex: clyde refused or failed: $(grep -v '^clyde: note' "$work/clyde.err" | head -c 300)"
 		continue
