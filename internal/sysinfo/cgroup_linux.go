@@ -27,9 +27,16 @@ type procCgroups struct {
 	MemoryV1 string
 }
 
-// parseProcCgroup reads lines of "hierarchy-ID:controller-list:cgroup-path".
+// parseProcCgroup reads lines of "hierarchy-ID:controller-list:cgroup-path"
+// for the memory controller.
 func parseProcCgroup(r io.Reader) procCgroups {
-	var pc procCgroups
+	unified, v1 := cgroupPaths(r, "memory")
+	return procCgroups{Unified: unified, MemoryV1: v1}
+}
+
+// cgroupPaths is this process's cgroup v2 path ("0::/path") and its path in
+// the v1 hierarchy holding controller, "" for either that is absent.
+func cgroupPaths(r io.Reader, controller string) (unified, v1 string) {
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		id, rest, ok := strings.Cut(sc.Text(), ":")
@@ -42,12 +49,12 @@ func parseProcCgroup(r io.Reader) procCgroups {
 		}
 		switch {
 		case id == "0" && controllers == "":
-			pc.Unified = path
-		case slices.Contains(strings.Split(controllers, ","), "memory"):
-			pc.MemoryV1 = path
+			unified = path
+		case slices.Contains(strings.Split(controllers, ","), controller):
+			v1 = path
 		}
 	}
-	return pc
+	return unified, v1
 }
 
 // parseMemoryLimit reads memory.max (v2) or memory.limit_in_bytes (v1);
@@ -121,19 +128,7 @@ func CgroupDirs(procCgroup, mountinfo []byte, controller string) []string {
 	if err != nil {
 		return nil
 	}
-	var unified, v1 string
-	sc := bufio.NewScanner(bytes.NewReader(procCgroup))
-	for sc.Scan() {
-		id, rest, _ := strings.Cut(sc.Text(), ":")
-		controllers, path, ok := strings.Cut(rest, ":")
-		switch {
-		case !ok || !strings.HasPrefix(path, "/"):
-		case id == "0" && controllers == "":
-			unified = path
-		case slices.Contains(strings.Split(controllers, ","), controller):
-			v1 = path
-		}
-	}
+	unified, v1 := cgroupPaths(bytes.NewReader(procCgroup), controller)
 	var dirs []string
 	for _, h := range hierarchies(unified, v1, controller, mounts) {
 		dirs = append(dirs, h.dirs...)
