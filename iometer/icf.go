@@ -514,6 +514,13 @@ func (p *parser) accessLine(l line) (blockbench.AccessLine, error) {
 		}
 		v[i] = x
 	}
+	return p.checkAccessLine(l, v)
+}
+
+// checkAccessLine checks one line's numbers (size, % of size, % reads,
+// % random, delay, burst, align, reply) as Iometer's ranges and clyde's
+// disk workers allow, and makes the line.
+func (p *parser) checkAccessLine(l line, v [8]int64) (blockbench.AccessLine, error) {
 	bad := func(format string, args ...any) (blockbench.AccessLine, error) {
 		return blockbench.AccessLine{}, p.errf(l.n, format, args...)
 	}

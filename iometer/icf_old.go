@@ -118,7 +118,9 @@ func (p *parser) oldAccessLine(l line) (blockbench.AccessLine, error) {
 	if len(f) != 6 {
 		return blockbench.AccessLine{}, p.errf(l.n, "%q: an old-format (before Iometer 1998.05.21) access specification line is six whole numbers apart by spaces: size, %% of size, %% reads, %% random, delay, burst", l.text)
 	}
-	var v [6]int64
+	// Iometer's defaults for the two fields the old format lacks: the
+	// alignment InitAccessSpecLine leaves, and no reply.
+	v := [8]int64{6: oldFormatAlign}
 	names := [6]string{"size", "% of size", "% reads", "% random", "delay", "burst"}
 	for i, s := range f {
 		x, err := strconv.ParseInt(s, 10, 64)
@@ -127,9 +129,7 @@ func (p *parser) oldAccessLine(l line) (blockbench.AccessLine, error) {
 		}
 		v[i] = x
 	}
-	// The new format's checks, on the new format's line with Iometer's
-	// defaults for the two fields the old one lacks.
-	return p.accessLine(line{n: l.n, text: fmt.Sprintf("%d,%d,%d,%d,%d,%d,%d,0", v[0], v[1], v[2], v[3], v[4], v[5], oldFormatAlign)})
+	return p.checkAccessLine(l, v)
 }
 
 // smartName is Iometer's SmartName for a one-line old specification, made
