@@ -2,7 +2,6 @@ package blockbench
 
 import (
 	"fmt"
-	"time"
 )
 
 // fio's sync options, counted as fio 3.33 counts them (io_u.c get_rw_ddir,
@@ -38,18 +37,7 @@ func (w *worker) syncAfterWrite() bool {
 
 // datasync issues one fdatasync, timed into fio's "sync" latency but not
 // its total_ios.
-func (w *worker) datasync() bool {
-	t0 := w.now()
-	if err := w.h.Datasync(); err != nil {
-		w.fail(fmt.Errorf("fdatasync: %w", err))
-		return false
-	}
-	t1 := w.now()
-	w.recs[recSync].Record(time.Duration(t1 - t0))
-	w.datasyncs++
-	w.endNs = max(w.endNs, t1)
-	return true
-}
+func (w *worker) datasync() bool { return w.timedSync(true) }
 
 // endFsync is fio's end_fsync (and the first fsync of fsync_on_close): one
 // fsync when a worker that wrote is done, inside its measured time, not

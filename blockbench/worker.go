@@ -439,15 +439,23 @@ func (w *worker) complete(dir, n, want int, off, prepNs, submitNs, doneNs int64)
 
 // sync issues one fsync and times it into fio's "sync" direction; false
 // means it failed and the worker's error says how.
-func (w *worker) sync() bool {
+func (w *worker) sync() bool { return w.timedSync(false) }
+
+// timedSync issues one fsync, or with data one fdatasync, timed into fio's
+// "sync" latency and counted apart (syncs, datasyncs).
+func (w *worker) timedSync(data bool) bool {
+	call, what, count := w.h.Sync, "fsync", &w.syncs
+	if data {
+		call, what, count = w.h.Datasync, "fdatasync", &w.datasyncs
+	}
 	t0 := w.now()
-	if err := w.h.Sync(); err != nil {
-		w.fail(fmt.Errorf("fsync: %w", err))
+	if err := call(); err != nil {
+		w.fail(fmt.Errorf("%s: %w", what, err))
 		return false
 	}
 	t1 := w.now()
 	w.recs[recSync].Record(time.Duration(t1 - t0))
-	w.syncs++
+	*count++
 	w.endNs = max(w.endNs, t1)
 	return true
 }
