@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -84,7 +85,7 @@ func (d Distribution) String() string {
 	switch d.Kind {
 	case DistZoned, DistZonedAbs:
 		parts := []string{zonesString(d.Kind, d.Zones[0])}
-		if !zonesEqual(d.Zones[0], d.Zones[1]) {
+		if !slices.Equal(d.Zones[0], d.Zones[1]) {
 			parts = append(parts, zonesString(d.Kind, d.Zones[1]))
 		}
 		return s + ":" + strings.Join(parts, ",")
@@ -106,18 +107,6 @@ func zonesString(k DistKind, zs []DistZone) string {
 		}
 	}
 	return strings.Join(b, ":")
-}
-
-func zonesEqual(a, b []DistZone) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // distOptions echoes the distribution and the zones in fio's syntax.

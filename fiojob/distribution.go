@@ -78,8 +78,8 @@ func parseFloat(s string) (float64, bool) {
 
 // parseZoneSplits is fio's str_split_parse with zone_split_ddir: the
 // ranges for reads, then writes after a comma (a third part, trims', is
-// read and ignored: clyde issues no trims); with no comma the same ranges
-// for both.
+// read and not used: a clyde trim job draws with the write ranges); with
+// no comma the same ranges for both.
 func parseZoneSplits(pos, value, rest string, kb KBBase, d *blockbench.Distribution) error {
 	abs := d.Kind == blockbench.DistZonedAbs
 	parts := strings.Split(rest, ",")
