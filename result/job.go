@@ -71,3 +71,21 @@ type JobHostRow struct {
 	ElapsedNs  int64   `json:"elapsed_ns"`
 	RatePerSec float64 `json:"rate_per_sec"`
 }
+
+// BlockRanks is a clyde block run across many clients: who ran, and each
+// job of each group as a whole, per rank and per host. The run's Jobs hold
+// the aggregate as fio's client sums its servers ("All clients"): I/Os and
+// bytes summed over the slowest rank's runtime, latency histograms merged.
+// In its rows a phase's Iteration is the group (from 0), Test the job's
+// name, Items its I/Os (RateUnit "IOPS").
+type BlockRanks struct {
+	Launcher string   `json:"launcher"`
+	Ranks    int      `json:"ranks"`
+	Hosts    []string `json:"hosts"`
+	// Files is how each rank named its target: "rank" for a file of its
+	// own (NAME.rankN), "host" for each host's own block device.
+	Files   string       `json:"files"`
+	Phases  []JobPhase   `json:"phases"`
+	PerRank []JobRankRow `json:"per_rank"`
+	PerHost []JobHostRow `json:"per_host"`
+}

@@ -58,6 +58,9 @@ func Text(w io.Writer, res *result.Block) error {
 		}
 	}
 	sustainedText(ew, res)
+	if res.Job != nil {
+		ranksText(ew, res.Job)
+	}
 	for _, n := range res.Notes {
 		ew.printf("note: %s\n", n)
 	}
