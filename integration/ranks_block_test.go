@@ -194,3 +194,45 @@ func waitFiles(t *testing.T, dir, glob string, n int, p *proc) {
 	}
 	t.Fatalf("no %d files %s in %s after 30s", n, glob, dir)
 }
+
+func TestMpiexecCopy(t *testing.T) {
+	mpiexec := needMpiexec(t)
+	dir := t.TempDir()
+	jsonOut := filepath.Join(t.TempDir(), "copy.json")
+	p := startProc(t, launcherEnv(), mpiexec, "-n", "3", clydeBin, "copy", "-d", dir, "--set", "256k:4,4k:20", "--no-history", "--json", jsonOut)
+	if code := p.wait(t, 2*time.Minute); code != 0 {
+		t.Fatalf("exit %d: %s", code, p.stderr.String())
+	}
+	if out := p.stdout.String(); strings.Count(out, "All ranks: 3 on 1 host(s)") != 1 || strings.Count(out, "    rank ") != 6 {
+		t.Fatalf("rank 0 printed:\n%s", out)
+	}
+	b, err := os.ReadFile(jsonOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res result.Copy
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	j := res.Job
+	if j == nil || j.Ranks != 3 || j.Files != "private-dir" || len(j.Phases) != 2 || len(j.PerRank) != 6 || len(res.Results) != 2 {
+		t.Fatalf("job %+v, %d results", j, len(res.Results))
+	}
+	for i, want := range []int64{12, 60} {
+		f := res.Results[i]
+		if f.Files != want || f.Bytes != want*[]int64{256 << 10, 4 << 10}[i] || !f.Verified || f.Latency.Count != want || j.Phases[i].Items != want {
+			t.Errorf("%s: %d files %d bytes, verified %v, %d latencies, phase %d items; want %d files of every rank", f.Set, f.Files, f.Bytes, f.Verified, f.Latency.Count, j.Phases[i].Items, want)
+		}
+		if f.ElapsedNs != j.Phases[i].LastDoneNs {
+			t.Errorf("%s: %d ns, the slowest rank's %d", f.Set, f.ElapsedNs, j.Phases[i].LastDoneNs)
+		}
+	}
+	emptyDir(t, dir)
+	t.Run("method all refused", func(t *testing.T) {
+		p := startProc(t, launcherEnv(), mpiexec, "-n", "2", clydeBin, "copy", "-d", dir, "--set", "4k:2", "--method", "all", "--no-history")
+		if code := p.wait(t, time.Minute); code != 2 || !strings.Contains(p.stderr.String(), "give one method across 2 ranks") {
+			t.Fatalf("exit %d: %s", code, p.stderr.String())
+		}
+		emptyDir(t, dir)
+	})
+}

@@ -51,7 +51,7 @@ type Block struct {
 	Space *BlockSpace `json:"space,omitempty"`
 	// Job is a run across many ranks (clyde block under a launcher): Jobs
 	// then hold every rank's figures summed.
-	Job *BlockRanks `json:"job,omitempty"`
+	Job *RankJob `json:"job,omitempty"`
 	// Interrupted is true when a signal stopped the run; Jobs holds what ran.
 	Interrupted bool     `json:"interrupted,omitempty"`
 	Error       string   `json:"error,omitempty"`

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,7 +24,7 @@ import (
 	"github.com/clydebench/clyde/result"
 )
 
-// blockRanksFlags are the many-client flags clyde block shares with fs.
+// blockRanksFlags are the many-client flags clyde block and copy share with fs.
 func blockRanksFlags() []cli.Flag {
 	var out []cli.Flag
 	for _, f := range jobFlags() {
@@ -35,31 +36,184 @@ func blockRanksFlags() []cli.Flag {
 	return out
 }
 
-// blockRanks is this process's part in a many-client clyde block: every
-// group starts on every rank at once (blockbench.GroupPhases), and rank 0
-// keeps every rank's jobs of every group to merge.
-type blockRanks struct {
+// stepRanks is this process's part in a many-client block or copy run:
+// every step (a block group, a copy set) starts on every rank at once, and
+// rank 0 keeps every rank's part T of every step to merge.
+type stepRanks[T any] struct {
 	rj *rankJob
-	// hostRanks is how many ranks run on this rank's host.
-	hostRanks int
-	// finished is this rank's I/Os in the current group once it ended
+	// finished is this rank's count in the current step once it ended
 	// here, -1 before: what rank 0 asks for when the first rank is done.
 	finished atomic.Int64
 
-	mu     sync.Mutex
-	groups []blockGathered // rank 0
+	mu    sync.Mutex
+	steps []gatheredStep[T] // rank 0
 }
 
-type blockGathered struct {
-	group   int
-	ranks   [][]result.BlockJob
+type gatheredStep[T any] struct {
+	step    int
+	ranks   []T
 	first   int
 	atFirst []int64
 }
 
+func newStepRanks[T any](rj *rankJob) *stepRanks[T] {
+	s := &stepRanks[T]{rj: rj}
+	s.finished.Store(-1)
+	return s
+}
+
+func stepPhase(step int) string { return "step/" + strconv.Itoa(step) }
+
+// before is the common start of a step.
+func (s *stepRanks[T]) before(ctx context.Context, step int, done func() int64) error {
+	s.finished.Store(-1)
+	return s.rj.job.Begin(ctx, stepPhase(step), func() int64 {
+		if n := s.finished.Load(); n >= 0 {
+			return n
+		}
+		return done()
+	})
+}
+
+// after sends this rank's part of a step (count items) to rank 0 and waits
+// for every rank.
+func (s *stepRanks[T]) after(ctx context.Context, step int, mine T, count int64) error {
+	s.finished.Store(count)
+	out, err := s.rj.job.End(ctx, stepPhase(step), mine)
+	if err != nil || out == nil {
+		return err
+	}
+	g := gatheredStep[T]{step: step, first: out.First, atFirst: out.AtFirst}
+	for r, raw := range out.Data {
+		var v T
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return fmt.Errorf("rank %d's step %d: %w", r, step+1, err)
+		}
+		g.ranks = append(g.ranks, v)
+	}
+	s.mu.Lock()
+	s.steps = append(s.steps, g)
+	s.mu.Unlock()
+	return nil
+}
+
+// gathered is rank 0's steps, in order.
+func (s *stepRanks[T]) gathered() []gatheredStep[T] {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.steps)
+}
+
+// jobOf is the job section of rank 0's result: who ran where.
+func (s *stepRanks[T]) jobOf(files string) *result.RankJob {
+	job := &result.RankJob{Launcher: s.rj.info.Launcher, Ranks: s.rj.info.Size, Files: files}
+	hostSet := map[string]bool{}
+	for _, p := range s.rj.job.Peers() {
+		hostSet[p.Host] = true
+	}
+	for h := range hostSet {
+		job.Hosts = append(job.Hosts, h)
+	}
+	sort.Strings(job.Hosts)
+	return job
+}
+
+// rankPart is one rank's figures in one step, for the rows.
+type rankPart struct {
+	items, bytes, ns int64
+}
+
+// addRows adds one step's phase, rank and host rows to job; rate is the
+// step's unit over a count, its bytes and a time.
+func addRows[T any](job *result.RankJob, peers []coord.Peer, g gatheredStep[T], label, unit string, part func(T) rankPart, rate func(items, bytes, ns int64) float64) {
+	parts := make([]rankPart, len(g.ranks))
+	for r, v := range g.ranks {
+		parts[r] = part(v)
+	}
+	p := result.JobPhase{Iteration: g.step, Test: label, RateUnit: unit, FirstRank: g.first}
+	p.FirstDoneNs = parts[0].ns
+	for r, x := range parts {
+		p.Items += x.items
+		p.Bytes += x.bytes
+		p.LastDoneNs = max(p.LastDoneNs, x.ns)
+		if x.ns < p.FirstDoneNs {
+			p.FirstDoneNs, p.FirstRank = x.ns, r
+		}
+	}
+	var bytesAtFirst int64
+	for r, x := range parts {
+		n := x.items
+		if r < len(g.atFirst) && x.ns > p.FirstDoneNs {
+			n = min(g.atFirst[r], n)
+		}
+		p.FirstDoneItems += n
+		if x.items > 0 {
+			bytesAtFirst += x.bytes * n / x.items
+		}
+	}
+	p.LastDoneRate = rate(p.Items, p.Bytes, p.LastDoneNs)
+	p.FirstDoneRate = rate(p.FirstDoneItems, bytesAtFirst, p.FirstDoneNs)
+	job.Phases = append(job.Phases, p)
+	hosts := map[string]*result.JobHostRow{}
+	for _, h := range job.Hosts {
+		hosts[h] = &result.JobHostRow{Iteration: g.step, Test: label, Host: h}
+	}
+	for r, x := range parts {
+		row := result.JobRankRow{Iteration: g.step, Test: label, Rank: r, Items: x.items, Bytes: x.bytes, ElapsedNs: x.ns,
+			RatePerSec: rate(x.items, x.bytes, x.ns), FirstDone: x.ns == p.FirstDoneNs, LastDone: x.ns == p.LastDoneNs}
+		if r < len(peers) {
+			row.Host, row.PID = peers[r].Host, peers[r].PID
+		}
+		if h := hosts[row.Host]; h != nil {
+			h.Ranks++
+			h.Items += x.items
+			h.Bytes += x.bytes
+			h.ElapsedNs = max(h.ElapsedNs, x.ns)
+		}
+		job.PerRank = append(job.PerRank, row)
+	}
+	for _, h := range job.Hosts {
+		row := hosts[h]
+		row.RatePerSec = rate(row.Items, row.Bytes, row.ElapsedNs)
+		job.PerHost = append(job.PerHost, *row)
+	}
+}
+
+// blockRanks is stepRanks for clyde block: a step is a group, a rank's
+// part its jobs (blockbench.GroupPhases).
+type blockRanks struct {
+	*stepRanks[[]result.BlockJob]
+	// hostRanks is how many ranks run on this rank's host.
+	hostRanks int
+}
+
 // startBlockRanks joins the job the launcher started, or returns nil for
-// a single process. hash is what every rank must run the same.
+// a single process. hash is what every rank must run the same; check
+// refuses what cannot run across the launcher's ranks before any hello.
 func startBlockRanks(c *cli.Context, hash string, check func(size int) error) (*blockRanks, error) {
+	rj, err := startStepJob(c, hash, check)
+	if rj == nil || err != nil {
+		return nil, err
+	}
+	br := &blockRanks{stepRanks: newStepRanks[[]result.BlockJob](rj)}
+	hosts, err := rj.job.AllGather(rj.ctx, "hosts", rj.info.Host)
+	if err != nil {
+		rj.job.Abort(err)
+		rj.release()
+		return nil, err
+	}
+	for _, raw := range hosts {
+		var h string
+		if json.Unmarshal(raw, &h) == nil && h == rj.info.Host {
+			br.hostRanks++
+		}
+	}
+	return br, nil
+}
+
+// startStepJob detects the launcher and joins its job; nil for a single
+// process.
+func startStepJob(c *cli.Context, hash string, check func(size int) error) (*rankJob, error) {
 	info, err := launch.Detect(os.Getenv, launch.Flags{Ranks: c.Int("ranks"), Coordinator: c.String("coordinator")}, sysinfo.Hostname(), launch.OpenFD)
 	if err != nil {
 		return nil, err
@@ -76,21 +230,7 @@ func startBlockRanks(c *cli.Context, hash string, check func(size int) error) (*
 		_ = info.Close()
 		return nil, err
 	}
-	br := &blockRanks{rj: rj}
-	br.finished.Store(-1)
-	hosts, err := rj.job.AllGather(rj.ctx, "hosts", info.Host)
-	if err != nil {
-		rj.job.Abort(err)
-		rj.release()
-		return nil, err
-	}
-	for _, raw := range hosts {
-		var h string
-		if json.Unmarshal(raw, &h) == nil && h == info.Host {
-			br.hostRanks++
-		}
-	}
-	return br, nil
+	return rj, nil
 }
 
 // place is this rank in the plan.
@@ -98,39 +238,15 @@ func (br *blockRanks) place() *blockbench.Ranks {
 	return &blockbench.Ranks{Rank: br.rj.info.Rank, Size: br.rj.info.Size, HostRanks: br.hostRanks, Phases: br}
 }
 
-func groupPhase(g int) string { return "group/" + strconv.Itoa(g) }
-
 // Before is the common start of group g.
 func (br *blockRanks) Before(ctx context.Context, g int, done func() int64) error {
-	br.finished.Store(-1)
-	return br.rj.job.Begin(ctx, groupPhase(g), func() int64 {
-		if n := br.finished.Load(); n >= 0 {
-			return n
-		}
-		return done()
-	})
+	return br.before(ctx, g, done)
 }
 
 // After sends this rank's jobs of group g to rank 0 and waits for every
 // rank.
 func (br *blockRanks) After(ctx context.Context, g int, jobs []result.BlockJob) error {
-	br.finished.Store(jobIOs(jobs))
-	out, err := br.rj.job.End(ctx, groupPhase(g), jobs)
-	if err != nil || out == nil {
-		return err
-	}
-	gg := blockGathered{group: g, first: out.First, atFirst: out.AtFirst}
-	for r, raw := range out.Data {
-		var js []result.BlockJob
-		if err := json.Unmarshal(raw, &js); err != nil {
-			return fmt.Errorf("rank %d's jobs of group %d: %w", r, g+1, err)
-		}
-		gg.ranks = append(gg.ranks, js)
-	}
-	br.mu.Lock()
-	br.groups = append(br.groups, gg)
-	br.mu.Unlock()
-	return nil
+	return br.after(ctx, g, jobs, jobIOs(jobs))
 }
 
 func jobIOs(jobs []result.BlockJob) int64 {
@@ -141,20 +257,13 @@ func jobIOs(jobs []result.BlockJob) int64 {
 	return n
 }
 
-func jobBytes(jobs []result.BlockJob) int64 {
-	var n int64
+func blockPart(jobs []result.BlockJob) rankPart {
+	p := rankPart{items: jobIOs(jobs)}
 	for _, j := range jobs {
-		n += j.Read.IOBytes + j.Write.IOBytes + j.Trim.IOBytes
+		p.bytes += j.Read.IOBytes + j.Write.IOBytes + j.Trim.IOBytes
+		p.ns = max(p.ns, j.ElapsedNs)
 	}
-	return n
-}
-
-func jobsElapsed(jobs []result.BlockJob) int64 {
-	var ns int64
-	for _, j := range jobs {
-		ns = max(ns, j.ElapsedNs)
-	}
-	return ns
+	return p
 }
 
 // finish ends this rank's part (rankJob.end); on rank 0 the result
@@ -172,38 +281,23 @@ func (br *blockRanks) finish(ctx context.Context, res *result.Block, runErr erro
 // the ranks (blockbench.MergeRankGroups), and the job's per-group,
 // per-rank and per-host rows.
 func (br *blockRanks) merge(res *result.Block) error {
-	br.mu.Lock()
-	defer br.mu.Unlock()
-	peers := br.rj.job.Peers()
-	job := &result.BlockRanks{Launcher: br.rj.info.Launcher, Ranks: br.rj.info.Size, Files: "rank"}
+	files, what := "rank", "its own file, NAME.rankN"
 	if res.Target.Kind == "block_device" {
-		job.Files = "host"
+		files, what = "host", "its host's block device"
 	}
-	hostSet := map[string]bool{}
-	for _, p := range peers {
-		hostSet[p.Host] = true
-	}
-	for h := range hostSet {
-		job.Hosts = append(job.Hosts, h)
-	}
-	sort.Strings(job.Hosts)
-	groups := make([][][]result.BlockJob, len(br.groups))
-	for i, g := range br.groups {
+	job := br.jobOf(files)
+	steps := br.gathered()
+	groups := make([][][]result.BlockJob, len(steps))
+	for i, g := range steps {
 		groups[i] = g.ranks
 	}
 	if err := blockbench.MergeRankGroups(res, groups); err != nil {
 		return err
 	}
-	for _, g := range br.groups {
-		job.Phases = append(job.Phases, blockPhase(g))
-		job.PerRank = append(job.PerRank, blockRankRows(g, peers)...)
-		job.PerHost = append(job.PerHost, blockHostRows(g, peers, job.Hosts)...)
+	for _, g := range steps {
+		addRows(job, br.rj.job.Peers(), g, groupLabel(g.ranks[0]), "IOPS", blockPart, func(items, _, ns int64) float64 { return perSec(float64(items), ns) })
 	}
 	res.Job = job
-	what := "its own file, NAME.rankN"
-	if job.Files == "host" {
-		what = "its host's block device"
-	}
 	res.Notes = append(res.Notes, fmt.Sprintf("%d ranks on %d host(s) (%s), each on %s: every job's I/Os and bytes are summed over the ranks and its runtime is the slowest rank's (fio's \"All clients\", mdtest's last done); disk_util is rank 0's host's", job.Ranks, len(job.Hosts), job.Launcher, what))
 	return nil
 }
@@ -216,71 +310,12 @@ func groupLabel(jobs []result.BlockJob) string {
 	return strings.Join(names, "+")
 }
 
-func iops(ios, ns int64) float64 {
+// perSec is v per second over ns.
+func perSec(v float64, ns int64) float64 {
 	if ns <= 0 {
 		return 0
 	}
-	return float64(ios) * 1e9 / float64(ns)
-}
-
-func blockPhase(g blockGathered) result.JobPhase {
-	p := result.JobPhase{Iteration: g.group, Test: groupLabel(g.ranks[0]), RateUnit: "IOPS", FirstRank: g.first}
-	p.FirstDoneNs = jobsElapsed(g.ranks[0])
-	for r, js := range g.ranks {
-		p.Items += jobIOs(js)
-		p.Bytes += jobBytes(js)
-		ns := jobsElapsed(js)
-		p.LastDoneNs = max(p.LastDoneNs, ns)
-		if ns < p.FirstDoneNs {
-			p.FirstDoneNs, p.FirstRank = ns, r
-		}
-	}
-	for r, js := range g.ranks {
-		n := jobIOs(js)
-		if r < len(g.atFirst) && jobsElapsed(js) > p.FirstDoneNs {
-			n = min(g.atFirst[r], n)
-		}
-		p.FirstDoneItems += n
-	}
-	p.LastDoneRate = iops(p.Items, p.LastDoneNs)
-	p.FirstDoneRate = iops(p.FirstDoneItems, p.FirstDoneNs)
-	return p
-}
-
-func blockRankRows(g blockGathered, peers []coord.Peer) []result.JobRankRow {
-	var rows []result.JobRankRow
-	first, last := jobsElapsed(g.ranks[0]), int64(0)
-	for _, js := range g.ranks {
-		first, last = min(first, jobsElapsed(js)), max(last, jobsElapsed(js))
-	}
-	for r, js := range g.ranks {
-		ns := jobsElapsed(js)
-		row := result.JobRankRow{Iteration: g.group, Test: groupLabel(js), Rank: r, Items: jobIOs(js), Bytes: jobBytes(js),
-			ElapsedNs: ns, RatePerSec: iops(jobIOs(js), ns), FirstDone: ns == first, LastDone: ns == last}
-		if r < len(peers) {
-			row.Host, row.PID = peers[r].Host, peers[r].PID
-		}
-		rows = append(rows, row)
-	}
-	return rows
-}
-
-func blockHostRows(g blockGathered, peers []coord.Peer, hosts []string) []result.JobHostRow {
-	var rows []result.JobHostRow
-	for _, h := range hosts {
-		row := result.JobHostRow{Iteration: g.group, Test: groupLabel(g.ranks[0]), Host: h}
-		for r, js := range g.ranks {
-			if r < len(peers) && peers[r].Host == h {
-				row.Ranks++
-				row.Items += jobIOs(js)
-				row.Bytes += jobBytes(js)
-				row.ElapsedNs = max(row.ElapsedNs, jobsElapsed(js))
-			}
-		}
-		row.RatePerSec = iops(row.Items, row.ElapsedNs)
-		rows = append(rows, row)
-	}
-	return rows
+	return v * 1e9 / float64(ns)
 }
 
 // blockHash names the job every rank must run the same: the plan's

@@ -62,8 +62,10 @@ type rankJob struct {
 	// phase once it ended here, -1 before: the count rank 0 asks for
 	// when the first rank is done.
 	finished atomic.Int64
-	lock     *runlock.Lock
-	parent   *osio.Dir
+	// locks and parents are the run locks rank 0 holds for the job's
+	// ranks on the directories they share, and those directories.
+	locks   []*runlock.Lock
+	parents []*osio.Dir
 
 	// shift is --rank-shift; seed, when shift is set and no seed was
 	// given, is the job's (from its token), the same on every rank, so
@@ -208,7 +210,7 @@ func (rj *rankJob) lockDir(dir string) error {
 		parent.Close()
 		return err
 	}
-	rj.parent, rj.lock = &parent, lock
+	rj.parents, rj.locks = append(rj.parents, &parent), append(rj.locks, lock)
 	return nil
 }
 
@@ -427,12 +429,15 @@ func (rj *rankJob) end(ctx context.Context, runErr error, merge func() error) er
 }
 
 func (rj *rankJob) release() {
-	if rj.lock != nil {
-		_ = rj.lock.Release()
+	for _, l := range rj.locks {
+		if l != nil {
+			_ = l.Release()
+		}
 	}
-	if rj.parent != nil {
-		_ = rj.parent.Close()
+	for _, p := range rj.parents {
+		_ = p.Close()
 	}
+	rj.locks, rj.parents = nil, nil
 	_ = rj.info.Close()
 }
 
