@@ -78,7 +78,12 @@ func TestMpiexecBlock(t *testing.T) {
 		if code := p.wait(t, 2*time.Minute); code != 0 {
 			t.Fatalf("exit %d: %s", code, p.stderr.String())
 		}
-		checkBlockJob(t, decodeBlock(t, p.stdout.String()), 4, 1, "mpich-hydra-pmi1")
+		res := decodeBlock(t, p.stdout.String())
+		checkBlockJob(t, res, 4, 1, "mpich-hydra-pmi1")
+		// The history knows the job by the file named, not rank 0's copy.
+		if want := filepath.Join(dir, "data"); res.Target.Path != want {
+			t.Errorf("target %q, want %q", res.Target.Path, want)
+		}
 		emptyDir(t, dir)
 	})
 	t.Run("job file", func(t *testing.T) {

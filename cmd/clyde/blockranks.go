@@ -298,6 +298,13 @@ func (br *blockRanks) merge(res *result.Block) error {
 		addRows(job, br.rj.job.Peers(), g, groupLabel(g.ranks[0]), "IOPS", blockPart, func(items, _, ns int64) float64 { return perSec(float64(items), ns) })
 	}
 	res.Job = job
+	if files == "rank" {
+		// The target is the file the user named, each rank's copy of it
+		// NAME.rankN: the history knows the job by that name.
+		suffix := blockbench.RankFileName("", br.rj.info.Rank)
+		res.Target.Path = strings.TrimSuffix(res.Target.Path, suffix)
+		res.Target.ResolvedPath = strings.TrimSuffix(res.Target.ResolvedPath, suffix)
+	}
 	res.Notes = append(res.Notes, fmt.Sprintf("%d ranks on %d host(s) (%s), each on %s: every job's I/Os and bytes are summed over the ranks and its runtime is the slowest rank's (fio's \"All clients\", mdtest's last done); disk_util is rank 0's host's", job.Ranks, len(job.Hosts), job.Launcher, what))
 	return nil
 }
