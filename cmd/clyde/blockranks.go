@@ -326,10 +326,21 @@ func perSec(v float64, ns int64) float64 {
 }
 
 // blockHash names the job every rank must run the same: the plan's
-// workloads and rules, without what is each rank's or each host's (where
-// the report goes, the progress line, the command line's own words).
+// workloads and rules, without what is each rank's or each host's (the
+// target's path, where the report goes, the progress line, the command
+// line's own words).
 func blockHash(p blockbench.Plan) (string, error) {
 	p.Warn, p.CommandLine, p.AfterGroup, p.WriteLog, p.Progress, p.Ranks = nil, nil, nil, nil, nil, nil
+	// The file's name may differ from host to host (a shared filesystem
+	// mounted elsewhere), as fs's -d may.
+	groups := make([]blockbench.Group, len(p.Groups))
+	for i, g := range p.Groups {
+		groups[i] = slices.Clone(g)
+		for k := range groups[i] {
+			groups[i][k].Filename = ""
+		}
+	}
+	p.Groups = groups
 	b, err := json.Marshal(p)
 	if err != nil {
 		return "", fmt.Errorf("the job's options for the other ranks: %w", err)
@@ -341,6 +352,7 @@ func blockHash(p blockbench.Plan) (string, error) {
 // blockJobHash is blockHash for a job from flags.
 func blockJobHash(j blockbench.Job) (string, error) {
 	j.Warn, j.CommandLine, j.WriteLog, j.Progress, j.Ranks = nil, nil, nil, nil, nil
+	j.Filename = "" // may differ from host to host, as fs's -d may
 	b, err := json.Marshal(j)
 	if err != nil {
 		return "", fmt.Errorf("the job's options for the other ranks: %w", err)
