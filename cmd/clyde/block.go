@@ -338,11 +338,11 @@ func blockReport(c *cli.Context) (blockbench.ReportOptions, error) {
 
 // blockLog reads fio's log flags; a bare one names the log after the job,
 // as fio does (clyde's job name is --name, else the rw mode).
-func blockLog(c *cli.Context, name, rw string) blockbench.LogSpec {
+func blockLog(c *cli.Context, name, rw string) fiojob.LogSpec {
 	if name == "" {
 		name = rw
 	}
-	l := blockbench.LogSpec{AvgMsec: c.Int("log_avg_msec"), Offset: c.Bool("log_offset")}
+	l := fiojob.LogSpec{AvgMsec: c.Int("log_avg_msec"), Offset: c.Bool("log_offset")}
 	for _, p := range []struct {
 		flag string
 		dst  *string
@@ -532,12 +532,12 @@ func blockAction(c *cli.Context) error {
 		if plan, err = jobFilePlan(c, c.Args().First()); err != nil {
 			return err
 		}
-		logNames = blockbench.LogNames(plan)
+		logNames = fiojob.LogNames(plan)
 	} else {
 		if job, err = blockJob(c); err != nil {
 			return err
 		}
-		logNames = job.LogNames()
+		logNames = fiojob.JobLogNames(&job)
 	}
 	kp, err := beginKeep(c) // checks --output too, before anything is created
 	if err != nil {
