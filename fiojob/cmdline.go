@@ -123,3 +123,23 @@ func FlagOverrides(value func(flag string) (string, bool)) []Option {
 	}
 	return out
 }
+
+// CommandLineLogs is the LogSpec of fio's log flags on a command line for
+// the job named job: value returns a log flag's value and whether it
+// was given; one given bare (an empty value, NormalizeArgs's) names the log
+// after the job, as fio does.
+func CommandLineLogs(job string, avgMsec int, offset bool, value func(flag string) (string, bool)) LogSpec {
+	l := LogSpec{AvgMsec: avgMsec, Offset: offset}
+	for _, p := range []struct {
+		flag string
+		dst  *string
+	}{{"write_bw_log", &l.BW}, {"write_iops_log", &l.IOPS}, {"write_lat_log", &l.Lat}} {
+		if v, given := value(p.flag); given {
+			*p.dst = v
+			if v == "" {
+				*p.dst = job
+			}
+		}
+	}
+	return l
+}

@@ -163,3 +163,13 @@ func TestJobFileFlagsAreOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandLineLogs: a log flag's value is its prefix, a bare one the
+// job's name, one not given no log.
+func TestCommandLineLogs(t *testing.T) {
+	given := map[string]string{"write_bw_log": "", "write_lat_log": "lg"}
+	got := CommandLineLogs("randread", 100, true, func(flag string) (string, bool) { v, ok := given[flag]; return v, ok })
+	if want := (LogSpec{BW: "randread", Lat: "lg", AvgMsec: 100, Offset: true}); got != want {
+		t.Errorf("CommandLineLogs = %+v, want %+v", got, want)
+	}
+}

@@ -152,6 +152,26 @@ func logName(prefix string, k logKind, n int) string {
 	return prefix + "_" + logSuffix[k] + "." + strconv.Itoa(n) + ".log"
 }
 
+// logFlag is the option that asks for each kind of log.
+var logFlag = [...]string{"--write_bw_log", "--write_iops_log", "--write_lat_log", "--write_lat_log", "--write_lat_log", "--write_hist_log"}
+
+// LogFlag is the flag that asked for a log LogNames listed, for a refusal
+// of its path to name: --write_bw_log for PREFIX_bw.N.log, and so on; the
+// kind is read from the end of the name, so a prefix may hold anything.
+func LogFlag(name string) string {
+	stem := strings.TrimSuffix(name, ".log")
+	if i := strings.LastIndexByte(stem, '.'); i >= 0 {
+		stem = stem[:i]
+	}
+	best, flag := 0, "--write_lat_log"
+	for k, s := range logSuffix {
+		if strings.HasSuffix(stem, "_"+s) && len(s) > best {
+			best, flag = len(s), logFlag[k]
+		}
+	}
+	return flag
+}
+
 // LogNames lists every log file p's workloads ask for, in the order they
 // are written: per workload and worker (numbered through the whole plan
 // from 1, as fio numbers its jobs), bw, iops, then slat, clat and lat. A

@@ -311,3 +311,27 @@ func TestJobLogNames(t *testing.T) {
 		t.Errorf("JobLogNames = %q, want %q: one job per block size, workers numbered through the plan", names, want)
 	}
 }
+
+// TestLogFlag: every log LogNames lists is named with the flag that asked
+// for it, whatever its prefix holds.
+func TestLogFlag(t *testing.T) {
+	p, _ := logPlan(t, blockbench.EnginePsync, LogSpec{BW: "a", IOPS: "b", Lat: "c", Hist: "d", HistMsec: 100}, time.Second, 1)
+	want := []string{"--write_bw_log", "--write_iops_log", "--write_lat_log", "--write_lat_log", "--write_lat_log", "--write_hist_log"}
+	names := LogNames(p)
+	if len(names) != len(want) {
+		t.Fatalf("LogNames = %q", names)
+	}
+	for i, n := range names {
+		if got := LogFlag(n); got != want[i] {
+			t.Errorf("LogFlag(%q) = %s, want %s", n, got, want[i])
+		}
+	}
+	for name, flag := range map[string]string{
+		"run_bw.x_clat.1.log": "--write_lat_log", "dir/my_iops_bw.12.log": "--write_bw_log",
+		"x_clat_hist.3.log": "--write_hist_log", "x_lat.1.log": "--write_lat_log", "x_slat.2.log": "--write_lat_log",
+	} {
+		if got := LogFlag(name); got != flag {
+			t.Errorf("LogFlag(%q) = %s, want %s", name, got, flag)
+		}
+	}
+}

@@ -336,25 +336,14 @@ func blockReport(c *cli.Context) (blockbench.ReportOptions, error) {
 	return r, nil
 }
 
-// blockLog reads fio's log flags; a bare one names the log after the job,
-// as fio does (clyde's job name is --name, else the rw mode).
+// blockLog reads fio's log flags (fiojob.CommandLineLogs); clyde's job
+// name is --name, else the rw mode.
 func blockLog(c *cli.Context, name, rw string) fiojob.LogSpec {
 	if name == "" {
 		name = rw
 	}
-	l := fiojob.LogSpec{AvgMsec: c.Int("log_avg_msec"), Offset: c.Bool("log_offset")}
-	for _, p := range []struct {
-		flag string
-		dst  *string
-	}{{"write_bw_log", &l.BW}, {"write_iops_log", &l.IOPS}, {"write_lat_log", &l.Lat}} {
-		if c.IsSet(p.flag) {
-			*p.dst = c.String(p.flag)
-			if *p.dst == "" {
-				*p.dst = name
-			}
-		}
-	}
-	return l
+	return fiojob.CommandLineLogs(name, c.Int("log_avg_msec"), c.Bool("log_offset"),
+		func(flag string) (string, bool) { return c.String(flag), c.IsSet(flag) })
 }
 
 // jobFilePlan compiles the job file with the flags given after it as
@@ -462,15 +451,7 @@ func blockLogs(c *cli.Context, names []string, k *keeper) (func(string, func(io.
 		}
 	}
 	for _, name := range names {
-		flag := "--write_lat_log"
-		switch {
-		case strings.Contains(name, "_bw."):
-			flag = "--write_bw_log"
-		case strings.Contains(name, "_iops."):
-			flag = "--write_iops_log"
-		case strings.Contains(name, "_clat_hist."):
-			flag = "--write_hist_log"
-		}
+		flag := fiojob.LogFlag(name)
 		t, err := outfile.Check(flag, name)
 		if err != nil {
 			closeAll()
