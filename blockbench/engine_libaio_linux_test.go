@@ -131,7 +131,8 @@ func TestLibaioMovesTheRightBytes(t *testing.T) {
 			w.ioLimit, w.remaining = blocks, blocks
 			written := map[int64][]byte{}
 			var bad []string
-			w.observe = func(dir, n int, off, _, _, _ int64) {
+			w.record(observeFunc(func(r IORecord) {
+				dir, n, off := r.Dir, r.Bytes, r.Offset
 				// The slot is free again, but its buffer is untouched
 				// until the next I/O is drawn into it.
 				for i := range a.slots {
@@ -147,7 +148,7 @@ func TestLibaioMovesTheRightBytes(t *testing.T) {
 					return
 				}
 				bad = append(bad, "no slot for the completion at "+strconv.FormatInt(off, 10))
-			}
+			}), true)
 			a.run(w)
 			if w.err != nil {
 				t.Fatal(w.err)

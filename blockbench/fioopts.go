@@ -17,17 +17,13 @@ func RandomSeed() uint64 {
 	return binary.LittleEndian.Uint64(b[:])
 }
 
-// LogNames lists the log files the job will write (see the Plan's LogNames);
-// nil when the job is refused.
-func (j *Job) LogNames() []string {
-	if !j.Log.Any() {
-		return nil
-	}
+// Plan is the plan the job runs, for a caller that needs to know its
+// workloads before the run (fiojob.JobLogNames: the names of fio's logs,
+// checked as output files first). A preset that runs elsewhere (orion) has
+// none: an error.
+func (j *Job) Plan() (Plan, error) {
 	p, _, _, err := j.plan()
-	if err != nil {
-		return nil
-	}
-	return LogNames(p)
+	return p, err
 }
 
 // CanAdviseAccess says whether Workload.FadviseHint works on this platform

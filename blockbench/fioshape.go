@@ -383,7 +383,9 @@ func (w *workload) fioOptions() map[string]string {
 	if w.Report.SlatPercentiles {
 		set("slat_percentiles", "1")
 	}
-	w.Log.options(set)
+	if w.Log != nil {
+		w.Log.Options(set)
+	}
 	w.distOptions(set)
 	return m
 }

@@ -29,16 +29,17 @@ func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool, ready func
 	workers := make([][]*worker, len(ws))
 	entry, entries := reportEntries(ws)
 	var ramp time.Duration
-	pool := startLogPool(perIOLoggers(ws))
-	defer pool.stop()
+	rec, err := startRecord(ws)
+	if err != nil {
+		return nil, err
+	}
+	defer rec.close()
 	for set, wl := range ws {
 		ramp = max(ramp, wl.RampTime)
 		for i := range wl.NumJobs {
 			w := newWorker(wl, i)
 			w.stop = stop
-			if wl.Log.Any() {
-				w.log = newWorkerLog(w, wl.firstWorker+i, pool)
-			}
+			rec.attach(set, i, w)
 			wl.live.add(w)
 			if ready != nil && w.snap == nil {
 				w.snap = new(liveSnap) // the group's count for ready's reader
@@ -92,8 +93,7 @@ func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool, ready func
 	}
 	jobs := make([]result.BlockJob, entries)
 	var errs []error
-	pool.stop()
-	notes, lerr := writeLogs(ws, workers)
+	notes, lerr := rec.write(ws)
 	if lerr != nil {
 		errs = append(errs, lerr)
 	}

@@ -203,11 +203,11 @@ type Job struct {
 	Invalidate  bool
 	FadviseHint bool
 	Seed        uint64
-	// Report and Log are fio's percentile options and its bw, iops and
-	// latency logs, for every job the Job runs; WriteLog writes the logs
-	// (see Plan.WriteLog and LogNames).
+	// Report is fio's percentile options, and Log what every job the Job
+	// runs records of its I/O (fiojob.LogSpec: fio's logs); WriteLog
+	// writes the files (see Plan.WriteLog).
 	Report   ReportOptions
-	Log      LogSpec
+	Log      RecordSpec
 	WriteLog func(name string, write func(io.Writer) error) error `json:"-"`
 	// Ranks is Plan.Ranks: this process as one rank of a job of many.
 	Ranks *Ranks

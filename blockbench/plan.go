@@ -85,9 +85,10 @@ type Workload struct {
 	// but is summed and numbered apart from the workloads before it.
 	NewGroup bool
 	Report   ReportOptions
-	// Log asks for fio's bw, iops and latency logs of each worker (see
-	// Plan.WriteLog).
-	Log LogSpec
+	// Log, when set, records each worker's I/O beyond the result
+	// (record.go; fiojob.LogSpec: fio's logs), writing through
+	// Plan.WriteLog.
+	Log RecordSpec
 	// Desc is fio's description=, echoed as the job's desc.
 	Desc string
 	// GroupReporting sums this workload into the entry of the workloads
@@ -180,9 +181,9 @@ type Plan struct {
 	// GlobalOptions is a job file's [global] section, echoed as fio's
 	// "global options".
 	GlobalOptions map[string]string
-	// WriteLog writes one log file a workload's Log asked for, after its
-	// group ran: name is the file's name (see LogNames), write fills it. It
-	// must be set when any workload asks for logs.
+	// WriteLog writes one file a workload's Log asked for, after its
+	// group ran: name is the file's name (fiojob.LogNames lists fio's
+	// logs), write fills it. It must be set when any Log writes.
 	WriteLog func(name string, write func(io.Writer) error) error `json:"-"`
 	// Progress, when set, gets a live line per row while the plan runs:
 	// the row, its pass, elapsed and total time, the current IOPS and

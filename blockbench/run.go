@@ -250,7 +250,7 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 			if err := w.validate(); err != nil {
 				return nil, nil, nil, err
 			}
-			if w.Log.Any() && p.WriteLog == nil {
+			if w.Log != nil && w.Log.Writes() && p.WriteLog == nil {
 				return nil, nil, nil, errors.New("job " + w.Name + " asks for logs, and the plan has no WriteLog to write them")
 			}
 			if k == 0 || w.NewGroup {
@@ -468,8 +468,10 @@ func (w *Workload) validate() error {
 	if len(w.Report.PercentileList) > maxPercentiles {
 		return result.Usagef("--percentile_list", "%d points; fio takes at most %d", len(w.Report.PercentileList), maxPercentiles)
 	}
-	if err := w.Log.validate(); err != nil {
-		return err
+	if w.Log != nil {
+		if err := w.Log.Validate(); err != nil {
+			return err
+		}
 	}
 	if err := w.validateDistribution(); err != nil {
 		return err

@@ -284,18 +284,21 @@ func TestRampIsNotCounted(t *testing.T) {
 }
 
 func TestLoopsDoNotAllocate(t *testing.T) {
-	// Logs and refilled buffers run in the loop too: per-I/O logs take
-	// their chunks from the pool goroutine, averaged ones fill windows made
-	// before the start, refill reuses the worker's generator.
+	// The record hook and refilled buffers run in the loop too: a
+	// per-I/O record sees every completion, a windowed one a window every
+	// ms, refill reuses the worker's generator. (fiojob's
+	// TestLogsDoNotAllocate holds fio's logs, the hook's implementation, to
+	// the same.)
 	variants := []struct {
-		name string
-		log  LogSpec
-		buf  Buffer
-		ios  int64
+		name  string
+		perIO bool
+		every int64 // window, ns; 0 for none
+		buf   Buffer
+		ios   int64
 	}{
-		{"plain", LogSpec{}, Buffer{Kind: BufferRandom}, 20_000},
-		{"per-I/O logs, refill", LogSpec{BW: "b", IOPS: "i", Lat: "l", Offset: true}, Buffer{Kind: BufferRandom, Refill: true}, 3 * logChunkLen},
-		{"averaged logs", LogSpec{BW: "b", Lat: "l", AvgMsec: 1}, Buffer{Kind: BufferCompressible, CompressPct: 50, Refill: true}, 20_000},
+		{"plain", false, 0, Buffer{Kind: BufferRandom}, 20_000},
+		{"per-I/O record, refill", true, 0, Buffer{Kind: BufferRandom, Refill: true}, 3 << 15},
+		{"windowed record", false, 1e6, Buffer{Kind: BufferCompressible, CompressPct: 50, Refill: true}, 20_000},
 	}
 	for _, engine := range []Engine{EnginePsync, EngineIOUring, EngineLibaio, EngineWindowsAIO} {
 		for _, v := range variants {
@@ -313,32 +316,27 @@ func TestLoopsDoNotAllocate(t *testing.T) {
 					t.Fatal(err)
 				}
 				wl := &workload{Workload: Workload{RW: RandRW, RWMixRead: 50, BS: 4096, Size: 1 << 20, IODepth: 16, NumJobs: 1,
-					IOEngine: engine, Buffer: v.buf, Seed: 1, Log: v.log, Runtime: time.Minute}, engine: e, depth: 16}
+					IOEngine: engine, Buffer: v.buf, Seed: 1, Runtime: time.Minute}, engine: e, depth: 16}
 				w := newWorker(wl, 0)
 				w.h, w.ctx = h, context.Background()
 				defer w.close()
-				var pool *logPool
-				if v.log.Any() {
-					if v.log.AvgMsec == 0 {
-						pool = startLogPool(1)
-						defer pool.stop()
-					}
-					w.log = newWorkerLog(w, 1, pool)
+				rec := &countingRecorder{every: v.every}
+				if v.perIO || v.every > 0 {
+					w.record(rec, v.perIO)
 				}
 				w.ioLimit, w.remaining = v.ios, v.ios
 				allocs := runCountingAllocs(t, e, w)
 				if n := w.ios[0] + w.ios[1]; n != v.ios {
 					t.Fatalf("%d I/Os, want %d", n, v.ios)
 				}
-				if v.log.Any() && v.log.AvgMsec == 0 {
-					w.log.finish(w)
-					if n := w.log.samples(); int64(n) != v.ios {
-						t.Fatalf("the log kept %d I/Os of %d", n, v.ios)
-					}
+				if v.perIO && rec.ios != v.ios {
+					t.Fatalf("the record saw %d I/Os of %d", rec.ios, v.ios)
 				}
-				// Setup (a buffer per slot, a goroutine, log chunks made by
-				// the pool) and the marks may allocate; one allocation per
-				// I/O may not.
+				if v.every > 0 && rec.windows == 0 {
+					t.Fatal("the record saw no window")
+				}
+				// Setup (a buffer per slot, a goroutine) and the marks may
+				// allocate; one allocation per I/O may not.
 				if allocs > 100 {
 					t.Errorf("%d allocations for %d I/Os", allocs, v.ios)
 				}

@@ -110,11 +110,12 @@ type worker struct {
 	// pattern draws each I/O's direction, offset and size: fio's rw modes
 	// (fioPattern) unless the workload brings its own.
 	pattern ioPattern
-	// observe, when set, sees every completion (per-I/O logs); nil costs a
-	// compare per I/O.
-	observe func(dir, n int, off, prepNs, submitNs, doneNs int64)
-	// log, when set, keeps fio's bw, iops and latency logs (fiolog.go).
-	log *workerLog
+	// rec, when set, is the workload's record hook (record.go); recIO
+	// says it sees every completion (false costs a compare per I/O), and
+	// recNext is when its next window is due.
+	rec     IORecorder
+	recIO   bool
+	recNext int64
 	// fill regenerates write buffers before every write (fio's
 	// refill_buffers); nil keeps the buffers filled once.
 	fill *rand.PCG
@@ -260,8 +261,8 @@ func (w *worker) startMeasuring(now int64) {
 		p.resetCounts()
 	}
 	w.startNs, w.endNs = now, now
-	if w.log != nil {
-		w.log.start(now)
+	if w.rec != nil {
+		w.recNext = w.rec.Start(now)
 	}
 	if w.live != nil {
 		w.live.Lock()
@@ -279,8 +280,8 @@ func (w *worker) nextEventAfter(now int64) int64 {
 	next := now + checkInterval
 	if w.measuring {
 		next = min(next, w.nextMark)
-		if w.log != nil {
-			next = min(next, w.log.nextWindow)
+		if w.rec != nil {
+			next = min(next, w.recNext)
 		}
 	} else {
 		next = min(next, w.rampEnd)
@@ -292,15 +293,15 @@ func (w *worker) nextEventAfter(now int64) int64 {
 }
 
 // tick runs at most every checkInterval, never per I/O: it ends the ramp, takes
-// the marks and the averaged log windows, and says whether to stop issuing
+// the marks and the record's windows, and says whether to stop issuing
 // I/O.
 func (w *worker) tick(now int64) (stop bool) {
 	if !w.measuring && now >= w.rampEnd {
 		w.startMeasuring(now)
 		w.startThreadCPU()
 	}
-	if w.measuring && w.log != nil && now >= w.log.nextWindow {
-		w.log.window(w, now)
+	if w.measuring && w.rec != nil && now >= w.recNext {
+		w.recNext = w.rec.Window(now, w.totals())
 	}
 	if w.measuring && now >= w.nextMark {
 		w.addMark(mark{atNs: now, ios: w.ios, bytes: w.bytes})
@@ -322,7 +323,7 @@ func (w *worker) tick(now int64) (stop bool) {
 	return false
 }
 
-// finish closes the series and the logs with the last completion.
+// finish closes the series and the record with the last completion.
 func (w *worker) finish() {
 	if !w.measuring {
 		return
@@ -331,8 +332,8 @@ func (w *worker) finish() {
 	if w.endNs > last.atNs {
 		w.addMark(mark{atNs: w.endNs, ios: w.ios, bytes: w.bytes})
 	}
-	if w.log != nil {
-		w.log.finish(w)
+	if w.rec != nil {
+		w.rec.Finish(w.endNs, w.totals())
 	}
 }
 
@@ -404,11 +405,8 @@ func (w *worker) complete(dir, n, want int, off, prepNs, submitNs, doneNs int64)
 	if n != want {
 		w.short[dir]++
 	}
-	if w.observe != nil {
-		w.observe(dir, n, off, prepNs, submitNs, doneNs)
-	}
-	if w.log != nil && w.log.hist != nil && w.measuring {
-		w.log.hist.add(dir, n, doneNs-submitNs, doneNs-w.log.startNs)
+	if w.recIO && w.measuring {
+		w.rec.IO(IORecord{Dir: dir, Bytes: n, Offset: off, PrepNs: prepNs, SubmitNs: submitNs, DoneNs: doneNs})
 	}
 	w.recs[recLat+dir].Record(time.Duration(doneNs - prepNs))
 	if w.split {

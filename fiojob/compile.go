@@ -143,7 +143,9 @@ type job struct {
 	logIOPS   Option
 	logLat    Option
 	logHist   Option
-	lfsr      bool
+	// log is the job's fio logs, its workload's Log.
+	log  LogSpec
+	lfsr bool
 	// inGlobal is true while a [global] section's options are applied.
 	inGlobal bool
 	// kb is fio's kb_base for the sizes of the options that follow.
@@ -347,12 +349,12 @@ func init() {
 		"write_bw_log":     func(j *job, o Option) error { j.logBW = o; return nil },
 		"write_iops_log":   func(j *job, o Option) error { j.logIOPS = o; return nil },
 		"write_lat_log":    func(j *job, o Option) error { j.logLat = o; return nil },
-		"log_avg_msec":     func(j *job, o Option) error { return j.intIn(o, 0, math.MaxInt32, &j.w.Log.AvgMsec) },
-		"log_offset":       func(j *job, o Option) error { return boolean(o, &j.w.Log.Offset) },
+		"log_avg_msec":     func(j *job, o Option) error { return j.intIn(o, 0, math.MaxInt32, &j.log.AvgMsec) },
+		"log_offset":       func(j *job, o Option) error { return boolean(o, &j.log.Offset) },
 		"write_hist_log":   func(j *job, o Option) error { j.logHist = o; return nil },
-		"log_hist_msec":    func(j *job, o Option) error { return j.intIn(o, 0, math.MaxInt32, &j.w.Log.HistMsec) },
+		"log_hist_msec":    func(j *job, o Option) error { return j.intIn(o, 0, math.MaxInt32, &j.log.HistMsec) },
 		"log_hist_coarseness": func(j *job, o Option) error {
-			return j.intIn(o, 0, 6, &j.w.Log.HistCoarseness)
+			return j.intIn(o, 0, 6, &j.log.HistCoarseness)
 		},
 	}
 	addDataOptions() // dataopts.go
@@ -829,7 +831,7 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 	for _, l := range []struct {
 		o   Option
 		dst *string
-	}{{j.logBW, &w.Log.BW}, {j.logIOPS, &w.Log.IOPS}, {j.logLat, &w.Log.Lat}, {j.logHist, &w.Log.Hist}} {
+	}{{j.logBW, &j.log.BW}, {j.logIOPS, &j.log.IOPS}, {j.logLat, &j.log.Lat}, {j.logHist, &j.log.Hist}} {
 		switch {
 		case l.o.Name == "":
 		case !l.o.HasValue || l.o.Value == "":
@@ -844,12 +846,13 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 	if err := j.finishZones(&w); err != nil {
 		return w, nil, err
 	}
-	if w.Log.Hist == "" {
-		w.Log.HistMsec, w.Log.HistCoarseness = 0, 0 // nothing to see without write_hist_log, as in fio
+	if j.log.Hist == "" {
+		j.log.HistMsec, j.log.HistCoarseness = 0, 0 // nothing to see without write_hist_log, as in fio
 	}
-	if w.Log.AvgMsec > 0 && w.Log.BW == "" && w.Log.IOPS == "" && w.Log.Lat == "" {
-		w.Log.AvgMsec = 0 // fio's log_avg_msec without a log does nothing to see
+	if j.log.AvgMsec > 0 && j.log.BW == "" && j.log.IOPS == "" && j.log.Lat == "" {
+		j.log.AvgMsec = 0 // fio's log_avg_msec without a log does nothing to see
 	}
+	w.Log = j.log
 	if w.Size == 0 && !j.exists(w.Filename) {
 		return w, nil, result.Usagef(j.sec.Pos, "job %s: %s does not exist and the job gives no size=; give the size of the file to create", j.sec.Name, w.Filename)
 	}

@@ -182,7 +182,7 @@ func TestCompile(t *testing.T) {
 			}
 		}},
 		{"logs default to the job name", "[lj]\nfilename=f\nsize=1m\nwrite_bw_log\nwrite_lat_log=lat\nlog_avg_msec=500\n", nil, func(t *testing.T, p blockbench.Plan) {
-			l := p.Groups[0][0].Log
+			l, _ := p.Groups[0][0].Log.(LogSpec)
 			if l.BW != "lj" || l.Lat != "lat" || l.IOPS != "" || l.AvgMsec != 500 {
 				t.Errorf("%+v", l)
 			}
@@ -230,7 +230,7 @@ func TestOverrides(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := p.Groups[0][0]
-	if w.Runtime != time.Second || w.BS != 8192 || w.Log.IOPS != "a" {
+	if w.Runtime != time.Second || w.BS != 8192 || w.Log.(LogSpec).IOPS != "a" {
 		t.Errorf("runtime %v bs %d log %+v; want the flag's 1s over the job's 20s, the job's bs, the log named a", w.Runtime, w.BS, w.Log)
 	}
 	_, err = compile(t, text, nil, nil, Options{Overrides: []Option{{Name: "rw", Value: "trimwrite", HasValue: true, Pos: "--rw"}}})

@@ -4,6 +4,13 @@
 // (jobs between stonewalls at the same time). An option clyde does not
 // support, and a line it cannot read, is refused with its file and line
 // number; nothing is ignored.
+//
+// fio's other dialects clyde speaks live here too, so that blockbench knows
+// none of them: fio's command-line rules (cmdline.go: which words a flag
+// takes, the job file anywhere, the flags that override a job file's
+// options) and fio's log files (fiolog.go, fiohist.go: the bw, iops,
+// latency and histogram logs, their names and lines). The logs reach into a
+// run through blockbench's record hook: a LogSpec is a Workload's Log.
 package fiojob
 
 import (

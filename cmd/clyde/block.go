@@ -143,15 +143,9 @@ func wrapWords(s string, width int) string {
 	return b.String()
 }
 
-// logFlags are the fio flags that take a value and may also be given bare
-// (fio's default: the job's name).
-var logFlags = []string{"write_bw_log", "write_iops_log", "write_lat_log"}
-
-// checkBlockArgs prepares clyde block's arguments for the flag parser:
-// urfave/cli stops at the first word that is not a flag, so the job file
-// moves after the flags (fio takes it anywhere), and a bare log flag
-// (--write_bw_log) gets its empty value. A second --name is refused: fio
-// would start a second job, which clyde's flags cannot express.
+// checkBlockArgs prepares clyde block's arguments for the flag parser by
+// fio's command-line rules (fiojob.NormalizeArgs); urfave/cli's side is
+// which flags take a value, and the pasted-dash check of bare words.
 func checkBlockArgs(args []string) ([]string, error) {
 	if len(args) < 2 || args[1] != "block" {
 		return args, nil
@@ -163,52 +157,11 @@ func checkBlockArgs(args []string) ([]string, error) {
 			takesValue[n] = !isBool
 		}
 	}
-	out := append([]string(nil), args[:2]...)
-	var words []string
-	names := 0
-	for i := 2; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			words = append(words, args[i+1:]...)
-			break
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			if err := pastedDash(a); err != nil {
-				return nil, err
-			}
-			words = append(words, a)
-			continue
-		}
-		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if name == "name" {
-			if names++; names > 1 {
-				return nil, result.Usagef("--name", "given twice: fio would start a second job, clyde block's flags run one; write the jobs in a job file (clyde block FILE.fio)")
-			}
-		}
-		for _, lf := range logFlags {
-			if name == lf && !hasValue {
-				// fio takes the next word as the prefix (--write_lat_log
-				// lg writes lg_clat.1.log), and none before another flag
-				// or at the end: the job's name.
-				v := ""
-				if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
-					i++
-					v = args[i]
-				}
-				a = "--" + name + "=" + v
-				hasValue = true
-			}
-		}
-		out = append(out, a)
-		if !hasValue && takesValue[name] && i+1 < len(args) {
-			i++
-			out = append(out, args[i])
-		}
+	rest, err := fiojob.NormalizeArgs(args[2:], func(name string) bool { return takesValue[name] }, pastedDash)
+	if err != nil {
+		return nil, err
 	}
-	if len(words) > 0 {
-		out = append(append(out, "--"), words...)
-	}
-	return out, nil
+	return append(append([]string(nil), args[:2]...), rest...), nil
 }
 
 // blockJob turns the flags into a Job; every parse error is a usage error.
@@ -383,41 +336,14 @@ func blockReport(c *cli.Context) (blockbench.ReportOptions, error) {
 	return r, nil
 }
 
-// blockLog reads fio's log flags; a bare one names the log after the job,
-// as fio does (clyde's job name is --name, else the rw mode).
-func blockLog(c *cli.Context, name, rw string) blockbench.LogSpec {
+// blockLog reads fio's log flags (fiojob.CommandLineLogs); clyde's job
+// name is --name, else the rw mode.
+func blockLog(c *cli.Context, name, rw string) fiojob.LogSpec {
 	if name == "" {
 		name = rw
 	}
-	l := blockbench.LogSpec{AvgMsec: c.Int("log_avg_msec"), Offset: c.Bool("log_offset")}
-	for _, p := range []struct {
-		flag string
-		dst  *string
-	}{{"write_bw_log", &l.BW}, {"write_iops_log", &l.IOPS}, {"write_lat_log", &l.Lat}} {
-		if c.IsSet(p.flag) {
-			*p.dst = c.String(p.flag)
-			if *p.dst == "" {
-				*p.dst = name
-			}
-		}
-	}
-	return l
-}
-
-// jobFileOverrides are the flags that override a job file's options, by
-// fio's option names.
-var jobFileOverrides = []struct{ flag, option string }{
-	{"filename", "filename"}, {"name", "name"}, {"size", "size"}, {"offset", "offset"}, {"rw", "rw"},
-	{"rwmixread", "rwmixread"}, {"bs", "bs"}, {"iodepth", "iodepth"}, {"numjobs", "numjobs"}, {"ioengine", "ioengine"},
-	{"direct", "direct"}, {"runtime", "runtime"}, {"ramp_time", "ramp_time"}, {"time_based", "time_based"},
-	{"zero_buffers", "zero_buffers"}, {"refill_buffers", "refill_buffers"}, {"buffer_compress_percentage", "buffer_compress_percentage"},
-	{"fsync", "fsync"}, {"end_fsync", "end_fsync"}, {"invalidate", "invalidate"}, {"fadvise_hint", "fadvise_hint"}, {"seed", "randseed"}, {"randrepeat", "randrepeat"},
-	{"percentile_list", "percentile_list"}, {"clat_percentiles", "clat_percentiles"}, {"lat_percentiles", "lat_percentiles"},
-	{"slat_percentiles", "slat_percentiles"}, {"write_bw_log", "write_bw_log"}, {"write_iops_log", "write_iops_log"},
-	{"write_lat_log", "write_lat_log"}, {"log_avg_msec", "log_avg_msec"}, {"log_offset", "log_offset"},
-	{"group_reporting", "group_reporting"}, {"thread", "thread"}, {"kb_base", "kb_base"},
-	{"random_distribution", "random_distribution"}, {"zonemode", "zonemode"}, {"zonesize", "zonesize"},
-	{"zonerange", "zonerange"}, {"zoneskip", "zoneskip"},
+	return fiojob.CommandLineLogs(name, c.Int("log_avg_msec"), c.Bool("log_offset"),
+		func(flag string) (string, bool) { return c.String(flag), c.IsSet(flag) })
 }
 
 // jobFilePlan compiles the job file with the flags given after it as
@@ -428,28 +354,20 @@ func jobFilePlan(c *cli.Context, path string) (blockbench.Plan, error) {
 			return blockbench.Plan{}, result.Usagef("--"+f, "does not go with a job file; the file's options say what each job does")
 		}
 	}
-	var o fiojob.Options
-	for _, m := range jobFileOverrides {
-		if !c.IsSet(m.flag) {
-			continue
+	o := fiojob.Options{Overrides: fiojob.FlagOverrides(func(flag string) (string, bool) {
+		if !c.IsSet(flag) {
+			return "", false
 		}
-		opt := fiojob.Option{Name: m.option, HasValue: true, Pos: "--" + m.flag}
-		switch f := flagByName(c, m.flag).(type) {
+		switch flagByName(c, flag).(type) {
 		case *cli.BoolFlag:
-			opt.Value = boolFlagValue(c.Bool(m.flag))
+			return boolFlagValue(c.Bool(flag)), true
 		case *cli.IntFlag:
-			opt.Value = strconv.Itoa(c.Int(m.flag))
+			return strconv.Itoa(c.Int(flag)), true
 		case *cli.Uint64Flag:
-			opt.Value = strconv.FormatUint(c.Uint64(m.flag), 10)
-		default:
-			_ = f
-			opt.Value = c.String(m.flag)
-			if opt.Value == "" && strings.HasSuffix(m.option, "_log") {
-				opt.HasValue = false // a bare log flag: the job's name
-			}
+			return strconv.FormatUint(c.Uint64(flag), 10), true
 		}
-		o.Overrides = append(o.Overrides, opt)
-	}
+		return c.String(flag), true
+	})}
 	p, err := fiojob.Load(path, fiojob.Env{Context: c.Context}, o)
 	if err != nil {
 		return p, err
@@ -533,15 +451,7 @@ func blockLogs(c *cli.Context, names []string, k *keeper) (func(string, func(io.
 		}
 	}
 	for _, name := range names {
-		flag := "--write_lat_log"
-		switch {
-		case strings.Contains(name, "_bw."):
-			flag = "--write_bw_log"
-		case strings.Contains(name, "_iops."):
-			flag = "--write_iops_log"
-		case strings.Contains(name, "_clat_hist."):
-			flag = "--write_hist_log"
-		}
+		flag := fiojob.LogFlag(name)
 		t, err := outfile.Check(flag, name)
 		if err != nil {
 			closeAll()
@@ -603,12 +513,12 @@ func blockAction(c *cli.Context) error {
 		if plan, err = jobFilePlan(c, c.Args().First()); err != nil {
 			return err
 		}
-		logNames = blockbench.LogNames(plan)
+		logNames = fiojob.LogNames(plan)
 	} else {
 		if job, err = blockJob(c); err != nil {
 			return err
 		}
-		logNames = job.LogNames()
+		logNames = fiojob.JobLogNames(&job)
 	}
 	// Many clients: every rank says hello with the job before any file is
 	// made; ranks other than 0 keep no history and write no files.

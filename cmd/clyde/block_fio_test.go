@@ -161,23 +161,22 @@ func TestBlockLogsAndFormats(t *testing.T) {
 	}
 }
 
-// TestBlockLogFlagTakesNextWord: fio takes the word after --write_lat_log
-// (and the bw and iops ones) as its prefix (fio ... --write_lat_log lg
-// writes lg_clat.1.log), and none before another flag or at the end.
-func TestBlockLogFlagTakesNextWord(t *testing.T) {
+// TestCheckBlockArgs: clyde block's flag list says which flags take the
+// next word (fio's rules themselves are fiojob's TestNormalizeArgs), and
+// other commands' arguments pass untouched.
+func TestCheckBlockArgs(t *testing.T) {
 	cases := []struct {
 		name string
 		args []string
 		want []string
 	}{
-		{"next word", []string{"clyde", "block", "--write_lat_log", "lg", "--rw", "read"},
-			[]string{"clyde", "block", "--write_lat_log=lg", "--rw", "read"}},
-		{"before a flag", []string{"clyde", "block", "--write_bw_log", "--rw", "read"},
-			[]string{"clyde", "block", "--write_bw_log=", "--rw", "read"}},
-		{"at the end", []string{"clyde", "block", "job.fio", "--write_iops_log"},
+		{"value flag keeps its word", []string{"clyde", "block", "job.fio", "--bs", "8k", "--direct"},
+			[]string{"clyde", "block", "--bs", "8k", "--direct", "--", "job.fio"}},
+		{"bool flag takes none", []string{"clyde", "block", "--direct", "job.fio"},
+			[]string{"clyde", "block", "--direct", "--", "job.fio"}},
+		{"bare log flag", []string{"clyde", "block", "job.fio", "--write_iops_log"},
 			[]string{"clyde", "block", "--write_iops_log=", "--", "job.fio"}},
-		{"with =", []string{"clyde", "block", "--write_lat_log=x", "job.fio"},
-			[]string{"clyde", "block", "--write_lat_log=x", "--", "job.fio"}},
+		{"another command", []string{"clyde", "fs", "x", "--write_lat_log"}, []string{"clyde", "fs", "x", "--write_lat_log"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,4 +1,4 @@
-package blockbench
+package fiojob
 
 import (
 	"bufio"
@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/clydebench/clyde/blockbench"
 )
 
 // memLogs is a WriteLog that keeps every file in memory.
@@ -75,24 +77,24 @@ func parseLog(t *testing.T, name string, data []byte, offset bool) []logLine {
 	return out
 }
 
-func logPlan(t *testing.T, engine Engine, log LogSpec, runtime time.Duration, numJobs int) (Plan, *memLogs) {
+func logPlan(t *testing.T, engine blockbench.Engine, log LogSpec, runtime time.Duration, numJobs int) (blockbench.Plan, *memLogs) {
 	t.Helper()
-	if engine == EngineIOUring && uringAvailable() != nil {
+	if engine == blockbench.EngineIOUring && blockbench.EngineAvailable(blockbench.EngineIOUring) != nil {
 		t.Skip("io_uring not available here")
 	}
 	m := &memLogs{}
-	w := Workload{Name: "j", Filename: filepath.Join(t.TempDir(), "f"), RW: RandRW, RWMixRead: 50, BS: 4096, Size: 1 << 20,
-		IODepth: 4, NumJobs: numJobs, IOEngine: engine, Runtime: runtime, TimeBased: true, Buffer: Buffer{Kind: BufferRandom},
+	w := blockbench.Workload{Name: "j", Filename: filepath.Join(t.TempDir(), "f"), RW: blockbench.RandRW, RWMixRead: 50, BS: 4096, Size: 1 << 20,
+		IODepth: 4, NumJobs: numJobs, IOEngine: engine, Runtime: runtime, TimeBased: true, Buffer: blockbench.Buffer{Kind: blockbench.BufferRandom},
 		Seed: 7, Log: log}
-	return Plan{Groups: []Group{{w}}, WriteLog: m.write, CommandLine: []string{"clyde"}}, m
+	return blockbench.Plan{Groups: []blockbench.Group{{w}}, WriteLog: m.write, CommandLine: []string{"clyde"}}, m
 }
 
 func TestPerIOLogs(t *testing.T) {
-	for _, engine := range []Engine{EnginePsync, EngineIOUring} {
+	for _, engine := range []blockbench.Engine{blockbench.EnginePsync, blockbench.EngineIOUring} {
 		t.Run(string(engine), func(t *testing.T) {
 			p, m := logPlan(t, engine, LogSpec{BW: "bw", IOPS: "io", Lat: "lat", Offset: true}, 30*time.Millisecond, 2)
 			names := LogNames(p)
-			res, err := RunPlan(context.Background(), p)
+			res, err := blockbench.RunPlan(context.Background(), p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,10 +135,10 @@ func TestPerIOLogs(t *testing.T) {
 					t.Errorf("%s logs: %d lines, the job did %d I/Os", s, n, ios)
 				}
 			}
-			if engine == EnginePsync && lines[2] != 0 {
+			if engine == blockbench.EnginePsync && lines[2] != 0 {
 				t.Errorf("psync's slat log has %d lines; it has no submission stage, fio writes it empty", lines[2])
 			}
-			if engine == EngineIOUring && lines[2] != ios {
+			if engine == blockbench.EngineIOUring && lines[2] != ios {
 				t.Errorf("slat logs: %d lines, the job did %d I/Os", lines[2], ios)
 			}
 		})
@@ -147,8 +149,8 @@ func TestPerIOLogs(t *testing.T) {
 // per window, runtime/log_avg_msec of them.
 func TestAveragedLogs(t *testing.T) {
 	const runtime, avg = 600 * time.Millisecond, 100
-	p, m := logPlan(t, EnginePsync, LogSpec{BW: "a", IOPS: "a", Lat: "a", AvgMsec: avg}, runtime, 1)
-	res, err := RunPlan(context.Background(), p)
+	p, m := logPlan(t, blockbench.EnginePsync, LogSpec{BW: "a", IOPS: "a", Lat: "a", AvgMsec: avg}, runtime, 1)
+	res, err := blockbench.RunPlan(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,8 +197,8 @@ func TestFio2gnuplotReadsLogs(t *testing.T) {
 	if err != nil {
 		t.Skip("needs fio2gnuplot (Debian's fio package): not in PATH")
 	}
-	p, m := logPlan(t, EnginePsync, LogSpec{BW: "clyde", AvgMsec: 100}, 500*time.Millisecond, 1)
-	if _, err := RunPlan(context.Background(), p); err != nil {
+	p, m := logPlan(t, blockbench.EnginePsync, LogSpec{BW: "clyde", AvgMsec: 100}, 500*time.Millisecond, 1)
+	if _, err := blockbench.RunPlan(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
@@ -232,15 +234,104 @@ func TestLogSpecRefusals(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := tc.log.validate()
+			err := tc.log.Validate()
 			if err == nil || !strings.HasPrefix(err.Error(), tc.flag+":") {
-				t.Fatalf("validate() = %v, want an error naming %s", err, tc.flag)
+				t.Fatalf("Validate() = %v, want an error naming %s", err, tc.flag)
 			}
 		})
 	}
-	p := Plan{Groups: []Group{{{Name: "j", Filename: filepath.Join(t.TempDir(), "f"), RW: Read, BS: 4096, Size: 1 << 20, IODepth: 1,
-		NumJobs: 1, IOEngine: EnginePsync, Runtime: time.Millisecond, Buffer: Buffer{Kind: BufferRandom}, Log: LogSpec{BW: "x"}}}}}
-	if _, err := RunPlan(context.Background(), p); err == nil || !strings.Contains(err.Error(), "WriteLog") {
+	p := blockbench.Plan{Groups: []blockbench.Group{{{Name: "j", Filename: filepath.Join(t.TempDir(), "f"), RW: blockbench.Read, BS: 4096, Size: 1 << 20, IODepth: 1,
+		NumJobs: 1, IOEngine: blockbench.EnginePsync, Runtime: time.Millisecond, Buffer: blockbench.Buffer{Kind: blockbench.BufferRandom}, Log: LogSpec{BW: "x"}}}}}
+	if _, err := blockbench.RunPlan(context.Background(), p); err == nil || !strings.Contains(err.Error(), "WriteLog") {
 		t.Errorf("a plan with logs and no WriteLog ran: %v", err)
+	}
+}
+
+// TestLogsDoNotAllocate: the logs' side of the record hook runs in the I/O
+// loop: per-I/O lines take their chunks from the pool goroutine, averaged
+// windows fill a slice made before the start, the histogram log counts in
+// place between its lines.
+func TestLogsDoNotAllocate(t *testing.T) {
+	cases := []struct {
+		name string
+		spec LogSpec
+	}{
+		{"per-I/O", LogSpec{BW: "b", IOPS: "i", Lat: "l", Offset: true}},
+		{"averaged", LogSpec{BW: "b", Lat: "l", AvgMsec: 1}},
+		{"histogram", LogSpec{Hist: "h", HistMsec: 1 << 20}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ws := []blockbench.RecordedWorkload{{Spec: c.spec, Name: "j", NumJobs: 1, FirstWorker: 1, Runtime: time.Minute}}
+			g, err := c.spec.StartGroup(ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer g.Close()
+			rec, perIO := g.Worker(blockbench.RecordedWorker{Split: true})
+			if rec == nil {
+				t.Fatal("no recorder")
+			}
+			next := rec.Start(0)
+			var now, ios int64
+			var tot blockbench.IOTotals
+			allocs := testing.AllocsPerRun(3*logChunkLen, func() {
+				now += 1000
+				ios++
+				tot.IOs[0], tot.Bytes[0], tot.LatSumNs[0] = ios, ios*4096, float64(ios*900)
+				if perIO {
+					rec.IO(blockbench.IORecord{Bytes: 4096, Offset: ios * 4096, PrepNs: now - 900, SubmitNs: now - 800, DoneNs: now})
+				}
+				if now >= next {
+					next = rec.Window(now, tot)
+				}
+			})
+			if allocs != 0 {
+				t.Errorf("%g allocations per I/O", allocs)
+			}
+			wantPerIO := c.spec.AvgMsec == 0
+			if perIO != wantPerIO {
+				t.Errorf("perIO %v, want %v: only per-I/O lines and the histogram see every I/O", perIO, wantPerIO)
+			}
+		})
+	}
+}
+
+// TestJobLogNames: a job's logs are named as its plan's, and a job
+// without logs has none.
+func TestJobLogNames(t *testing.T) {
+	j := blockbench.NewJob(filepath.Join(t.TempDir(), "f"))
+	j.BlockSizes, j.NumJobs = []int64{4096, 8192}, 2
+	if names := JobLogNames(&j); names != nil {
+		t.Errorf("no logs asked for, names %q", names)
+	}
+	j.Log = LogSpec{BW: "p"}
+	want := []string{"p_bw.1.log", "p_bw.2.log", "p_bw.3.log", "p_bw.4.log"}
+	if names := JobLogNames(&j); strings.Join(names, " ") != strings.Join(want, " ") {
+		t.Errorf("JobLogNames = %q, want %q: one job per block size, workers numbered through the plan", names, want)
+	}
+}
+
+// TestLogFlag: every log LogNames lists is named with the flag that asked
+// for it, whatever its prefix holds.
+func TestLogFlag(t *testing.T) {
+	p, _ := logPlan(t, blockbench.EnginePsync, LogSpec{BW: "a", IOPS: "b", Lat: "c", Hist: "d", HistMsec: 100}, time.Second, 1)
+	want := []string{"--write_bw_log", "--write_iops_log", "--write_lat_log", "--write_lat_log", "--write_lat_log", "--write_hist_log"}
+	names := LogNames(p)
+	if len(names) != len(want) {
+		t.Fatalf("LogNames = %q", names)
+	}
+	for i, n := range names {
+		if got := LogFlag(n); got != want[i] {
+			t.Errorf("LogFlag(%q) = %s, want %s", n, got, want[i])
+		}
+	}
+	for name, flag := range map[string]string{
+		"run_bw.x_clat.1.log": "--write_lat_log", "dir/my_iops_bw.12.log": "--write_bw_log",
+		"x_clat_hist.3.log": "--write_hist_log", "x_lat.1.log": "--write_lat_log", "x_slat.2.log": "--write_lat_log",
+	} {
+		if got := LogFlag(name); got != flag {
+			t.Errorf("LogFlag(%q) = %s, want %s", name, got, flag)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package blockbench
+package fiojob
 
 import (
 	"bufio"
@@ -11,12 +11,20 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clydebench/clyde/blockbench"
 	"github.com/clydebench/clyde/result"
 )
 
+// fio's log files: what a LogSpec asks for, their names, and the writers of
+// the per-I/O bw, iops and latency logs (here) and the histogram log
+// (fiohist.go). They reach into a run through blockbench's record hook
+// (blockbench.RecordSpec): a LogSpec is a workload's Log.
+
 // LogSpec is fio's write_bw_log, write_iops_log, write_lat_log,
 // log_avg_msec and log_offset for one workload: which of fio's log files
-// each of its workers writes, and how.
+// each of its workers writes, and how. It is a Workload's (or Job's) Log,
+// its blockbench.RecordSpec; the zero spec writes nothing and attaches no
+// recorder to a worker.
 type LogSpec struct {
 	// BW, IOPS and Lat are the prefixes of the bw, iops and latency (slat,
 	// clat, lat) logs; "" writes none. fio's default prefix, for the option
@@ -43,7 +51,11 @@ func (l LogSpec) Any() bool { return l.perIO() || l.Hist != "" }
 // perIO says whether the spec asks for a bw, iops or latency log.
 func (l LogSpec) perIO() bool { return l.BW != "" || l.IOPS != "" || l.Lat != "" }
 
-func (l LogSpec) validate() error {
+// Writes says whether the spec writes a file (blockbench.RecordSpec).
+func (l LogSpec) Writes() bool { return l.Any() }
+
+// Validate refuses what fio would not write (blockbench.RecordSpec).
+func (l LogSpec) Validate() error {
 	switch {
 	case l.AvgMsec < 0:
 		return result.Usagef("--log_avg_msec", "%d is negative; give a window in ms, or 0 for one line per I/O", l.AvgMsec)
@@ -66,7 +78,8 @@ func (l LogSpec) validate() error {
 	return nil
 }
 
-func (l LogSpec) options(set func(k, v string)) {
+// Options echoes the log options in fio's syntax (blockbench.RecordSpec).
+func (l LogSpec) Options(set func(k, v string)) {
 	for _, o := range []struct{ key, prefix string }{{"write_bw_log", l.BW}, {"write_iops_log", l.IOPS}, {"write_lat_log", l.Lat}} {
 		if o.prefix != "" {
 			set(o.key, o.prefix)
@@ -139,24 +152,59 @@ func logName(prefix string, k logKind, n int) string {
 	return prefix + "_" + logSuffix[k] + "." + strconv.Itoa(n) + ".log"
 }
 
+// logFlag is the option that asks for each kind of log.
+var logFlag = [...]string{"--write_bw_log", "--write_iops_log", "--write_lat_log", "--write_lat_log", "--write_lat_log", "--write_hist_log"}
+
+// LogFlag is the flag that asked for a log LogNames listed, for a refusal
+// of its path to name: --write_bw_log for PREFIX_bw.N.log, and so on; the
+// kind is read from the end of the name, so a prefix may hold anything.
+func LogFlag(name string) string {
+	stem := strings.TrimSuffix(name, ".log")
+	if i := strings.LastIndexByte(stem, '.'); i >= 0 {
+		stem = stem[:i]
+	}
+	best, flag := 0, "--write_lat_log"
+	for k, s := range logSuffix {
+		if strings.HasSuffix(stem, "_"+s) && len(s) > best {
+			best, flag = len(s), logFlag[k]
+		}
+	}
+	return flag
+}
+
 // LogNames lists every log file p's workloads ask for, in the order they
 // are written: per workload and worker (numbered through the whole plan
 // from 1, as fio numbers its jobs), bw, iops, then slat, clat and lat. A
 // caller checks these output paths before RunPlan.
-func LogNames(p Plan) []string {
+func LogNames(p blockbench.Plan) []string {
 	var out []string
 	n := 0
 	for _, g := range p.Groups {
 		for _, w := range g {
-			for i := range max(w.NumJobs, 0) {
-				for _, k := range w.Log.kinds() {
-					out = append(out, logName(k.prefix, k.kind, n+i+1))
+			if l, ok := w.Log.(LogSpec); ok {
+				for i := range max(w.NumJobs, 0) {
+					for _, k := range l.kinds() {
+						out = append(out, logName(k.prefix, k.kind, n+i+1))
+					}
 				}
 			}
 			n += max(w.NumJobs, 0)
 		}
 	}
 	return out
+}
+
+// JobLogNames lists the log files the job will write (see LogNames); nil
+// when the job is refused or writes none.
+func JobLogNames(j *blockbench.Job) []string {
+	if l, ok := j.Log.(LogSpec); !ok || !l.Any() {
+		return nil
+	}
+	p, err := j.Plan()
+	if err != nil {
+		return nil
+	}
+	return LogNames(p)
 }
 
 // Per-I/O logs keep their samples in chunks a pool goroutine allocates
@@ -187,12 +235,16 @@ type logWindow struct {
 	latFilled bool
 }
 
-// workerLog is one worker's logs while it runs.
+// workerLog is one worker's logs while it runs: its
+// blockbench.IORecorder.
 type workerLog struct {
 	spec    LogSpec
-	number  int // fio's job number of the worker
+	number  int    // fio's job number of the worker
+	index   uint64 // the worker as notes name it
 	startNs int64
 	split   bool
+	// perIOLines is true when every I/O is a line of the per-I/O logs.
+	perIOLines bool
 
 	// Averaged logs: the window being filled and the counters at its start.
 	avgNs      int64
@@ -214,8 +266,8 @@ type workerLog struct {
 	truncated bool
 }
 
-func newWorkerLog(w *worker, number int, pool *logPool) *workerLog {
-	l := &workerLog{spec: w.spec.Log, number: number, split: w.split, nextWindow: math.MaxInt64}
+func newWorkerLog(spec LogSpec, w blockbench.RecordedWorker, number int, runtime time.Duration, pool *logPool) *workerLog {
+	l := &workerLog{spec: spec, number: number, index: w.Index, split: w.Split, nextWindow: math.MaxInt64}
 	if l.spec.Hist != "" {
 		l.hist = newHistLog(l.spec.HistMsec)
 	}
@@ -224,31 +276,26 @@ func newWorkerLog(w *worker, number int, pool *logPool) *workerLog {
 	} else if l.spec.AvgMsec > 0 {
 		l.avgNs = int64(l.spec.AvgMsec) * int64(time.Millisecond)
 		n := 16
-		if w.spec.Runtime > 0 {
-			n = int(int64(w.spec.Runtime)/l.avgNs)*2 + 8
+		if runtime > 0 {
+			n = int(int64(runtime)/l.avgNs)*2 + 8
 		}
 		l.windows = make([]logWindow, 0, n)
 	} else {
 		l.spare = pool.spare
 		l.chunks = make([]*logChunk, 0, maxLogBytes/(logChunkLen*sizeofSample)+2)
-		w.observe = func(dir, n int, off, prepNs, submitNs, doneNs int64) {
-			if w.measuring {
-				l.add(ioSample{prepNs: prepNs, submitNs: submitNs, doneNs: doneNs, off: off, n: int32(n), dir: int8(dir)})
-			}
-		}
-	}
-	if w.measuring {
-		// A worker without a ramp measures from its creation.
-		l.start(w.startNs)
-		w.nextEvent = w.nextEventAfter(w.startNs)
+		l.perIOLines = true
 	}
 	return l
 }
 
+// perIO says whether the recorder sees every I/O: for the per-I/O lines
+// or the histogram log.
+func (l *workerLog) perIO() bool { return l.perIOLines || l.hist != nil }
+
 const sizeofSample = 40 // bytes of an ioSample, for the budget
 
-// start begins the logs at the end of the ramp.
-func (l *workerLog) start(now int64) {
+// Start begins the logs at the end of the ramp.
+func (l *workerLog) Start(now int64) int64 {
 	l.startNs, l.lastAt = now, now
 	l.lastIOs, l.lastBytes, l.lastSums = [2]int64{}, [2]int64{}, [2][3]float64{}
 	l.windows = l.windows[:0] // observe keeps nothing before this
@@ -257,6 +304,18 @@ func (l *workerLog) start(now int64) {
 	}
 	if l.avgNs > 0 {
 		l.nextWindow = now + l.avgNs
+	}
+	return l.nextWindow
+}
+
+// IO keeps one I/O of the per-I/O logs and counts it in the histogram
+// log; it does not allocate.
+func (l *workerLog) IO(r blockbench.IORecord) {
+	if l.perIOLines {
+		l.add(ioSample{prepNs: r.PrepNs, submitNs: r.SubmitNs, doneNs: r.DoneNs, off: r.Offset, n: int32(r.Bytes), dir: int8(r.Dir)})
+	}
+	if l.hist != nil {
+		l.hist.add(r.Dir, r.Bytes, r.DoneNs-r.SubmitNs, r.DoneNs-l.startNs)
 	}
 }
 
@@ -288,28 +347,24 @@ func (l *workerLog) next() bool {
 	return true
 }
 
-// window closes the averaged window that ends at now (a tick) and the ones
+// Window closes the averaged window that ends at now (a tick) and the ones
 // it skipped.
-func (l *workerLog) window(w *worker, now int64) {
-	l.closeWindow(w, now)
+func (l *workerLog) Window(now int64, t blockbench.IOTotals) int64 {
+	l.closeWindow(t, now)
 	for l.nextWindow <= now {
 		l.nextWindow += l.avgNs
 	}
+	return l.nextWindow
 }
 
 // closeWindow adds one line per direction that moved data since lastAt, as
 // fio writes a window only when it had samples.
-func (l *workerLog) closeWindow(w *worker, now int64) {
+func (l *workerLog) closeWindow(t blockbench.IOTotals, now int64) {
 	spentMs := (now - l.lastAt) / int64(time.Millisecond)
 	for d := range 2 {
-		ios := w.ios[d] - l.lastIOs[d]
-		bytes := w.bytes[d] - l.lastBytes[d]
-		sums := [3]float64{}
-		for k, r := range [3]int{recSlat, recClat, recLat} {
-			if rec := w.recs[r+d]; rec != nil {
-				sums[k] = rec.SumNs()
-			}
-		}
+		ios := t.IOs[d] - l.lastIOs[d]
+		bytes := t.Bytes[d] - l.lastBytes[d]
+		sums := [3]float64{t.SlatSumNs[d], t.ClatSumNs[d], t.LatSumNs[d]}
 		if ios > 0 && spentMs > 0 {
 			win := logWindow{atNs: now - l.startNs, dir: int8(d), bw: bytes * 1000 / spentMs / 1024, iops: ios * 1000 / spentMs,
 				hasSlat: l.split, latFilled: true}
@@ -320,16 +375,16 @@ func (l *workerLog) closeWindow(w *worker, now int64) {
 			// pass over its region) grows it, once per window at most.
 			l.windows = append(l.windows, win)
 		}
-		l.lastIOs[d], l.lastBytes[d], l.lastSums[d] = w.ios[d], w.bytes[d], sums
+		l.lastIOs[d], l.lastBytes[d], l.lastSums[d] = t.IOs[d], t.Bytes[d], sums
 	}
 	l.lastAt = now
 }
 
-// finish closes a last window of at least half the length, as the series
+// Finish closes a last window of at least half the length, as the series
 // keeps a last second of at least half a second.
-func (l *workerLog) finish(w *worker) {
-	if l.avgNs > 0 && w.endNs-l.lastAt >= l.avgNs/2 {
-		l.closeWindow(w, w.endNs)
+func (l *workerLog) Finish(endNs int64, t blockbench.IOTotals) {
+	if l.avgNs > 0 && endNs-l.lastAt >= l.avgNs/2 {
+		l.closeWindow(t, endNs)
 	}
 	if l.cur != nil {
 		l.chunks = append(l.chunks, l.cur)
@@ -471,50 +526,75 @@ func (p *logPool) stop() {
 	<-p.done
 }
 
-// writeLogs writes every log the group's workers kept through the plan's
-// WriteLog, and says per workload which logs were cut short.
-func writeLogs(ws []*workload, workers [][]*worker) (notes [][]string, err error) {
-	var errs []error
-	notes = make([][]string, len(ws))
-	for set, wl := range ws {
-		if !wl.Log.Any() {
-			continue
+// logGroup is one group's logs: its blockbench.GroupRecorder.
+type logGroup struct {
+	ws    []blockbench.RecordedWorkload
+	specs []LogSpec
+	pool  *logPool
+	// logs are each workload's workers' logs, in the order they were made.
+	logs [][]*workerLog
+}
+
+// StartGroup begins the logs of one group (blockbench.RecordSpec): the
+// per-I/O loggers of the group share one chunk pool and its budget.
+func (l LogSpec) StartGroup(ws []blockbench.RecordedWorkload) (blockbench.GroupRecorder, error) {
+	g := &logGroup{ws: ws, specs: make([]LogSpec, len(ws)), logs: make([][]*workerLog, len(ws))}
+	perIO := 0
+	for i, w := range ws {
+		s, ok := w.Spec.(LogSpec)
+		if !ok {
+			return nil, fmt.Errorf("job %s: its record (%T) is not fio's logs, which the group's first job records; a group records one kind", w.Name, w.Spec)
 		}
-		for _, w := range workers[set] {
-			l := w.log
-			if l == nil {
-				continue
-			}
+		g.specs[i] = s
+		if s.perIO() && s.AvgMsec == 0 {
+			perIO += w.NumJobs
+		}
+	}
+	g.pool = startLogPool(perIO)
+	return g, nil
+}
+
+// Worker makes one worker's logs (blockbench.GroupRecorder); none when its
+// spec asks for none.
+func (g *logGroup) Worker(w blockbench.RecordedWorker) (blockbench.IORecorder, bool) {
+	spec := g.specs[w.Set]
+	if !spec.Any() {
+		return nil, false
+	}
+	l := newWorkerLog(spec, w, g.ws[w.Set].FirstWorker+w.I, g.ws[w.Set].Runtime, g.pool)
+	g.logs[w.Set] = append(g.logs[w.Set], l)
+	return l, l.perIO()
+}
+
+// Close stops the chunk allocator (blockbench.GroupRecorder).
+func (g *logGroup) Close() { g.pool.stop() }
+
+// Write writes every log the group's workers kept through write (the
+// plan's WriteLog), and says per workload which logs were cut short.
+func (g *logGroup) Write(write func(name string, fill func(io.Writer) error) error) (notes [][]string, err error) {
+	var errs []error
+	notes = make([][]string, len(g.ws))
+	for set, wl := range g.ws {
+		for _, l := range g.logs[set] {
 			if l.hist != nil && l.hist.truncated {
 				notes[set] = append(notes[set], fmt.Sprintf("job %s worker %d: the histogram log stops after %d lines, the most clyde keeps per worker; give a longer log_hist_msec",
-					wl.Name, w.index, maxHistLines))
+					wl.Name, l.index, maxHistLines))
 			}
 			if l.truncated {
 				notes[set] = append(notes[set], fmt.Sprintf("job %s worker %d: the per-I/O logs stop after %d I/Os, the %d MiB clyde keeps for a group's logs; give --log_avg_msec for logs of the whole run",
-					wl.Name, w.index, l.samples(), maxLogBytes>>20))
+					wl.Name, l.index, l.samples(), maxLogBytes>>20))
 			}
-			for _, k := range wl.Log.kinds() {
+			for _, k := range g.specs[set].kinds() {
 				name := logName(k.prefix, k.kind, l.number)
-				if wl.writeLog == nil {
+				if write == nil {
 					errs = append(errs, fmt.Errorf("log %s: no writer for logs", name))
 					continue
 				}
-				if err := wl.writeLog(name, func(out io.Writer) error { return l.write(out, k.kind) }); err != nil {
+				if err := write(name, func(out io.Writer) error { return l.write(out, k.kind) }); err != nil {
 					errs = append(errs, fmt.Errorf("log %s: %w", name, err))
 				}
 			}
 		}
 	}
 	return notes, errors.Join(errs...)
-}
-
-// perIOLoggers counts the workers of a group that log every I/O.
-func perIOLoggers(ws []*workload) int {
-	n := 0
-	for _, wl := range ws {
-		if wl.Log.perIO() && wl.Log.AvgMsec == 0 {
-			n += wl.NumJobs
-		}
-	}
-	return n
 }

@@ -1,4 +1,4 @@
-package blockbench
+package fiojob
 
 import (
 	"bufio"
@@ -15,11 +15,11 @@ import (
 func TestHistLog(t *testing.T) {
 	h := newHistLog(100)
 	ms := int64(time.Millisecond)
-	h.add(dirRead, 4096, 1000, 5*ms)   // starts the read window at 5 ms
-	h.add(dirRead, 4096, 1000, 50*ms)  // inside it
-	h.add(dirWrite, 4096, 2000, 60*ms) // starts the write window
-	h.add(dirRead, 4096, 1000, 105*ms) // closes the read window: 3 reads
-	h.add(dirRead, 4096, 1000, 210*ms) // the next ends at 205 ms: 1 read
+	h.add(0, 4096, 1000, 5*ms)   // starts the read window at 5 ms
+	h.add(0, 4096, 1000, 50*ms)  // inside it
+	h.add(1, 4096, 2000, 60*ms)  // starts the write window
+	h.add(0, 4096, 1000, 105*ms) // closes the read window: 3 reads
+	h.add(0, 4096, 1000, 210*ms) // the next ends at 205 ms: 1 read
 	if len(h.lines) != 2 || h.lines[0].atMs != 105 || h.lines[1].atMs != 210 {
 		t.Fatalf("lines %+v, want reads at 105 and 210 ms", h.lines)
 	}

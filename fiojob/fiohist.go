@@ -1,4 +1,4 @@
-package blockbench
+package fiojob
 
 import (
 	"bufio"

@@ -1,0 +1,93 @@
+package blockbench
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// fio's language (job files, its command line, its log files) lives in
+// package fiojob, which imports blockbench; blockbench reaches fio only
+// through hooks the CLI or fiojob set (record.go). TestFioBoundary holds
+// that: blockbench's own code, and every package of the module it imports,
+// never imports fiojob, and no blockbench file outside the tests spells
+// fio's log options or file names, which only a writer of fio's logs needs.
+func TestFioBoundary(t *testing.T) {
+	const module = "github.com/clydebench/clyde"
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Skipf("no module root above the package: %v", err)
+	}
+	fset := token.NewFileSet()
+	seen := map[string]bool{}
+	var walk func(pkg string, from string)
+	walk = func(pkg, from string) {
+		if seen[pkg] {
+			return
+		}
+		seen[pkg] = true
+		if pkg == module+"/fiojob" {
+			t.Errorf("%s imports %s: blockbench must not depend on fio's package", from, pkg)
+			return
+		}
+		dir := filepath.Join(root, strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/"))
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("package %s: no Go files in %s (%v)", pkg, dir, err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			file, err := parser.ParseFile(fset, f, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range file.Imports {
+				p, _ := strconv.Unquote(imp.Path.Value)
+				if p == module || strings.HasPrefix(p, module+"/") {
+					walk(p, f)
+				}
+			}
+		}
+	}
+	walk(module+"/blockbench", "")
+
+	// fio's log options and file names: what only a writer of its logs
+	// spells out.
+	forbidden := []string{"write_bw_log", "write_iops_log", "write_lat_log", "write_hist_log", "log_avg_msec",
+		"log_hist_msec", "log_hist_coarseness", "log_offset", "_clat_hist", "_bw.", "_iops.", "_slat.", "_clat.", "_lat."}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			for _, s := range forbidden {
+				if strings.Contains(lit.Value, s) {
+					t.Errorf("%s: %s spells fio's logs (%q); they are fiojob's (fiolog.go), reached through the record hook", fset.Position(lit.Pos()), lit.Value, s)
+				}
+			}
+			return true
+		})
+	}
+}

@@ -1,0 +1,27 @@
+package blockbench
+
+import (
+	"testing"
+	"time"
+)
+
+// CompleteLoop counts b.N completions through one worker of a random-read
+// workload whose Log is spec, as an engine counts them, without the engine:
+// what the record hook costs per I/O (BenchmarkComplete).
+func CompleteLoop(b *testing.B, spec RecordSpec) {
+	e, _ := engineByName(EnginePsync)
+	wl := &workload{Workload: Workload{RW: RandRead, BS: 4096, Size: 1 << 20, IODepth: 1, NumJobs: 1, IOEngine: EnginePsync,
+		Seed: 1, Runtime: time.Minute, Buffer: Buffer{Kind: BufferRandom}, Log: spec}, engine: e, depth: 1, firstWorker: 1}
+	w := newWorker(wl, 0)
+	rec, err := startRecord([]*workload{wl})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rec.close()
+	rec.attach(0, 0, w)
+	b.ResetTimer()
+	for i := range b.N {
+		t := int64(i) * 1000
+		w.complete(dirRead, 4096, 4096, int64(i%256)*4096, t, t+100, t+900)
+	}
+}
