@@ -8,8 +8,8 @@ import (
 	"github.com/clydebench/clyde/result"
 )
 
-// WriteFiles writes each set's summary, _iops.csv, _mbps.csv, _lat.csv and
-// _trace.txt under the output-file rules (a regular file replaced
+// WriteFiles writes each set's summary, _iops.csv, _mbps.csv, _lat.csv,
+// _trace.txt and ORION 12c's _hist.txt under the output-file rules (a regular file replaced
 // atomically, a device or FIFO written in place); stdout is where "-" would
 // go. It writes what res has, so an interrupted run's files hold the points
 // that finished. Every failure is kept; the first of each file is reported.
@@ -27,6 +27,7 @@ func (t *Test) WriteFiles(stdout io.Writer, res *result.Block) error {
 			func(w io.Writer) error { return blockreport.OrionMBPSCSV(w, set) },
 			func(w io.Writer) error { return blockreport.OrionLatCSV(w, set) },
 			func(w io.Writer) error { return blockreport.OrionTrace(w, res, si) },
+			func(w io.Writer) error { return blockreport.OrionHist(w, res, si) },
 		}
 		for k, f := range files {
 			if err := f.Write(stdout, renderers[k]); err != nil {

@@ -147,7 +147,7 @@ func TestGoldenFiles(t *testing.T) {
 			o.Command = "-run " + o.Run + " -testname ssd"
 			res := runTest(t, o, true)
 			written, _ := filepath.Glob(filepath.Join(dir, "ssd_*"))
-			if want := 5 * len(o.SizeSmall); len(written) != want {
+			if want := len(FileSuffixes) * len(o.SizeSmall); len(written) != want {
 				t.Fatalf("wrote %d files, want %d: %v", len(written), want, written)
 			}
 			if tc.name == "normal" {

@@ -5,7 +5,7 @@
 // load matrices, its data points (small random I/O and large random I/O or
 // sequential streams at once, one blockbench group each) and its output
 // files (T_<yyyymmdd_hhmm>_summary.txt, _iops.csv, _mbps.csv, _lat.csv,
-// _trace.txt). clyde adds latency percentiles per point to the JSON result,
+// _trace.txt, and 12c's _hist.txt). clyde adds latency percentiles per point to the JSON result,
 // a list of small I/O sizes (one matrix per size), and its safety rules:
 // writing needs DestroyData, and no LUN is ever created.
 package orion

@@ -44,7 +44,7 @@ type Test struct {
 var runPlan = blockbench.RunPlan
 
 // FileSuffixes are the files ORION writes for a test, after its prefix.
-var FileSuffixes = []string{"_summary.txt", "_iops.csv", "_mbps.csv", "_lat.csv", "_trace.txt"}
+var FileSuffixes = []string{"_summary.txt", "_iops.csv", "_mbps.csv", "_lat.csv", "_trace.txt", "_hist.txt"}
 
 // Prepare validates o, reads T.lun, lays out the data points and checks
 // every output file; any refusal is a usage error and nothing is created.

@@ -28,7 +28,7 @@ func orionCommand() *cli.Command {
 		UsageText: "clyde orion -run simple|normal|advanced|dss|oltp [-testname T] [-num_disks N] [-size_small KiB[,KiB...]] [-size_large KiB] [-type rand|seq] [-num_streamIO N] [-write PCT] [-duration S] [-matrix basic|detailed|point|col|row|max] [-num_small N] [-num_large N] [-cache_size MB] [-simulate concat|raid0] [-verbose]",
 		Description: "Takes ORION's flags (single dash) with their meanings and defaults. T.lun lists the files or block\n" +
 			"devices to test, one per line; they must exist. Writes T_<yyyymmdd_hhmm>_summary.txt, _iops.csv,\n" +
-			"_mbps.csv, _lat.csv and _trace.txt in the current directory (or -output-dir). Every data point runs\n" +
+			"_mbps.csv, _lat.csv, _trace.txt and ORION 12c's _hist.txt in the current directory (or -output-dir). Every data point runs\n" +
 			"its small and large I/O at once. -write above 0 on an existing file or a device needs --destroy-data;\n" +
 			"anything mounted or in use is always refused. -size_small 1,2,4,8 writes one set of files per size.\n\n" +
 			"  clyde orion -run normal -testname ssd -num_disks 1\n" +

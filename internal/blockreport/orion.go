@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/clydebench/clyde/internal/latency"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -321,3 +322,104 @@ func traceLat(ew *errWriter, name string, l *result.LatNs) {
 }
 
 func us(ns int64) float64 { return float64(ns) / 1e3 }
+
+// orionHistEdgesUs are _hist.txt's bucket bounds in microseconds: powers of
+// two from 8 us to 2^20 us (about 1 s), then everything longer.
+var orionHistEdgesUs = func() []int64 {
+	var e []int64
+	for us := int64(8); us <= 1<<20; us *= 2 {
+		e = append(e, us)
+	}
+	return e
+}()
+
+// OrionHist writes _hist.txt, ORION 12c's latency histograms per data point
+// for small and large reads and writes. No copy of ORION's own file was
+// found to take its layout from, so the layout is clyde's and its first
+// line says so: per point and kind, the I/O count, then each bucket from
+// the first to the last that holds any, "< N" usecs with its count and
+// share of the I/Os.
+// The buckets come from the point's merged latency histograms.
+func OrionHist(w io.Writer, res *result.Block, set int) error {
+	ew := &errWriter{w: w}
+	s := &res.Orion.Sets[set]
+	ew.printf("ORION latency histograms, %s (layout clyde's: ORION 12c writes this file, and no copy of one was found to follow)\n", s.Prefix)
+	edgesNs := make([]int64, len(orionHistEdgesUs))
+	for i, e := range orionHistEdgesUs {
+		edgesNs[i] = e * 1000
+	}
+	for i := range s.Points {
+		p := &s.Points[i]
+		mark := ""
+		if p.Partial {
+			mark = " " + partialMark + " (cut short)"
+		}
+		// The point's jobs: the small workload first (when it has small
+		// I/Os), then the large one or each stream; their histograms.
+		var small, large []int
+		for n, j := range p.Jobs {
+			if n == 0 && p.Small > 0 {
+				small = append(small, j)
+			} else {
+				large = append(large, j)
+			}
+		}
+		for _, k := range []struct {
+			name string
+			jobs []int
+			dir  func(*result.BlockJob) result.LatNs
+		}{
+			{"Small reads", small, func(j *result.BlockJob) result.LatNs { return j.Read.Lat }},
+			{"Small writes", small, func(j *result.BlockJob) result.LatNs { return j.Write.Lat }},
+			{"Large reads", large, func(j *result.BlockJob) result.LatNs { return j.Read.Lat }},
+			{"Large writes", large, func(j *result.BlockJob) result.LatNs { return j.Write.Lat }},
+		} {
+			r := latency.New()
+			var ios int64
+			kept := true
+			for _, j := range k.jobs {
+				if j >= len(res.Jobs) {
+					continue
+				}
+				l := k.dir(&res.Jobs[j])
+				if l.N == 0 {
+					continue
+				}
+				ios += l.N
+				jr, err := l.Recorder()
+				if err != nil {
+					kept = false // a result saved without its histograms
+					continue
+				}
+				r.Merge(jr)
+			}
+			if ios == 0 {
+				continue
+			}
+			if !kept {
+				ew.printf("\nData point Small=%d Large=%d%s: %s, %d I/Os: no histogram in this result\n", p.Small, p.Large, mark, k.name, ios)
+				continue
+			}
+			counts := r.CountsBelow(edgesNs)
+			first, last := -1, -1
+			for b, c := range counts {
+				if c > 0 {
+					if first < 0 {
+						first = b
+					}
+					last = b
+				}
+			}
+			n := r.Count()
+			ew.printf("\nData point Small=%d Large=%d%s: %s, %d I/Os, latency in usecs\n", p.Small, p.Large, mark, k.name, n)
+			for b := first; b >= 0 && b <= last; b++ {
+				label := fmt.Sprintf("< %d", orionHistEdgesUs[min(b, len(orionHistEdgesUs)-1)])
+				if b == len(orionHistEdgesUs) {
+					label = fmt.Sprintf(">= %d", orionHistEdgesUs[len(orionHistEdgesUs)-1])
+				}
+				ew.printf("  %-10s %12d %7.2f%%\n", label, counts[b], float64(counts[b])*100/float64(n))
+			}
+		}
+	}
+	return ew.err
+}
