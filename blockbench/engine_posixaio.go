@@ -75,9 +75,20 @@ const (
 	aioDatasync
 )
 
+// aioFile is what a helper calls a request's descriptor through:
+// osio.File, or a test's file that blocks to show the order requests run
+// in.
+type aioFile interface {
+	Pread(b []byte, off int64) (int, error)
+	Pwrite(b []byte, off int64) (int, error)
+	Sync() error
+	Datasync() error
+	Fd() int
+}
+
 // aioRequest is one aiocb and its requestlist entry.
 type aioRequest struct {
-	f    osio.File
+	f    aioFile
 	fd   int
 	op   int
 	buf  []byte
@@ -108,7 +119,11 @@ type aioPool struct {
 	wake chan struct{}
 }
 
-var posixAIO = &aioPool{requests: map[int]*aioRequest{}, wake: make(chan struct{}, aioThreads)}
+var posixAIO = newAIOPool()
+
+func newAIOPool() *aioPool {
+	return &aioPool{requests: map[int]*aioRequest{}, wake: make(chan struct{}, aioThreads)}
+}
 
 // enqueue is __aio_enqueue_request.
 func (p *aioPool) enqueue(r *aioRequest) {
@@ -310,12 +325,16 @@ type posixAIOIssuer struct {
 	suspend  []*aioRequest
 	wake     chan struct{}
 	syncReq  aioRequest
+	// files are the worker's descriptors as aioFiles, made once (a
+	// conversion per I/O would allocate): files[w.lun] for a volume.
+	files []aioFile
+	pool  *aioPool
 }
 
 func (posixAIOEngine) prepare(w *worker) (issuer, error) {
 	depth := w.spec.depth
 	a := &posixAIOIssuer{slots: make([]posixAIOSlot, depth), events: make([]int, 0, depth),
-		suspend: make([]*aioRequest, 0, posixAIOSuspendEntries), wake: make(chan struct{}, 1)}
+		suspend: make([]*aioRequest, 0, posixAIOSuspendEntries), wake: make(chan struct{}, 1), pool: posixAIO}
 	data := w.dataRand()
 	size := w.pattern.maxSize(w)
 	for i := range a.slots {
@@ -354,10 +373,10 @@ func (a *posixAIOIssuer) sync(data bool) error {
 	if data {
 		r.op = aioDatasync
 	}
-	posixAIO.enqueue(r)
+	a.pool.enqueue(r)
 	one := []*aioRequest{r}
 	for r.inProgress.Load() {
-		posixAIO.suspend(one, a.wake, posixAIOWaitTimeout)
+		a.pool.suspend(one, a.wake, posixAIOWaitTimeout)
 	}
 	return r.err
 }
@@ -370,7 +389,11 @@ const posixAIOWaitTimeout = 100 * time.Millisecond
 // then reaps at least one, as fio's loop does with posixaio; at the end it
 // waits for everything in flight.
 func (a *posixAIOIssuer) run(w *worker) {
-	a.syncReq.f = w.h
+	a.files = append(a.files[:0], w.h)
+	for _, h := range w.hs[min(1, len(w.hs)):] {
+		a.files = append(a.files, h) // a volume's members, w.lun picks one
+	}
+	a.syncReq.f = a.files[0]
 	stopping := false
 	now := w.now()
 	if now >= w.nextEvent {
@@ -418,9 +441,12 @@ func (a *posixAIOIssuer) submit(w *worker, now int64) {
 			s.prepNs = w.now()
 		}
 	}
-	f := w.file()
+	f := a.files[0]
+	if w.hs != nil {
+		f = a.files[w.lun]
+	}
 	s.req.f, s.req.fd, s.req.buf = f, f.Fd(), s.buf[:s.size]
-	posixAIO.enqueue(&s.req)
+	a.pool.enqueue(&s.req)
 	s.submitNs = w.now()
 	s.inFlight = true
 	a.inflight++
@@ -453,7 +479,7 @@ func (a *posixAIOIssuer) getEvents(min int) {
 		if len(a.events) >= min || len(a.suspend) == 0 {
 			return
 		}
-		posixAIO.suspend(a.suspend, a.wake, posixAIOWaitTimeout)
+		a.pool.suspend(a.suspend, a.wake, posixAIOWaitTimeout)
 		if allInProgress(a.suspend) {
 			return // timed out: the loop looks at its clock and comes back
 		}
