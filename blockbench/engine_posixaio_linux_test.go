@@ -140,9 +140,9 @@ func (g gatedFile) Pread(b []byte, off int64) (int, error) {
 	return len(b), nil
 }
 func (g gatedFile) Pwrite(b []byte, off int64) (int, error) { return g.Pread(b, off) }
-func (g gatedFile) Sync() error                              { return nil }
-func (g gatedFile) Datasync() error                          { return nil }
-func (g gatedFile) Fd() int                                  { return g.fd }
+func (g gatedFile) Sync() error                             { return nil }
+func (g gatedFile) Datasync() error                         { return nil }
+func (g gatedFile) Fd() int                                 { return g.fd }
 
 // TestAIOPoolModel holds the pool to glibc's rules with files whose reads
 // wait for the test: requests on one descriptor run one at a time in the
