@@ -183,6 +183,8 @@ func (p *aioPool) addRunlist(r *aioRequest) {
 // handle is handle_fildes_io: a helper runs its request, then what the run
 // list holds, and exits after aio_idle_time with nothing to do.
 func (p *aioPool) handle(runp *aioRequest) {
+	idle := time.NewTimer(aioIdleTime) // one per helper: a wait allocates nothing
+	idle.Stop()
 	for {
 		if runp == nil {
 			p.mu.Lock()
@@ -212,12 +214,12 @@ func (p *aioPool) handle(runp *aioRequest) {
 		if runp == nil {
 			p.idle++
 			p.mu.Unlock()
-			t := time.NewTimer(aioIdleTime)
+			idle.Reset(aioIdleTime)
 			select {
 			case <-p.wake:
-			case <-t.C:
+			case <-idle.C:
 			}
-			t.Stop()
+			idle.Stop()
 			p.mu.Lock()
 			p.idle--
 			runp = p.runlist
@@ -264,10 +266,23 @@ func (r *aioRequest) do() (int, error) {
 	}
 }
 
+// aioWaiter is one caller's aio_suspend state, reused call after call so
+// that a wait allocates nothing: its wake channel (capacity 1) and timer.
+type aioWaiter struct {
+	c     chan struct{}
+	timer *time.Timer
+}
+
+func newAIOWaiter() *aioWaiter {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return &aioWaiter{c: make(chan struct{}, 1), timer: t}
+}
+
 // suspend is aio_suspend on list: it returns at once when one of them is
-// done, else waits until one is or timeout passes. c is the caller's own
-// wake channel (capacity 1).
-func (p *aioPool) suspend(list []*aioRequest, c chan struct{}, timeout time.Duration) {
+// done, else waits until one is or timeout passes.
+func (p *aioPool) suspend(list []*aioRequest, wt *aioWaiter, timeout time.Duration) {
+	c := wt.c
 	p.mu.Lock()
 	for _, r := range list {
 		if !r.inProgress.Load() {
@@ -283,12 +298,12 @@ func (p *aioPool) suspend(list []*aioRequest, c chan struct{}, timeout time.Dura
 		r.waiting = append(r.waiting, c)
 	}
 	p.mu.Unlock()
-	t := time.NewTimer(timeout)
+	wt.timer.Reset(timeout)
 	select {
 	case <-c:
-	case <-t.C:
+	case <-wt.timer.C:
 	}
-	t.Stop()
+	wt.timer.Stop()
 	p.mu.Lock()
 	for _, r := range list {
 		for i, w := range r.waiting {
@@ -323,7 +338,7 @@ type posixAIOIssuer struct {
 	inflight int
 	events   []int // slots reaped by the last getevents
 	suspend  []*aioRequest
-	wake     chan struct{}
+	wake     *aioWaiter
 	syncReq  aioRequest
 	// files are the worker's descriptors as aioFiles, made once (a
 	// conversion per I/O would allocate): files[w.lun] for a volume.
@@ -334,7 +349,7 @@ type posixAIOIssuer struct {
 func (posixAIOEngine) prepare(w *worker) (issuer, error) {
 	depth := w.spec.depth
 	a := &posixAIOIssuer{slots: make([]posixAIOSlot, depth), events: make([]int, 0, depth),
-		suspend: make([]*aioRequest, 0, posixAIOSuspendEntries), wake: make(chan struct{}, 1), pool: posixAIO}
+		suspend: make([]*aioRequest, 0, posixAIOSuspendEntries), wake: newAIOWaiter(), pool: posixAIO}
 	data := w.dataRand()
 	size := w.pattern.maxSize(w)
 	for i := range a.slots {

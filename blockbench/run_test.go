@@ -297,7 +297,7 @@ func TestLoopsDoNotAllocate(t *testing.T) {
 		{"per-I/O logs, refill", LogSpec{BW: "b", IOPS: "i", Lat: "l", Offset: true}, Buffer{Kind: BufferRandom, Refill: true}, 3 * logChunkLen},
 		{"averaged logs", LogSpec{BW: "b", Lat: "l", AvgMsec: 1}, Buffer{Kind: BufferCompressible, CompressPct: 50, Refill: true}, 20_000},
 	}
-	for _, engine := range []Engine{EnginePsync, EngineIOUring, EngineLibaio, EngineWindowsAIO} {
+	for _, engine := range []Engine{EnginePsync, EngineIOUring, EngineLibaio, EngineWindowsAIO, EngineNull, EngineMmap, EnginePosixAIO} {
 		for _, v := range variants {
 			t.Run(string(engine)+"/"+v.name, func(t *testing.T) {
 				e, _ := engineByName(engine)
