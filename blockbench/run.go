@@ -380,9 +380,9 @@ func (w *workload) resolve() (string, error) {
 	if zoneNote != "" {
 		note = strings.TrimPrefix(note+"; "+zoneNote, "; ")
 	}
-	if n, ok := w.engine.(interface{ note() string }); ok {
+	if n, ok := w.engine.(interface{ note(*Workload) string }); ok {
 		// What the engine is, when it is not what its name says (posixaio).
-		note = strings.TrimPrefix(note+"; "+n.note(), "; ")
+		note = strings.TrimPrefix(note+"; "+n.note(&w.Workload), "; ")
 	}
 	return note, nil
 }
