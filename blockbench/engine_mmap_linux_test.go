@@ -63,12 +63,15 @@ func TestMmapMovesTheRightBytes(t *testing.T) {
 				m.partial = true
 			}
 			w.ioLimit, w.remaining = blocks, blocks
+			// The buffers are filled once (no refill): every write writes
+			// this, whatever the reads between brought in.
+			wrote := bytes.Clone(m.wbuf[:libaioTestBS])
 			written := map[int64][]byte{}
 			var bad []string
 			w.observe = func(dir, n int, off, _, _, _ int64) {
 				if dir == dirWrite {
-					written[off] = bytes.Clone(m.buf[:n])
-				} else if !bytes.Equal(m.buf[:n], blockPattern(off/libaioTestBS)) {
+					written[off] = wrote
+				} else if !bytes.Equal(m.rbuf[:n], blockPattern(off/libaioTestBS)) {
 					bad = append(bad, "read at "+strconv.FormatInt(off, 10))
 				}
 			}

@@ -59,9 +59,10 @@ func (mmapEngine) check(w *Workload) error {
 }
 
 func (mmapEngine) prepare(w *worker) (issuer, error) {
-	m := &mmapIssuer{buf: osio.AlignedBuffer(w.pattern.maxSize(w)), page: int64(os.Getpagesize()),
+	size := w.pattern.maxSize(w)
+	m := &mmapIssuer{rbuf: osio.AlignedBuffer(size), wbuf: osio.AlignedBuffer(size), page: int64(os.Getpagesize()),
 		prot: mmapProt(w.spec), direct: w.spec.Direct}
-	fillBuffer(m.buf, w.spec.Buffer, w.dataRand())
+	fillBuffer(m.wbuf, w.spec.Buffer, w.dataRand())
 	m.fd = int(w.h.Fd())
 	// fio maps the whole region at the first I/O; here before the start,
 	// so the mapping is not in the first I/O's latency. A region the
@@ -89,8 +90,11 @@ func mmapProt(w *workload) int {
 }
 
 // mmapIssuer is one worker's mapping: data maps the file from mapOff.
+// Reads land in rbuf, writes come from wbuf, as psync's (fio's io_us are
+// apart too), so a read never changes what the next write writes.
 type mmapIssuer struct {
-	buf     []byte
+	rbuf    []byte
+	wbuf    []byte
 	data    []byte
 	mapOff  int64 // file offset of data[0], page-aligned
 	fd      int
@@ -188,7 +192,7 @@ func (m *mmapIssuer) run(w *worker) {
 		dir, off, size := w.pattern.next(w)
 		t0 := w.now()
 		if dir == dirWrite && w.fill != nil {
-			w.refill(m.buf[:size])
+			w.refill(m.wbuf[:size])
 			t0 = w.now()
 		}
 		if err := m.transfer(dir, off, size); err != nil {
@@ -225,9 +229,9 @@ func (m *mmapIssuer) transfer(dir int, off int64, size int) (err error) {
 		return err
 	}
 	if dir == dirRead {
-		copy(m.buf[:size], b)
+		copy(m.rbuf[:size], b)
 	} else {
-		copy(b, m.buf[:size])
+		copy(b, m.wbuf[:size])
 	}
 	if !m.direct {
 		return nil
