@@ -65,13 +65,13 @@ trap 'rm -rf "$work" "$file" "$cdmdir" ${diskfile:+"$diskfile"}' EXIT
 # fio lays the file out once; both tools then read the same blocks.
 fio --name=layout --filename="$file" --size="$SIZE" --rw=write --bs=1m --output=/dev/null
 
-# timed OUT CMD...: runs CMD with stdout to OUT and prints "user_s sys_s" of
-# the whole process.
+# timed OUT CMD...: runs CMD with stdout to OUT (its stderr, such as
+# clyde's notes, to OUT.err) and prints "user_s sys_s" of the whole process.
 timed() {
 	local out=$1
 	shift
 	local TIMEFORMAT='%3U %3S'
-	{ time "$@" >"$out"; } 2>&1
+	{ time "$@" >"$out" 2>"$out.err"; } 2>&1
 }
 
 # per_io JSON USER SYS: prints "iops usr_ns_per_io sys_ns_per_io".
