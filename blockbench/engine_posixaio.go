@@ -135,13 +135,16 @@ func newAIOPool() *aioPool {
 
 // enqueue is __aio_enqueue_request.
 func (p *aioPool) enqueue(r *aioRequest) {
+	// Under the lock: the helper that finished this request's previous
+	// use may still be reading its list fields (glibc's aiocb and its
+	// requestlist entry are apart; here they are one).
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	r.inProgress.Store(true)
 	r.n, r.err, r.nextPrio, r.nextRun, r.waiting = 0, nil, nil, nil, r.waiting[:0]
 	if r.op == aioSync || r.op == aioDatasync {
 		r.prio = 0
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	if head := p.requests[r.fd]; head != nil {
 		// The descriptor is worked on: after every request of at least
 		// its priority.
@@ -200,7 +203,6 @@ func (p *aioPool) handle(runp *aioRequest) {
 			n, err := runp.do()
 			p.mu.Lock()
 			runp.n, runp.err = n, err
-			runp.inProgress.Store(false)
 			for _, c := range runp.waiting {
 				select {
 				case c <- struct{}{}:
@@ -217,6 +219,9 @@ func (p *aioPool) handle(runp *aioRequest) {
 			} else {
 				delete(p.requests, runp.fd)
 			}
+			// The last touch of runp: once aio_error says done, its
+			// owner may reuse it (a woken waiter rescans under the lock).
+			runp.inProgress.Store(false)
 		}
 		runp = p.runlist
 		if runp == nil {
