@@ -26,8 +26,25 @@ type issuer interface {
 	close()
 }
 
-// engines are every engine clyde has, in the order auto prefers them.
+// engines are the engines auto picks from, in the order it prefers them.
 var engines = []engine{uringEngine{}, windowsAIOEngine{}, libaioEngine{}, psyncEngine{}}
+
+// namedEngines run only when a workload names them: fio's null (no I/O at
+// all), mmap and posixaio measure something else than the device's queue,
+// so auto, and a caller looking for a queueing engine to stand in for
+// another, never take them.
+var namedEngines = []engine{nullEngine{}, mmapEngine{}, posixAIOEngine{}}
+
+// splitsAt says whether the engine's I/O has a submission stage apart from
+// its completion (slat and clat reported apart) at depth: every queueing
+// engine, except one that runs synchronously at depth 1 as fio's null
+// does.
+func splitsAt(e engine, depth int) bool {
+	if s, ok := e.(interface{ splits(depth int) bool }); ok {
+		return s.splits(depth)
+	}
+	return e.queues()
+}
 
 // engineOpenFlags are the open flags an engine needs on its workers'
 // handles beyond read, write and direct (windowsaio: an overlapped handle).
@@ -40,7 +57,7 @@ func engineOpenFlags(e engine) osio.Flag {
 
 // engineByName finds an engine; auto is resolved by pickEngine.
 func engineByName(name Engine) (engine, bool) {
-	for _, e := range engines {
+	for _, e := range append(engines[:len(engines):len(engines)], namedEngines...) {
 		if e.name() == name {
 			return e, true
 		}

@@ -145,6 +145,9 @@ func reportEntries(ws []*workload) (entry []int, n int) {
 // prepare opens the worker's descriptor and readies its engine, on the
 // worker's own goroutine.
 func (w *worker) prepare() error {
+	if w.spec.Diskless() {
+		return w.prepareEngine() // nothing to open
+	}
 	h, err := w.spec.target.openWorker(w.spec.RW.Writes(), w.spec.Direct, engineOpenFlags(w.spec.engine))
 	if err != nil {
 		return fmt.Errorf("open %s for worker %d: %w", w.spec.target.resolved, w.index, err)
@@ -164,6 +167,11 @@ func (w *worker) prepare() error {
 		w.issuer = trimIssuer{}
 		return nil
 	}
+	return w.prepareEngine()
+}
+
+// prepareEngine readies the worker's engine.
+func (w *worker) prepareEngine() error {
 	is, err := w.spec.engine.prepare(w)
 	if err != nil {
 		return fmt.Errorf("%s for worker %d: %w", w.spec.engine.name(), w.index, err)

@@ -84,18 +84,29 @@ const (
 	EngineLibaio     Engine = "libaio"
 	EngineWindowsAIO Engine = "windowsaio"
 	EngineAuto       Engine = "auto"
+	// EngineNull is fio's null: no file, every I/O completes at once
+	// (engine_null.go); a workload on it has no target (Diskless).
+	EngineNull Engine = "null"
+	// EngineMmap is fio's mmap: memcpy to and from the file mapped in
+	// memory (engine_mmap_unix.go).
+	EngineMmap Engine = "mmap"
+	// EnginePosixAIO is fio's posixaio: glibc's POSIX AIO model, helper
+	// threads and one request at a time per descriptor, rebuilt in Go
+	// (engine_posixaio.go).
+	EnginePosixAIO Engine = "posixaio"
 )
 
 // Engines are the engine names ParseEngine accepts; the shell completions
 // list them.
-var Engines = []Engine{EnginePsync, EngineIOUring, EngineLibaio, EngineWindowsAIO, EngineAuto}
+var Engines = []Engine{EnginePsync, EngineIOUring, EngineLibaio, EngineWindowsAIO, EngineAuto, EngineNull, EngineMmap, EnginePosixAIO}
 
-// ParseEngine accepts psync, io_uring, libaio, windowsaio and auto.
+// ParseEngine accepts psync, io_uring, libaio, windowsaio, auto, null, mmap
+// and posixaio.
 func ParseEngine(s string) (Engine, error) {
 	if slices.Contains(Engines, Engine(s)) {
 		return Engine(s), nil
 	}
-	return "", result.Usagef("--ioengine", "unknown engine %q; accepted: psync, io_uring, libaio, windowsaio, auto", s)
+	return "", result.Usagef("--ioengine", "unknown engine %q; accepted: psync, io_uring, libaio, windowsaio, auto, null, mmap, posixaio", s)
 }
 
 // Profile names a preset that runs several jobs and prints one table.

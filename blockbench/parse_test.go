@@ -103,7 +103,7 @@ func TestValidate(t *testing.T) {
 		{"ok", func(j *Job) {}, ""},
 		{"no filename", func(j *Job) { j.Filename = " " }, "--filename"},
 		{"unknown rw", func(j *Job) { j.RW = "trimwrite" }, "--rw"},
-		{"unknown engine", func(j *Job) { j.IOEngine = "posixaio" }, "--ioengine"},
+		{"unknown engine", func(j *Job) { j.IOEngine = "solarisaio" }, "--ioengine"},
 		{"unknown profile", func(j *Job) { j.Profile = "atto" }, "--profile"},
 		{"rwmixread below 0", func(j *Job) { j.RWMixRead = -1 }, "--rwmixread"},
 		{"rwmixread above 100", func(j *Job) { j.RWMixRead = 101 }, "--rwmixread"},

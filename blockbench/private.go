@@ -128,6 +128,10 @@ func planPrivate(p *Plan, targets []*target) (*privateDir, error) {
 		switch {
 		case t.device && p.Fill.Set():
 			return nil, result.Usagef("--fill", "%s is a block device; a fill needs a filesystem to fill", t.given)
+		case t.diskless && p.Fill.Set():
+			return nil, result.Usagef("--fill", "ioengine null has no file, so no filesystem to fill")
+		case t.diskless:
+			continue
 		case t.exists:
 			if pd.parentPath == "" && p.Fill.Set() {
 				pd.parentPath = t.dirPath
@@ -181,7 +185,7 @@ func checkUncached(targets []*target) error {
 		return result.Usagef("--buffered", "this platform has no uncached (direct) I/O; add --buffered to run through the page cache")
 	}
 	for _, t := range targets {
-		if t.device {
+		if t.device || t.diskless {
 			continue
 		}
 		path := t.dirPath
@@ -326,7 +330,7 @@ func (pd *privateDir) filePath(base string) string {
 // pathSnapshot is the space of the filesystem holding a file target, for a
 // run without a private directory: the same figures, looked up by path.
 func pathSnapshot(t *target) *result.BlockSpace {
-	if t.device {
+	if t.device || t.diskless {
 		return nil
 	}
 	s, err := pathSpace(t.dirPath)

@@ -135,7 +135,7 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 // directory a new file will be made in.
 func provenancePath(t *target) string {
 	if t.exists {
-		return t.resolved
+		return t.resolved // "" for a diskless target: no filesystem
 	}
 	return t.dirPath
 }
@@ -268,20 +268,28 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 				worker += w.NumJobs
 				continue
 			}
-			t := byName[w.Filename]
+			// The one place a workload's target is decided: a diskless
+			// engine's workloads share one that is nothing on disk.
+			key, resolve := w.Filename, resolveTarget
+			switch {
+			case w.Diskless():
+				key, resolve = disklessKey, resolveDiskless
+			case p.PrivateDir:
+				resolve = resolvePrivate
+			}
+			t := byName[key]
 			if t == nil {
-				name, err := p.Ranks.targetName(w.Filename)
-				if err != nil {
-					return nil, nil, nil, err
-				}
-				resolve := resolveTarget
-				if p.PrivateDir {
-					resolve = resolvePrivate
+				name, err := w.Filename, error(nil)
+				if !w.Diskless() {
+					// Across ranks each rank's own file (ranks.go).
+					if name, err = p.Ranks.targetName(w.Filename); err != nil {
+						return nil, nil, nil, err
+					}
 				}
 				if t, err = resolve(name, p.Warn); err != nil {
 					return nil, nil, nil, err
 				}
-				byName[w.Filename] = t
+				byName[key] = t
 				targets = append(targets, t)
 				t.fill, t.seed = w.Buffer, w.Seed
 				t.readFirst = w.RW.Reads()
@@ -372,6 +380,12 @@ func (w *workload) resolve() (string, error) {
 	if w.engine, err = pickEngine(w.IOEngine, w.IODepth); err != nil {
 		return "", err
 	}
+	if c, ok := w.engine.(interface{ check(*Workload) error }); ok {
+		// The engine's own rules (mmap's block size), before anything is created.
+		if err := c.check(&w.Workload); err != nil {
+			return "", err
+		}
+	}
 	if err := w.checkDataOptions(); err != nil {
 		return "", err
 	}
@@ -385,6 +399,10 @@ func (w *workload) resolve() (string, error) {
 	if zoneNote != "" {
 		note = strings.TrimPrefix(note+"; "+zoneNote, "; ")
 	}
+	if n, ok := w.engine.(interface{ note(*Workload) string }); ok {
+		// What the engine is, when it is not what its name says (posixaio).
+		note = strings.TrimPrefix(note+"; "+n.note(&w.Workload), "; ")
+	}
 	return note, nil
 }
 
@@ -397,11 +415,16 @@ func orNone(names []string) string {
 
 // validate holds the rules of one workload that need no look at the target.
 func (w *Workload) validate() error {
-	if w.Volume != nil {
+	switch {
+	case w.Diskless():
+		if err := w.validateDiskless(); err != nil {
+			return err
+		}
+	case w.Volume != nil:
 		if err := w.Volume.validate(w); err != nil {
 			return err
 		}
-	} else if strings.TrimSpace(w.Filename) == "" {
+	case strings.TrimSpace(w.Filename) == "":
 		return result.Usagef("--filename", "missing; give a file path or a block device")
 	}
 	if _, err := ParseRW(string(w.RW)); err != nil {

@@ -300,7 +300,7 @@ func TestLoopsDoNotAllocate(t *testing.T) {
 		{"per-I/O record, refill", true, 0, Buffer{Kind: BufferRandom, Refill: true}, 3 << 15},
 		{"windowed record", false, 1e6, Buffer{Kind: BufferCompressible, CompressPct: 50, Refill: true}, 20_000},
 	}
-	for _, engine := range []Engine{EnginePsync, EngineIOUring, EngineLibaio, EngineWindowsAIO} {
+	for _, engine := range []Engine{EnginePsync, EngineIOUring, EngineLibaio, EngineWindowsAIO, EngineNull, EngineMmap, EnginePosixAIO} {
 		for _, v := range variants {
 			t.Run(string(engine)+"/"+v.name, func(t *testing.T) {
 				e, _ := engineByName(engine)

@@ -19,7 +19,7 @@ import (
 // the result says how much of it was so; where the platform cannot tell,
 // the result says it was not checked.
 func (t *target) checkBacked(allow bool) error {
-	if !t.exists || t.device || t.created || !t.readFirst || t.size == 0 {
+	if !t.exists || t.device || t.diskless || t.created || !t.readFirst || t.size == 0 {
 		return nil
 	}
 	n, err := osio.Unbacked(t.file, t.size)

@@ -46,7 +46,7 @@ func (w *worker) endFsync() {
 	if !(w.spec.EndFsync || w.spec.FsyncOnClose) || !writesData(w.spec.RW) || !w.measuring || w.err != nil || w.ctx.Err() != nil {
 		return
 	}
-	if err := w.h.Sync(); err != nil {
+	if err := w.fileSync(false); err != nil {
 		w.fail(fmt.Errorf("end_fsync: %w", err))
 		return
 	}
@@ -56,10 +56,10 @@ func (w *worker) endFsync() {
 // syncOnClose is fsync_on_close's second fsync, as the worker is about to
 // close the target: after the measured time, neither timed nor counted.
 func (w *worker) syncOnClose() {
-	if !w.spec.FsyncOnClose || !writesData(w.spec.RW) || w.err != nil || !w.h.Valid() {
+	if !w.spec.FsyncOnClose || !writesData(w.spec.RW) || w.err != nil || (!w.h.Valid() && !w.spec.Diskless()) {
 		return
 	}
-	if err := w.h.Sync(); err != nil {
+	if err := w.fileSync(false); err != nil {
 		w.fail(fmt.Errorf("fsync_on_close: %w", err))
 	}
 }

@@ -83,6 +83,24 @@ type target struct {
 	// cacheRead is set once directCacheNote has asked whether O_DIRECT
 	// on the target still goes through the page cache.
 	cacheRead bool
+	// diskless is the target of the workloads of a diskless engine (fio's
+	// null, FIO_DISKLESSIO): nothing is resolved, opened, created,
+	// admitted, locked or removed, and every step of a target's life
+	// below is nothing for it.
+	diskless bool
+}
+
+// disklessKey is the one diskless target of a plan among its targets by
+// name: no file name can be empty.
+const disklessKey = ""
+
+// resolveDiskless is the target of a workload that needs none
+// (Workload.Diskless): whatever filename says, fio's null engine opens no
+// file, and neither does clyde.
+func resolveDiskless(_ string, warn io.Writer) (*target, error) {
+	t := &target{given: string(EngineNull), warn: warn, file: osio.NoFile, exists: true, diskless: true}
+	t.note("ioengine null: no file was resolved, opened, created or admitted; every I/O completed at once, as in fio's null engine, so the figures measure clyde's own loop")
+	return t, nil
 }
 
 // checkAlign holds an uncached workload (and on Windows every workload on a
@@ -93,7 +111,7 @@ type target struct {
 // block size, so a misaligned job is refused instead of failing with EINVAL
 // after the writes began. Elsewhere validate's DirectAlign is the rule.
 func (t *target) checkAlign(w *workload) error {
-	if !w.Direct && !(t.device && rawDiskAligned) {
+	if t.diskless || (!w.Direct && !(t.device && rawDiskAligned)) {
 		return nil
 	}
 	if !t.sectorsRead {
@@ -199,6 +217,11 @@ func (t *target) sizeNew(ws []*workload, sizeGiven bool) error {
 // region resolves a workload's byte range on the target.
 func (t *target) region(w *workload) (region, error) {
 	r := region{offset: w.Offset, size: w.Size}
+	if t.diskless {
+		// The region is size= alone (Workload.validate requires it).
+		t.size = max(t.size, r.offset+r.size)
+		return r, nil
+	}
 	if !t.exists {
 		if r.size == 0 {
 			r.size = t.size - r.offset
@@ -253,6 +276,9 @@ func deviceSize(path string) (int64, error) {
 // rules (a device is then kept claimed); an absent file is created with its
 // marker and filled completely so that reads hit real blocks.
 func (t *target) prepare(ctx context.Context, destroy bool, buf Buffer, seed uint64) error {
+	if t.diskless {
+		return nil
+	}
 	var err error
 	if !t.exists {
 		err = t.create(ctx, buf, seed)
@@ -471,8 +497,11 @@ func (t *target) warnf(format string, args ...any) {
 
 func (t *target) describe() result.BlockTarget {
 	kind := "file"
-	if t.device {
+	switch {
+	case t.device:
 		kind = "block_device"
+	case t.diskless:
+		return result.BlockTarget{Path: t.given, Kind: string(EngineNull), SizeBytes: t.size}
 	}
 	return result.BlockTarget{Path: t.given, ResolvedPath: t.resolved, Kind: kind, Created: t.created, SizeBytes: t.size, FillNs: t.fillNs}
 }
@@ -485,7 +514,7 @@ func (t *target) describe() result.BlockTarget {
 // Asked once per target; a device is never cached this way.
 func (w *workload) directCacheNote() string {
 	t := w.target
-	if !w.Direct || t == nil || t.device || t.cacheRead {
+	if !w.Direct || t == nil || t.device || t.diskless || t.cacheRead {
 		return ""
 	}
 	t.cacheRead = true

@@ -167,7 +167,7 @@ type worker struct {
 }
 
 func newWorker(spec *workload, index int) *worker {
-	w := &worker{spec: spec, index: uint64(index), h: osio.NoFile, split: spec.engine.queues()}
+	w := &worker{spec: spec, index: uint64(index), h: osio.NoFile, split: splitsAt(spec.engine, spec.depth)}
 	w.index = uint64(spec.CloneIndex + index)
 	w.rng = newRand(spec.Seed, w.index+1)
 	for d := range 2 {
@@ -213,7 +213,7 @@ func newWorker(spec *workload, index int) *worker {
 		w.ioLimit = int64(w.nBlocks) * int64(max(1, spec.Loops))
 	}
 	w.remaining = math.MaxInt64
-	if spec.Invalidate && !spec.Direct && (spec.TimeBased || spec.Loops > 1) && osio.CanAdviseAccess {
+	if spec.Invalidate && !spec.Direct && (spec.TimeBased || spec.Loops > 1) && osio.CanAdviseAccess && !spec.Diskless() {
 		w.dropEvery = int64(w.nBlocks)
 	}
 	w.paced = spec.ThinkTime > 0 || spec.Rate != [2]int64{} || spec.RateIOPS != [2]int64{}
@@ -442,12 +442,12 @@ func (w *worker) sync() bool { return w.timedSync(false) }
 // timedSync issues one fsync, or with data one fdatasync, timed into fio's
 // "sync" latency and counted apart (syncs, datasyncs).
 func (w *worker) timedSync(data bool) bool {
-	call, what, count := w.h.Sync, "fsync", &w.syncs
+	what, count := "fsync", &w.syncs
 	if data {
-		call, what, count = w.h.Datasync, "fdatasync", &w.datasyncs
+		what, count = "fdatasync", &w.datasyncs
 	}
 	t0 := w.now()
-	if err := call(); err != nil {
+	if err := w.fileSync(data); err != nil {
 		w.fail(fmt.Errorf("%s: %w", what, err))
 		return false
 	}
@@ -457,6 +457,24 @@ func (w *worker) timedSync(data bool) bool {
 	w.endNs = max(w.endNs, t1)
 	return true
 }
+
+// fileSync is one fsync, or with data one fdatasync, of the worker's file
+// as its engine makes it: an engine with its own sync (mmap's msync, null's
+// nothing) says so with a syncer.
+func (w *worker) fileSync(data bool) error {
+	if s, ok := w.issuer.(syncer); ok {
+		return s.sync(data)
+	}
+	if data {
+		return w.h.Datasync()
+	}
+	return w.h.Sync()
+}
+
+// syncer is an issuer whose engine syncs the file its own way, as fio's
+// engines queue DDIR_SYNC to the engine: mmap's msync(MS_SYNC), null's
+// immediate completion.
+type syncer interface{ sync(data bool) error }
 
 func (w *worker) close() {
 	if w.issuer != nil {

@@ -270,6 +270,18 @@ func init() {
 			return echo(j, o)
 		},
 		"thread": echo, // clyde's workers are threads
+		// gtod_reduce=1 turns fio's latency and bandwidth clocks off (its
+		// null example sets it); clyde keeps timing every I/O and says so.
+		"gtod_reduce": func(j *job, o Option) error {
+			var b bool
+			if err := boolean(o, &b); err != nil {
+				return err
+			}
+			if b {
+				j.notes = append(j.notes, "job "+j.sec.Name+": gtod_reduce=1: fio would read no clock per I/O and report no latency; clyde still times every I/O, so its latencies are there and its IOPS pays for the clock reads fio skips")
+			}
+			return echo(j, o)
+		},
 		"description": func(j *job, o Option) error {
 			j.w.Desc = o.Value
 			return echo(j, o)
@@ -807,16 +819,19 @@ func (j *job) percentileList(o Option) error {
 // data, the logs.
 func (j *job) finish() (blockbench.Workload, []string, error) {
 	w := j.w
-	if w.Filename == "" {
+	if err := j.resolveEngine(&w); err != nil {
+		return w, nil, err
+	}
+	switch {
+	case w.Diskless():
+		// fio's null opens no file, named or not (FIO_DISKLESSIO).
+	case w.Filename == "":
 		// fio names each clone's file by filename_format, by default
 		// SECTION.CLONE.FILE, in directory= (or here).
 		j.ownFiles = true
 		w.Filename = j.fileFor(0)
-	} else if j.directory != "" && !filepath.IsAbs(w.Filename) {
+	case j.directory != "" && !filepath.IsAbs(w.Filename):
 		w.Filename = joinDirectory(j.directory, w.Filename)
-	}
-	if err := j.resolveEngine(&w); err != nil {
-		return w, nil, err
 	}
 	switch {
 	case j.zero:
@@ -853,7 +868,10 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 		j.log.AvgMsec = 0 // fio's log_avg_msec without a log does nothing to see
 	}
 	w.Log = j.log
-	if w.Size == 0 && !j.exists(w.Filename) {
+	if w.Size == 0 && w.Diskless() {
+		return w, nil, result.Usagef(j.sec.Pos, "job %s: ioengine=null opens no file, so size= is the whole region; give size=", j.sec.Name)
+	}
+	if w.Size == 0 && !w.Diskless() && !j.exists(w.Filename) {
 		return w, nil, result.Usagef(j.sec.Pos, "job %s: %s does not exist and the job gives no size=; give the size of the file to create", j.sec.Name, w.Filename)
 	}
 	j.notes = append(j.notes, j.verifyNotes(w)...) // dataopts.go

@@ -9,7 +9,10 @@ import (
 
 // Engine reads fio's ioengine names, in a job file or clyde block's
 // --ioengine. psync, io_uring, libaio, windowsaio and auto are clyde's
-// own. Where libaio is not available (it is Linux's), it runs as the
+// own; null, mmap and posixaio are fio's engines of those names, built as
+// fio 3.33 runs them (null opens no file; posixaio is glibc's POSIX AIO
+// model rebuilt in Go, and says so in a note of the run), refused where
+// they cannot run. Where libaio is not available (it is Linux's), it runs as the
 // queueing engine this platform has (windowsaio on Windows), which keeps
 // the same depth in flight; sync, vsync, pvsync and pvsync2, one I/O at a
 // time per worker, run as psync. A substitution comes back as a note to
@@ -18,6 +21,11 @@ import (
 func Engine(flag, name string) (blockbench.Engine, string, error) {
 	switch name {
 	case "psync", "io_uring", "windowsaio", "auto":
+		return blockbench.Engine(name), "", nil
+	case "null", "mmap", "posixaio":
+		if err := blockbench.EngineAvailable(blockbench.Engine(name)); err != nil {
+			return "", "", result.Usagef(flag, "%s: %v", name, err)
+		}
 		return blockbench.Engine(name), "", nil
 	case "libaio":
 		err := blockbench.EngineAvailable(blockbench.EngineLibaio)
@@ -31,5 +39,5 @@ func Engine(flag, name string) (blockbench.Engine, string, error) {
 	case "sync", "vsync", "pvsync", "pvsync2":
 		return blockbench.EnginePsync, fmt.Sprintf("ioengine %s: ran psync, one pread/pwrite per I/O, as %s issues one I/O at a time", name, name), nil
 	}
-	return "", "", result.Usagef(flag, "unknown engine %q; accepted: psync, io_uring, libaio, windowsaio, auto, and fio's sync, vsync, pvsync, pvsync2 (run psync)", name)
+	return "", "", result.Usagef(flag, "unknown engine %q; accepted: psync, io_uring, libaio, windowsaio, auto, null, mmap, posixaio, and fio's sync, vsync, pvsync, pvsync2 (run psync)", name)
 }

@@ -24,7 +24,9 @@
 # row reads with O_DIRECT from a file on a real disk (DISKDIR), where
 # completions come from the device as io_uring is meant to be used. The
 # libaio rows run Linux native AIO in both tools: buffered on DIR (the kernel
-# copies inside io_submit) and O_DIRECT on the disk.
+# copies inside io_submit) and O_DIRECT on the disk. The mmap, posixaio and
+# null rows run fio's engines of those names in both tools (null does no I/O
+# at all: the row compares the two tools' own per-I/O loops).
 #
 # A last table checks that clyde's presets add nothing over a plain job of
 # the same shape: the RND4K Q1T1 read row of --profile cdm (--buffered, on
@@ -63,13 +65,13 @@ trap 'rm -rf "$work" "$file" "$cdmdir" ${diskfile:+"$diskfile"}' EXIT
 # fio lays the file out once; both tools then read the same blocks.
 fio --name=layout --filename="$file" --size="$SIZE" --rw=write --bs=1m --output=/dev/null
 
-# timed OUT CMD...: runs CMD with stdout to OUT and prints "user_s sys_s" of
-# the whole process.
+# timed OUT CMD...: runs CMD with stdout to OUT (its stderr, such as
+# clyde's notes, to OUT.err) and prints "user_s sys_s" of the whole process.
 timed() {
 	local out=$1
 	shift
 	local TIMEFORMAT='%3U %3S'
-	{ time "$@" >"$out"; } 2>&1
+	{ time "$@" >"$out" 2>"$out.err"; } 2>&1
 }
 
 # per_io JSON USER SYS: prints "iops usr_ns_per_io sys_ns_per_io".
@@ -125,6 +127,9 @@ printf "%-34s %12s %12s %8s  %s\n" "figure" "fio" "clyde" "best" "clyde/fio per 
 run_pair psync 1 | summarize "psync QD1"
 run_pair io_uring 32 | summarize "io_uring QD32"
 run_pair libaio 8 | summarize "libaio QD8 (buffered)"
+run_pair mmap 1 | summarize "mmap QD1"
+run_pair posixaio 8 | summarize "posixaio QD8"
+run_pair null 1 | summarize "null QD1 (no I/O: the loop)"
 if [ -n "$diskfile" ]; then
 	fio --name=layout --filename="$diskfile" --size="$SIZE" --rw=write --bs=1m --output=/dev/null
 	run_pair io_uring 32 "$diskfile" 1 | summarize "io_uring QD32 direct $(stat -f -c %T "$DISKDIR")"

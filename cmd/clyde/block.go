@@ -67,7 +67,7 @@ func blockCommand() *cli.Command {
 			&cli.StringFlag{Name: "bs", Value: "4k", Usage: "block size, or a comma list that runs one job per size"},
 			&cli.IntFlag{Name: "iodepth", Value: d.IODepth, Usage: "I/Os in flight per worker (io_uring, libaio, windowsaio)"},
 			&cli.IntFlag{Name: "numjobs", Value: d.NumJobs, Usage: "workers per job, summed in the report"},
-			&cli.StringFlag{Name: "ioengine", Value: string(d.IOEngine), Usage: "psync|io_uring|libaio|windowsaio|auto (auto: io_uring on Linux, windowsaio on Windows, when iodepth > 1; the presets' default); libaio is Linux native AIO, as fio's (elsewhere it runs the queueing engine, with a note); fio's sync/pvsync run psync, with a note"},
+			&cli.StringFlag{Name: "ioengine", Value: string(d.IOEngine), Usage: "psync|io_uring|libaio|windowsaio|auto|null|mmap|posixaio (auto: io_uring on Linux, windowsaio on Windows, when iodepth > 1; the presets' default); libaio is Linux native AIO, as fio's (elsewhere it runs the queueing engine, with a note); null, mmap, posixaio are fio's (null opens no file and needs --size; posixaio is glibc's AIO model rebuilt in Go, with a note); fio's sync/pvsync run psync, with a note"},
 			&cli.BoolFlag{Name: "direct", Usage: "bypass the page cache: O_DIRECT, F_NOCACHE on macOS, FILE_FLAG_NO_BUFFERING on Windows (bs and offset multiples of 512, of the sector size on Windows; cdm always runs so, unless --buffered)"},
 			&cli.StringFlag{Name: "runtime", Value: "5", Usage: "measured time per job (cdm: per pass, its Measure time): seconds or 500ms, 2m (0: no limit)"},
 			&cli.StringFlag{Name: "ramp_time", Value: "0", Usage: "unmeasured time before each job"},
