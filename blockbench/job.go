@@ -203,6 +203,14 @@ type Job struct {
 	Invalidate  bool
 	FadviseHint bool
 	Seed        uint64
+	// Fdatasync, FsyncOnClose, Verify, VerifyFatal and NoVerifyPass are
+	// fio's fdatasync, fsync_on_close, verify, verify_fatal and do_verify=0
+	// for the single job (see Workload); the presets take none of them.
+	Fdatasync    int
+	FsyncOnClose bool
+	Verify       VerifyKind
+	VerifyFatal  bool
+	NoVerifyPass bool
 	// Report and Log are fio's percentile options and its bw, iops and
 	// latency logs, for every job the Job runs; WriteLog writes the logs
 	// (see Plan.WriteLog and LogNames).
@@ -274,6 +282,13 @@ func (j *Job) Validate() error {
 	}
 	if j.Profile != ProfileNone && (!j.Distribution.uniform() || j.Zones != (StridedZones{})) {
 		return result.Usagef("--random_distribution", "the %s preset draws its own offsets; give --random_distribution and --zonemode to a single job", j.Profile)
+	}
+	if j.Profile != ProfileNone && (j.Verify != VerifyNone || j.Fdatasync > 0 || j.FsyncOnClose) {
+		flag := "--verify"
+		if j.Verify == VerifyNone {
+			flag = map[bool]string{true: "--fdatasync", false: "--fsync_on_close"}[j.Fdatasync > 0]
+		}
+		return result.Usagef(flag, "the %s preset runs its own jobs; give --verify, --fdatasync and --fsync_on_close to a single job", j.Profile)
 	}
 	if len(j.BlockSizes) == 0 && j.Profile == ProfileNone {
 		return result.Usagef("--bs", "missing; give a size such as 4k or a list such as 4k,64k,1m")
