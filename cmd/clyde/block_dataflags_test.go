@@ -33,8 +33,8 @@ func TestBlockDataFlags(t *testing.T) {
 		{name: "fsync_on_close", args: []string{"--fsync_on_close"},
 			options: map[string]string{"fsync_on_close": "1"}},
 		{name: "overrides after a job file", jobFile: "[w]\nrw=write\nsize=256k\n",
-			args:    []string{"--verify", "md5", "--verify_fatal", "--fdatasync", "4", "--fsync_on_close"},
-			options: map[string]string{"verify": "md5", "verify_fatal": "1", "fdatasync": "4", "fsync_on_close": "1"},
+			args:      []string{"--verify", "md5", "--verify_fatal", "--fdatasync", "4", "--fsync_on_close"},
+			options:   map[string]string{"verify": "md5", "verify_fatal": "1", "fdatasync": "4", "fsync_on_close": "1"},
 			readBytes: size, syncs: fioSyncs},
 	}
 	for _, c := range cases {
