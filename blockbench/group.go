@@ -139,9 +139,8 @@ func (w *worker) prepare() error {
 			return err
 		}
 	}
-	if w.spec.RW.Trims() {
-		w.issuer = trimIssuer{}
-		return nil
+	if w.spec.RW.Discards() {
+		return w.prepareTrims()
 	}
 	is, err := w.spec.engine.prepare(w)
 	if err != nil {

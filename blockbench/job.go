@@ -34,6 +34,9 @@ const (
 	// (trim.go).
 	Trim     RW = "trim"
 	RandTrim RW = "randtrim"
+	// TrimWrite discards each block of a block device's region and then
+	// writes it, in sequence: fio's trimwrite (trim.go).
+	TrimWrite RW = "trimwrite"
 )
 
 // RWModes are the rw modes ParseRW accepts (with fio's alias "readwrite"),
@@ -47,7 +50,7 @@ func ParseRW(s string) (RW, error) {
 		return RW(s), nil
 	case s == "readwrite":
 		return ReadWrite, nil
-	case s == string(Trim) || s == string(RandTrim):
+	case s == string(Trim) || s == string(RandTrim) || s == string(TrimWrite):
 		return RW(s), nil
 	}
 	return "", result.Usagef("--rw", "unknown mode %q; accepted: read, write, randread, randwrite, rw (readwrite), randrw", s)
@@ -64,11 +67,15 @@ func (m RW) Mixed() bool { return m == ReadWrite || m == RandRW }
 func (m RW) Writes() bool { return m != Read && m != RandRead }
 
 // Reads says whether the mode reads.
-func (m RW) Reads() bool { return m != Write && m != RandWrite && !m.Trims() }
+func (m RW) Reads() bool { return m != Write && m != RandWrite && !m.Discards() }
 
 // Trims says whether the mode discards blocks instead of reading or
 // writing them.
 func (m RW) Trims() bool { return m == Trim || m == RandTrim }
+
+// Discards says whether the mode discards blocks: the trim modes and
+// trimwrite, which also writes each block it discarded.
+func (m RW) Discards() bool { return m.Trims() || m == TrimWrite }
 
 // Engine is how I/O is issued.
 type Engine string

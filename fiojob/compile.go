@@ -617,8 +617,8 @@ func (j *job) rw(o Option) error {
 		return result.Usagef(o.Pos, "rw=%s: clyde draws a new offset for every I/O (rw=MODE:%s is not supported)", o.Value, run)
 	}
 	switch mode {
-	case "trimwrite", "randtrimwrite":
-		return result.Usagef(o.Pos, "rw=%s: clyde trims (rw=trim, randtrim on a block device) but does not trim and then write each block", mode)
+	case "randtrimwrite":
+		return result.Usagef(o.Pos, "rw=%s: clyde trims and then writes each block in sequence (rw=trimwrite on a block device), not at random", mode)
 	}
 	rw, err := blockbench.ParseRW(mode)
 	if err != nil {
