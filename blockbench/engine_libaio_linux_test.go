@@ -340,7 +340,7 @@ func TestLibaioEagainReapsAndRetries(t *testing.T) {
 	}
 	// Reap the probes before the run.
 	for got := 0; got < capacity; {
-		n, ok := a.getEvents(w, capacity-got)
+		n, ok := a.getEvents(w, capacity-got, capacity-got)
 		if !ok {
 			t.Fatal(w.err)
 		}

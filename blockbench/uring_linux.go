@@ -524,8 +524,8 @@ func (u *uringIssuer) run(w *worker) {
 // fioReap is fio's default reap (fio 3.33's wait_for_completions and
 // engines/io_uring.c's fio_ioring_getevents with iodepth_batch_complete_min=1
 // and iodepth_batch_complete_max, which defaults to the min): take one
-// completion from the CQ ring, and when it holds none, sleep in
-// io_uring_enter until one is there; the slot it frees is refilled before
+// completion from the CQ ring (up to reapMax), and when it holds none, sleep
+// in io_uring_enter until one is there; the slot it frees is refilled before
 // the next reap, so the queue stays at iodepth. The rest of what the ring
 // holds waits there, counted in flight, as in fio. drain takes everything in
 // flight in one reap instead, as fio's last io_u_queued_complete does. It
@@ -533,16 +533,16 @@ func (u *uringIssuer) run(w *worker) {
 // failed.
 func (u *uringIssuer) fioReap(w *worker, drain bool) (int64, bool) {
 	r := u.ring
-	want := u.reapMax
+	least, want := 1, u.reapMax
 	if drain {
-		want = u.inflight
+		least, want = u.inflight, u.inflight
 	}
 	for {
 		ready := int(atomic.LoadUint32(r.cqTail) - *r.cqHead)
-		if ready >= want {
+		if ready >= least {
 			break
 		}
-		if !u.enter(w, uint32(want-ready)) {
+		if !u.enter(w, uint32(least-ready)) {
 			return w.now(), false
 		}
 		if !drain {
@@ -699,11 +699,15 @@ func uringAvailable() error { return uringProbe() }
 const uringFioReapMax = 1
 
 // uringReapMax is the reap policy of a workload: fio's (one completion per
-// reap) when io_uring was named, as a job file or --ioengine io_uring names
-// fio's engine; every waiting completion under auto.
+// reap, or iodepth_batch_complete_max) when io_uring was named, as a job
+// file or --ioengine io_uring names fio's engine; every waiting completion
+// under auto.
 func uringReapMax(w *workload) int {
-	if w.IOEngine == EngineIOUring {
-		return uringFioReapMax
+	switch {
+	case w.IOEngine != EngineIOUring:
+		return 0
+	case w.IODepthBatchCompleteMax > 0:
+		return min(w.IODepthBatchCompleteMax, w.depth)
 	}
-	return 0
+	return uringFioReapMax
 }

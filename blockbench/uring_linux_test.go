@@ -188,8 +188,9 @@ func writeOnFreshRing(path string, buf []byte, n int) error {
 // runURingPass runs one pass of random reads over a pattern file of blocks
 // blocks at depth, on a goroutine of its own (prepare locks it to its
 // thread, and the ring belongs to that thread), with the engine named as
-// engine; it returns the worker and its issuer's reap policy.
-func runURingPass(t *testing.T, path string, blocks int64, depth int, direct bool, engine Engine) (*worker, int) {
+// engine and fio's iodepth_batch_complete_max completeMax; it returns the
+// worker and its issuer's reap policy.
+func runURingPass(t *testing.T, path string, blocks int64, depth int, direct bool, engine Engine, completeMax int) (*worker, int) {
 	t.Helper()
 	flags := osio.ReadOnly
 	if direct {
@@ -200,7 +201,8 @@ func runURingPass(t *testing.T, path string, blocks int64, depth int, direct boo
 		t.Fatal(err)
 	}
 	wl := &workload{Workload: Workload{RW: RandRead, BS: libaioTestBS, Size: blocks * libaioTestBS, IODepth: depth,
-		NumJobs: 1, Buffer: Buffer{Kind: BufferRandom}, Seed: 7, RandomMap: true, Direct: direct, IOEngine: engine}}
+		NumJobs: 1, Buffer: Buffer{Kind: BufferRandom}, Seed: 7, RandomMap: true, Direct: direct, IOEngine: engine,
+		IODepthBatchCompleteMax: completeMax}}
 	wl.engine, wl.depth = uringEngine{}, depth
 	w := newWorker(wl, 0)
 	w.h, w.ctx, w.base = h, context.Background(), time.Now()
@@ -268,7 +270,7 @@ func TestURingReapsAsFio(t *testing.T) {
 				dir = directDir
 			}
 			path := patternFile(t, dir(t), blocks)
-			w, reapMax := runURingPass(t, path, blocks, depth, direct, EngineIOUring)
+			w, reapMax := runURingPass(t, path, blocks, depth, direct, EngineIOUring, 0)
 			if reapMax != 1 {
 				t.Errorf("io_uring by name reaps %d per call, want fio's 1", reapMax)
 			}
@@ -284,9 +286,38 @@ func TestURingReapsAsFio(t *testing.T) {
 	}
 	t.Run("auto", func(t *testing.T) {
 		path := patternFile(t, shmDir(t), blocks)
-		_, reapMax := runURingPass(t, path, blocks, depth, false, EngineAuto)
+		_, reapMax := runURingPass(t, path, blocks, depth, false, EngineAuto, 0)
 		if reapMax != 0 {
 			t.Errorf("auto reaps %d per call, want every waiting completion (0)", reapMax)
 		}
 	})
+}
+
+// TestURingCompleteMax checks fio's iodepth_batch_complete_max on io_uring:
+// a reap takes at most that many completions (a queue refilled after each
+// reap then never drops below depth minus it), capped at the depth, and the
+// drain takes the rest in one call.
+func TestURingCompleteMax(t *testing.T) {
+	if err := uringAvailable(); err != nil {
+		t.Skipf("io_uring not available here: %v", err)
+	}
+	const blocks, depth = 256, 16
+	path := patternFile(t, shmDir(t), blocks)
+	for _, c := range []struct{ completeMax, reapMax int }{{4, 4}, {64, depth}} {
+		t.Run(strconv.Itoa(c.completeMax), func(t *testing.T) {
+			w, reapMax := runURingPass(t, path, blocks, depth, false, EngineIOUring, c.completeMax)
+			if reapMax != c.reapMax {
+				t.Fatalf("iodepth_batch_complete_max=%d reaps %d per call, want %d", c.completeMax, reapMax, c.reapMax)
+			}
+			if c.reapMax == 4 {
+				// Refilled after reaps of at most 4, the queue is at 13..16
+				// once it has filled (fio's buckets 8: 8..15, 16: 16..31);
+				// every reap but the drain takes 1..4.
+				if w.depth[0] != 1 || w.depth[1] != 2 || w.depth[2] != 4 || w.depth[4] == 0 || w.depth[5]+w.depth[6] != 0 ||
+					w.reaps[1] < (blocks-depth)/4 || w.reaps[2] != 0 || w.reaps[3] != 1 || w.reaps[4]+w.reaps[5]+w.reaps[6] != 0 {
+					t.Errorf("depth counts %v, reap counts %v: want the queue at 13..16 and reaps of at most 4, then one drain", w.depth, w.reaps)
+				}
+			}
+		})
+	}
 }

@@ -190,8 +190,6 @@ var refusals = map[string]string{
 	"thinktime_spin":       "clyde sleeps through a thinktime; give thinktime alone",
 	"rate_min":             "clyde caps a rate (rate=) but does not fail a job below one",
 	"rate_process":         "clyde paces I/O linearly, fio's default rate_process=linear",
-	"iodepth_batch_submit": "clyde submits one I/O per call, fio's default",
-	"iodepth_batch":        "clyde submits one I/O per call, fio's default",
 	"iodepth_low":          "clyde refills the queue after every completion",
 	"steadystate":          "use clyde block's steady-state preset instead",
 	"ss":                   "use clyde block's steady-state preset instead",
@@ -355,7 +353,8 @@ func init() {
 			return j.intIn(o, 0, 6, &j.w.Log.HistCoarseness)
 		},
 	}
-	addDataOptions() // dataopts.go
+	addDataOptions()  // dataopts.go
+	addBatchOptions() // batchopts.go
 }
 
 // Supported lists the option names (and aliases) clyde reads, sorted.
