@@ -21,7 +21,9 @@ func TestBatchOptions(t *testing.T) {
 		}},
 		{name: "complete_max 0 is the default", opts: "iodepth_batch_complete_max=0", check: func(w blockbench.Workload) bool { return w.IODepthBatchCompleteMax == 0 }},
 		{name: "fio's defaults spelled out", opts: "iodepth_batch_submit=1\niodepth_batch_complete_min=1\niodepth_batch=1\niodepth_batch_complete=1",
-			check: func(w blockbench.Workload) bool { return w.Options["iodepth_batch_submit"] == "1" && w.IODepthBatchCompleteMax == 0 }},
+			check: func(w blockbench.Workload) bool {
+				return w.Options["iodepth_batch_submit"] == "1" && w.IODepthBatchCompleteMax == 0
+			}},
 		{name: "submit in batches", opts: "iodepth_batch_submit=8", refused: "iodepth_batch_submit=8: clyde submits one I/O per call"},
 		{name: "iodepth_batch 0 is iodepth", opts: "iodepth_batch=0", refused: "iodepth_batch=0"},
 		{name: "reap that may take none", opts: "iodepth_batch_complete_min=0", refused: "iodepth_batch_complete_min=0: clyde waits"},
