@@ -360,6 +360,7 @@ func (w *workload) resolve() (string, error) {
 		return "", err
 	}
 	w.depth = w.IODepth
+	echoEngineOption(w)
 	note := ""
 	if w.IODepth > 1 && !w.engine.queues() {
 		w.depth = 1

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -697,6 +698,17 @@ func uringAvailable() error { return uringProbe() }
 // uringFioReapMax is fio's iodepth_batch_complete_max by default: it
 // defaults to iodepth_batch_complete_min, 1 (fio's init.c and options.c).
 const uringFioReapMax = 1
+
+// echoOption records the reap policy auto runs io_uring with, by fio's
+// name: every waiting completion, up to the depth, per reap
+// (iodepth_batch_complete_max=iodepth), where io_uring named as fio's
+// engine reaps as fio does and needs no word.
+func (uringEngine) echoOption(w *workload) (string, string, bool) {
+	if uringReapMax(w) != 0 {
+		return "", "", false
+	}
+	return "iodepth_batch_complete_max", strconv.Itoa(w.depth), true
+}
 
 // uringReapMax is the reap policy of a workload: fio's (one completion per
 // reap, or iodepth_batch_complete_max) when io_uring was named, as a job

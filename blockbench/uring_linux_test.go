@@ -321,3 +321,31 @@ func TestURingCompleteMax(t *testing.T) {
 		})
 	}
 }
+
+// TestURingAutoRecordsItsReap checks that the result says how io_uring
+// reaped: under auto, every waiting completion up to the depth, echoed as
+// fio's iodepth_batch_complete_max=iodepth in the job options; named as
+// fio's engine, fio's default, which fio's job options do not echo.
+func TestURingAutoRecordsItsReap(t *testing.T) {
+	if err := uringAvailable(); err != nil {
+		t.Skipf("io_uring not available here: %v", err)
+	}
+	dir := shmDir(t)
+	for _, c := range []struct {
+		engine Engine
+		want   string
+	}{{EngineAuto, "8"}, {EngineIOUring, ""}} {
+		t.Run(string(c.engine), func(t *testing.T) {
+			w := Workload{Name: "r", Filename: filepath.Join(dir, string(c.engine)), RW: RandRead, BS: 4096, Size: 1 << 20,
+				IODepth: 8, NumJobs: 1, IOEngine: c.engine, Buffer: Buffer{Kind: BufferRandom}, Seed: 1, RandomMap: true}
+			res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := res.Jobs[0].Options
+			if o["ioengine"] != "io_uring" || o["iodepth_batch_complete_max"] != c.want {
+				t.Errorf("job options ioengine=%q iodepth_batch_complete_max=%q, want io_uring and %q", o["ioengine"], o["iodepth_batch_complete_max"], c.want)
+			}
+		})
+	}
+}
