@@ -498,7 +498,7 @@ func (u *uringIssuer) run(w *worker) {
 		if u.inflight == 0 {
 			return
 		}
-		var ok bool
+		var ringOK, ok bool
 		if u.reapMax > 0 {
 			// fio waits for everything in flight in one call once
 			// nothing is left to submit (backend.c, at the end of do_io);
@@ -506,9 +506,12 @@ func (u *uringIssuer) run(w *worker) {
 			// one, as fio's loop reaps a full queue before it checks what
 			// is left.
 			drain := stopping || (w.remaining <= 0 && u.nFree > 0)
-			now, ok = u.fioReap(w, drain)
+			now, ringOK, ok = u.fioReap(w, drain)
 		} else {
-			now, ok = u.reapWaiting(w)
+			now, ringOK, ok = u.reapWaiting(w)
+		}
+		if !ringOK {
+			return
 		}
 		if !ok {
 			// Stop issuing, but reap what is in flight before returning:
@@ -530,9 +533,9 @@ func (u *uringIssuer) run(w *worker) {
 // the next reap, so the queue stays at iodepth. The rest of what the ring
 // holds waits there, counted in flight, as in fio. drain takes everything in
 // flight in one reap instead, as fio's last io_u_queued_complete does. It
-// returns the time the reap was timed with; false means the ring or an I/O
-// failed.
-func (u *uringIssuer) fioReap(w *worker, drain bool) (int64, bool) {
+// returns the time the reap was timed with, whether the ring works and
+// whether every I/O reaped succeeded.
+func (u *uringIssuer) fioReap(w *worker, drain bool) (now int64, ringOK, ioOK bool) {
 	r := u.ring
 	least, want := 1, u.reapMax
 	if drain {
@@ -544,7 +547,7 @@ func (u *uringIssuer) fioReap(w *worker, drain bool) (int64, bool) {
 			break
 		}
 		if !u.enter(w, uint32(least-ready)) {
-			return w.now(), false
+			return w.now(), false, false
 		}
 		if !drain {
 			// A wait that timed out (a slow device) goes back to the
@@ -552,11 +555,12 @@ func (u *uringIssuer) fioReap(w *worker, drain bool) (int64, bool) {
 			break
 		}
 	}
-	now := w.now()
-	return now, u.reap(w, want, now)
+	now = w.now()
+	return now, true, u.reap(w, want, now)
 }
 
-// reapWaiting is the presets' reap: every completion the CQ ring holds.
+// reapWaiting is auto's reap: every completion the CQ ring holds (returns
+// as fioReap).
 // Each submission also posted the completions the kernel held
 // (DEFER_TASKRUN keeps them until asked). When none are there, it asks again
 // without sleeping up to uringPolls times, and only then sleeps until one
@@ -564,18 +568,18 @@ func (u *uringIssuer) fioReap(w *worker, drain bool) (int64, bool) {
 // microsecond, finds the ring empty far more often than fio's slower loop
 // does, and each sleep costs a wake-up of this thread and usually a
 // preemption of the io-wq worker doing the reads.
-func (u *uringIssuer) reapWaiting(w *worker) (int64, bool) {
+func (u *uringIssuer) reapWaiting(w *worker) (now int64, ringOK, ioOK bool) {
 	r := u.ring
 	for k := 0; k < uringPolls && !r.cqReady(); k++ {
 		if !u.enter(w, 0) {
-			return w.now(), false
+			return w.now(), false, false
 		}
 	}
 	if !r.cqReady() && !u.enter(w, 1) {
-		return w.now(), false
+		return w.now(), false, false
 	}
-	now := w.now()
-	return now, u.reap(w, len(r.slots), now)
+	now = w.now()
+	return now, true, u.reap(w, len(r.slots), now)
 }
 
 // enter submits the pending SQEs and asks for completions; false means the
