@@ -39,6 +39,7 @@ bench: build
 	BIN=$(BIN) scripts/bench-fio-examples.sh
 	scripts/bench-orion.sh
 	BIN=$(BIN) scripts/bench-ranks.sh
+	BIN=$(BIN) scripts/bench-block-ranks.sh
 
 # A short run of every fuzz target, FUZZJOBS targets at a time, each with
 # FUZZJOBS-th of the CPUs (-parallel), so CI fuzzes every target for FUZZTIME

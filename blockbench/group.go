@@ -20,7 +20,11 @@ import (
 // every workload is a lane of one measurement (internal/lanes), started off
 // one channel and measured over the same window; each workload is then
 // summarised on its own. stop, when set, ends every worker at its next tick.
-func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool) ([]result.BlockJob, error) {
+//
+// ready, when set, is called once every worker is prepared, before the
+// start (a many-rank job's common start), with a reader of the group's
+// I/Os so far; its error starts no worker.
+func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool, ready func(done func() int64) error) ([]result.BlockJob, error) {
 	var ls []lanes.Lane
 	workers := make([][]*worker, len(ws))
 	entry, entries := reportEntries(ws)
@@ -36,6 +40,9 @@ func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool) ([]result.
 				w.log = newWorkerLog(w, wl.firstWorker+i, pool)
 			}
 			wl.live.add(w)
+			if ready != nil && w.snap == nil {
+				w.snap = new(liveSnap) // the group's count for ready's reader
+			}
 			workers[set] = append(workers[set], w)
 			ls = append(ls, lanes.Lane{
 				Prepare: func() error { return w.prepare() },
@@ -65,7 +72,21 @@ func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool) ([]result.
 			}
 		}
 	}()
-	out, err := lanes.Run(ctx, ls, lanes.Options{Ramp: ramp})
+	o := lanes.Options{Ramp: ramp}
+	if ready != nil {
+		o.Ready = func() error {
+			return ready(func() int64 {
+				var n int64
+				for _, wk := range workers {
+					for _, w := range wk {
+						n += w.snap.ios.Load()
+					}
+				}
+				return n
+			})
+		}
+	}
+	out, err := lanes.Run(ctx, ls, o)
 	if err != nil {
 		return nil, err
 	}

@@ -223,7 +223,9 @@ type Job struct {
 	// (see Plan.WriteLog and LogNames).
 	Report   ReportOptions
 	Log      LogSpec
-	WriteLog func(name string, write func(io.Writer) error) error
+	WriteLog func(name string, write func(io.Writer) error) error `json:"-"`
+	// Ranks is Plan.Ranks: this process as one rank of a job of many.
+	Ranks *Ranks
 	// DestroyData allows writing to a block device or an existing file that
 	// is not in use. It never allows writing to one in use: a mounted,
 	// swapped or opened device, a file that is a loop device's image or open

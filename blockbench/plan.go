@@ -176,14 +176,18 @@ type Plan struct {
 	Steady *SteadyState
 	// AfterGroup, when set, is called after each group with its jobs, as
 	// they go into the result (a progress line, ORION's trace).
-	AfterGroup func(group int, jobs []result.BlockJob)
+	AfterGroup func(group int, jobs []result.BlockJob) `json:"-"`
+	// Ranks, when set, makes this process one rank of a job of many: its
+	// files are its own (RankFileName) and every group starts and ends
+	// with every rank's (Ranks.Phases).
+	Ranks *Ranks
 	// GlobalOptions is a job file's [global] section, echoed as fio's
 	// "global options".
 	GlobalOptions map[string]string
 	// WriteLog writes one log file a workload's Log asked for, after its
 	// group ran: name is the file's name (see LogNames), write fills it. It
 	// must be set when any workload asks for logs.
-	WriteLog func(name string, write func(io.Writer) error) error
+	WriteLog func(name string, write func(io.Writer) error) error `json:"-"`
 	// Progress, when set, gets a live line per row while the plan runs:
 	// the row, its pass, elapsed and total time, the current IOPS and
 	// MB/s, and the time left for the whole plan. It rewrites the line in

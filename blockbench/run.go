@@ -174,7 +174,11 @@ func runPlanGroups(ctx context.Context, p *Plan, groups [][]*workload, res *resu
 		stop := new(atomic.Bool)
 		watch := watchGroup(p.Steady, ws, stop)
 		lv.begin(i, ws)
-		jobs, err := runGroup(ctx, ws, stop)
+		var ready func(func() int64) error
+		if p.Ranks != nil && p.Ranks.Phases != nil {
+			ready = func(done func() int64) error { return p.Ranks.Phases.Before(ctx, i, done) }
+		}
+		jobs, err := runGroup(ctx, ws, stop, ready)
 		lv.end()
 		if watch.finish() {
 			stopped[i] = true
@@ -206,6 +210,12 @@ func runPlanGroups(ctx context.Context, p *Plan, groups [][]*workload, res *resu
 				return fmt.Errorf("job %s: %w", jobs[k].JobName, context.Cause(ctx))
 			}
 		}
+		if ready != nil {
+			if err := p.Ranks.Phases.After(ctx, i, jobs); err != nil {
+				res.Error = err.Error()
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -216,6 +226,9 @@ func runPlanGroups(ctx context.Context, p *Plan, groups [][]*workload, res *resu
 func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 	if len(p.Groups) == 0 {
 		return nil, nil, nil, result.Usagef("", "nothing to run: the plan has no workloads")
+	}
+	if err := p.Ranks.validate(p); err != nil {
+		return nil, nil, nil, err
 	}
 	if p.Steady != nil {
 		for _, g := range p.Groups {
@@ -257,12 +270,15 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 			}
 			t := byName[w.Filename]
 			if t == nil {
-				var err error
+				name, err := p.Ranks.targetName(w.Filename)
+				if err != nil {
+					return nil, nil, nil, err
+				}
 				resolve := resolveTarget
 				if p.PrivateDir {
 					resolve = resolvePrivate
 				}
-				if t, err = resolve(w.Filename, p.Warn); err != nil {
+				if t, err = resolve(name, p.Warn); err != nil {
 					return nil, nil, nil, err
 				}
 				byName[w.Filename] = t

@@ -27,6 +27,12 @@ func (r *runner) copySet(ctx context.Context, si int, set Set, m Method, ss *sou
 		return fmt.Errorf("evict sources: %w", err)
 	}
 	r.lat.Reset()
+	r.copied.Store(0)
+	if r.opts.Phases != nil {
+		if err := r.opts.Phases.Before(ctx, r.step, r.copied.Load); err != nil {
+			return err
+		}
+	}
 	r.prog.begin("Copying %s with %s", set.Name(), m)
 	cpu0, cpuErr := r.cpu()
 	start := r.clock()
@@ -39,6 +45,7 @@ func (r *runner) copySet(ctx context.Context, si int, set Set, m Method, ss *sou
 		}
 		fig.Files++
 		fig.Bytes += set.FileBytes
+		r.copied.Add(1)
 		if lanes.Stopped(ctx) {
 			return ctx.Err()
 		}

@@ -121,9 +121,18 @@ type Options struct {
 	Seed uint64
 	// Progress receives one line per step ("Copying 100Mx1 with
 	// readwrite...done"); nil is silent.
-	Progress io.Writer
+	Progress io.Writer `json:"-"`
 	// CommandLine goes into the result's provenance; nil records os.Args.
-	CommandLine []string
+	CommandLine []string `json:"-"`
+	// Phases, when set, makes this process one rank of a job of many:
+	// every set's copy starts on every rank at once and its figure goes
+	// to the coordinator (phases.go). The ranks share Dir (and To): the
+	// caller locks them, and Method must be one method.
+	Phases Phases `json:"-"`
+	// Sharers is how many processes run this same copy in the same
+	// directories at once (a job's ranks): the space check asks room for
+	// all of them. 0 or 1 is this process alone.
+	Sharers int `json:"-"`
 
 	// inspect, set by tests, sees (and may damage) every copy after the
 	// timed part and before verification: file i of set si, in d.
@@ -167,6 +176,9 @@ func (o *Options) Validate() error {
 	}
 	if _, err := ParseMethod(string(o.Method)); err != nil {
 		return err
+	}
+	if o.Phases != nil && o.Method == All {
+		return result.Usagef("--method", "all probes what works on each host, and the ranks must copy alike; give one method across ranks")
 	}
 	if _, err := ParseBuffer(string(o.Buffer)); err != nil {
 		return err

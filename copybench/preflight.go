@@ -35,6 +35,9 @@ func (o *Options) Needs() (src, dst Need) {
 	dst = src
 	src.Bytes, src.Inodes = src.Bytes+overhead, src.Inodes+4
 	dst.Bytes, dst.Inodes = dst.Bytes+overhead, dst.Inodes+4
+	if n := uint64(o.Sharers); n > 1 {
+		src.Bytes, src.Inodes, dst.Bytes, dst.Inodes = src.Bytes*n, src.Inodes*n, dst.Bytes*n, dst.Inodes*n
+	}
 	if o.To == "" {
 		return Need{Bytes: src.Bytes + dst.Bytes, Inodes: src.Inodes + dst.Inodes}, Need{}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync/atomic"
 
 	"github.com/clydebench/clyde/internal/buildinfo"
 	"github.com/clydebench/clyde/internal/cpuclock"
@@ -44,6 +45,10 @@ type runner struct {
 	runnable []Method
 	clock    func() int64
 	cpu      func() (cpuclock.Usage, error)
+	// step counts the timed copies for Phases; copied is the running
+	// step's files so far, read by another goroutine.
+	step   int
+	copied atomic.Int64
 }
 
 // Run copies every set with every method opts asks for. A refused run
@@ -121,24 +126,28 @@ func Run(ctx context.Context, opts Options) (*result.Copy, error) {
 // does on -d: a second run on either directory is refused and named.
 func (r *runner) openSides() error {
 	var err error
-	if r.src, err = openSide("-d", r.opts.Dir); err != nil {
+	shared := r.opts.Phases != nil
+	if r.src, err = openSide("-d", r.opts.Dir, shared); err != nil {
 		return err
 	}
 	r.dst = r.src
 	if r.opts.To != "" {
-		if r.dst, err = openSide("--to", r.opts.To); err != nil {
+		if r.dst, err = openSide("--to", r.opts.To, shared); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func openSide(flag, path string) (*side, error) {
+func openSide(flag, path string, shared bool) (*side, error) {
 	d, err := safepath.OpenDir(path)
 	if err != nil {
 		return nil, result.Usagef(flag, "%v", err)
 	}
 	s := &side{flag: flag, path: path, parent: d}
+	if shared {
+		return s, nil // a job's ranks share the directory: the caller locks it
+	}
 	s.lock, err = runlock.Dir(d, path, func() []runlock.Holder { return rundir.Holders(d) })
 	switch {
 	case errors.Is(err, result.ErrNotSupported):
@@ -236,6 +245,12 @@ func (r *runner) runSets(ctx context.Context, res *result.Copy) error {
 			if err != nil {
 				return fmt.Errorf("copy %s with %s: %w", set.Name(), m, err)
 			}
+			if r.opts.Phases != nil {
+				if err := r.opts.Phases.After(ctx, r.step, fig); err != nil {
+					return err
+				}
+			}
+			r.step++
 		}
 		if err := r.removeTree(r.src, src.root); err != nil {
 			return fmt.Errorf("remove %s sources: %w", set.Name(), err)

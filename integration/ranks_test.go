@@ -427,6 +427,15 @@ func TestSrunFS(t *testing.T) {
 			}
 			checkJob(t, decodeJob(t, p.stdout.String()), 3, 1024, tc.launcher)
 			emptyDir(t, dir)
+			// The same launcher carries a block job.
+			args = append([]string{"-n", "3", "--overcommit", "--mpi=" + tc.mpi, clydeBin, "block", "--filename", filepath.Join(dir, "data"), "--size", "1m",
+				"--rw", "randread", "--bs", "4k", "--runtime", "1", "--output-format", "json", "--no-history"}, tc.extra...)
+			p = startProc(t, env, srun, args...)
+			if code := p.wait(t, 2*time.Minute); code != 0 {
+				t.Fatalf("block: exit %d: %s", code, p.stderr.String())
+			}
+			checkBlockJob(t, decodeBlock(t, p.stdout.String()), 3, 1, tc.launcher)
+			emptyDir(t, dir)
 		})
 	}
 }
@@ -468,6 +477,19 @@ func TestMpiexecHosts(t *testing.T) {
 		if h.Ranks != 2 || h.Items != 2048 {
 			t.Fatalf("per-host row %+v", h)
 		}
+	}
+	emptyDir(t, dir)
+	// A block job's rows name the two hosts too.
+	p = startProc(t, launcherEnv(), mpiexec, "-launcher", "ssh", "-launcher-exec", wrapper, "-hosts", "h1,h2", "-n", "4",
+		clydeBin, "block", "--filename", filepath.Join(dir, "data"), "--size", "1m", "--rw", "randread", "--bs", "4k", "--runtime", "1",
+		"--output-format", "json", "--no-history")
+	if code := p.wait(t, 2*time.Minute); code != 0 {
+		t.Fatalf("block: exit %d: %s", code, p.stderr.String())
+	}
+	blk := decodeBlock(t, p.stdout.String())
+	checkBlockJob(t, blk, 4, 1, "mpich-hydra-pmi1")
+	if strings.Join(blk.Job.Hosts, ",") != "h1,h2" || len(blk.Job.PerHost) != 2 || blk.Job.PerHost[0].Ranks != 2 || blk.Job.PerHost[1].Ranks != 2 {
+		t.Fatalf("block hosts %v, per-host rows %+v", blk.Job.Hosts, blk.Job.PerHost)
 	}
 	emptyDir(t, dir)
 }

@@ -49,6 +49,9 @@ type Block struct {
 	CDM     *BlockCDM     `json:"cdm,omitempty"`
 	// Space is the filesystem under test when the measurements began.
 	Space *BlockSpace `json:"space,omitempty"`
+	// Job is a run across many ranks (clyde block under a launcher): Jobs
+	// then hold every rank's figures summed.
+	Job *RankJob `json:"job,omitempty"`
 	// Interrupted is true when a signal stopped the run; Jobs holds what ran.
 	Interrupted bool     `json:"interrupted,omitempty"`
 	Error       string   `json:"error,omitempty"`

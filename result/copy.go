@@ -28,6 +28,9 @@ type Copy struct {
 	Error       string `json:"error,omitempty"`
 	// MaxRSSBytes is the peak memory of the clyde process over the run.
 	MaxRSSBytes int64 `json:"max_rss_bytes,omitempty"`
+	// Job is a run across many ranks (clyde copy under a launcher):
+	// Results then hold every rank's copies summed.
+	Job *RankJob `json:"job,omitempty"`
 }
 
 // CopyConfig is the resolved configuration of a clyde copy run.

@@ -71,3 +71,24 @@ type JobHostRow struct {
 	ElapsedNs  int64   `json:"elapsed_ns"`
 	RatePerSec float64 `json:"rate_per_sec"`
 }
+
+// RankJob is a clyde block or clyde copy run across many clients: who
+// ran, and each step (a block group, a copy set with its method) as a
+// whole, per rank and per host. The run's own figures hold the aggregate:
+// counts summed over the slowest rank's time (fio's client "All clients",
+// mdtest's last done), latency histograms merged. In its rows a phase's
+// Iteration is the step (from 0) and Test its name: the group's jobs, or
+// the set and method; Items are I/Os (block, RateUnit "IOPS") or files
+// (copy, RateUnit "MB/s" of the bytes).
+type RankJob struct {
+	Launcher string   `json:"launcher"`
+	Ranks    int      `json:"ranks"`
+	Hosts    []string `json:"hosts"`
+	// Files is where each rank worked: "rank" a file of its own
+	// (NAME.rankN), "host" its host's block device, "private-dir" a
+	// private run directory of its own in the shared directory.
+	Files   string       `json:"files"`
+	Phases  []JobPhase   `json:"phases"`
+	PerRank []JobRankRow `json:"per_rank"`
+	PerHost []JobHostRow `json:"per_host"`
+}

@@ -124,7 +124,7 @@ func blockCommand() *cli.Command {
 			&cli.BoolFlag{Name: "force", Usage: "with --cleanup: also remove a file whose marker names another host (shared storage)"},
 			&cli.StringFlag{Name: "output-format", Value: "text", Usage: "text (normal)|json|json+|csv, or fio's comma list such as normal,json"},
 			&cli.StringFlag{Name: "output", Usage: "write the report to `FILE` instead of stdout (a file is replaced atomically once the run ends, a device or FIFO written in place)"},
-		}, keepFlags()...),
+		}, append(blockRanksFlags(), keepFlags()...)...),
 		Action: blockAction,
 	}
 }
@@ -626,8 +626,24 @@ func blockAction(c *cli.Context) error {
 		}
 		logNames = job.LogNames()
 	}
+	// Many clients: every rank says hello with the job before any file is
+	// made; ranks other than 0 keep no history and write no files.
+	br, err := joinBlockRanks(c, jobFile, plan, job, logNames)
+	if err != nil {
+		return err
+	}
+	if br != nil {
+		plan.Ranks, job.Ranks = br.place(), br.place()
+		if br.rj.info.Rank != 0 {
+			return rankBlockAction(c, br, jobFile, plan, job, formats)
+		}
+	}
 	kp, err := beginKeep(c) // checks --output too, before anything is created
 	if err != nil {
+		if br != nil {
+			br.rj.job.Abort(err)
+			br.rj.release()
+		}
 		return err
 	}
 	defer kp.release()
@@ -638,16 +654,23 @@ func blockAction(c *cli.Context) error {
 	defer closeLogs()
 	var res *result.Block
 	var runErr error
+	ctx := c.Context
+	if br != nil {
+		ctx = br.rj.ctx // a lost rank stops this one too
+	}
 	if jobFile {
 		plan.WriteLog = writeLog
-		res, runErr = blockbench.RunPlan(c.Context, plan)
+		res, runErr = blockbench.RunPlan(ctx, plan)
 	} else {
 		job.WriteLog = writeLog
 		run := blockbench.Run
 		if job.Profile == blockbench.ProfileOrion {
 			run = orion.RunJob // ORION's planner; blockbench cannot import it
 		}
-		res, runErr = run(c.Context, job)
+		res, runErr = run(ctx, job)
+	}
+	if br != nil {
+		runErr = br.finish(c.Context, res, runErr)
 	}
 	if res == nil {
 		return runErr

@@ -45,7 +45,7 @@ func copyCommand() *cli.Command {
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress; the table to stderr, CSV alone on stdout"},
 			&cli.BoolFlag{Name: "cleanup", Usage: "remove what killed clyde runs left in -d (and --to), then exit"},
 			&cli.BoolFlag{Name: "force", Usage: "with --cleanup: also remove what runs on other hosts left (a shared filesystem)"},
-		}, keepFlags()...),
+		}, append(blockRanksFlags(), keepFlags()...)...),
 		Action: noArgs(copyAction),
 	}
 }
@@ -120,8 +120,25 @@ func copyAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// Many clients: every rank says hello with the copy before any file is
+	// made; ranks other than 0 keep no history and write no files.
+	cr, err := startCopyRanks(c, o)
+	if err != nil {
+		return err
+	}
+	ctx := c.Context
+	if cr != nil {
+		o.Phases, o.Sharers, ctx = cr, cr.rj.info.Size, cr.rj.ctx
+		if cr.rj.info.Rank != 0 {
+			return rankCopyAction(c, cr, o)
+		}
+	}
 	kp, err := beginKeep(c) // checks --json too; copybench.Run locks -d and --to itself
 	if err != nil {
+		if cr != nil {
+			cr.rj.job.Abort(err)
+			cr.rj.release()
+		}
 		return err
 	}
 	defer kp.release()
@@ -129,7 +146,10 @@ func copyAction(c *cli.Context) error {
 	if !quiet && (isTerminal(stderr) || os.Getenv("CLYDE_PROGRESS") == "1") {
 		o.Progress = stderr
 	}
-	res, runErr := copybench.Run(c.Context, o)
+	res, runErr := copybench.Run(ctx, o)
+	if cr != nil {
+		runErr = cr.finish(c.Context, res, runErr)
+	}
 	if res == nil {
 		return runErr
 	}

@@ -62,8 +62,10 @@ type rankJob struct {
 	// phase once it ended here, -1 before: the count rank 0 asks for
 	// when the first rank is done.
 	finished atomic.Int64
-	lock     *runlock.Lock
-	parent   *osio.Dir
+	// locks and parents are the run locks rank 0 holds for the job's
+	// ranks on the directories they share, and those directories.
+	locks   []*runlock.Lock
+	parents []*osio.Dir
 
 	// shift is --rank-shift; seed, when shift is set and no seed was
 	// given, is the job's (from its token), the same on every rank, so
@@ -111,12 +113,36 @@ func joinRanks(c *cli.Context, o fsbench.Options, info *launch.Info) (*rankJob, 
 	if n := o.RankShift; n > 0 && n%info.Size == 0 {
 		return nil, result.Usagef("--rank-shift", "a shift of %d among %d ranks lands every rank on its own files; give 1 to %d", n, info.Size, info.Size-1)
 	}
+	rj, err := joinJob(c, info, optionsHash(o))
+	if err != nil {
+		return nil, err
+	}
+	rj.shift, rj.shared = o.RankShift, o.SharedDir
+	if sum := sha256.Sum256(rj.token); rj.shift > 0 {
+		rj.seed = binary.BigEndian.Uint32(sum[:4])
+	}
+	if info.Rank == 0 {
+		// One job at a time on -d, and no plain run beside it: rank 0
+		// holds the run lock the ranks' fsbench.Run leave to it.
+		if err := rj.lockDir(o.Dir); err != nil {
+			rj.job.Abort(err)
+			return nil, err
+		}
+	}
+	return rj, nil
+}
+
+// joinJob joins the job the launcher started: rank 0 listens and publishes
+// its address and a token through PMI (or is given them), every rank says
+// hello with hash, the options it must share with every other, and
+// nothing is written before every rank did.
+func joinJob(c *cli.Context, info *launch.Info, hash string) (*rankJob, error) {
 	token, err := jobToken(c, info)
 	if err != nil {
 		return nil, err
 	}
 	cfg := coord.Config{Rank: info.Rank, Size: info.Size, Host: info.Host, Version: buildinfo.Version(),
-		OptionsHash: optionsHash(o), HelloTimeout: c.Duration("rank-timeout")}
+		OptionsHash: hash, HelloTimeout: c.Duration("rank-timeout")}
 	rj := &rankJob{info: info}
 	rj.finished.Store(-1)
 	if info.Rank == 0 {
@@ -163,24 +189,13 @@ func joinRanks(c *cli.Context, o fsbench.Options, info *launch.Info) (*rankJob, 
 		rj.job = job
 	}
 	rj.ctx = rj.job.Context()
-	rj.shift, rj.token, rj.shared = o.RankShift, cfg.Token, o.SharedDir
-	if sum := sha256.Sum256(cfg.Token); rj.shift > 0 {
-		rj.seed = binary.BigEndian.Uint32(sum[:4])
-	}
+	rj.token = cfg.Token
 	// PMI's work is done: finalize now, so that the launcher sees a rank
 	// that dies later as a process that exited, not a broken PMI client
 	// (Hydra then kills every rank at once, before they can clean up).
 	if err := info.Close(); err != nil {
 		rj.job.Abort(err)
 		return nil, fmt.Errorf("rank %d: PMI finalize: %w", info.Rank, err)
-	}
-	if info.Rank == 0 {
-		// One job at a time on -d, and no plain run beside it: rank 0
-		// holds the run lock the ranks' fsbench.Run leave to it.
-		if err := rj.lockDir(o.Dir); err != nil {
-			rj.job.Abort(err)
-			return nil, err
-		}
 	}
 	return rj, nil
 }
@@ -195,7 +210,7 @@ func (rj *rankJob) lockDir(dir string) error {
 		parent.Close()
 		return err
 	}
-	rj.parent, rj.lock = &parent, lock
+	rj.parents, rj.locks = append(rj.parents, &parent), append(rj.locks, lock)
 	return nil
 }
 
@@ -383,13 +398,24 @@ func (rj *rankJob) After(ctx context.Context, iteration int, test result.FSTest,
 // 130 and 1 into 131). On rank 0 a finished job's result becomes the
 // job's: every rank merged.
 func (rj *rankJob) finish(ctx context.Context, res *result.FS, runErr error) error {
+	return rj.end(ctx, runErr, func() error {
+		if res == nil {
+			return nil
+		}
+		return rj.merge(res)
+	})
+}
+
+// end is finish for any engine: merge, on rank 0 of a job that went well,
+// makes its result the job's.
+func (rj *rankJob) end(ctx context.Context, runErr error, merge func() error) error {
 	defer rj.release()
 	rj.job.Ran() // done with anything the ranks share: rank 0 may remove it
 	if runErr == nil {
 		if err := rj.job.Close(ctx); err != nil {
 			runErr = err
-		} else if rj.info.Rank == 0 && res != nil {
-			return rj.merge(res)
+		} else if rj.info.Rank == 0 {
+			return merge()
 		} else {
 			return nil
 		}
@@ -403,12 +429,15 @@ func (rj *rankJob) finish(ctx context.Context, res *result.FS, runErr error) err
 }
 
 func (rj *rankJob) release() {
-	if rj.lock != nil {
-		_ = rj.lock.Release()
+	for _, l := range rj.locks {
+		if l != nil {
+			_ = l.Release()
+		}
 	}
-	if rj.parent != nil {
-		_ = rj.parent.Close()
+	for _, p := range rj.parents {
+		_ = p.Close()
 	}
+	rj.locks, rj.parents = nil, nil
 	_ = rj.info.Close()
 }
 

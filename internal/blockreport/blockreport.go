@@ -14,6 +14,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 
+	"github.com/clydebench/clyde/internal/rankreport"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -58,6 +59,9 @@ func Text(w io.Writer, res *result.Block) error {
 		}
 	}
 	sustainedText(ew, res)
+	if res.Job != nil && ew.err == nil {
+		ew.err = rankreport.Text(w, res.Job)
+	}
 	for _, n := range res.Notes {
 		ew.printf("note: %s\n", n)
 	}

@@ -146,6 +146,15 @@ type blockParams struct {
 	// Fill is the fill level asked for ("50%", "200g"): a drive measured
 	// half full is another measurement than the same drive empty.
 	Fill string `json:"fill,omitempty"`
+	// Ranks is a run across many ranks' count: four clients' sum is
+	// another measurement than one client's.
+	Ranks int `json:"ranks,omitempty"`
+}
+
+// copyRankParams are a copy run's parameters, with its rank count.
+type copyRankParams struct {
+	result.CopyConfig
+	Ranks int `json:"ranks,omitempty"`
 }
 
 // cdmParams are the CrystalDiskMark settings that change what its rows
@@ -175,6 +184,9 @@ func (r *Run) Params() string {
 	var v any
 	if r.Copy != nil {
 		v = copyParams(r.Copy.Config)
+		if j := r.Copy.Job; j != nil {
+			v = copyRankParams{CopyConfig: copyParams(r.Copy.Config), Ranks: j.Ranks}
+		}
 	} else if r.Block != nil {
 		p := blockParams{}
 		if r.Block.Profile != nil {
@@ -185,6 +197,9 @@ func (r *Run) Params() string {
 				Passes: c.Passes, MixReadPct: c.MixReadPct, Direct: c.Direct}
 		}
 		p.Fill = fillRequest(r.Block)
+		if j := r.Block.Job; j != nil {
+			p.Ranks = j.Ranks
+		}
 		for _, j := range r.Block.Jobs {
 			c := j.Config
 			c.Seed = 0

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 
+	"github.com/clydebench/clyde/internal/rankreport"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -67,6 +68,11 @@ func Text(w io.Writer, res *result.Copy) error {
 		table(&b, res, "time per set", clones, func(f *result.CopyFigure) string { return FormatDuration(f.ElapsedNs) })
 	}
 	footer(&b, res)
+	if res.Job != nil {
+		if err := rankreport.Text(&b, res.Job); err != nil {
+			return err
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

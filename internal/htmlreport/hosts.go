@@ -8,8 +8,8 @@ import (
 	"github.com/clydebench/clyde/result"
 )
 
-// hostsView is a many-client fs run's hosts: for each phase of its first
-// iteration, a bar per host with the host's rate (its ranks' items over
+// hostsView is a many-client run's hosts: for each phase of an fs run's
+// first iteration (each step of a block or copy run), a bar per host with the host's rate (its ranks' items over
 // its slowest rank's time, result.JobHostRow), so a slow client stands out.
 type hostsView struct {
 	Run      string    `json:"run"`
@@ -19,41 +19,62 @@ type hostsView struct {
 	Bars     []barData `json:"bars"`
 }
 
-// buildHosts makes the view of every run that ran across many clients.
+// buildHosts makes the view of every run that ran across many clients:
+// an fs run's phases of its first iteration, a block or copy run's every
+// step (a group, a set with its method).
 func buildHosts(p *pageData, runs []*compare.Run) {
 	for i, r := range runs {
-		if r.FS == nil || r.FS.Job == nil || len(r.FS.Job.PerHost) == 0 {
+		var launcher string
+		var ranks, hosts int
+		var phases []result.JobPhase
+		var rows []result.JobHostRow
+		steps := false
+		switch {
+		case r.FS != nil && r.FS.Job != nil:
+			j := r.FS.Job
+			launcher, ranks, hosts, phases, rows = j.Launcher, j.Ranks, len(j.Hosts), j.Phases, j.PerHost
+		case r.Block != nil && r.Block.Job != nil:
+			j := r.Block.Job
+			launcher, ranks, hosts, phases, rows, steps = j.Launcher, j.Ranks, len(j.Hosts), j.Phases, j.PerHost, true
+		case r.Copy != nil && r.Copy.Job != nil:
+			j := r.Copy.Job
+			launcher, ranks, hosts, phases, rows, steps = j.Launcher, j.Ranks, len(j.Hosts), j.Phases, j.PerHost, true
+		}
+		if len(rows) == 0 {
 			continue
 		}
-		j := r.FS.Job
-		v := hostsView{Run: compare.RunLetter(i), Launcher: j.Launcher, Ranks: j.Ranks, Hosts: len(j.Hosts)}
-		first := j.PerHost[0].Iteration
+		v := hostsView{Run: compare.RunLetter(i), Launcher: launcher, Ranks: ranks, Hosts: hosts}
+		first := rows[0].Iteration
 		var order []string
 		byTest := map[string][]result.JobHostRow{}
-		for _, h := range j.PerHost {
-			if h.Iteration != first {
+		units := map[string]string{}
+		for _, ph := range phases {
+			units[stepKey(ph.Iteration, ph.Test, steps)] = ph.RateUnit
+		}
+		for _, h := range rows {
+			if h.Iteration != first && !steps {
 				continue
 			}
-			if _, ok := byTest[h.Test]; !ok {
-				order = append(order, h.Test)
+			key := stepKey(h.Iteration, h.Test, steps)
+			if _, ok := byTest[key]; !ok {
+				order = append(order, key)
 			}
-			byTest[h.Test] = append(byTest[h.Test], h)
+			byTest[key] = append(byTest[key], h)
 		}
 		for _, test := range order {
-			v.Bars = append(v.Bars, hostBars(i, v.Run, test, byTest[test], unitOf(j, test)))
+			v.Bars = append(v.Bars, hostBars(i, v.Run, test, byTest[test], units[test]))
 		}
 		p.Hosts = append(p.Hosts, v)
 	}
 }
 
-// unitOf is the rate unit of a phase, as the job's phase rows give it.
-func unitOf(j *result.FSJob, test string) string {
-	for _, ph := range j.Phases {
-		if ph.Test == test {
-			return ph.RateUnit
-		}
+// stepKey names a phase's bars: an fs phase by its test, a block or copy
+// step by its number too (two groups may run jobs of one name).
+func stepKey(iteration int, test string, steps bool) string {
+	if !steps {
+		return test
 	}
-	return ""
+	return fmt.Sprintf("step %d: %s", iteration+1, test)
 }
 
 func hostBars(run int, letter, test string, rows []result.JobHostRow, unit string) barData {

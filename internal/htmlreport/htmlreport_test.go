@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/clydebench/clyde/internal/compare"
+	"github.com/clydebench/clyde/result"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/html")
@@ -391,5 +393,35 @@ func TestHostBars(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), `<section class="hosts"`) {
 		t.Fatal("the page has no hosts section")
+	}
+}
+
+// A block run across ranks gets a bar chart per group, every host in it;
+// two groups running jobs of one name stay apart.
+func TestHostBarsOfBlockSteps(t *testing.T) {
+	rows := []result.JobHostRow{
+		{Iteration: 0, Test: "randread", Host: "h1", Ranks: 2, RatePerSec: 1000},
+		{Iteration: 0, Test: "randread", Host: "h2", Ranks: 2, RatePerSec: 800},
+		{Iteration: 1, Test: "randread", Host: "h1", Ranks: 2, RatePerSec: 900},
+		{Iteration: 1, Test: "randread", Host: "h2", Ranks: 2, RatePerSec: 950},
+	}
+	res := &result.Block{Kind: "block", Jobs: []result.BlockJob{{JobName: "randread"}, {JobName: "randread"}},
+		Job: &result.RankJob{Launcher: "mpich-hydra-pmi1", Ranks: 4, Hosts: []string{"h1", "h2"}, Files: "rank",
+			Phases:  []result.JobPhase{{Iteration: 0, Test: "randread", RateUnit: "IOPS"}, {Iteration: 1, Test: "randread", RateUnit: "IOPS"}},
+			PerHost: rows}}
+	p := &pageData{}
+	buildHosts(p, []*compare.Run{{Label: "a.json", Block: res}})
+	if len(p.Hosts) != 1 || len(p.Hosts[0].Bars) != 2 || p.Hosts[0].Ranks != 4 {
+		t.Fatalf("hosts views %+v", p.Hosts)
+	}
+	for s, b := range p.Hosts[0].Bars {
+		if b.Title != fmt.Sprintf("step %d: randread per host", s+1) || b.Unit != "IOPS" || len(b.Bars) != 2 {
+			t.Fatalf("step %d: %q in %q, %d bars", s+1, b.Title, b.Unit, len(b.Bars))
+		}
+		for h, br := range b.Bars {
+			if want := rows[2*s+h].RatePerSec; br.Value != want {
+				t.Errorf("step %d host %d: %v, want %v", s+1, h, br.Value, want)
+			}
+		}
 	}
 }

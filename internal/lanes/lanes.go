@@ -46,6 +46,10 @@ type Options struct {
 	// Started is called once every lane is prepared, just before the start
 	// (a progress line).
 	Started func()
+	// Ready, when set, is called once every lane is prepared, before
+	// Started: it may wait (a barrier across processes) and an error
+	// releases no lane (each lane's Work never runs).
+	Ready func() error
 }
 
 // Outcome is what a measurement took.
@@ -116,6 +120,13 @@ func Run(ctx context.Context, lanes []Lane, o Options) (Outcome, error) {
 			close(abort)
 			done.Wait()
 			return Outcome{}, &PrepareError{Lane: i, Err: FirstError(prepErrs)}
+		}
+	}
+	if o.Ready != nil {
+		if err := o.Ready(); err != nil {
+			close(abort)
+			done.Wait()
+			return Outcome{}, err
 		}
 	}
 	if o.Started != nil {

@@ -43,5 +43,8 @@ func CopyRegistry(host string, res *result.Copy) *prometheus.Registry {
 		p99.WithLabelValues(host, dir, to, test, "seconds").Set(float64(f.Latency.P99Ns) / 1e9)
 	}
 	last.WithLabelValues(host, dir, "copy", "seconds").Set(float64(res.Provenance.StartTime.UnixNano()) / 1e9)
+	if res.Job != nil {
+		stepSeries(reg, CopyClientRate, "copy", fsTargetLabel, host, dir, res.Job)
+	}
 	return reg
 }

@@ -19,19 +19,23 @@ import (
 // Metric names. Every metric carries host and test labels, plus dir (fs) or
 // device (block), and unit where the figure has one.
 const (
-	FSRate        = "clyde_fs_rate"
-	FSCPU         = "clyde_fs_cpu_percent"
-	FSMaxLatency  = "clyde_fs_max_latency_seconds"
-	FSElapsed     = "clyde_fs_elapsed_seconds"
-	FSLowConf     = "clyde_fs_rate_low_confidence"
-	FSClientRate  = "clyde_fs_client_rate"
-	FSJobRanks    = "clyde_fs_job_ranks"
-	BlockIOPS     = "clyde_block_iops"
-	BlockBW       = "clyde_block_bandwidth_bytes_per_second"
-	BlockP99      = "clyde_block_p99_latency_seconds"
-	LastRun       = "clyde_last_run_timestamp_seconds"
-	fsTargetLabel = "dir"
-	blkTargetLbl  = "device"
+	FSRate       = "clyde_fs_rate"
+	FSCPU        = "clyde_fs_cpu_percent"
+	FSMaxLatency = "clyde_fs_max_latency_seconds"
+	FSElapsed    = "clyde_fs_elapsed_seconds"
+	FSLowConf    = "clyde_fs_rate_low_confidence"
+	FSClientRate = "clyde_fs_client_rate"
+	FSJobRanks   = "clyde_fs_job_ranks"
+	BlockIOPS    = "clyde_block_iops"
+	BlockBW      = "clyde_block_bandwidth_bytes_per_second"
+	BlockP99     = "clyde_block_p99_latency_seconds"
+	// BlockClientRate and CopyClientRate are clyde_fs_client_rate for
+	// block and copy runs across ranks: one client host's rate in one step.
+	BlockClientRate = "clyde_block_client_rate"
+	CopyClientRate  = "clyde_copy_client_rate"
+	LastRun         = "clyde_last_run_timestamp_seconds"
+	fsTargetLabel   = "dir"
+	blkTargetLbl    = "device"
 )
 
 // Registry holds a run's figures, whatever its kind.
@@ -146,12 +150,17 @@ func cdmSeries(c *result.BlockCDM, host, dev string, iops, bw *prometheus.GaugeV
 	}
 }
 
-// baseUnit is the Prometheus base unit of an fs rate unit and the factor to
-// it: bonnie++'s KiB/s columns are bytes/s in a textfile, as Prometheus
-// names carry base units; files/s and seeks/s are already.
+// baseUnit is the Prometheus base unit of a rate unit and the factor to
+// it: bonnie++'s KiB/s columns and copy's MB/s are bytes/s in a textfile,
+// as Prometheus names carry base units; files/s and seeks/s are already.
 func baseUnit(unit string) (string, float64) {
-	if unit == "KiB/s" {
+	switch unit {
+	case "KiB/s":
 		return "bytes/s", 1024
+	case "MB/s": // clyde copy's, 10^6 bytes
+		return "bytes/s", 1e6
+	case "IOPS":
+		return "ops/s", 1
 	}
 	return unit, 1
 }
@@ -193,7 +202,28 @@ func BlockRegistry(host, dev string, res *result.Block) *prometheus.Registry {
 		}
 	}
 	last.WithLabelValues(host, dev, "block", "seconds").Set(float64(res.Provenance.StartTime.UnixNano()) / 1e9)
+	if res.Job != nil {
+		stepSeries(reg, BlockClientRate, "block", blkTargetLbl, host, dev, res.Job)
+	}
 	return reg
+}
+
+// stepSeries are a block or copy run's client hosts across ranks: each
+// host's rate in each step (its ranks' count over its slowest rank's
+// time), test="step 1: randread", client="h2" beside the run's host (rank
+// 0's). The run's own series are the whole job's.
+func stepSeries(reg *prometheus.Registry, name, kind, targetLabel, host, target string, j *result.RankJob) {
+	client := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: "One client host's rate in one step of a clyde " + kind + " run across ranks, in the unit label's unit."},
+		[]string{"host", targetLabel, "client", "test", "unit"})
+	reg.MustRegister(client)
+	units := map[int]string{}
+	for _, ph := range j.Phases {
+		units[ph.Iteration] = ph.RateUnit
+	}
+	for _, h := range j.PerHost {
+		unit, scale := baseUnit(units[h.Iteration])
+		client.WithLabelValues(host, target, h.Host, fmt.Sprintf("step %d: %s", h.Iteration+1, h.Test), unit).Set(h.RatePerSec * scale)
+	}
 }
 
 // Encode writes reg's metrics in the text exposition format, the one

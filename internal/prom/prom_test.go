@@ -110,3 +110,31 @@ func TestClientRates(t *testing.T) {
 		t.Errorf("no rank count in:\n%s", text)
 	}
 }
+
+// A block run across ranks exports each client host's rate per group,
+// and a copy run's per set, in base units.
+func TestStepClientRates(t *testing.T) {
+	job := &result.RankJob{Launcher: "slurm-pmi2", Ranks: 2, Hosts: []string{"h1", "h2"},
+		Phases:  []result.JobPhase{{Iteration: 0, Test: "randread", RateUnit: "IOPS"}},
+		PerHost: []result.JobHostRow{{Iteration: 0, Test: "randread", Host: "h1", RatePerSec: 1500}, {Iteration: 0, Test: "randread", Host: "h2", RatePerSec: 1200}}}
+	var out bytes.Buffer
+	if err := Encode(&out, BlockRegistry("h1", "/mnt/f", &result.Block{Job: job})); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		`clyde_block_client_rate{client="h1",device="/mnt/f",host="h1",test="step 1: randread",unit="ops/s"} 1500`,
+		`clyde_block_client_rate{client="h2",device="/mnt/f",host="h1",test="step 1: randread",unit="ops/s"} 1200`,
+	} {
+		if !strings.Contains(out.String(), line+"\n") {
+			t.Errorf("no %s in:\n%s", line, out.String())
+		}
+	}
+	job.Phases[0].RateUnit, job.PerHost[0].Test, job.PerHost[1].Test = "MB/s", "4Kx100 readwrite", "4Kx100 readwrite"
+	out.Reset()
+	if err := Encode(&out, CopyRegistry("h1", &result.Copy{Config: result.CopyConfig{Dir: "/mnt/s"}, Job: job})); err != nil {
+		t.Fatal(err)
+	}
+	if line := `clyde_copy_client_rate{client="h2",dir="/mnt/s",host="h1",test="step 1: 4Kx100 readwrite",unit="bytes/s"} 1.2e+09`; !strings.Contains(out.String(), line+"\n") {
+		t.Errorf("no %s in:\n%s", line, out.String())
+	}
+}

@@ -1,0 +1,373 @@
+package blockbench
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/clydebench/clyde/internal/latency"
+	"github.com/clydebench/clyde/internal/safepath"
+	"github.com/clydebench/clyde/result"
+)
+
+// Ranks places this process in a job of many (clyde block under mpiexec,
+// srun or an Indexed Job, each rank one process, on one host or many): the
+// launcher's rank and size, how many of the job's ranks share this host,
+// and the hooks that hold every group to a common start.
+type Ranks struct {
+	Rank, Size int
+	// HostRanks is how many of the job's ranks run on this host (this one
+	// counted): a block device is each host's own, so it takes one rank
+	// per host.
+	HostRanks int
+	// Phases, when set, is called around every group.
+	Phases GroupPhases
+}
+
+// GroupPhases is what a many-rank job does around each group of a plan
+// (the coordinator in cmd/clyde): a common start once every rank has
+// prepared, and every rank's jobs gathered when the group is over.
+type GroupPhases interface {
+	// Before returns when every rank has prepared group g (its files open,
+	// its buffers filled): the common start. done reads this rank's I/Os
+	// so far in the group, for the job's "first done" figure.
+	Before(ctx context.Context, g int, done func() int64) error
+	// After hands this rank's jobs of group g to the coordinator and
+	// returns when every rank is done with it.
+	After(ctx context.Context, g int, jobs []result.BlockJob) error
+}
+
+// RankFileName is the file rank r uses for a file the plan names: ranks
+// never share a file, so that no two write the same bytes and no rank's
+// cache answers another's reads (IOR's file per process).
+func RankFileName(name string, rank int) string {
+	return name + ".rank" + strconv.Itoa(rank)
+}
+
+// targetName is the name this rank resolves for a workload's filename: a
+// block device as named (each host's own, one rank on it), any other
+// path the rank's own file (RankFileName).
+func (r *Ranks) targetName(name string) (string, error) {
+	if r == nil || r.Size <= 1 {
+		return name, nil
+	}
+	device := isRawDisk(name)
+	if !device {
+		if info, err := safepath.Lookup(name); err == nil && info.Exists && info.Kind == safepath.BlockDevice {
+			device = true
+		}
+	}
+	if !device {
+		return RankFileName(name, r.Rank), nil
+	}
+	if r.HostRanks > 1 {
+		return "", result.Usagef("--filename", "%s is a block device, and %d ranks of this job run on this host: each host's device takes one rank (start one rank per host), or give a file on a shared filesystem, which every rank gets its own copy of", name, r.HostRanks)
+	}
+	return name, nil
+}
+
+// validate refuses what cannot run across ranks.
+func (r *Ranks) validate(p *Plan) error {
+	if r == nil {
+		return nil
+	}
+	switch {
+	case r.Size < 1 || r.Rank < 0 || r.Rank >= r.Size:
+		return fmt.Errorf("rank %d of %d", r.Rank, r.Size)
+	case p.Steady != nil:
+		return result.Usagef("--ranks", "steady state ends each rank's group at its own time; run it on one machine")
+	case p.PrivateDir || p.Fill.Set():
+		return result.Usagef("--ranks", "a preset's private directory and fill are one machine's; run a job file or fio-style flags across ranks")
+	}
+	for _, g := range p.Groups {
+		for _, w := range g {
+			if w.Volume != nil {
+				return result.Usagef("--ranks", "job %s spans a volume of several targets (Iometer's workers); run one target per job across ranks", w.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// MergeRanks adds up one group's jobs from every rank into the job's, as
+// fio's client sums its servers ("All clients"): for each job, I/Os, bytes
+// and syncs summed, the runtime the longest rank's (so IOPS and bandwidth
+// are the job's total over the slowest rank's time, mdtest's "last done"),
+// latency histograms merged into true percentiles, the per-second series
+// added slot by slot from the common start. ranks[r] is rank r's jobs of
+// the group, the same jobs in the same order on every rank.
+func MergeRanks(ranks [][]result.BlockJob) ([]result.BlockJob, error) {
+	if len(ranks) == 0 {
+		return nil, nil
+	}
+	n := len(ranks[0])
+	for r, jobs := range ranks {
+		if len(jobs) != n {
+			return nil, fmt.Errorf("rank %d ran %d jobs in the group, rank 0 ran %d", r, len(jobs), n)
+		}
+		for k := range jobs {
+			if jobs[k].JobName != ranks[0][k].JobName {
+				return nil, fmt.Errorf("rank %d's job %d is %q, rank 0's is %q", r, k, jobs[k].JobName, ranks[0][k].JobName)
+			}
+		}
+	}
+	out := make([]result.BlockJob, n)
+	for k := range out {
+		parts := make([]result.BlockJob, len(ranks))
+		for r := range ranks {
+			parts[r] = ranks[r][k]
+		}
+		m, err := mergeJob(parts)
+		if err != nil {
+			return nil, fmt.Errorf("job %s: %w", parts[0].JobName, err)
+		}
+		out[k] = m
+	}
+	return out, nil
+}
+
+func mergeJob(parts []result.BlockJob) (result.BlockJob, error) {
+	m := parts[0] // the options, config and names are every rank's
+	m.Series, m.Notes, m.AccessLines, m.ProcessCPU = nil, nil, nil, nil
+	var cpuUsr, cpuSys, cpuNs float64
+	for _, p := range parts {
+		m.ElapsedNs = max(m.ElapsedNs, p.ElapsedNs)
+		m.JobRuntime = max(m.JobRuntime, p.JobRuntime)
+		m.Elapsed = max(m.Elapsed, p.Elapsed)
+		m.Interrupted = m.Interrupted || p.Interrupted
+		m.CPUKnown = m.CPUKnown && p.CPUKnown
+		w := float64(p.ElapsedNs)
+		cpuUsr, cpuSys, cpuNs = cpuUsr+p.UsrCPU*w, cpuSys+p.SysCPU*w, cpuNs+w
+		m.Series = addSeries(m.Series, p.Series)
+		for _, n := range p.Notes {
+			m.Notes = appendOnce(m.Notes, n)
+		}
+	}
+	m.Syncs, m.Ctx, m.Majf, m.Minf = 0, 0, 0, 0
+	for _, p := range parts {
+		m.Syncs += p.Syncs
+		m.Ctx, m.Majf, m.Minf = m.Ctx+p.Ctx, m.Majf+p.Majf, m.Minf+p.Minf
+	}
+	// fio sums its clones' CPU over the sum of their runtimes: the mean
+	// share of one CPU, weighted by each rank's runtime.
+	if cpuNs > 0 {
+		m.UsrCPU, m.SysCPU = cpuUsr/cpuNs, cpuSys/cpuNs
+	}
+	var err error
+	for d, dir := range []func(*result.BlockJob) *result.BlockDir{
+		func(j *result.BlockJob) *result.BlockDir { return &j.Read },
+		func(j *result.BlockJob) *result.BlockDir { return &j.Write },
+		func(j *result.BlockJob) *result.BlockDir { return &j.Trim },
+	} {
+		dirs := make([]*result.BlockDir, len(parts))
+		for r := range parts {
+			dirs[r] = dir(&parts[r])
+		}
+		if *dir(&m), err = mergeDir(dirs); err != nil {
+			return m, fmt.Errorf("%s: %w", [...]string{"read", "write", "trim"}[d], err)
+		}
+	}
+	syncs := make([]result.LatNs, len(parts))
+	m.Sync.TotalIOs = 0
+	for r, p := range parts {
+		m.Sync.TotalIOs += p.Sync.TotalIOs
+		syncs[r] = p.Sync.Lat
+	}
+	if m.Sync.Lat, err = mergeLat(syncs); err != nil {
+		return m, fmt.Errorf("sync: %w", err)
+	}
+	if err := mergeFio(&m, parts); err != nil {
+		return m, err
+	}
+	m.Trend = trendOf(m.Series)
+	return m, nil
+}
+
+// mergeDir sums one direction over the ranks.
+func mergeDir(dirs []*result.BlockDir) (result.BlockDir, error) {
+	var m result.BlockDir
+	var slat, clat, lat []result.LatNs
+	for _, d := range dirs {
+		m.TotalIOs += d.TotalIOs
+		m.IOBytes += d.IOBytes
+		m.ShortIOs += d.ShortIOs
+		m.DropIOs += d.DropIOs
+		m.RuntimeNs = max(m.RuntimeNs, d.RuntimeNs)
+		// fio's 500 ms samples add up as its clones' do (stat.c's
+		// sum_thread_stats under group_reporting): minimums, maximums,
+		// means and sample counts summed.
+		m.BWMin, m.BWMax, m.BWMean, m.BWSamples = m.BWMin+d.BWMin, m.BWMax+d.BWMax, m.BWMean+d.BWMean, m.BWSamples+d.BWSamples
+		m.IOPSMin, m.IOPSMax, m.IOPSMean, m.IOPSSamples = m.IOPSMin+d.IOPSMin, m.IOPSMax+d.IOPSMax, m.IOPSMean+d.IOPSMean, m.IOPSSamples+d.IOPSSamples
+		m.BWDev = math.Sqrt(m.BWDev*m.BWDev + d.BWDev*d.BWDev)
+		m.IOPSStddev = math.Sqrt(m.IOPSStddev*m.IOPSStddev + d.IOPSStddev*d.IOPSStddev)
+		m.BWAgg = max(m.BWAgg, d.BWAgg)
+		slat, clat, lat = append(slat, d.Slat), append(clat, d.Clat), append(lat, d.Lat)
+	}
+	if m.TotalIOs == 0 {
+		return result.BlockDir{}, nil
+	}
+	m.IOKBytes = m.IOBytes >> 10
+	m.Runtime = m.RuntimeNs / 1e6
+	if m.RuntimeNs > 0 {
+		m.IOPS = float64(m.TotalIOs) * 1e9 / float64(m.RuntimeNs)
+		m.BWBytes = int64(math.Round(float64(m.IOBytes) * 1e9 / float64(m.RuntimeNs)))
+		m.BW = m.BWBytes >> 10
+	}
+	var err error
+	if m.Slat, err = mergeLat(slat); err != nil {
+		return m, fmt.Errorf("slat: %w", err)
+	}
+	if m.Clat, err = mergeLat(clat); err != nil {
+		return m, fmt.Errorf("clat: %w", err)
+	}
+	if m.Lat, err = mergeLat(lat); err != nil {
+		return m, fmt.Errorf("lat: %w", err)
+	}
+	return m, nil
+}
+
+// mergeLat merges latency objects through their histograms, at the
+// percentiles (and with the json+ bins) the first one has.
+func mergeLat(ls []result.LatNs) (result.LatNs, error) {
+	all := latency.New()
+	var ps []float64
+	bins := false
+	for _, l := range ls {
+		if l.N == 0 {
+			continue
+		}
+		r, err := l.Recorder()
+		if err != nil {
+			return result.LatNs{}, err
+		}
+		all.Merge(r)
+		if ps == nil {
+			for _, p := range l.Percentile {
+				ps = append(ps, p.P)
+			}
+			bins = len(l.Bins) > 0
+		}
+	}
+	if all.Count() == 0 {
+		return result.LatNs{}, nil
+	}
+	m := result.LatNsFrom(all, ps)
+	if bins {
+		return m.WithBins()
+	}
+	return m, nil
+}
+
+// mergeFio is fio's distributions over the ranks: each rank's shares
+// weighted by its I/Os (fio's own weights: the depth and latency levels
+// count I/Os), the latency buckets from the merged clat histograms.
+func mergeFio(m *result.BlockJob, parts []result.BlockJob) error {
+	weights := make([]float64, len(parts))
+	for r, p := range parts {
+		weights[r] = float64(p.Read.TotalIOs + p.Write.TotalIOs + p.Trim.TotalIOs)
+	}
+	pick := func(f func(*result.BlockJobFio) result.Dist) result.Dist {
+		ds := make([]result.Dist, len(parts))
+		for r := range parts {
+			ds[r] = f(&parts[r].BlockJobFio)
+		}
+		return weightedDist(ds, weights)
+	}
+	m.IODepthLevel = pick(func(f *result.BlockJobFio) result.Dist { return f.IODepthLevel })
+	m.IODepthSubmit = pick(func(f *result.BlockJobFio) result.Dist { return f.IODepthSubmit })
+	m.IODepthComplete = pick(func(f *result.BlockJobFio) result.Dist { return f.IODepthComplete })
+	clat := latency.New()
+	for _, dir := range []result.LatNs{m.Read.Clat, m.Write.Clat} {
+		if dir.N == 0 {
+			continue
+		}
+		r, err := dir.Recorder()
+		if err != nil {
+			return err
+		}
+		clat.Merge(r)
+	}
+	counts := clat.CountsBelow(latEdges)
+	total := sum(counts)
+	m.LatencyNs = dist(latLabels, counts[0:10], total, 0.01)
+	m.LatencyUs = dist(latLabels, counts[10:20], total, 0.01)
+	m.LatencyMs = dist(append(latLabels[:10:10], "2000", ">=2000"), counts[20:32], total, 0.01)
+	return nil
+}
+
+// weightedDist averages distributions of one shape key by key.
+func weightedDist(ds []result.Dist, weights []float64) result.Dist {
+	var out result.Dist
+	var total float64
+	for r, d := range ds {
+		if len(d) == 0 || weights[r] == 0 {
+			continue
+		}
+		if out == nil {
+			out = make(result.Dist, len(d))
+			for i, b := range d {
+				out[i].Key = b.Key
+			}
+		}
+		total += weights[r]
+		for i, b := range d {
+			if i < len(out) && out[i].Key == b.Key {
+				out[i].Value += b.Value * weights[r]
+			}
+		}
+	}
+	for i := range out {
+		out[i].Value /= total
+	}
+	return out
+}
+
+// addSeries adds b's samples into a's, slot by slot from the common start.
+func addSeries(a, b []result.BlockSample) []result.BlockSample {
+	for i, s := range b {
+		if i == len(a) {
+			a = append(a, result.BlockSample{StartMs: s.StartMs})
+		}
+		t := &a[i]
+		t.DurationNs = max(t.DurationNs, s.DurationNs)
+		t.ReadIOs += s.ReadIOs
+		t.ReadBytes += s.ReadBytes
+		t.WriteIOs += s.WriteIOs
+		t.WriteBytes += s.WriteBytes
+		t.IOPS += s.IOPS
+		t.BWBytes += s.BWBytes
+	}
+	return a
+}
+
+func appendOnce(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// MergeRankGroups makes rank 0's result the job's: groups[g][r] is rank
+// r's jobs of group g, rank 0's own among them, in the order the result
+// holds them. Every job is summed over the ranks (MergeRanks) and the
+// reporting groups are summed again from the sums, bw_agg with them.
+func MergeRankGroups(res *result.Block, groups [][][]result.BlockJob) error {
+	var jobs []result.BlockJob
+	var gs []result.BlockGroup
+	for g, ranks := range groups {
+		merged, err := MergeRanks(ranks)
+		if err != nil {
+			return fmt.Errorf("group %d: %w", g+1, err)
+		}
+		gs = append(gs, reportGroups(merged, len(jobs))...)
+		jobs = append(jobs, merged...)
+	}
+	if len(jobs) != len(res.Jobs) {
+		return fmt.Errorf("rank 0's result holds %d jobs, the ranks' groups %d", len(res.Jobs), len(jobs))
+	}
+	res.Jobs, res.Groups = jobs, gs
+	return nil
+}
