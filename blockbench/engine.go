@@ -113,3 +113,25 @@ func queueingEngines() []string {
 	}
 	return names
 }
+
+// echoEngineOption adds to the workload's job options the one fio option
+// its engine runs with that fio's default would not say (io_uring under
+// auto: its reap policy), so the result records what ran.
+func echoEngineOption(w *workload) {
+	e, ok := w.engine.(interface {
+		echoOption(*workload) (string, string, bool)
+	})
+	if !ok {
+		return
+	}
+	k, v, ok := e.echoOption(w)
+	if !ok {
+		return
+	}
+	m := make(map[string]string, len(w.Options)+1) // Options may be shared by the job's clones
+	for ok, ov := range w.Options {
+		m[ok] = ov
+	}
+	m[k] = v
+	w.Options = m
+}

@@ -142,7 +142,10 @@ func (libaioEngine) prepare(w *worker) (issuer, error) {
 		return nil, err
 	}
 	a := &libaioIssuer{ctx: ctx, iocbs: make([]libaioIOCB, depth), events: make([]libaioEvent, depth),
-		slots: make([]libaioSlot, depth), pending: -1, rawSubmit: w.spec.Direct}
+		slots: make([]libaioSlot, depth), pending: -1, rawSubmit: w.spec.Direct, reapMax: libaioReapMax}
+	if n := w.spec.IODepthBatchCompleteMax; n > 0 {
+		a.reapMax = min(n, depth) // a job file's iodepth_batch_complete_max
+	}
 	a.waitTS = unix.NsecToTimespec(int64(libaioWaitTimeout))
 	data := w.dataRand()
 	size := w.pattern.maxSize(w)
@@ -186,9 +189,12 @@ type libaioIssuer struct {
 	// copy and may sleep in dirty-page throttling, so it goes through
 	// Syscall and the scheduler may hand the processor on meanwhile.
 	rawSubmit bool
-	fd        int32
-	fds       []int32
-	waitTS    unix.Timespec
+	// reapMax is how many completions one io_getevents takes: libaioReapMax
+	// or the job's iodepth_batch_complete_max.
+	reapMax int
+	fd      int32
+	fds     []int32
+	waitTS  unix.Timespec
 }
 
 func (a *libaioIssuer) close() {
@@ -243,13 +249,13 @@ func (a *libaioIssuer) run(w *worker) {
 			}
 			continue
 		}
-		want := libaioReapMax
+		least, want := 1, a.reapMax
 		if stopping || (w.remaining <= 0 && a.pending < 0) {
 			// Nothing more to submit: fio waits for everything in
 			// flight in one call (backend.c, at the end of do_io).
-			want = a.inflight
+			least, want = a.inflight, a.inflight
 		}
-		n, ok := a.getEvents(w, want)
+		n, ok := a.getEvents(w, least, want)
 		if !ok {
 			return // io_destroy in close waits for what is still in flight
 		}
@@ -365,14 +371,14 @@ func (a *libaioIssuer) fillIOCB(w *worker, now int64) int32 {
 	return i
 }
 
-// getEvents is io_getevents(ctx, want, want, events, timeout): it sleeps
-// until want completions are there and takes them; want is 1 while the
+// getEvents is io_getevents(ctx, least, want, events, timeout): it sleeps
+// until least completions are there and takes up to want; both are 1 while the
 // loop submits (fio's iodepth_batch_complete_min and _max), everything in
 // flight once it has nothing left to submit. A wait that times out returns
 // what had completed, maybe 0; false means the call failed.
-func (a *libaioIssuer) getEvents(w *worker, want int) (int, bool) {
+func (a *libaioIssuer) getEvents(w *worker, least, want int) (int, bool) {
 	for {
-		n, _, errno := unix.RawSyscall6(unix.SYS_IO_GETEVENTS, a.ctx, uintptr(want), uintptr(want),
+		n, _, errno := unix.RawSyscall6(unix.SYS_IO_GETEVENTS, a.ctx, uintptr(least), uintptr(want),
 			uintptr(unsafe.Pointer(&a.events[0])), uintptr(unsafe.Pointer(&a.waitTS)), 0)
 		switch errno {
 		case 0:

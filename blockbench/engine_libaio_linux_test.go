@@ -341,7 +341,7 @@ func TestLibaioEagainReapsAndRetries(t *testing.T) {
 	}
 	// Reap the probes before the run.
 	for got := 0; got < capacity; {
-		n, ok := a.getEvents(w, capacity-got)
+		n, ok := a.getEvents(w, capacity-got, capacity-got)
 		if !ok {
 			t.Fatal(w.err)
 		}
@@ -358,5 +358,37 @@ func TestLibaioEagainReapsAndRetries(t *testing.T) {
 	}
 	if a.inflight != 0 || a.nFree != depth || a.pending != -1 {
 		t.Errorf("%d in flight, %d free, pending %d after the run", a.inflight, a.nFree, a.pending)
+	}
+}
+
+// TestLibaioCompleteMax checks fio's iodepth_batch_complete_max on libaio:
+// each io_getevents waits for one completion and takes up to that many
+// (capped at the depth), and the drain takes the rest in one call or a few.
+func TestLibaioCompleteMax(t *testing.T) {
+	const blocks, depth = 256, 16
+	path := patternFile(t, shmDir(t), blocks)
+	for _, c := range []struct{ completeMax, reapMax int }{{4, 4}, {64, depth}} {
+		t.Run(strconv.Itoa(c.completeMax), func(t *testing.T) {
+			wl := &workload{Workload: Workload{RW: RandRead, BS: libaioTestBS, Size: blocks * libaioTestBS, IODepth: depth,
+				NumJobs: 1, Buffer: Buffer{Kind: BufferRandom}, Seed: 7, RandomMap: true, IODepthBatchCompleteMax: c.completeMax}}
+			w, a := libaioWorker(t, path, wl, osio.ReadOnly)
+			if a.reapMax != c.reapMax {
+				t.Fatalf("iodepth_batch_complete_max=%d reaps %d per call, want %d", c.completeMax, a.reapMax, c.reapMax)
+			}
+			w.ioLimit, w.remaining = blocks, blocks
+			a.run(w)
+			if w.err != nil {
+				t.Fatal(w.err)
+			}
+			if w.ios[dirRead] != blocks {
+				t.Fatalf("%d reads, want %d", w.ios[dirRead], blocks)
+			}
+			if c.reapMax == 4 && w.reaps[1] < (blocks-depth)/4 {
+				t.Errorf("reap counts %v: want reaps of 1..4 while the queue is refilled", w.reaps)
+			}
+			if w.reaps[4]+w.reaps[5]+w.reaps[6] != 0 {
+				t.Errorf("reap counts %v: a reap took more than the depth", w.reaps)
+			}
+		})
 	}
 }

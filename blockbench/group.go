@@ -163,9 +163,8 @@ func (w *worker) prepare() error {
 			return err
 		}
 	}
-	if w.spec.RW.Trims() {
-		w.issuer = trimIssuer{}
-		return nil
+	if w.spec.RW.Discards() {
+		return w.prepareTrims()
 	}
 	return w.prepareEngine()
 }

@@ -34,6 +34,9 @@ const (
 	// (trim.go).
 	Trim     RW = "trim"
 	RandTrim RW = "randtrim"
+	// TrimWrite discards each block of a block device's region and then
+	// writes it, in sequence: fio's trimwrite (trim.go).
+	TrimWrite RW = "trimwrite"
 )
 
 // RWModes are the rw modes ParseRW accepts (with fio's alias "readwrite"),
@@ -47,7 +50,7 @@ func ParseRW(s string) (RW, error) {
 		return RW(s), nil
 	case s == "readwrite":
 		return ReadWrite, nil
-	case s == string(Trim) || s == string(RandTrim):
+	case s == string(Trim) || s == string(RandTrim) || s == string(TrimWrite):
 		return RW(s), nil
 	}
 	return "", result.Usagef("--rw", "unknown mode %q; accepted: read, write, randread, randwrite, rw (readwrite), randrw", s)
@@ -64,11 +67,15 @@ func (m RW) Mixed() bool { return m == ReadWrite || m == RandRW }
 func (m RW) Writes() bool { return m != Read && m != RandRead }
 
 // Reads says whether the mode reads.
-func (m RW) Reads() bool { return m != Write && m != RandWrite && !m.Trims() }
+func (m RW) Reads() bool { return m != Write && m != RandWrite && !m.Discards() }
 
 // Trims says whether the mode discards blocks instead of reading or
 // writing them.
 func (m RW) Trims() bool { return m == Trim || m == RandTrim }
+
+// Discards says whether the mode discards blocks: the trim modes and
+// trimwrite, which also writes each block it discarded.
+func (m RW) Discards() bool { return m.Trims() || m == TrimWrite }
 
 // Engine is how I/O is issued.
 type Engine string
@@ -214,6 +221,14 @@ type Job struct {
 	Invalidate  bool
 	FadviseHint bool
 	Seed        uint64
+	// Fdatasync, FsyncOnClose, Verify, VerifyFatal and NoVerifyPass are
+	// fio's fdatasync, fsync_on_close, verify, verify_fatal and do_verify=0
+	// for the single job (see Workload); the presets take none of them.
+	Fdatasync    int
+	FsyncOnClose bool
+	Verify       VerifyKind
+	VerifyFatal  bool
+	NoVerifyPass bool
 	// Report is fio's percentile options, and Log what every job the Job
 	// runs records of its I/O (fiojob.LogSpec: fio's logs); WriteLog
 	// writes the files (see Plan.WriteLog).
@@ -287,6 +302,13 @@ func (j *Job) Validate() error {
 	}
 	if j.Profile != ProfileNone && (!j.Distribution.uniform() || j.Zones != (StridedZones{})) {
 		return result.Usagef("--random_distribution", "the %s preset draws its own offsets; give --random_distribution and --zonemode to a single job", j.Profile)
+	}
+	if j.Profile != ProfileNone && (j.Verify != VerifyNone || j.Fdatasync > 0 || j.FsyncOnClose) {
+		flag := "--verify"
+		if j.Verify == VerifyNone {
+			flag = map[bool]string{true: "--fdatasync", false: "--fsync_on_close"}[j.Fdatasync > 0]
+		}
+		return result.Usagef(flag, "the %s preset runs its own jobs; give --verify, --fdatasync and --fsync_on_close to a single job", j.Profile)
 	}
 	if len(j.BlockSizes) == 0 && j.Profile == ProfileNone {
 		return result.Usagef("--bs", "missing; give a size such as 4k or a list such as 4k,64k,1m")

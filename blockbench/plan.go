@@ -117,6 +117,10 @@ type Workload struct {
 	ThinkTimeBlocks int
 	Rate            [2]int64
 	RateIOPS        [2]int64
+	// IODepthBatchCompleteMax is fio's iodepth_batch_complete_max: the
+	// most completions one reap of io_uring (named as fio's engine) or
+	// libaio takes; 0 is fio's default, iodepth_batch_complete_min, 1.
+	IODepthBatchCompleteMax int
 	// CloneIndex numbers this workload's workers from it rather than 0,
 	// so that the workloads fio's numjobs clones become draw offsets of
 	// their own.

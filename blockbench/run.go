@@ -390,6 +390,7 @@ func (w *workload) resolve() (string, error) {
 		return "", err
 	}
 	w.depth = w.IODepth
+	echoEngineOption(w)
 	note := ""
 	if w.IODepth > 1 && !w.engine.queues() {
 		w.depth = 1
@@ -531,6 +532,7 @@ func workloadFrom(j *Job, rw RW, bs int64) Workload {
 		IODepth: j.IODepth, NumJobs: j.NumJobs, IOEngine: j.IOEngine, Direct: j.Direct, Runtime: j.Runtime,
 		RampTime: j.RampTime, TimeBased: j.TimeBased, Buffer: j.Buffer, Fsync: j.Fsync, Seed: j.Seed,
 		EndFsync: j.EndFsync, Invalidate: j.Invalidate, FadviseHint: j.FadviseHint, Report: j.Report, Log: j.Log,
-		Distribution: j.Distribution, Zones: j.Zones,
+		Distribution: j.Distribution, Zones: j.Zones, Fdatasync: j.Fdatasync, FsyncOnClose: j.FsyncOnClose,
+		Verify: j.Verify, VerifyFatal: j.VerifyFatal, NoVerifyPass: j.NoVerifyPass,
 	}
 }

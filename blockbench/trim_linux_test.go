@@ -3,7 +3,11 @@ package blockbench
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -60,4 +64,86 @@ func TestTrimOnLoopDevice(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTrimWriteOnLoopDevice: trimwrite discards each block of the region
+// and then writes it, in sequence, as fio's does (its latency log: a trim
+// at 0, a write at 0, a trim at bs...); trims and writes are counted each in
+// its own direction; the region holds the written data afterwards and the
+// rest of the device is untouched. It is refused without DestroyData, on a
+// regular file and on a queueing engine, as every trim is.
+func TestTrimWriteOnLoopDevice(t *testing.T) {
+	const size, region, off, bs = 8 << 20, 1 << 20, 2 << 20, 64 << 10
+	dev := filledLoopDevice(t, size)
+	w := Workload{Name: "tw", Filename: dev, RW: TrimWrite, BS: bs, Size: region, Offset: off, IODepth: 1, NumJobs: 1,
+		IOEngine: EnginePsync, Buffer: Buffer{Kind: BufferRandom}, Seed: 3, RandomMap: true}
+	if _, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}}); err == nil || !strings.Contains(err.Error(), "destroy-data") {
+		t.Fatalf("without DestroyData: %v, want a refusal naming --destroy-data", err)
+	}
+	file := w
+	file.Filename = filepath.Join(t.TempDir(), "f")
+	queued := w
+	queued.IOEngine, queued.IODepth = EngineIOUring, 4
+	for _, bad := range []Workload{file, queued} {
+		if _, err := RunPlan(context.Background(), Plan{Groups: []Group{{bad}}, DestroyData: true}); err == nil || !strings.Contains(err.Error(), "trimwrite") {
+			t.Errorf("%s on %s: %v, want a refusal naming rw=trimwrite", bad.IOEngine, bad.Filename, err)
+		}
+	}
+	seq := &seqSpec{}
+	w.Log = seq
+	res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}, DestroyData: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := res.Jobs[0]
+	if j.Trim.TotalIOs != region/bs || j.Trim.IOBytes != region || j.Write.TotalIOs != region/bs || j.Write.IOBytes != region || j.Read.TotalIOs != 0 {
+		t.Errorf("trim %d I/Os of %d bytes, write %d of %d, read %d; want %d trims and %d writes of %d bytes each",
+			j.Trim.TotalIOs, j.Trim.IOBytes, j.Write.TotalIOs, j.Write.IOBytes, j.Read.TotalIOs, region/bs, region/bs, region)
+	}
+	// The completions in order, direction and offset, as the record hook
+	// (fio's clat log, in fiojob) sees them.
+	var want []string
+	for b := int64(0); b < region/bs; b++ {
+		o := strconv.FormatInt(off+b*bs, 10)
+		want = append(want, "0@"+o, "1@"+o) // the trims stand in the read direction
+	}
+	if strings.Join(*seq.got, " ") != strings.Join(want, " ") {
+		t.Errorf("I/O sequence %v, want each block trimmed then written: %v", *seq.got, want)
+	}
+	got, err := os.ReadFile(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(got[off:off+bs], make([]byte, bs)) || bytes.Equal(got[off:off+bs], bytes.Repeat([]byte{0xab}, bs)) {
+		t.Errorf("the region's first block holds neither written data: trimmed and not written, or untouched")
+	}
+	if !bytes.Equal(got[:off], bytes.Repeat([]byte{0xab}, off)) || !bytes.Equal(got[off+region:], bytes.Repeat([]byte{0xab}, size-off-region)) {
+		t.Errorf("a trim or write reached outside its region")
+	}
+}
+
+// seqSpec records every completion's direction and offset, in order.
+type seqSpec struct {
+	got *[]string
+	n   int
+}
+
+func (s *seqSpec) Validate() error           { return nil }
+func (s *seqSpec) Writes() bool              { return false }
+func (s *seqSpec) Options(func(k, v string)) {}
+func (s *seqSpec) StartGroup(ws []RecordedWorkload) (GroupRecorder, error) {
+	s.n = len(ws)
+	if s.got == nil {
+		s.got = new([]string)
+	}
+	return s, nil
+}
+func (s *seqSpec) Worker(RecordedWorker) (IORecorder, bool) {
+	return observeFunc(func(r IORecord) {
+		*s.got = append(*s.got, strconv.Itoa(r.Dir)+"@"+strconv.FormatInt(r.Offset, 10))
+	}), true
+}
+func (s *seqSpec) Close() {}
+func (s *seqSpec) Write(func(string, func(io.Writer) error) error) ([][]string, error) {
+	return make([][]string, s.n), nil
 }

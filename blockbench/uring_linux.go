@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -434,7 +435,7 @@ func (uringEngine) prepare(w *worker) (issuer, error) {
 		r.slots[i].buf = osio.AlignedBuffer(size)
 		fillBuffer(r.slots[i].buf, w.spec.Buffer, data)
 	}
-	return &uringIssuer{ring: r}, nil
+	return &uringIssuer{ring: r, reapMax: uringReapMax(w.spec)}, nil
 }
 
 // uringPolls is how many more times the loop asks for completions without
@@ -456,6 +457,11 @@ type uringIssuer struct {
 	tail     uint32 // SQ tail, owned by this thread
 	fd       int32
 	fds      []int32
+	// reapMax is how many completions one reap takes: fio's
+	// iodepth_batch_complete_max (1 by default) when io_uring was asked for
+	// by name, as fio's engine; 0 takes every one waiting (reapWaiting),
+	// the loop auto runs (see uringReapMax).
+	reapMax int
 }
 
 func (u *uringIssuer) close() {
@@ -465,10 +471,10 @@ func (u *uringIssuer) close() {
 	}
 }
 
-// run keeps iodepth I/Os in flight. Each turn submits an I/O for every free
-// slot, one io_uring_enter each, and reaps every completion the CQ ring
-// holds. One clock read per turn times every I/O reaped in it, and one after
-// each submission stamps the I/O it submitted; nothing in the loop allocates.
+// run keeps iodepth I/Os in flight: each turn submits an I/O for every free
+// slot, one io_uring_enter each, then reaps (fioReap or reapWaiting). One
+// clock read per reap times every I/O reaped in it, and one after each
+// submission stamps the I/O it submitted; nothing in the loop allocates.
 func (u *uringIssuer) run(w *worker) {
 	r := u.ring
 	depth := len(r.slots)
@@ -492,25 +498,22 @@ func (u *uringIssuer) run(w *worker) {
 		if u.inflight == 0 {
 			return
 		}
-		// Each submission above also posted the completions the kernel
-		// held (DEFER_TASKRUN keeps them until asked). When none are
-		// there, ask again without sleeping up to uringPolls times, and
-		// only then sleep until one arrives (fio's default
-		// iodepth_batch_complete_min=1). Sleeping at once measured slower:
-		// the loop comes back within a microsecond, finds the ring empty
-		// far more often than fio's slower loop does, and each sleep costs
-		// a wake-up of this thread and usually a preemption of the io-wq
-		// worker doing the reads.
-		for k := 0; k < uringPolls && !r.cqReady(); k++ {
-			if !u.enter(w, 0) {
-				return
-			}
+		var ringOK, ok bool
+		if u.reapMax > 0 {
+			// fio waits for everything in flight in one call once
+			// nothing is left to submit (backend.c, at the end of do_io);
+			// a queue that filled with the last I/O is first reaped by
+			// one, as fio's loop reaps a full queue before it checks what
+			// is left.
+			drain := stopping || (w.remaining <= 0 && u.nFree > 0)
+			now, ringOK, ok = u.fioReap(w, drain)
+		} else {
+			now, ringOK, ok = u.reapWaiting(w)
 		}
-		if !r.cqReady() && !u.enter(w, 1) {
+		if !ringOK {
 			return
 		}
-		now = w.now()
-		if !u.reap(w, now) {
+		if !ok {
 			// Stop issuing, but reap what is in flight before returning:
 			// the kernel would otherwise still write into buffers the
 			// loop no longer holds.
@@ -520,6 +523,63 @@ func (u *uringIssuer) run(w *worker) {
 			stopping = w.tick(now) || w.remaining <= 0
 		}
 	}
+}
+
+// fioReap is fio's default reap (fio 3.33's wait_for_completions and
+// engines/io_uring.c's fio_ioring_getevents with iodepth_batch_complete_min=1
+// and iodepth_batch_complete_max, which defaults to the min): take one
+// completion from the CQ ring (up to reapMax), and when it holds none, sleep
+// in io_uring_enter until one is there; the slot it frees is refilled before
+// the next reap, so the queue stays at iodepth. The rest of what the ring
+// holds waits there, counted in flight, as in fio. drain takes everything in
+// flight in one reap instead, as fio's last io_u_queued_complete does. It
+// returns the time the reap was timed with, whether the ring works and
+// whether every I/O reaped succeeded.
+func (u *uringIssuer) fioReap(w *worker, drain bool) (now int64, ringOK, ioOK bool) {
+	r := u.ring
+	least, want := 1, u.reapMax
+	if drain {
+		least, want = u.inflight, u.inflight
+	}
+	for {
+		ready := int(atomic.LoadUint32(r.cqTail) - *r.cqHead)
+		if ready >= least {
+			break
+		}
+		if !u.enter(w, uint32(least-ready)) {
+			return w.now(), false, false
+		}
+		if !drain {
+			// A wait that timed out (a slow device) goes back to the
+			// loop, which checks its deadline; the next turn waits again.
+			break
+		}
+	}
+	now = w.now()
+	return now, true, u.reap(w, want, now)
+}
+
+// reapWaiting is auto's reap: every completion the CQ ring holds (returns
+// as fioReap).
+// Each submission also posted the completions the kernel held
+// (DEFER_TASKRUN keeps them until asked). When none are there, it asks again
+// without sleeping up to uringPolls times, and only then sleeps until one
+// arrives. Sleeping at once measured slower: the loop comes back within a
+// microsecond, finds the ring empty far more often than fio's slower loop
+// does, and each sleep costs a wake-up of this thread and usually a
+// preemption of the io-wq worker doing the reads.
+func (u *uringIssuer) reapWaiting(w *worker) (now int64, ringOK, ioOK bool) {
+	r := u.ring
+	for k := 0; k < uringPolls && !r.cqReady(); k++ {
+		if !u.enter(w, 0) {
+			return w.now(), false, false
+		}
+	}
+	if !r.cqReady() && !u.enter(w, 1) {
+		return w.now(), false, false
+	}
+	now = w.now()
+	return now, true, u.reap(w, len(r.slots), now)
 }
 
 // enter submits the pending SQEs and asks for completions; false means the
@@ -600,12 +660,15 @@ func (u *uringIssuer) fillSQE(w *worker, now int64) int32 {
 	return i
 }
 
-// reap takes every completion off the CQ ring, timing each with t1; false
-// means an I/O failed.
-func (u *uringIssuer) reap(w *worker, t1 int64) bool {
+// reap takes up to most completions off the CQ ring, timing each with t1;
+// false means an I/O failed.
+func (u *uringIssuer) reap(w *worker, most int, t1 int64) bool {
 	r := u.ring
 	head := *r.cqHead
 	tail := atomic.LoadUint32(r.cqTail)
+	if int(tail-head) > most {
+		tail = head + uint32(most)
+	}
 	if head == tail {
 		return true
 	}
@@ -635,3 +698,32 @@ func (u *uringIssuer) reap(w *worker, t1 int64) bool {
 
 // uringAvailable says whether this kernel lets clyde set up a ring.
 func uringAvailable() error { return uringProbe() }
+
+// uringFioReapMax is fio's iodepth_batch_complete_max by default: it
+// defaults to iodepth_batch_complete_min, 1 (fio's init.c and options.c).
+const uringFioReapMax = 1
+
+// echoOption records the reap policy auto runs io_uring with, by fio's
+// name: every waiting completion, up to the depth, per reap
+// (iodepth_batch_complete_max=iodepth), where io_uring named as fio's
+// engine reaps as fio does and needs no word.
+func (uringEngine) echoOption(w *workload) (string, string, bool) {
+	if uringReapMax(w) != 0 {
+		return "", "", false
+	}
+	return "iodepth_batch_complete_max", strconv.Itoa(w.depth), true
+}
+
+// uringReapMax is the reap policy of a workload: fio's (one completion per
+// reap, or iodepth_batch_complete_max) when io_uring was named, as a job
+// file or --ioengine io_uring names fio's engine; every waiting completion
+// under auto.
+func uringReapMax(w *workload) int {
+	switch {
+	case w.IOEngine != EngineIOUring:
+		return 0
+	case w.IODepthBatchCompleteMax > 0:
+		return min(w.IODepthBatchCompleteMax, w.depth)
+	}
+	return uringFioReapMax
+}

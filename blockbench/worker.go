@@ -210,11 +210,13 @@ func newWorker(spec *workload, index int) *worker {
 	}
 	w.ioLimit = math.MaxInt64
 	if !spec.TimeBased {
-		w.ioLimit = int64(w.nBlocks) * int64(max(1, spec.Loops))
+		// trimwrite trims and then writes each block: two I/Os a block,
+		// as fio doubles number_ios (backend.c).
+		w.ioLimit = int64(w.nBlocks) * int64(max(1, spec.Loops)) * int64(trimWriteIOs(spec.RW))
 	}
 	w.remaining = math.MaxInt64
 	if spec.Invalidate && !spec.Direct && (spec.TimeBased || spec.Loops > 1) && osio.CanAdviseAccess && !spec.Diskless() {
-		w.dropEvery = int64(w.nBlocks)
+		w.dropEvery = int64(w.nBlocks) * int64(trimWriteIOs(spec.RW))
 	}
 	w.paced = spec.ThinkTime > 0 || spec.Rate != [2]int64{} || spec.RateIOPS != [2]int64{}
 	w.marks = make([]mark, 0, markCapacity(spec.Runtime))

@@ -101,6 +101,8 @@ var JobFileFlags = []FlagOption{
 	{"group_reporting", "group_reporting"}, {"thread", "thread"}, {"kb_base", "kb_base"},
 	{"random_distribution", "random_distribution"}, {"zonemode", "zonemode"}, {"zonesize", "zonesize"},
 	{"zonerange", "zonerange"}, {"zoneskip", "zoneskip"},
+	{"fdatasync", "fdatasync"}, {"fsync_on_close", "fsync_on_close"}, {"verify", "verify"}, {"verify_fatal", "verify_fatal"},
+	{"do_verify", "do_verify"},
 }
 
 // FlagOverrides turns the JobFileFlags given on the command line into

@@ -192,8 +192,6 @@ var refusals = map[string]string{
 	"thinktime_spin":       "clyde sleeps through a thinktime; give thinktime alone",
 	"rate_min":             "clyde caps a rate (rate=) but does not fail a job below one",
 	"rate_process":         "clyde paces I/O linearly, fio's default rate_process=linear",
-	"iodepth_batch_submit": "clyde submits one I/O per call, fio's default",
-	"iodepth_batch":        "clyde submits one I/O per call, fio's default",
 	"iodepth_low":          "clyde refills the queue after every completion",
 	"steadystate":          "use clyde block's steady-state preset instead",
 	"ss":                   "use clyde block's steady-state preset instead",
@@ -369,7 +367,8 @@ func init() {
 			return j.intIn(o, 0, 6, &j.log.HistCoarseness)
 		},
 	}
-	addDataOptions() // dataopts.go
+	addDataOptions()  // dataopts.go
+	addBatchOptions() // batchopts.go
 }
 
 // Supported lists the option names (and aliases) clyde reads, sorted.
@@ -631,8 +630,8 @@ func (j *job) rw(o Option) error {
 		return result.Usagef(o.Pos, "rw=%s: clyde draws a new offset for every I/O (rw=MODE:%s is not supported)", o.Value, run)
 	}
 	switch mode {
-	case "trimwrite", "randtrimwrite":
-		return result.Usagef(o.Pos, "rw=%s: clyde trims (rw=trim, randtrim on a block device) but does not trim and then write each block", mode)
+	case "randtrimwrite":
+		return result.Usagef(o.Pos, "rw=%s: clyde trims and then writes each block in sequence (rw=trimwrite on a block device), not at random", mode)
 	}
 	rw, err := blockbench.ParseRW(mode)
 	if err != nil {

@@ -77,17 +77,28 @@ func (j *job) verify(o Option) error {
 	if err := needValue(o); err != nil {
 		return err
 	}
-	switch v := blockbench.VerifyKind(o.Value); {
-	case o.Value == "0":
-		j.w.Verify = blockbench.VerifyNone
-	case slices.Contains(blockbench.VerifyKinds, v):
-		j.w.Verify = v
-	case slices.Contains(fioVerifyKinds, o.Value):
-		return result.Usagef(o.Pos, "verify=%s is not supported: clyde builds verify=crc32c, crc32c-intel and md5", o.Value)
-	default:
-		return result.Usagef(o.Pos, "verify=%q is not one of fio's checksums; clyde builds crc32c, crc32c-intel and md5", o.Value)
+	v, err := ParseVerifyFlag(o.Pos, o.Value)
+	if err != nil {
+		return err
 	}
+	j.w.Verify = v
 	return echo(j, o)
+}
+
+// ParseVerifyFlag reads a verify= value as fio names it, for a job file's
+// line or clyde block's --verify (pos): the checksums clyde builds, 0 for
+// none; fio's other checksums are refused by name.
+func ParseVerifyFlag(pos, value string) (blockbench.VerifyKind, error) {
+	switch v := blockbench.VerifyKind(value); {
+	case value == "0":
+		return blockbench.VerifyNone, nil
+	case slices.Contains(blockbench.VerifyKinds, v):
+		return v, nil
+	case slices.Contains(fioVerifyKinds, value):
+		return "", result.Usagef(pos, "verify=%s is not supported: clyde builds verify=crc32c, crc32c-intel and md5", value)
+	default:
+		return "", result.Usagef(pos, "verify=%q is not one of fio's checksums; clyde builds crc32c, crc32c-intel and md5", value)
+	}
 }
 
 // verifyNotes is fio's warning for a verify job whose clones write one file

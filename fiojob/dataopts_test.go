@@ -29,7 +29,10 @@ func TestDataOptions(t *testing.T) {
 		{name: "verify=0 is none", opts: "verify=0", check: func(w blockbench.Workload) bool { return w.Verify == blockbench.VerifyNone }},
 		{name: "rw=trim", opts: "rw=trim", check: func(w blockbench.Workload) bool { return w.RW == blockbench.Trim }},
 		{name: "rw=randtrim", opts: "rw=randtrim", check: func(w blockbench.Workload) bool { return w.RW == blockbench.RandTrim && w.RW.Random() }},
-		{name: "rw=trimwrite", opts: "rw=trimwrite", refused: "does not trim and then write"},
+		{name: "rw=trimwrite", opts: "rw=trimwrite", check: func(w blockbench.Workload) bool {
+			return w.RW == blockbench.TrimWrite && !w.RW.Random() && !w.RW.Reads()
+		}},
+		{name: "rw=randtrimwrite", opts: "rw=randtrimwrite", refused: "not at random"},
 		{name: "trim_percentage", opts: "trim_percentage=10", refused: "option trim_percentage is not supported"},
 		{name: "fdatasync negative", opts: "fdatasync=-1", refused: "fdatasync="},
 		{name: "verify sha256", opts: "verify=sha256", refused: "verify=sha256 is not supported"},

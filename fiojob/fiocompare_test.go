@@ -51,6 +51,10 @@ type fioJob struct {
 	} `json:"sync"`
 	Options    map[string]string `json:"job options"`
 	DepthLevel map[string]float64
+	// Submit and Complete are fio's iodepth_submit and iodepth_complete:
+	// how many I/Os each submission and each reap took.
+	Submit   map[string]float64 `json:"iodepth_submit"`
+	Complete map[string]float64 `json:"iodepth_complete"`
 }
 
 // view is one run's entries, and the files left in (fio) or named by
@@ -430,6 +434,27 @@ func compareDepthDist(fio, clyde view, tol float64) []string {
 	return diffs
 }
 
+// compareBatchDist lists the iodepth_submit and iodepth_complete buckets
+// where clyde's share is more than tol points from fio's, entry by entry.
+func compareBatchDist(fio, clyde view, tol float64) []string {
+	var diffs []string
+	for i := range min(len(fio.jobs), len(clyde.jobs)) {
+		f, c := fio.jobs[i], clyde.jobs[i]
+		for _, d := range []struct {
+			name   string
+			fd, cd map[string]float64
+		}{{"iodepth_submit", f.Submit, c.Submit}, {"iodepth_complete", f.Complete, c.Complete}} {
+			for _, k := range []string{"0", "4", "8", "16", "32", "64", ">=64"} {
+				if math.Abs(d.fd[k]-d.cd[k]) > tol {
+					diffs = append(diffs, fmt.Sprintf("%s of %s: fio %v, clyde %v (bucket %s more than %g points apart)", d.name, f.Name, d.fd, d.cd, k, tol))
+					break
+				}
+			}
+		}
+	}
+	return diffs
+}
+
 func share(r, w int64) float64 { return float64(r) * 100 / float64(r+w) }
 
 func names(v view) string {
@@ -457,8 +482,10 @@ var fioCases = []struct {
 	timed  bool
 	approx float64
 	// depthDist, when set, compares every bucket of iodepth_level: each
-	// within this many percentage points of fio's.
+	// within this many percentage points of fio's; batchDist the same for
+	// iodepth_submit and iodepth_complete.
 	depthDist float64
+	batchDist float64
 }{
 	{name: "inline comments", files: true, text: `; fio's example style
 [global]
@@ -620,6 +647,21 @@ rw=write
 iodepth=4
 fsync=16
 `},
+	{name: "io_uring direct", depthDist: 0.2, batchDist: 0.2, text: `[uring-direct]
+filename=urd.dat
+size=1m
+rw=randread
+ioengine=io_uring
+iodepth=16
+direct=1
+`},
+	{name: "buffered io_uring", depthDist: 0.2, batchDist: 0.2, text: `[uring]
+filename=uring.dat
+size=1m
+rw=randrw
+ioengine=io_uring
+iodepth=32
+`},
 	{name: "random map: each block once per pass", logs: true, text: `[precondition]
 filename=pre.dat
 size=256k
@@ -756,6 +798,11 @@ func TestAgainstFio(t *testing.T) {
 			}
 			if c.depthDist > 0 {
 				for _, d := range compareDepthDist(want, got, c.depthDist) {
+					t.Error(d)
+				}
+			}
+			if c.batchDist > 0 {
+				for _, d := range compareBatchDist(want, got, c.batchDist) {
 					t.Error(d)
 				}
 			}

@@ -7,9 +7,10 @@ import (
 	"github.com/clydebench/clyde/internal/clydetest"
 )
 
-// TestTrimAgainstFio runs rw=trim and randtrim on a loop device made for
-// the test through fio and clyde and compares the entries, bytes per
-// direction (trims in "trim") and sync counts.
+// TestTrimAgainstFio runs rw=trim, randtrim and trimwrite on a loop device
+// made for the test through fio and clyde and compares the entries, bytes
+// per direction (trims in "trim", trimwrite's writes in "write") and sync
+// counts.
 func TestTrimAgainstFio(t *testing.T) {
 	fio := fioBinary(t)
 	dev, _ := clydetest.LoopDevice(t, 8<<20)
@@ -25,6 +26,12 @@ stonewall
 rw=randtrim
 bs=4k
 size=256k
+[tw]
+stonewall
+rw=trimwrite
+bs=64k
+size=1m
+offset=4m
 `
 	want, err := runFio(fio, t.TempDir(), text, false)
 	if err != nil {
@@ -35,7 +42,7 @@ size=256k
 	for _, d := range compareRuns(want, got, nil, false, 0) {
 		t.Errorf("%s (clyde's notes: %q)", d, got.notes)
 	}
-	if len(want.jobs) != 2 || want.jobs[0].Trim.IOBytes != 2<<20 {
-		t.Errorf("fio's entries %+v: want two, the first trimming 2 MiB", want.jobs)
+	if len(want.jobs) != 3 || want.jobs[0].Trim.IOBytes != 2<<20 || want.jobs[2].Trim.IOBytes != 1<<20 || want.jobs[2].Write.IOBytes != 1<<20 {
+		t.Errorf("fio's entries %+v: want three, the first trimming 2 MiB, the last trimming and writing 1 MiB", want.jobs)
 	}
 }

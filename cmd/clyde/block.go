@@ -78,6 +78,11 @@ func blockCommand() *cli.Command {
 			&cli.IntFlag{Name: "buffer_compress_percentage", Usage: "write data that compresses by PCT, refilled for every write (fio)"},
 			&cli.IntFlag{Name: "fsync", Usage: "fsync after every N writes of a worker (0: never)"},
 			&cli.BoolFlag{Name: "end_fsync", Usage: "fsync when a writing worker is done, inside its runtime (fio)"},
+			&cli.IntFlag{Name: "fdatasync", Usage: "fdatasync after every N writes of a worker (fio; 0: never)"},
+			&cli.BoolFlag{Name: "fsync_on_close", Usage: "fsync at the end of the runtime and when the target is closed (fio)"},
+			&cli.StringFlag{Name: "verify", Usage: "fio's verify: crc32c|crc32c-intel|md5 writes each block with a checksum and reads every written block back after the writes (0: none)"},
+			&cli.BoolFlag{Name: "verify_fatal", Usage: "stop at the first block that fails --verify (fio)"},
+			&cli.BoolFlag{Name: "do_verify", Value: true, Usage: "false: --verify writes its checksums but skips the read-back pass (fio)"},
 			&cli.BoolFlag{Name: "invalidate", Usage: "drop the file's cached pages before each job (fio's default in job files)"},
 			&cli.BoolFlag{Name: "fadvise_hint", Usage: "tell the kernel each job's access pattern: no readahead for random reads (fio's default in job files)"},
 			&cli.Uint64Flag{Name: "seed", Aliases: []string{"randseed"}, Value: d.Seed, Usage: "random seed for offsets, directions and data"},
@@ -228,6 +233,15 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 	j.TimeBased = c.Bool("time_based")
 	j.Fsync = c.Int("fsync")
 	j.EndFsync = c.Bool("end_fsync")
+	j.Fdatasync = c.Int("fdatasync")
+	j.FsyncOnClose = c.Bool("fsync_on_close")
+	if s := c.String("verify"); s != "" {
+		if j.Verify, err = fiojob.ParseVerifyFlag("--verify", s); err != nil {
+			return j, err
+		}
+	}
+	j.VerifyFatal = c.Bool("verify_fatal")
+	j.NoVerifyPass = !c.Bool("do_verify")
 	j.Invalidate = c.Bool("invalidate")
 	j.FadviseHint = c.Bool("fadvise_hint")
 	j.Seed = c.Uint64("seed")
