@@ -91,3 +91,36 @@ func TestFioBoundary(t *testing.T) {
 		})
 	}
 }
+
+// TestFioBinningStaysInSummary holds that the I/O loop counts at full
+// resolution (counthist.go) and fio's io_u_map buckets are drawn only when
+// the job is summarised: no file but fioshape.go, the summary's fio shape,
+// names the binning, so no engine can count in fio's buckets again.
+func TestFioBinningStaysInSummary(t *testing.T) {
+	binning := map[string]bool{"depthBucket": true, "batchBucket": true, "fioLevels": true}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	checked := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") || f == "fioshape.go" {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked++
+		ast.Inspect(file, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && binning[id.Name] {
+				t.Errorf("%s: %s is fio's binning of the depth and reap counts; the I/O loop counts at full resolution (countHist) and fioshape.go bins", fset.Position(id.Pos()), id.Name)
+			}
+			return true
+		})
+	}
+	if checked == 0 {
+		t.Fatal("no blockbench source files found")
+	}
+}

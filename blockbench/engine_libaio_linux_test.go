@@ -176,15 +176,16 @@ func TestLibaioMovesTheRightBytes(t *testing.T) {
 			// The queue fills one I/O at a time to depth, then each reap
 			// takes one and its slot is refilled: fio's io_u_map.
 			wantDepth := [7]int64{1, 2, 4, 8, blocks - (depth - 1)}
-			if w.depth != wantDepth {
-				t.Errorf("depth counts %v, want %v: the queue should stay at iodepth %d", w.depth, wantDepth, depth)
+			if got := fioLevels(w.inflight, depthBucket); got != wantDepth {
+				t.Errorf("depth counts %v, want %v: the queue should stay at iodepth %d", got, wantDepth, depth)
 			}
 			// One I/O per reap while I/O is left to issue; the drain at the
 			// end takes the last depth in one call, or in a few when its
 			// bounded wait (10 ms at a time) ends before all are done, as
 			// on a loaded machine.
-			if w.reaps[0] != 0 || w.reaps[1] < blocks-depth || w.reaps[1] > blocks-depth+3 || w.reaps[2]+w.reaps[3] > 3 || w.reaps[4]+w.reaps[5]+w.reaps[6] != 0 {
-				t.Errorf("reap counts %v, want %d of one I/O and the last %d in one call or a few", w.reaps, blocks-depth, depth)
+			reaps := fioLevels(w.reaped, batchBucket)
+			if reaps[0] != 0 || reaps[1] < blocks-depth || reaps[1] > blocks-depth+3 || reaps[2]+reaps[3] > 3 || reaps[4]+reaps[5]+reaps[6] != 0 {
+				t.Errorf("reap counts %v, want %d of one I/O and the last %d in one call or a few", reaps, blocks-depth, depth)
 			}
 			if a.inflight != 0 || a.nFree != depth {
 				t.Errorf("%d I/Os in flight, %d free slots after the run", a.inflight, a.nFree)
@@ -266,8 +267,8 @@ func TestLibaioStopReapsInFlight(t *testing.T) {
 	if w.err != nil {
 		t.Fatal(w.err)
 	}
-	if !w.stoppedEarly || w.depth[depthBucket(depth)] == 0 {
-		t.Fatalf("stopped early %v, depth counts %v: the run should have filled its queue and been stopped", w.stoppedEarly, w.depth)
+	if !w.stoppedEarly || w.inflight[depth] == 0 {
+		t.Fatalf("stopped early %v, depth counts %v: the run should have filled its queue and been stopped", w.stoppedEarly, w.inflight)
 	}
 	if a.inflight != 0 || a.nFree != depth {
 		t.Errorf("%d I/Os in flight, %d free slots after the stop", a.inflight, a.nFree)
@@ -353,8 +354,8 @@ func TestLibaioEagainReapsAndRetries(t *testing.T) {
 	if w.err != nil {
 		t.Fatal(w.err)
 	}
-	if w.ios[dirRead] != ios || sum(w.depth[:]) != ios {
-		t.Errorf("%d reads completed, %d submissions counted, want %d of each (context of %d)", w.ios[dirRead], sum(w.depth[:]), ios, capacity)
+	if w.ios[dirRead] != ios || w.inflight.total() != ios {
+		t.Errorf("%d reads completed, %d submissions counted, want %d of each (context of %d)", w.ios[dirRead], w.inflight.total(), ios, capacity)
 	}
 	if a.inflight != 0 || a.nFree != depth || a.pending != -1 {
 		t.Errorf("%d in flight, %d free, pending %d after the run", a.inflight, a.nFree, a.pending)

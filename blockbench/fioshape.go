@@ -51,11 +51,17 @@ func bitsLen(n int) int {
 	return l
 }
 
-// markDepth counts one submission that left inflight I/Os in flight.
-func (w *worker) markDepth(inflight int) { w.depth[depthBucket(inflight)]++ }
-
-// markReap counts one reap call that took n completions.
-func (w *worker) markReap(n int) { w.reaps[batchBucket(n)]++ }
+// fioLevels bins a worker's counts into fio's seven buckets (bucket is
+// depthBucket or batchBucket).
+func fioLevels(h countHist, bucket func(int) int) [7]int64 {
+	var b [7]int64
+	for n, c := range h {
+		if c != 0 {
+			b[bucket(n)] += c
+		}
+	}
+	return b
+}
 
 // refill regenerates a write buffer (refill_buffers, or the verify= block for
 // the offset just drawn); it does not allocate.
@@ -114,9 +120,10 @@ func fioJobFields(wl *workload, workers []*worker, recs []*latency.Recorder) res
 	var ios int64
 	for _, w := range workers {
 		ios += w.ios[dirRead] + w.ios[dirWrite]
+		wd, wr := fioLevels(w.inflight, depthBucket), fioLevels(w.reaped, batchBucket)
 		for i := range depth {
-			depth[i] += w.depth[i]
-			reaps[i] += w.reaps[i]
+			depth[i] += wd[i]
+			reaps[i] += wr[i]
 		}
 	}
 	if !wl.engine.queues() {

@@ -67,14 +67,14 @@ type workerStats struct {
 	// verify is the write pass's verify state (verify.go); nil without
 	// verify=.
 	verify *verifyState
-	// depth counts submissions by the I/Os in flight after them, reaps the
-	// reap calls by how many completions they took, in fio's buckets
-	// (depthBucket, batchBucket); an engine without a queue counts none.
-	depth   [7]int64
-	reaps   [7]int64
-	startNs int64 // measurement start, ns since the job's base
-	endNs   int64 // last completion, ns since the job's base
-	marks   []mark
+	// inflight counts submissions by the I/Os in flight after them, reaped
+	// the reap calls by how many completions they took (counthist.go); an
+	// engine without a queue counts none.
+	inflight countHist
+	reaped   countHist
+	startNs  int64 // measurement start, ns since the job's base
+	endNs    int64 // last completion, ns since the job's base
+	marks    []mark
 	// thread is the worker's own thread's CPU over its measured time.
 	thread threadCPU
 	// stoppedEarly is true when the context or the group's stop ended the
@@ -179,6 +179,7 @@ func newWorker(spec *workload, index int) *worker {
 		}
 	}
 	w.recs[recSync] = latency.New()
+	w.inflight, w.reaped = newCountHist(spec.depth), newCountHist(spec.depth)
 	if spec.Buffer.Refill && spec.RW.Writes() {
 		w.fill = newRand(spec.Seed^0xf111, w.index+1)
 	}
@@ -257,7 +258,8 @@ func (w *worker) startMeasuring(now int64) {
 		}
 	}
 	w.ios, w.bytes, w.short, w.syncs, w.datasyncs = [2]int64{}, [2]int64{}, [2]int64{}, 0, 0
-	w.depth, w.reaps = [7]int64{}, [7]int64{}
+	clear(w.inflight)
+	clear(w.reaped)
 	w.nextDrop = w.dropEvery
 	if p, ok := w.pattern.(*accessPattern); ok {
 		p.resetCounts()
