@@ -35,3 +35,15 @@ func TestCountHistKeepsFullResolution(t *testing.T) {
 		}
 	}
 }
+
+// fioDepth and fioReaps are a worker's counts in fio's seven buckets, as
+// the summary draws them, for the engines' tests.
+func (w *worker) fioDepth() []int64 {
+	b := fioLevels(w.inflight, depthBucket)
+	return b[:]
+}
+
+func (w *worker) fioReaps() []int64 {
+	b := fioLevels(w.reaped, batchBucket)
+	return b[:]
+}

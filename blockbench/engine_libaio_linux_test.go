@@ -384,11 +384,11 @@ func TestLibaioCompleteMax(t *testing.T) {
 			if w.ios[dirRead] != blocks {
 				t.Fatalf("%d reads, want %d", w.ios[dirRead], blocks)
 			}
-			if c.reapMax == 4 && w.reaps[1] < (blocks-depth)/4 {
-				t.Errorf("reap counts %v: want reaps of 1..4 while the queue is refilled", w.reaps)
+			if c.reapMax == 4 && w.fioReaps()[1] < (blocks-depth)/4 {
+				t.Errorf("reap counts %v: want reaps of 1..4 while the queue is refilled", w.fioReaps())
 			}
-			if w.reaps[4]+w.reaps[5]+w.reaps[6] != 0 {
-				t.Errorf("reap counts %v: a reap took more than the depth", w.reaps)
+			if w.fioReaps()[4]+w.fioReaps()[5]+w.fioReaps()[6] != 0 {
+				t.Errorf("reap counts %v: a reap took more than the depth", w.fioReaps())
 			}
 		})
 	}

@@ -95,14 +95,14 @@ func TestPosixAIOMovesTheRightBytes(t *testing.T) {
 					t.Fatalf("block %d holds the wrong bytes (written: %v)", i, written[i*libaioTestBS] != nil)
 				}
 			}
-			if sum(w.depth[:]) != blocks || sum(w.depth[depthBucket(depth)+1:]) != 0 {
-				t.Errorf("depth counts %v: want %d submissions, none deeper than %d", w.depth, blocks, depth)
+			if sum(w.fioDepth()[:]) != blocks || sum(w.fioDepth()[depthBucket(depth)+1:]) != 0 {
+				t.Errorf("depth counts %v: want %d submissions, none deeper than %d", w.fioDepth(), blocks, depth)
 			}
-			if depth == 1 && w.depth[0] != blocks {
-				t.Errorf("depth counts %v: at iodepth 1 every submission is at depth 1", w.depth)
+			if depth == 1 && w.fioDepth()[0] != blocks {
+				t.Errorf("depth counts %v: at iodepth 1 every submission is at depth 1", w.fioDepth())
 			}
-			if sum(w.reaps[:]) == 0 || sum(w.reaps[:]) > blocks {
-				t.Errorf("reap counts %v for %d I/Os", w.reaps, blocks)
+			if sum(w.fioReaps()[:]) == 0 || sum(w.fioReaps()[:]) > blocks {
+				t.Errorf("reap counts %v for %d I/Os", w.fioReaps(), blocks)
 			}
 			if a.inflight != 0 || len(a.free) != depth {
 				t.Errorf("%d I/Os in flight, %d free slots after the run", a.inflight, len(a.free))

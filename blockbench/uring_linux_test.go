@@ -276,12 +276,12 @@ func TestURingReapsAsFio(t *testing.T) {
 				t.Errorf("io_uring by name reaps %d per call, want fio's 1", reapMax)
 			}
 			wantDepth := [7]int64{1, 2, 4, 8, blocks - (depth - 1)}
-			if w.depth != wantDepth {
-				t.Errorf("depth counts %v, want %v: the queue should stay at iodepth %d", w.depth, wantDepth, depth)
+			if got := fioLevels(w.inflight, depthBucket); got != wantDepth {
+				t.Errorf("depth counts %v, want %v: the queue should stay at iodepth %d", w.fioDepth(), wantDepth, depth)
 			}
 			ones := int64(blocks - depth + 1)
-			if w.reaps[0] != 0 || w.reaps[1] < ones || w.reaps[1] > ones+3 || w.reaps[2]+w.reaps[3] < 1 || w.reaps[2]+w.reaps[3] > 3 || w.reaps[4]+w.reaps[5]+w.reaps[6] != 0 {
-				t.Errorf("reap counts %v, want %d of one I/O and the last %d in one call or a few", w.reaps, ones, depth-1)
+			if w.fioReaps()[0] != 0 || w.fioReaps()[1] < ones || w.fioReaps()[1] > ones+3 || w.fioReaps()[2]+w.fioReaps()[3] < 1 || w.fioReaps()[2]+w.fioReaps()[3] > 3 || w.fioReaps()[4]+w.fioReaps()[5]+w.fioReaps()[6] != 0 {
+				t.Errorf("reap counts %v, want %d of one I/O and the last %d in one call or a few", w.fioReaps(), ones, depth-1)
 			}
 		})
 	}
@@ -314,9 +314,9 @@ func TestURingCompleteMax(t *testing.T) {
 				// Refilled after reaps of at most 4, the queue is at 13..16
 				// once it has filled (fio's buckets 8: 8..15, 16: 16..31);
 				// every reap but the drain takes 1..4.
-				if w.depth[0] != 1 || w.depth[1] != 2 || w.depth[2] != 4 || w.depth[4] == 0 || w.depth[5]+w.depth[6] != 0 ||
-					w.reaps[1] < (blocks-depth)/4 || w.reaps[2] != 0 || w.reaps[3] != 1 || w.reaps[4]+w.reaps[5]+w.reaps[6] != 0 {
-					t.Errorf("depth counts %v, reap counts %v: want the queue at 13..16 and reaps of at most 4, then one drain", w.depth, w.reaps)
+				if w.fioDepth()[0] != 1 || w.fioDepth()[1] != 2 || w.fioDepth()[2] != 4 || w.fioDepth()[4] == 0 || w.fioDepth()[5]+w.fioDepth()[6] != 0 ||
+					w.fioReaps()[1] < (blocks-depth)/4 || w.fioReaps()[2] != 0 || w.fioReaps()[3] != 1 || w.fioReaps()[4]+w.fioReaps()[5]+w.fioReaps()[6] != 0 {
+					t.Errorf("depth counts %v, reap counts %v: want the queue at 13..16 and reaps of at most 4, then one drain", w.fioDepth(), w.fioReaps())
 				}
 			}
 		})
