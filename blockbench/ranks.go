@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/clydebench/clyde/internal/latency"
@@ -141,7 +142,9 @@ func mergeJob(parts []result.BlockJob) (result.BlockJob, error) {
 		cpuUsr, cpuSys, cpuNs = cpuUsr+p.UsrCPU*w, cpuSys+p.SysCPU*w, cpuNs+w
 		m.Series = addSeries(m.Series, p.Series)
 		for _, n := range p.Notes {
-			m.Notes = appendOnce(m.Notes, n)
+			if !slices.Contains(m.Notes, n) {
+				m.Notes = append(m.Notes, n)
+			}
 		}
 	}
 	m.Syncs, m.Ctx, m.Majf, m.Minf = 0, 0, 0, 0
@@ -201,7 +204,6 @@ func mergeDir(dirs []*result.BlockDir) (result.BlockDir, error) {
 		m.IOPSMin, m.IOPSMax, m.IOPSMean, m.IOPSSamples = m.IOPSMin+d.IOPSMin, m.IOPSMax+d.IOPSMax, m.IOPSMean+d.IOPSMean, m.IOPSSamples+d.IOPSSamples
 		m.BWDev = math.Sqrt(m.BWDev*m.BWDev + d.BWDev*d.BWDev)
 		m.IOPSStddev = math.Sqrt(m.IOPSStddev*m.IOPSStddev + d.IOPSStddev*d.IOPSStddev)
-		m.BWAgg = max(m.BWAgg, d.BWAgg)
 		slat, clat, lat = append(slat, d.Slat), append(clat, d.Clat), append(lat, d.Lat)
 	}
 	if m.TotalIOs == 0 {
@@ -339,15 +341,6 @@ func addSeries(a, b []result.BlockSample) []result.BlockSample {
 		t.BWBytes += s.BWBytes
 	}
 	return a
-}
-
-func appendOnce(list []string, s string) []string {
-	for _, x := range list {
-		if x == s {
-			return list
-		}
-	}
-	return append(list, s)
 }
 
 // MergeRankGroups makes rank 0's result the job's: groups[g][r] is rank

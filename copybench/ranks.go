@@ -2,6 +2,7 @@ package copybench
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/clydebench/clyde/internal/latency"
 	"github.com/clydebench/clyde/result"
@@ -50,7 +51,9 @@ func MergeRanks(figs []result.CopyFigure) (result.CopyFigure, error) {
 			}
 		}
 		for _, n := range f.Notes {
-			m.Notes = appendOnce(m.Notes, n)
+			if !slices.Contains(m.Notes, n) {
+				m.Notes = append(m.Notes, n)
+			}
 		}
 		rec, err := latency.FromSummary(f.Latency)
 		if err != nil {
@@ -77,13 +80,4 @@ func sumCache(m *result.CacheState, c result.CacheState) {
 	if m.Error == "" {
 		m.Error = c.Error
 	}
-}
-
-func appendOnce(list []string, s string) []string {
-	for _, x := range list {
-		if x == s {
-			return list
-		}
-	}
-	return append(list, s)
 }
