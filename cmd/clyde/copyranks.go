@@ -79,12 +79,16 @@ func (cr *copyRanks) After(ctx context.Context, step int, fig result.CopyFigure)
 }
 
 func (cr *copyRanks) finish(ctx context.Context, res *result.Copy, runErr error) error {
-	return cr.rj.end(ctx, runErr, func() error {
+	err := cr.rj.end(ctx, runErr, func() error {
 		if res == nil {
 			return nil
 		}
 		return cr.merge(res)
 	})
+	if err != nil && res != nil && res.Job == nil {
+		res.Notes = append(res.Notes, cr.rj.aloneNote())
+	}
+	return err
 }
 
 // merge makes rank 0's result the job's: every figure summed over the
