@@ -124,7 +124,7 @@ func blockCommand() *cli.Command {
 			&cli.BoolFlag{Name: "force", Usage: "with --cleanup: also remove a file whose marker names another host (shared storage)"},
 			&cli.StringFlag{Name: "output-format", Value: "text", Usage: "text (normal)|json|json+|csv, or fio's comma list such as normal,json"},
 			&cli.StringFlag{Name: "output", Usage: "write the report to `FILE` instead of stdout (a file is replaced atomically once the run ends, a device or FIFO written in place)"},
-		}, append(blockRanksFlags(), keepFlags()...)...),
+		}, append(rankFlags(), keepFlags()...)...),
 		Action: blockAction,
 	}
 }

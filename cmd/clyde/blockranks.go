@@ -24,8 +24,9 @@ import (
 	"github.com/clydebench/clyde/result"
 )
 
-// blockRanksFlags are the many-client flags clyde block and copy share with fs.
-func blockRanksFlags() []cli.Flag {
+// rankFlags are the many-client flags of clyde fs that clyde block and
+// copy take too.
+func rankFlags() []cli.Flag {
 	var out []cli.Flag
 	for _, f := range jobFlags() {
 		switch f.Names()[0] {
@@ -351,19 +352,20 @@ func blockHash(p blockbench.Plan) (string, error) {
 		}
 	}
 	p.Groups = groups
-	b, err := json.Marshal(p)
-	if err != nil {
-		return "", fmt.Errorf("the job's options for the other ranks: %w", err)
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
+	return hashOf(p)
 }
 
 // blockJobHash is blockHash for a job from flags.
 func blockJobHash(j blockbench.Job) (string, error) {
 	j.Warn, j.CommandLine, j.WriteLog, j.Progress, j.Ranks = nil, nil, nil, nil, nil
 	j.Filename = "" // may differ from host to host, as fs's -d may
-	b, err := json.Marshal(j)
+	return hashOf(j)
+}
+
+// hashOf is the SHA-256 of v's JSON, the options hash a rank's hello
+// carries.
+func hashOf(v any) (string, error) {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return "", fmt.Errorf("the job's options for the other ranks: %w", err)
 	}

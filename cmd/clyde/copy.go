@@ -45,7 +45,7 @@ func copyCommand() *cli.Command {
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress; the table to stderr, CSV alone on stdout"},
 			&cli.BoolFlag{Name: "cleanup", Usage: "remove what killed clyde runs left in -d (and --to), then exit"},
 			&cli.BoolFlag{Name: "force", Usage: "with --cleanup: also remove what runs on other hosts left (a shared filesystem)"},
-		}, append(blockRanksFlags(), keepFlags()...)...),
+		}, append(rankFlags(), keepFlags()...)...),
 		Action: noArgs(copyAction),
 	}
 }

@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -60,12 +57,7 @@ func copyHash(o copybench.Options, seedSet bool) (string, error) {
 	if !seedSet {
 		o.Seed = 0
 	}
-	b, err := json.Marshal(o)
-	if err != nil {
-		return "", fmt.Errorf("the copy's options for the other ranks: %w", err)
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
+	return hashOf(o)
 }
 
 // Before is the common start of a step.
