@@ -83,20 +83,26 @@ func (trimIssuer) run(w *worker) {
 	}
 	for {
 		_, off, size := w.pattern.next(w)
-		t0 := w.now()
-		err := osio.Discard(w.file(), off, int64(size))
-		t1 := w.now()
-		if err != nil {
-			w.fail(fmt.Errorf("trim %d bytes at offset %d: %w", size, off, err))
-			return
-		}
-		if !w.complete(dirWrite, size, size, off, t0, t0, t1) {
-			return
-		}
-		if t1 >= w.nextEvent && w.tick(t1) {
+		if w.discard(dirWrite, off, size) {
 			return
 		}
 	}
+}
+
+// discard trims one block, times it and counts it in slot dir; it says
+// whether the worker is to stop (a failure, its count or time reached).
+func (w *worker) discard(dir int, off int64, size int) (stop bool) {
+	t0 := w.now()
+	err := osio.Discard(w.file(), off, int64(size))
+	t1 := w.now()
+	if err != nil {
+		w.fail(fmt.Errorf("trim %d bytes at offset %d: %w", size, off, err))
+		return true
+	}
+	if !w.complete(dir, size, size, off, t0, t0, t1) {
+		return true
+	}
+	return t1 >= w.nextEvent && w.tick(t1)
 }
 
 // trimWriteIssuer is trimwrite on the worker's own thread: each block
@@ -111,27 +117,17 @@ func (p *trimWriteIssuer) run(w *worker) {
 	}
 	for {
 		_, off, size := w.pattern.next(w)
-		t0 := w.now()
-		err := osio.Discard(w.file(), off, int64(size))
-		t1 := w.now()
-		if err != nil {
-			w.fail(fmt.Errorf("trim %d bytes at offset %d: %w", size, off, err))
-			return
-		}
 		// The read slot stands for the trims (reportTrims).
-		if !w.complete(dirRead, size, size, off, t0, t0, t1) {
-			return
-		}
-		if t1 >= w.nextEvent && w.tick(t1) {
+		if w.discard(dirRead, off, size) {
 			return
 		}
 		if w.fill != nil {
 			// fio fills the buffer before it starts the I/O's clock.
 			w.refill(p.buf[:size])
 		}
-		t0 = w.now()
+		t0 := w.now()
 		n, err := w.file().Pwrite(p.buf[:size], off)
-		t1 = w.now()
+		t1 := w.now()
 		if err != nil {
 			w.fail(fmt.Errorf("write %d bytes at offset %d: %w", size, off, err))
 			return
