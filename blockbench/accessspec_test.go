@@ -143,7 +143,7 @@ func TestAccessSpecRunsItsMix(t *testing.T) {
 			w := Workload{Name: "mix", Filename: filepath.Join(t.TempDir(), "f"), Size: 10_000 * 8192, IODepth: 4, NumJobs: 1,
 				IOEngine: engine, Buffer: Buffer{Kind: BufferRandom}, Seed: 9}
 			spec.Apply(&w)
-			res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+			res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}, Shape: fioShape})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -41,3 +41,13 @@ func below(rng *rand.PCG, n uint64) uint64 {
 func newRand(seed uint64, stream uint64) *rand.PCG {
 	return rand.NewPCG(seed, 0x9e3779b97f4a7c15^(stream*0xbf58476d1ce4e5b9+1))
 }
+
+// refill regenerates a write buffer (refill_buffers, or the verify= block for
+// the offset just drawn); it does not allocate.
+func (w *worker) refill(buf []byte) {
+	if w.verify != nil {
+		w.verify.fill(buf, w.now())
+		return
+	}
+	fillBuffer(buf, w.spec.Buffer, w.fill)
+}

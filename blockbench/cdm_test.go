@@ -188,8 +188,8 @@ func TestCDMOnTmpfs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, job := range res.Jobs {
-		if job.Options["direct"] != "0" {
-			t.Errorf("job %s ran with direct %s", job.JobName, job.Options["direct"])
+		if job.Config.Direct {
+			t.Errorf("job %s ran with direct I/O", job.JobName)
 		}
 	}
 	if res.CDM.Direct || !slices.ContainsFunc(res.Notes, func(s string) bool { return strings.Contains(s, "--buffered") }) {
@@ -220,8 +220,8 @@ func TestCDMBothRunsTwoBuffers(t *testing.T) {
 		for _, k := range append([]int{r.WarmupJob}, r.Jobs...) {
 			job := res.Jobs[k]
 			want := map[string]string{"random": "random", "zero": "zero"}[r.Data]
-			if job.Config.Buffer != want || job.Options["direct"] != "1" {
-				t.Errorf("row %s %s: job %s buffer %s direct %s", r.Mode, r.Data, job.JobName, job.Config.Buffer, job.Options["direct"])
+			if job.Config.Buffer != want || !job.Config.Direct {
+				t.Errorf("row %s %s: job %s buffer %s direct %v", r.Mode, r.Data, job.JobName, job.Config.Buffer, job.Config.Direct)
 			}
 		}
 		files[r.Data] = res.Jobs[r.Jobs[0]].JobName

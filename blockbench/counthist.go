@@ -4,8 +4,8 @@ package blockbench
 // the last slot for anything above. A worker keeps two, filled in the I/O
 // loop of a queueing engine: the I/Os in flight after each submission and
 // the completions each reap call took. They keep the counts at full
-// resolution; a summary that wants coarser buckets (fio's io_u_map, in
-// fioshape.go) bins them once the workers are done.
+// resolution; a shape that wants coarser buckets (fio's io_u_map, in
+// fiojob/shape.go) bins them once the workers are done (JobMeasure).
 type countHist []int64
 
 // countTopFloor is the least top a worker's histograms have, so that a

@@ -32,7 +32,7 @@ func checkCacheNoted(t *testing.T, dir, what string) {
 		}
 		t.Fatal(err)
 	}
-	if len(res.Jobs) != 1 || res.Jobs[0].Options["direct"] != "1" {
+	if len(res.Jobs) != 1 || !res.Jobs[0].Config.Direct {
 		t.Fatalf("jobs %d, want one run with direct=1", len(res.Jobs))
 	}
 	if !slices.ContainsFunc(res.Notes, func(n string) bool {

@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/clydebench/clyde/result"
@@ -73,58 +70,13 @@ type StridedZones struct {
 	Size, Range, Skip int64
 }
 
-func (d Distribution) uniform() bool { return d.Kind == "" || d.Kind == DistRandom }
+// Uniform says d draws every offset with the same chance (fio's
+// random_distribution=random).
+func (d Distribution) Uniform() bool { return d.Kind == "" || d.Kind == DistRandom }
 
-// String is the distribution in fio's syntax: zipf:1.2, normal:10:0.5,
-// zoned:60/10:40/90 (read,write when the directions differ).
-func (d Distribution) String() string {
-	if d.uniform() {
-		return string(DistRandom)
-	}
-	s := string(d.Kind)
-	switch d.Kind {
-	case DistZoned, DistZonedAbs:
-		parts := []string{zonesString(d.Kind, d.Zones[0])}
-		if !slices.Equal(d.Zones[0], d.Zones[1]) {
-			parts = append(parts, zonesString(d.Kind, d.Zones[1]))
-		}
-		return s + ":" + strings.Join(parts, ",")
-	}
-	s += ":" + strconv.FormatFloat(d.Param, 'f', -1, 64)
-	if d.HasCenter {
-		s += ":" + strconv.FormatFloat(d.Center, 'f', -1, 64)
-	}
-	return s
-}
-
-func zonesString(k DistKind, zs []DistZone) string {
-	var b []string
-	for _, z := range zs {
-		if k == DistZonedAbs {
-			b = append(b, strconv.Itoa(z.AccessPct)+"/"+fioSize(z.Size))
-		} else {
-			b = append(b, strconv.Itoa(z.AccessPct)+"/"+strconv.Itoa(z.SizePct))
-		}
-	}
-	return strings.Join(b, ":")
-}
-
-// distOptions echoes the distribution and the zones in fio's syntax.
-func (w *workload) distOptions(set func(k, v string)) {
-	if !w.Distribution.uniform() {
-		set("random_distribution", w.Distribution.String())
-	}
-	if z := w.Zones; z.Size > 0 {
-		set("zonemode", "strided")
-		set("zonesize", fioSize(z.Size))
-		set("zonerange", fioSize(z.zoneRange(w.Size)))
-		if z.Skip > 0 {
-			set("zoneskip", fioSize(z.Skip))
-		}
-	}
-}
-
-func (z StridedZones) zoneRange(size int64) int64 {
+// RangeIn is the zone range of a region of size bytes: Range, or Size
+// when Range is 0.
+func (z StridedZones) RangeIn(size int64) int64 {
 	if z.Range > 0 {
 		return z.Range
 	}
@@ -188,7 +140,7 @@ func (w *Workload) distributionProblem() (flag, msg string) {
 	if d.HasCenter && !(d.Center >= 0 && d.Center <= 1) {
 		return opt, fmt.Sprintf("center %g: give 0 <= center <= 1", d.Center)
 	}
-	if !d.uniform() && (w.Access != nil || w.Volume != nil) {
+	if !d.Uniform() && (w.Access != nil || w.Volume != nil) {
 		return opt, fmt.Sprintf("workload %s: %s shapes fio's rw modes on one target, not an access specification or a volume", w.Name, d.Kind)
 	}
 	z := w.Zones
@@ -204,7 +156,7 @@ func (w *Workload) distributionProblem() (flag, msg string) {
 		// zone, and rw=rw then stays in the first zone: not what the job
 		// file says.
 		return "--zonemode", fmt.Sprintf("workload %s: strided zones with rw=rw (sequential reads and writes) are not supported; fio moves only one direction's position to the next zone", w.Name)
-	case !d.uniform() && d.Kind != DistZoned && d.Kind != DistZonedAbs:
+	case !d.Uniform() && d.Kind != DistZoned && d.Kind != DistZonedAbs:
 		// fio draws zipf, pareto and normal over the whole file and adds
 		// the zone's start, so the job ends at the first draw past the
 		// end of the file.
@@ -212,7 +164,7 @@ func (w *Workload) distributionProblem() (flag, msg string) {
 	case w.Access != nil || w.Volume != nil:
 		return "--zonemode", fmt.Sprintf("workload %s: strided zones apply to fio's rw modes on one target", w.Name)
 	}
-	if r := z.zoneRange(w.Size); r < w.BS {
+	if r := z.RangeIn(w.Size); r < w.BS {
 		return "--zonerange", fmt.Sprintf("%d is smaller than bs %d; a zone holds at least one block", r, w.BS)
 	}
 	return "", ""
@@ -260,7 +212,7 @@ const maxZoneSplits = 256
 func (w *workload) checkZones() (note string, err error) {
 	span := w.Size
 	if w.Zones.Size > 0 {
-		span = w.Zones.zoneRange(w.Size)
+		span = w.Zones.RangeIn(w.Size)
 		if span > w.Size {
 			return "", result.Usagef("--zonerange", "%d is larger than the region of %d bytes", span, w.Size)
 		}
@@ -380,7 +332,7 @@ func zipfZetan(n uint64, theta float64) float64 {
 // newOffsetDraw is the draw of one worker over n blocks, or nil for a
 // uniform distribution (the worker's own draw, with or without the map).
 func newOffsetDraw(d Distribution, n, bs uint64, rng *rand.PCG) *offsetDraw {
-	if d.uniform() || n == 0 {
+	if d.Uniform() || n == 0 {
 		return nil
 	}
 	o := &offsetDraw{kind: d.Kind, rng: rng, n: n}
@@ -582,7 +534,7 @@ func (w *worker) setupDraws() {
 	spec := w.spec
 	span := w.nBlocks
 	if z := spec.Zones; z.Size > 0 {
-		r := z.zoneRange(spec.Size)
+		r := z.RangeIn(spec.Size)
 		w.zone = zoneWalk{size: z.Size, rng: r, skip: z.Skip, start: spec.Offset}
 		w.zoned = true
 		span = uint64(r / spec.BS)
@@ -591,7 +543,7 @@ func (w *worker) setupDraws() {
 	if !w.random {
 		return
 	}
-	if spec.Distribution.uniform() {
+	if spec.Distribution.Uniform() {
 		if spec.RandomMap && spec.vmap == nil && span > 1 {
 			w.perm = newBlockPerm(span, w.rng)
 		}

@@ -376,28 +376,6 @@ func TestDistributionRefusals(t *testing.T) {
 	}
 }
 
-// TestDistributionEcho: the result's job options say what ran, in fio's
-// syntax.
-func TestDistributionEcho(t *testing.T) {
-	for _, c := range []struct {
-		d    Distribution
-		want string
-	}{
-		{Distribution{Kind: DistZipf, Param: 1.2}, "zipf:1.2"},
-		{Distribution{Kind: DistNormal, Param: 10, Center: 0.5, HasCenter: true}, "normal:10:0.5"},
-		{Distribution{Kind: DistZoned, Zones: [2][]DistZone{{{60, 10, 0}, {40, 90, 0}}, {{60, 10, 0}, {40, 90, 0}}}}, "zoned:60/10:40/90"},
-		{Distribution{Kind: DistZoned, Zones: [2][]DistZone{{{100, 100, 0}}, {{50, 50, 0}, {50, 50, 0}}}}, "zoned:100/100,50/50:50/50"},
-		{Distribution{Kind: DistZonedAbs, Zones: [2][]DistZone{{{100, 0, 1 << 20}}, {{100, 0, 1 << 20}}}}, "zoned_abs:100/1m"},
-	} {
-		w := &workload{Workload: Workload{RW: RandRead, BS: 4096, Size: 1 << 20, Distribution: c.d, Zones: StridedZones{Size: 64 << 10}}}
-		m := map[string]string{}
-		w.distOptions(func(k, v string) { m[k] = v })
-		if m["random_distribution"] != c.want || m["zonemode"] != "strided" || m["zonesize"] != "64k" || m["zonerange"] != "64k" {
-			t.Errorf("echo %v, want random_distribution=%s and the zones", m, c.want)
-		}
-	}
-}
-
 // TestDistributionDrawsAllocateNothing: the draws run once per I/O.
 func TestDistributionDrawsAllocateNothing(t *testing.T) {
 	for _, w := range []Workload{

@@ -176,14 +176,14 @@ func TestLibaioMovesTheRightBytes(t *testing.T) {
 			// The queue fills one I/O at a time to depth, then each reap
 			// takes one and its slot is refilled: fio's io_u_map.
 			wantDepth := [7]int64{1, 2, 4, 8, blocks - (depth - 1)}
-			if got := fioLevels(w.inflight, depthBucket); got != wantDepth {
+			if got := [7]int64(w.fioDepth()); got != wantDepth {
 				t.Errorf("depth counts %v, want %v: the queue should stay at iodepth %d", got, wantDepth, depth)
 			}
 			// One I/O per reap while I/O is left to issue; the drain at the
 			// end takes the last depth in one call, or in a few when its
 			// bounded wait (10 ms at a time) ends before all are done, as
 			// on a loaded machine.
-			reaps := fioLevels(w.reaped, batchBucket)
+			reaps := w.fioReaps()
 			if reaps[0] != 0 || reaps[1] < blocks-depth || reaps[1] > blocks-depth+3 || reaps[2]+reaps[3] > 3 || reaps[4]+reaps[5]+reaps[6] != 0 {
 				t.Errorf("reap counts %v, want %d of one I/O and the last %d in one call or a few", reaps, blocks-depth, depth)
 			}

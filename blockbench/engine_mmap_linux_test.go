@@ -106,7 +106,7 @@ func TestMmapMovesTheRightBytes(t *testing.T) {
 					t.Fatalf("block %d holds the wrong bytes (written: %v)", i, written[i*libaioTestBS] != nil)
 				}
 			}
-			if w.split || sum(w.fioDepth()[:]) != 0 || sum(w.fioReaps()[:]) != 0 {
+			if w.split || w.inflight.total() != 0 || w.reaped.total() != 0 {
 				t.Errorf("split %v, depth %v, reaps %v: mmap is synchronous, as fio's psync", w.split, w.fioDepth(), w.fioReaps())
 			}
 		})

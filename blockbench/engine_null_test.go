@@ -37,7 +37,7 @@ func TestNullRunsWithNoTarget(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			w := Workload{Name: "n", Filename: c.filename, RW: c.rw, RWMixRead: 50, BS: bs, Size: size, IODepth: c.depth,
 				NumJobs: 1, IOEngine: EngineNull, Buffer: Buffer{Kind: BufferRandom, Refill: true}, Seed: 1, RandomMap: true, Fsync: 16}
-			res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+			res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}, Shape: fioShape})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,8 +56,8 @@ func TestNullRunsWithNoTarget(t *testing.T) {
 				t.Errorf("notes %q: want the one saying no file was used", res.Notes)
 			}
 			j := res.Jobs[0]
-			if got := j.Read.IOBytes + j.Write.IOBytes; got != size || j.Options["ioengine"] != "null" {
-				t.Errorf("%d bytes moved by %q, want %d by null", got, j.Options["ioengine"], size)
+			if got := j.Read.IOBytes + j.Write.IOBytes; got != size || j.Config.IOEngine != "null" {
+				t.Errorf("%d bytes moved by %q, want %d by null", got, j.Config.IOEngine, size)
 			}
 			if writes := j.Write.TotalIOs; writes > 0 && j.Sync.TotalIOs != (writes-1)/16 && j.Sync.TotalIOs != writes/16 {
 				t.Errorf("%d writes, %d fsyncs with fsync=16: null takes syncs as fio's does", writes, j.Sync.TotalIOs)

@@ -95,13 +95,13 @@ func TestPosixAIOMovesTheRightBytes(t *testing.T) {
 					t.Fatalf("block %d holds the wrong bytes (written: %v)", i, written[i*libaioTestBS] != nil)
 				}
 			}
-			if sum(w.fioDepth()[:]) != blocks || sum(w.fioDepth()[depthBucket(depth)+1:]) != 0 {
+			if w.inflight.total() != blocks || w.inflight[depth+1:].total() != 0 {
 				t.Errorf("depth counts %v: want %d submissions, none deeper than %d", w.fioDepth(), blocks, depth)
 			}
 			if depth == 1 && w.fioDepth()[0] != blocks {
 				t.Errorf("depth counts %v: at iodepth 1 every submission is at depth 1", w.fioDepth())
 			}
-			if sum(w.fioReaps()[:]) == 0 || sum(w.fioReaps()[:]) > blocks {
+			if w.reaped.total() == 0 || w.reaped.total() > blocks {
 				t.Errorf("reap counts %v for %d I/Os", w.fioReaps(), blocks)
 			}
 			if a.inflight != 0 || len(a.free) != depth {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clydebench/clyde/blockbench"
+	"github.com/clydebench/clyde/fiojob"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -23,6 +24,7 @@ func ExampleRun() {
 	defer os.Remove(dir)
 	j := blockbench.NewJob(filepath.Join(dir, "f"))
 	j.RW, j.Size, j.TimeBased, j.Runtime = blockbench.RandRead, 1<<20, false, 0 // one pass over 1 MiB
+	j.Shape = fiojob.Shape                                                      // fio's fields too: its samples, distributions and job options
 	var b *result.Block
 	b, err = blockbench.Run(context.Background(), j)
 	if err != nil {
@@ -30,12 +32,13 @@ func ExampleRun() {
 		return
 	}
 	r := b.Jobs[0].Read
-	// fio's shape: total_ios, io_bytes, clat_ns percentiles.
-	fmt.Println(r.TotalIOs, r.IOBytes, len(r.Clat.Percentile) > 0, b.Jobs[0].Options["ioengine"])
+	// total_ios, io_bytes, clat_ns percentiles; the engine that ran, in
+	// clyde's config and in fio's job options.
+	fmt.Println(r.TotalIOs, r.IOBytes, len(r.Clat.Percentile) > 0, b.Jobs[0].Config.IOEngine, b.Jobs[0].Options["ioengine"])
 	left, _ := os.ReadDir(dir)
 	fmt.Println("left behind:", len(left))
 	// Output:
-	// 256 1048576 true psync
+	// 256 1048576 true psync psync
 	// left behind: 0
 }
 

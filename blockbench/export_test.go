@@ -25,3 +25,13 @@ func CompleteLoop(b *testing.B, spec RecordSpec) {
 		w.complete(dirRead, 4096, 4096, int64(i%256)*4096, t, t+100, t+900)
 	}
 }
+
+// fioShape is fiojob.Shape for this package's own tests whose results
+// carry fio's fields (the golden files, the rank merge). Package fiojob
+// imports blockbench, so only an external test package may import it:
+// fioshape_ext_test.go sets this through SetFioShape in its init, which
+// runs before any test.
+var fioShape Shaper
+
+// SetFioShape sets fioShape.
+func SetFioShape(s Shaper) { fioShape = s }

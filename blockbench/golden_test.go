@@ -81,11 +81,11 @@ func syntheticThread(seconds, i int) threadCPU {
 }
 
 // resolvedForTest is w as RunPlan would resolve it on a region of size
-// bytes, without a target.
+// bytes, without a target, with fio's shape.
 func resolvedForTest(w Workload, size int64) *workload {
 	e, _ := engineByName(w.IOEngine)
 	w.Offset, w.Size = 0, size
-	return &workload{Workload: w, engine: e, depth: w.IODepth}
+	return &workload{Workload: w, engine: e, depth: w.IODepth, shape: fioShape}
 }
 
 var fixedCPU = cpuclock.Sample{Elapsed: 5 * time.Second, CPU: cpuclock.Usage{User: 400 * time.Millisecond, Sys: 1900 * time.Millisecond}, CPUKnown: true}
@@ -108,7 +108,7 @@ func goldenJob() result.Block {
 	workers, recs := syntheticWorkers(wl, 5, func(sec int) int64 { return 2000 - int64(sec)*100 }, 90_000, 42)
 	b := fixtureBlock()
 	b.Jobs = []result.BlockJob{summarize(wl, workers, recs, fixedCPU)}
-	reportGroups(b.Jobs, 0)
+	reportGroups(b.Jobs, 0, fioShape)
 	return b
 }
 
@@ -126,7 +126,7 @@ func goldenProfile(p Profile) result.Block {
 		iops := min(int64(float64(load)*1e9/perIO), 3_000_000_000/wl.BS) / int64(wl.NumJobs) / 20
 		workers, recs := syntheticWorkers(wl, 2, func(int) int64 { return iops + int64(i%3) }, perIO*float64(min(load, 4)), uint64(i))
 		b.Jobs = append(b.Jobs, summarize(wl, workers, recs, fixedCPU))
-		reportGroups(b.Jobs[i:], i)
+		reportGroups(b.Jobs[i:], i, fioShape)
 	}
 	b.Profile = table.finish(steps, b.Jobs)
 	return b

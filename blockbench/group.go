@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -183,9 +184,20 @@ func (w *worker) prepareEngine() error {
 // group_reporting does for a job's clones: counts summed, runtime the
 // longest. recs are the workers' recorders merged (lat, clat, slat per
 // direction); cpu is the whole process over the group's window (see
-// setJobCPU for what the job's CPU figures are).
+// setJobCPU for what the job's CPU figures are). The workload's shape then
+// adds its fields.
 func summarize(wl *workload, workers []*worker, recs []*latency.Recorder, cpu cpuclock.Sample) result.BlockJob {
-	job := result.BlockJob{JobName: wl.Name, Desc: wl.Desc, GroupID: wl.groupID, Options: wl.options(), Config: wl.config()}
+	job := measured(wl, workers, recs, cpu)
+	if wl.shape != nil {
+		wl.shape.Job(&job, measureOf(wl, workers, recs))
+	}
+	return job
+}
+
+// measured is summarize's job before the shape adds its fields.
+func measured(wl *workload, workers []*worker, recs []*latency.Recorder, cpu cpuclock.Sample) result.BlockJob {
+	job := result.BlockJob{JobName: wl.Name, Desc: wl.Desc, GroupID: wl.groupID, Config: wl.config()}
+
 	startNs, endNs := int64(math.MaxInt64), int64(0)
 	var ios, bytes, short [2]int64
 	for _, w := range workers {
@@ -209,7 +221,6 @@ func summarize(wl *workload, workers []*worker, recs []*latency.Recorder, cpu cp
 	job.JobRuntime = elapsed / 1e6
 	job.Series = mergeSeries(workers, startNs)
 	job.Sync = wl.syncDir(recs[recSync], job.Syncs)
-	job.BlockJobFio = fioJobFields(wl, workers, recs)
 	dirs := [2]*result.BlockDir{&job.Read, &job.Write}
 	for d, out := range dirs {
 		if ios[d] == 0 {
@@ -224,7 +235,6 @@ func summarize(wl *workload, workers []*worker, recs []*latency.Recorder, cpu cp
 			out.BW = out.BWBytes >> 10
 		}
 		wl.latencyObjects(out, recs, d)
-		fioSampleStats(out, workers, d)
 	}
 	setVerifyRuntime(&job, workers)
 	reportTrims(&job, wl)
@@ -339,4 +349,70 @@ func (w *workload) config() result.BlockJobConfig {
 		c.IODepthRequested = w.IODepth
 	}
 	return c
+}
+
+// percentiles are the points the workload's latency objects report.
+func (w *workload) percentiles() []float64 {
+	if len(w.Report.PercentileList) == 0 {
+		return latency.FioPercentiles
+	}
+	ps := slices.Clone(w.Report.PercentileList)
+	slices.Sort(ps)
+	return slices.Compact(ps)
+}
+
+// latencyObjects fills slat_ns, clat_ns and lat_ns of one direction, each
+// with percentiles where fio's options put them.
+func (w *workload) latencyObjects(out *result.BlockDir, recs []*latency.Recorder, d int) {
+	ps := w.percentiles()
+	pick := func(on bool) []float64 {
+		if on {
+			return ps
+		}
+		return nil
+	}
+	out.Lat = result.LatNsFrom(recs[recLat+d], pick(w.Report.LatPercentiles))
+	out.Clat = result.LatNsFrom(recs[recClat+d], pick(!w.Report.NoClatPercentiles))
+	if recs[recSlat+d].Count() > 0 {
+		out.Slat = result.LatNsFrom(recs[recSlat+d], pick(w.Report.SlatPercentiles))
+	}
+}
+
+// syncDir is fio's sync direction: fsync calls and their latency, with
+// percentiles as fio gives them (clat or lat percentiles on).
+// fsyncs is the count of fsync calls alone: fdatasync calls are timed
+// with them but not counted in total_ios (syncopts.go).
+func (w *workload) syncDir(rec *latency.Recorder, fsyncs int64) result.BlockSyncDir {
+	var ps []float64
+	if !w.Report.NoClatPercentiles || w.Report.LatPercentiles {
+		ps = w.percentiles()
+	}
+	return result.BlockSyncDir{TotalIOs: fsyncs, Lat: result.LatNsFrom(rec, ps)}
+}
+
+// reportGroups sums the jobs of one run group (jobs[k] is res.Jobs[first+k])
+// by reporting group, as fio's "Run status group": a group of one job gets
+// no entry in groups, but its shape's group fields (fio's bw_agg) all the
+// same.
+func reportGroups(jobs []result.BlockJob, first int, shape Shaper) []result.BlockGroup {
+	var out []result.BlockGroup
+	for start := 0; start < len(jobs); {
+		end := start + 1
+		for end < len(jobs) && jobs[end].GroupID == jobs[start].GroupID {
+			end++
+		}
+		g := sumGroup(jobs[start].GroupID, jobs[start:end], first+start)
+		members := make([]*result.BlockJob, 0, end-start)
+		for k := start; k < end; k++ {
+			members = append(members, &jobs[k])
+		}
+		if shape != nil {
+			shape.Group(&g, members)
+		}
+		if end-start > 1 {
+			out = append(out, g)
+		}
+		start = end
+	}
+	return out
 }

@@ -44,10 +44,11 @@ type IometerSetup struct {
 	// SizeGiven is Plan.SizeGiven: a worker's Size 0 means the rest of an
 	// existing target and is refused for a new file.
 	SizeGiven bool
-	// Warn and Progress are Plan's.
+	// Warn, Progress, CommandLine and Shape are Plan's.
 	Warn        io.Writer
 	Progress    io.Writer
 	CommandLine []string
+	Shape       Shaper `json:"-"`
 	// Ignored lists what the source held that clyde does not use, for the
 	// result; Notes go into the result as they are.
 	Ignored []string
@@ -244,7 +245,7 @@ func (s *IometerSetup) Plan() (Plan, error) {
 }
 
 func (s *IometerSetup) plan() (Plan, []iometerTest, error) {
-	p := Plan{DestroyData: s.DestroyData, AllowSparse: s.AllowSparse, SizeGiven: s.SizeGiven, Warn: s.Warn, Progress: s.Progress, CommandLine: s.CommandLine,
+	p := Plan{DestroyData: s.DestroyData, AllowSparse: s.AllowSparse, SizeGiven: s.SizeGiven, Warn: s.Warn, Progress: s.Progress, CommandLine: s.CommandLine, Shape: s.Shape,
 		Notes: append([]string(nil), s.Notes...), RequireUncached: s.RequireUncached}
 	if err := s.validate(); err != nil {
 		return p, nil, err
@@ -384,7 +385,7 @@ func iometerMixSetup(j *Job) IometerSetup {
 	s := IometerSetup{Source: "iometer-mix", Profile: string(ProfileIometerMix), Filename: j.Filename,
 		Description: "4 KiB random at each read share", Runtime: j.Runtime, RampTime: j.RampTime, IOEngine: j.IOEngine,
 		Direct: j.Direct, DestroyData: j.DestroyData, AllowSparse: j.AllowSparse, SizeGiven: j.SizeGiven, Warn: j.Warn, Progress: j.Progress,
-		CommandLine: j.CommandLine, OnePass: !j.TimeBased}
+		CommandLine: j.CommandLine, OnePass: !j.TimeBased, Shape: j.Shape}
 	var all []int
 	for i, pct := range IometerReadPcts() {
 		s.Specs = append(s.Specs, AccessSpec{Name: fmt.Sprintf("4K; %d%% Read; 100%% random", pct),

@@ -235,6 +235,9 @@ type Job struct {
 	Report   ReportOptions
 	Log      RecordSpec
 	WriteLog func(name string, write func(io.Writer) error) error `json:"-"`
+	// Shape is Plan.Shape: what fills a peer's fields of the result
+	// (fiojob.Shape: fio's), for every preset too.
+	Shape Shaper `json:"-"`
 	// Ranks is Plan.Ranks: this process as one rank of a job of many.
 	Ranks *Ranks
 	// DestroyData allows writing to a block device or an existing file that
@@ -300,7 +303,7 @@ func (j *Job) Validate() error {
 	if _, err := ParseProfile(string(j.Profile)); err != nil {
 		return err
 	}
-	if j.Profile != ProfileNone && (!j.Distribution.uniform() || j.Zones != (StridedZones{})) {
+	if j.Profile != ProfileNone && (!j.Distribution.Uniform() || j.Zones != (StridedZones{})) {
 		return result.Usagef("--random_distribution", "the %s preset draws its own offsets; give --random_distribution and --zonemode to a single job", j.Profile)
 	}
 	if j.Profile != ProfileNone && (j.Verify != VerifyNone || j.Fdatasync > 0 || j.FsyncOnClose) {

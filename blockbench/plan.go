@@ -212,6 +212,9 @@ type Plan struct {
 	// (made for it if PrivateDir is not set), and removes it after;
 	// refused when the space is not there. Result.Space records it.
 	Fill FillLevel
+	// Shape, when set, fills a peer's fields of every job and reporting
+	// group (shape.go; fiojob.Shape: fio's); nil leaves them empty.
+	Shape Shaper `json:"-"`
 	// RequireUncached refuses targets on which uncached I/O would still
 	// measure the page cache (tmpfs, ramfs, FUSE) or cannot be opened
 	// uncached, and platforms without uncached I/O.
@@ -248,26 +251,10 @@ type workload struct {
 	// live, when set, is the progress line the workload's workers
 	// publish their counters to.
 	live *live
+	// shape is the plan's Shape.
+	shape Shaper
 }
 
 func (w *workload) String() string {
 	return fmt.Sprintf("%s bs=%d iodepth=%d numjobs=%d ioengine=%s", w.RW, w.BS, w.depth, w.NumJobs, w.engine.name())
-}
-
-// options echoes the workload as fio's "job options" does, in fio's option
-// syntax (fioOptions), with iodepth and ioengine what ran, and the Iometer
-// access specification it drew from.
-func (w *workload) options() map[string]string {
-	m := w.fioOptions()
-	if w.Access != nil {
-		m["access_spec"] = w.Access.Name
-	}
-	return m
-}
-
-func boolFlag(b bool) string {
-	if b {
-		return "1"
-	}
-	return "0"
 }

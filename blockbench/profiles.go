@@ -39,7 +39,7 @@ func SweepSizes() []int64 {
 // and a table for presets.
 func (j *Job) plan() (Plan, []step, *profileTable, error) {
 	p := Plan{DestroyData: j.DestroyData, AllowSparse: j.AllowSparse, SizeGiven: j.SizeGiven, Warn: j.Warn, CommandLine: j.CommandLine, Steady: j.Steady,
-		WriteLog: j.WriteLog, Notes: append([]string(nil), j.Notes...), Progress: j.Progress, Ranks: j.Ranks}
+		WriteLog: j.WriteLog, Notes: append([]string(nil), j.Notes...), Progress: j.Progress, Ranks: j.Ranks, Shape: j.Shape}
 	var steps []step
 	add := func(w Workload, st step) {
 		p.Groups = append(p.Groups, Group{w})

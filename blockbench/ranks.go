@@ -96,9 +96,11 @@ func (r *Ranks) validate(p *Plan) error {
 // and syncs summed, the runtime the longest rank's (so IOPS and bandwidth
 // are the job's total over the slowest rank's time, mdtest's "last done"),
 // latency histograms merged into true percentiles, the per-second series
-// added slot by slot from the common start. ranks[r] is rank r's jobs of
-// the group, the same jobs in the same order on every rank.
-func MergeRanks(ranks [][]result.BlockJob) ([]result.BlockJob, error) {
+// added slot by slot from the common start; shape, when set, fills its own
+// fields from the ranks' (fio's: its samples and distributions, as its
+// client does). ranks[r] is rank r's jobs of the group, the same jobs in
+// the same order on every rank.
+func MergeRanks(ranks [][]result.BlockJob, shape Shaper) ([]result.BlockJob, error) {
 	if len(ranks) == 0 {
 		return nil, nil
 	}
@@ -119,7 +121,7 @@ func MergeRanks(ranks [][]result.BlockJob) ([]result.BlockJob, error) {
 		for r := range ranks {
 			parts[r] = ranks[r][k]
 		}
-		m, err := mergeJob(parts)
+		m, err := mergeJob(parts, shape)
 		if err != nil {
 			return nil, fmt.Errorf("job %s: %w", parts[0].JobName, err)
 		}
@@ -128,7 +130,7 @@ func MergeRanks(ranks [][]result.BlockJob) ([]result.BlockJob, error) {
 	return out, nil
 }
 
-func mergeJob(parts []result.BlockJob) (result.BlockJob, error) {
+func mergeJob(parts []result.BlockJob, shape Shaper) (result.BlockJob, error) {
 	m := parts[0] // the options, config and names are every rank's
 	m.Series, m.Notes, m.AccessLines, m.ProcessCPU = nil, nil, nil, nil
 	var cpuUsr, cpuSys, cpuNs float64
@@ -147,7 +149,10 @@ func mergeJob(parts []result.BlockJob) (result.BlockJob, error) {
 			}
 		}
 	}
-	m.Syncs, m.Ctx, m.Majf, m.Minf = 0, 0, 0, 0
+	// The shape's fields are its Merge's to fill (none without a shape);
+	// the CPU's context switches and faults are summed here.
+	m.BlockJobFio = result.BlockJobFio{}
+	m.Syncs = 0
 	for _, p := range parts {
 		m.Syncs += p.Syncs
 		m.Ctx, m.Majf, m.Minf = m.Ctx+p.Ctx, m.Majf+p.Majf, m.Minf+p.Minf
@@ -180,8 +185,10 @@ func mergeJob(parts []result.BlockJob) (result.BlockJob, error) {
 	if m.Sync.Lat, err = mergeLat(syncs); err != nil {
 		return m, fmt.Errorf("sync: %w", err)
 	}
-	if err := mergeFio(&m, parts); err != nil {
-		return m, err
+	if shape != nil {
+		if err := shape.Merge(&m, parts); err != nil {
+			return m, err
+		}
 	}
 	m.Trend = trendOf(m.Series)
 	return m, nil
@@ -197,13 +204,6 @@ func mergeDir(dirs []*result.BlockDir) (result.BlockDir, error) {
 		m.ShortIOs += d.ShortIOs
 		m.DropIOs += d.DropIOs
 		m.RuntimeNs = max(m.RuntimeNs, d.RuntimeNs)
-		// fio's 500 ms samples add up as its clones' do (stat.c's
-		// sum_thread_stats under group_reporting): minimums, maximums,
-		// means and sample counts summed.
-		m.BWMin, m.BWMax, m.BWMean, m.BWSamples = m.BWMin+d.BWMin, m.BWMax+d.BWMax, m.BWMean+d.BWMean, m.BWSamples+d.BWSamples
-		m.IOPSMin, m.IOPSMax, m.IOPSMean, m.IOPSSamples = m.IOPSMin+d.IOPSMin, m.IOPSMax+d.IOPSMax, m.IOPSMean+d.IOPSMean, m.IOPSSamples+d.IOPSSamples
-		m.BWDev = math.Sqrt(m.BWDev*m.BWDev + d.BWDev*d.BWDev)
-		m.IOPSStddev = math.Sqrt(m.IOPSStddev*m.IOPSStddev + d.IOPSStddev*d.IOPSStddev)
 		slat, clat, lat = append(slat, d.Slat), append(clat, d.Clat), append(lat, d.Lat)
 	}
 	if m.TotalIOs == 0 {
@@ -261,70 +261,6 @@ func mergeLat(ls []result.LatNs) (result.LatNs, error) {
 	return m, nil
 }
 
-// mergeFio is fio's distributions over the ranks: each rank's shares
-// weighted by its I/Os (fio's own weights: the depth and latency levels
-// count I/Os), the latency buckets from the merged clat histograms.
-func mergeFio(m *result.BlockJob, parts []result.BlockJob) error {
-	weights := make([]float64, len(parts))
-	for r, p := range parts {
-		weights[r] = float64(p.Read.TotalIOs + p.Write.TotalIOs + p.Trim.TotalIOs)
-	}
-	pick := func(f func(*result.BlockJobFio) result.Dist) result.Dist {
-		ds := make([]result.Dist, len(parts))
-		for r := range parts {
-			ds[r] = f(&parts[r].BlockJobFio)
-		}
-		return weightedDist(ds, weights)
-	}
-	m.IODepthLevel = pick(func(f *result.BlockJobFio) result.Dist { return f.IODepthLevel })
-	m.IODepthSubmit = pick(func(f *result.BlockJobFio) result.Dist { return f.IODepthSubmit })
-	m.IODepthComplete = pick(func(f *result.BlockJobFio) result.Dist { return f.IODepthComplete })
-	clat := latency.New()
-	for _, dir := range []result.LatNs{m.Read.Clat, m.Write.Clat} {
-		if dir.N == 0 {
-			continue
-		}
-		r, err := dir.Recorder()
-		if err != nil {
-			return err
-		}
-		clat.Merge(r)
-	}
-	counts := clat.CountsBelow(latEdges)
-	total := sum(counts)
-	m.LatencyNs = dist(latLabels, counts[0:10], total, 0.01)
-	m.LatencyUs = dist(latLabels, counts[10:20], total, 0.01)
-	m.LatencyMs = dist(append(latLabels[:10:10], "2000", ">=2000"), counts[20:32], total, 0.01)
-	return nil
-}
-
-// weightedDist averages distributions of one shape key by key.
-func weightedDist(ds []result.Dist, weights []float64) result.Dist {
-	var out result.Dist
-	var total float64
-	for r, d := range ds {
-		if len(d) == 0 || weights[r] == 0 {
-			continue
-		}
-		if out == nil {
-			out = make(result.Dist, len(d))
-			for i, b := range d {
-				out[i].Key = b.Key
-			}
-		}
-		total += weights[r]
-		for i, b := range d {
-			if i < len(out) && out[i].Key == b.Key {
-				out[i].Value += b.Value * weights[r]
-			}
-		}
-	}
-	for i := range out {
-		out[i].Value /= total
-	}
-	return out
-}
-
 // addSeries adds b's samples into a's, slot by slot from the common start.
 func addSeries(a, b []result.BlockSample) []result.BlockSample {
 	for i, s := range b {
@@ -346,16 +282,17 @@ func addSeries(a, b []result.BlockSample) []result.BlockSample {
 // MergeRankGroups makes rank 0's result the job's: groups[g][r] is rank
 // r's jobs of group g, rank 0's own among them, in the order the result
 // holds them. Every job is summed over the ranks (MergeRanks) and the
-// reporting groups are summed again from the sums, bw_agg with them.
-func MergeRankGroups(res *result.Block, groups [][][]result.BlockJob) error {
+// reporting groups are summed again from the sums, the shape's group
+// fields (fio's bw_agg) with them.
+func MergeRankGroups(res *result.Block, groups [][][]result.BlockJob, shape Shaper) error {
 	var jobs []result.BlockJob
 	var gs []result.BlockGroup
 	for g, ranks := range groups {
-		merged, err := MergeRanks(ranks)
+		merged, err := MergeRanks(ranks, shape)
 		if err != nil {
 			return fmt.Errorf("group %d: %w", g+1, err)
 		}
-		gs = append(gs, reportGroups(merged, len(jobs))...)
+		gs = append(gs, reportGroups(merged, len(jobs), shape)...)
 		jobs = append(jobs, merged...)
 	}
 	if len(jobs) != len(res.Jobs) {

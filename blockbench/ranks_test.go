@@ -176,13 +176,13 @@ func TestMergeRanks(t *testing.T) {
 		if r == 0 {
 			w.Size = 4 << 20 // the slower rank, first: four times the I/Os
 		}
-		res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+		res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}, Shape: fioShape})
 		if err != nil {
 			t.Fatal(err)
 		}
 		ranks = append(ranks, res.Jobs)
 	}
-	merged, err := MergeRanks(ranks)
+	merged, err := MergeRanks(ranks, fioShape)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,10 +227,10 @@ func TestMergeRanks(t *testing.T) {
 	// The ranks must have run the same jobs.
 	other := append([]result.BlockJob(nil), ranks[1]...)
 	other[0].JobName = "else"
-	if _, err := MergeRanks([][]result.BlockJob{ranks[0], other}); err == nil || !strings.Contains(err.Error(), `rank 1's job 0 is "else"`) {
+	if _, err := MergeRanks([][]result.BlockJob{ranks[0], other}, fioShape); err == nil || !strings.Contains(err.Error(), `rank 1's job 0 is "else"`) {
 		t.Errorf("different jobs: %v", err)
 	}
-	if _, err := MergeRanks([][]result.BlockJob{ranks[0], nil}); err == nil || !strings.Contains(err.Error(), "rank 1 ran 0 jobs") {
+	if _, err := MergeRanks([][]result.BlockJob{ranks[0], nil}, fioShape); err == nil || !strings.Contains(err.Error(), "rank 1 ran 0 jobs") {
 		t.Errorf("missing jobs: %v", err)
 	}
 }

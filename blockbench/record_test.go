@@ -119,7 +119,7 @@ func TestRecordHook(t *testing.T) {
 	b.Name, b.NumJobs = "b", 1 // records nothing
 	c.Name, c.NumJobs, c.Log = "c", 1, testSpec{every: int64(20 * time.Millisecond), writes: true, got: g}
 	m := map[string]string{}
-	p := Plan{Groups: []Group{{a, b, c}}, CommandLine: []string{"clyde"}, WriteLog: func(name string, fill func(io.Writer) error) error {
+	p := Plan{Groups: []Group{{a, b, c}}, CommandLine: []string{"clyde"}, Shape: fioShape, WriteLog: func(name string, fill func(io.Writer) error) error {
 		var s strings.Builder
 		err := fill(&s)
 		m[name] = s.String()

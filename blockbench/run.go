@@ -190,12 +190,12 @@ func runPlanGroups(ctx context.Context, p *Plan, groups [][]*workload, res *resu
 		for k := range jobs {
 			if err == nil && !jobs[k].Interrupted && jobs[k].Read.TotalIOs+jobs[k].Write.TotalIOs+jobs[k].Trim.TotalIOs == 0 {
 				// Zeros would read as a measurement; there was none.
-				err = fmt.Errorf("job %s: completed no I/O in its runtime of %s; give a longer --runtime", jobs[k].JobName, jobs[k].Options["runtime"])
+				err = fmt.Errorf("job %s: completed no I/O in its runtime of %s; give a longer --runtime", jobs[k].JobName, time.Duration(jobs[k].Config.RuntimeNs))
 				res.Error = err.Error()
 				return err
 			}
 		}
-		res.Groups = append(res.Groups, reportGroups(jobs, first)...)
+		res.Groups = append(res.Groups, reportGroups(jobs, first, p.Shape)...)
 		res.Jobs = append(res.Jobs, jobs...)
 		for k := range jobs {
 			res.Notes = append(res.Notes, jobs[k].Notes...)
@@ -264,7 +264,7 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 				for _, vt := range ts {
 					vt.direct = vt.direct || w.Direct
 				}
-				ws = append(ws, &workload{Workload: w, target: ts[0], vol: ts, groupID: reportGroup, firstWorker: worker, writeLog: p.WriteLog})
+				ws = append(ws, &workload{Workload: w, target: ts[0], vol: ts, groupID: reportGroup, firstWorker: worker, writeLog: p.WriteLog, shape: p.Shape})
 				worker += w.NumJobs
 				continue
 			}
@@ -296,7 +296,7 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 			}
 			t.writes = t.writes || w.RW.Writes()
 			t.direct = t.direct || w.Direct
-			ws = append(ws, &workload{Workload: w, target: t, groupID: reportGroup, firstWorker: worker, writeLog: p.WriteLog})
+			ws = append(ws, &workload{Workload: w, target: t, groupID: reportGroup, firstWorker: worker, writeLog: p.WriteLog, shape: p.Shape})
 			worker += w.NumJobs
 		}
 		groups = append(groups, ws)
@@ -534,5 +534,18 @@ func workloadFrom(j *Job, rw RW, bs int64) Workload {
 		EndFsync: j.EndFsync, Invalidate: j.Invalidate, FadviseHint: j.FadviseHint, Report: j.Report, Log: j.Log,
 		Distribution: j.Distribution, Zones: j.Zones, Fdatasync: j.Fdatasync, FsyncOnClose: j.FsyncOnClose,
 		Verify: j.Verify, VerifyFatal: j.VerifyFatal, NoVerifyPass: j.NoVerifyPass,
+	}
+}
+
+// maxPercentiles is fio's FIO_IO_U_LIST_MAX_LEN: the most points
+// percentile_list takes.
+const maxPercentiles = 20
+
+// setElapsed fills fio's eta and elapsed of every job: the run is over, and
+// it took this many whole seconds (rounded up, as fio's clock shows them).
+func setElapsed(res *result.Block, started time.Time) {
+	secs := int64((time.Since(started) + time.Second - 1) / time.Second)
+	for i := range res.Jobs {
+		res.Jobs[i].Eta, res.Jobs[i].Elapsed = 0, secs
 	}
 }

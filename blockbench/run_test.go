@@ -455,7 +455,7 @@ func TestDepthRecordsWhatRan(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(string(tc.engine), func(t *testing.T) {
 			j := countJob(filepath.Join(t.TempDir(), "f"), RandRead, 1<<20, 4096)
-			j.IOEngine, j.IODepth = tc.engine, 8
+			j.IOEngine, j.IODepth, j.Shape = tc.engine, 8, fioShape
 			res, err := Run(context.Background(), j)
 			if err != nil {
 				t.Fatal(err)

@@ -276,7 +276,7 @@ func TestURingReapsAsFio(t *testing.T) {
 				t.Errorf("io_uring by name reaps %d per call, want fio's 1", reapMax)
 			}
 			wantDepth := [7]int64{1, 2, 4, 8, blocks - (depth - 1)}
-			if got := fioLevels(w.inflight, depthBucket); got != wantDepth {
+			if got := [7]int64(w.fioDepth()); got != wantDepth {
 				t.Errorf("depth counts %v, want %v: the queue should stay at iodepth %d", w.fioDepth(), wantDepth, depth)
 			}
 			ones := int64(blocks - depth + 1)
@@ -339,7 +339,7 @@ func TestURingAutoRecordsItsReap(t *testing.T) {
 		t.Run(string(c.engine), func(t *testing.T) {
 			w := Workload{Name: "r", Filename: filepath.Join(dir, string(c.engine)), RW: RandRead, BS: 4096, Size: 1 << 20,
 				IODepth: 8, NumJobs: 1, IOEngine: c.engine, Buffer: Buffer{Kind: BufferRandom}, Seed: 1, RandomMap: true}
-			res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+			res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}, Shape: fioShape})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -49,7 +49,7 @@ func TestVerifyPassesCleanRun(t *testing.T) {
 			}
 			w := verifyWorkload(t, c.kind)
 			w.RW, w.IOEngine, w.IODepth = c.rw, c.engine, c.depth
-			res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+			res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}, Shape: fioShape})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,7 +166,7 @@ func TestVerifyFatalStopsAtFirst(t *testing.T) {
 func TestVerifyOnlyWhenAsked(t *testing.T) {
 	w := verifyWorkload(t, VerifyCRC32C)
 	w.NoVerifyPass = true
-	res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+	res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}, Shape: fioShape})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ func Load(path string, env Env, o Options) (blockbench.Plan, error) {
 // plan's GlobalOptions echo the [global] options that have values, as fio's
 // "global options" does.
 func Compile(f *File, o Options) (blockbench.Plan, error) {
-	p := blockbench.Plan{SizeGiven: true, GlobalOptions: map[string]string{}}
+	p := blockbench.Plan{SizeGiven: true, GlobalOptions: map[string]string{}, Shape: Shape}
 	var globals [][]Option
 	for _, sec := range f.Sections {
 		if isGlobal(sec.Name) {

@@ -109,6 +109,9 @@ type Options struct {
 	CommandLine []string
 	// Now is the clock for the date in the file names; nil is time.Now.
 	Now func() time.Time
+	// Shape is blockbench.Plan.Shape (fiojob.Shape: fio's fields of the
+	// result's jobs).
+	Shape blockbench.Shaper `json:"-"`
 }
 
 // DefaultOptions is ORION's defaults for a run level.

@@ -172,6 +172,7 @@ func checkBlockArgs(args []string) ([]string, error) {
 // blockJob turns the flags into a Job; every parse error is a usage error.
 func blockJob(c *cli.Context) (blockbench.Job, error) {
 	j := blockbench.NewJob(c.String("filename"))
+	j.Shape = fiojob.Shape // clyde's block JSON is fio's, for every preset
 	var err error
 	j.Name = c.String("name")
 	kb, err := fiojob.ParseKBBaseFlag("--kb_base", c.String("kb_base"))

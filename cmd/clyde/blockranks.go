@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/clydebench/clyde/blockbench"
+	"github.com/clydebench/clyde/fiojob"
 	"github.com/clydebench/clyde/internal/blockreport"
 	"github.com/clydebench/clyde/internal/coord"
 	"github.com/clydebench/clyde/internal/launch"
@@ -296,7 +297,7 @@ func (br *blockRanks) merge(res *result.Block) error {
 	for i, g := range steps {
 		groups[i] = g.ranks
 	}
-	if err := blockbench.MergeRankGroups(res, groups); err != nil {
+	if err := blockbench.MergeRankGroups(res, groups, fiojob.Shape); err != nil {
 		return err
 	}
 	for _, g := range steps {

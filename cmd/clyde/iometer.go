@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/clydebench/clyde/blockbench"
+	"github.com/clydebench/clyde/fiojob"
 	"github.com/clydebench/clyde/internal/blockreport"
 	"github.com/clydebench/clyde/internal/compare"
 	"github.com/clydebench/clyde/iometer"
@@ -114,7 +115,8 @@ func iometerAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	keep, err := beginKeep(c) // checks --output too, before anything is created
+	setup.Shape = fiojob.Shape // clyde's block JSON is fio's
+	keep, err := beginKeep(c)  // checks --output too, before anything is created
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/clydebench/clyde/blockbench"
+	"github.com/clydebench/clyde/fiojob"
 	"github.com/clydebench/clyde/internal/blockreport"
 	"github.com/clydebench/clyde/internal/compare"
 	"github.com/clydebench/clyde/orion"
@@ -68,6 +69,7 @@ func orionCommand() *cli.Command {
 func orionOptions(c *cli.Context) (orion.Options, error) {
 	// ORION reads its word values in any case (-simulate RAID0).
 	o := orion.DefaultOptions(strings.ToLower(c.String("run")))
+	o.Shape = fiojob.Shape // clyde's block JSON is fio's
 	var err error
 	o.TestName = c.String("testname")
 	o.NumDisks = c.Int("num_disks")

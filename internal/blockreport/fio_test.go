@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/clydebench/clyde/blockbench"
+	"github.com/clydebench/clyde/fiojob"
 	"github.com/clydebench/clyde/internal/latency"
 	"github.com/clydebench/clyde/result"
 )
@@ -55,7 +56,7 @@ func seededRun(t *testing.T) *result.Block {
 	t.Helper()
 	j := blockbench.NewJob(filepath.Join(t.TempDir(), "target"))
 	j.RW, j.IOEngine, j.Size, j.Runtime, j.Seed = blockbench.RandRead, blockbench.EnginePsync, 1<<20, 300*time.Millisecond, 42
-	j.CommandLine = []string{"clyde", "block"}
+	j.CommandLine, j.Shape = []string{"clyde", "block"}, fiojob.Shape // fio's fields, as the CLI runs it
 	res, err := blockbench.Run(context.Background(), j)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,52 @@
+package blockbench
+
+import (
+	"fmt"
+
+	"github.com/clydebench/clyde/internal/osio"
+)
+
+// invalidate drops the cached pages of the files the group's workloads
+// ask it for (fio's invalidate), once per file, before the group starts,
+// and returns a note for each file whose pages stayed (tmpfs keeps them)
+// or that could not be checked. A block device is not invalidated: fio
+// flushes its buffers with an ioctl clyde does not issue; a note says so
+// for buffered I/O on one.
+func invalidate(ws []*workload) []string {
+	var notes []string
+	done := map[*target]bool{}
+	for _, w := range ws {
+		t := w.target
+		if !w.Invalidate || w.Direct || done[t] || !t.file.Valid() {
+			continue
+		}
+		done[t] = true
+		if t.device {
+			notes = append(notes, fmt.Sprintf("job %s: invalidate: the page cache of block device %s is not dropped; give direct=1 for reads from the device", w.Name, t.resolved))
+			continue
+		}
+		st := osio.EvictPageCache(t.file, t.size)
+		switch {
+		case st.Error != "":
+			notes = append(notes, fmt.Sprintf("job %s: invalidate %s: %s", w.Name, t.resolved, st.Error))
+		case !st.Cold:
+			notes = append(notes, fmt.Sprintf("job %s: invalidate: %d of %d bytes of %s stayed in the page cache (tmpfs keeps them), so buffered reads are from memory",
+				w.Name, st.ResidentBytes, st.FileBytes, t.resolved))
+		}
+	}
+	return notes
+}
+
+// dropCache is osio.DropCache; a test counts the calls through it.
+var dropCache = osio.DropCache
+
+// dropPass drops the file's cached pages at the end of a pass (see
+// worker.dropEvery), inside the measured time as fio's reopen is.
+func (w *worker) dropPass() {
+	if err := dropCache(w.h); err != nil {
+		w.fail(fmt.Errorf("invalidate after a pass: %w", err))
+	}
+	for w.nextDrop <= w.ios[dirRead]+w.ios[dirWrite] {
+		w.nextDrop += w.dropEvery
+	}
+}

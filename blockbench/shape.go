@@ -1,0 +1,87 @@
+package blockbench
+
+import (
+	"github.com/clydebench/clyde/internal/latency"
+	"github.com/clydebench/clyde/result"
+)
+
+// The shape hook: what a job's result holds beyond clyde's own figures for
+// the readers of a peer's format (fiojob.Shape fills fio's: its 500 ms
+// sample statistics, the queue-depth and latency distributions, bw_agg and
+// the job options in fio's syntax). blockbench measures and calls the hook;
+// it knows nothing of what the hook fills. The CLI sets it as the Plan's (or
+// Job's, IometerSetup's) Shape, as fiojob imports blockbench and never the
+// other way round; a nil Shape leaves those fields empty.
+
+// Shaper fills a peer's fields of block results.
+type Shaper interface {
+	// Job fills one job's fields from what its workers measured; job holds
+	// clyde's own figures already.
+	Job(job *result.BlockJob, m *JobMeasure)
+	// Group fills the fields of one reporting group's jobs that depend on
+	// the group's sum, g.
+	Group(g *result.BlockGroup, jobs []*result.BlockJob)
+	// Merge fills the fields of m, one job summed over ranks
+	// (MergeRanks), from the ranks' own jobs, parts; m holds the summed
+	// figures and, until Merge sets them, rank 0's fields of the shape.
+	Merge(m *result.BlockJob, parts []result.BlockJob) error
+}
+
+// JobMeasure is one job as its workers measured it, for a Shaper.
+type JobMeasure struct {
+	// Workload is the job as given, with its region resolved (Offset,
+	// Size); Depth and Engine are what ran (an engine without a queue
+	// runs at depth 1), and Queues says the engine keeps several I/Os in
+	// flight and counted its depth and reaps.
+	Workload *Workload
+	Depth    int
+	Engine   Engine
+	Queues   bool
+	Workers  []WorkerMeasure
+	// Clat holds every worker's completion latencies merged, per
+	// direction (0 read, 1 write).
+	Clat [2]*latency.Recorder
+}
+
+// WorkerMeasure is what one worker counted.
+type WorkerMeasure struct {
+	// IOs are the I/Os it completed per direction.
+	IOs [2]int64
+	// Marks are its cumulative counters every MarkEvery from the start of
+	// its measured time, the first at zero counts.
+	Marks []Mark
+	// InFlight[n] counts the submissions after which n I/Os were in
+	// flight, Reaped[n] the reap calls that took n completions; the last
+	// slot counts anything above. Empty for an engine that does not queue.
+	InFlight, Reaped []int64
+}
+
+// Mark is a worker's cumulative counters at one instant, AtNs in ns of
+// its clock.
+type Mark struct {
+	AtNs       int64
+	IOs, Bytes [2]int64
+}
+
+// MarkEvery is the period of a worker's Marks, in ns: fio's bwavgtime and
+// iopsavgtime.
+const MarkEvery = markEvery
+
+// measureOf is wl's workers' measurement; recs are their merged recorders.
+func measureOf(wl *workload, workers []*worker, recs []*latency.Recorder) *JobMeasure {
+	m := &JobMeasure{Workload: &wl.Workload, Depth: wl.depth, Engine: wl.engine.name(), Queues: wl.engine.queues(),
+		Clat: [2]*latency.Recorder{recs[recClat+dirRead], recs[recClat+dirWrite]}}
+	m.Workers = make([]WorkerMeasure, len(workers))
+	for i, w := range workers {
+		wm := &m.Workers[i]
+		wm.IOs = w.ios
+		wm.Marks = make([]Mark, len(w.marks))
+		for k, mk := range w.marks {
+			wm.Marks[k] = Mark{AtNs: mk.atNs, IOs: mk.ios, Bytes: mk.bytes}
+		}
+		if m.Queues {
+			wm.InFlight, wm.Reaped = w.inflight, w.reaped
+		}
+	}
+	return m
+}
