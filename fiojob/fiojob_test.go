@@ -233,7 +233,7 @@ func TestOverrides(t *testing.T) {
 	if w.Runtime != time.Second || w.BS != 8192 || w.Log.(LogSpec).IOPS != "a" {
 		t.Errorf("runtime %v bs %d log %+v; want the flag's 1s over the job's 20s, the job's bs, the log named a", w.Runtime, w.BS, w.Log)
 	}
-	_, err = compile(t, text, nil, nil, Options{Overrides: []Option{{Name: "rw", Value: "randtrimwrite", HasValue: true, Pos: "--rw"}}})
+	_, err = compile(t, text, nil, nil, Options{Overrides: []Option{{Name: "rw", Value: "randappend", HasValue: true, Pos: "--rw"}}})
 	if err == nil || !strings.HasPrefix(err.Error(), "--rw:") {
 		t.Errorf("a bad override: %v, want an error naming --rw", err)
 	}
@@ -257,7 +257,7 @@ func TestRefusals(t *testing.T) {
 		{"percentage size", "[a]\nfilename=f\nsize=50%\n", "job.fio:3", "percentage"},
 		{"bad bool", "[a]\nfilename=f\nsize=1m\ndirect=yes\n", "job.fio:4", "give 0 or 1"},
 		{"bad time", "[a]\nfilename=f\nsize=1m\nruntime=soon\n", "job.fio:4", "not a time"},
-		{"randtrimwrite", "[a]\nfilename=f\nsize=1m\nrw=randtrimwrite\n", "job.fio:4", "not at random"},
+		{"unknown rw mode", "[a]\nfilename=f\nsize=1m\nrw=randappend\n", "job.fio:4", "accepted: read"},
 		{"rw run length", "[a]\nfilename=f\nsize=1m\nrw=randread:8\n", "job.fio:4", "new offset"},
 		{"per-direction bs", "[a]\nfilename=f\nsize=1m\nbs=4k,8k\n", "job.fio:4", "one block size"},
 		{"several files", "[a]\nfilename=a:b\nsize=1m\n", "job.fio:2", "several files"},
