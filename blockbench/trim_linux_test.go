@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -121,32 +120,6 @@ func TestTrimWriteOnLoopDevice(t *testing.T) {
 	if !bytes.Equal(got[:off], bytes.Repeat([]byte{0xab}, off)) || !bytes.Equal(got[off+region:], bytes.Repeat([]byte{0xab}, size-off-region)) {
 		t.Errorf("a trim or write reached outside its region")
 	}
-}
-
-// seqSpec records every completion's direction and offset, in order.
-type seqSpec struct {
-	got *[]string
-	n   int
-}
-
-func (s *seqSpec) Validate() error           { return nil }
-func (s *seqSpec) Writes() bool              { return false }
-func (s *seqSpec) Options(func(k, v string)) {}
-func (s *seqSpec) StartGroup(ws []RecordedWorkload) (GroupRecorder, error) {
-	s.n = len(ws)
-	if s.got == nil {
-		s.got = new([]string)
-	}
-	return s, nil
-}
-func (s *seqSpec) Worker(RecordedWorker) (IORecorder, bool) {
-	return observeFunc(func(r IORecord) {
-		*s.got = append(*s.got, strconv.Itoa(r.Dir)+"@"+strconv.FormatInt(r.Offset, 10))
-	}), true
-}
-func (s *seqSpec) Close() {}
-func (s *seqSpec) Write(func(string, func(io.Writer) error) error) ([][]string, error) {
-	return make([][]string, s.n), nil
 }
 
 // TestRandTrimWriteOnLoopDevice: randtrimwrite trims a block drawn at

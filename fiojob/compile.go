@@ -369,6 +369,7 @@ func init() {
 	}
 	addDataOptions()  // dataopts.go
 	addBatchOptions() // batchopts.go
+	addRWOptions()    // rwopts.go
 }
 
 // Supported lists the option names (and aliases) clyde reads, sorted.
