@@ -642,7 +642,7 @@ fsync=8
 [mixed]
 rw=randrw
 `},
-	{name: "posixaio", explained: map[string]string{"sync": "posixaio issues iodepth of them"}, text: `[global]
+	{name: "posixaio", explained: map[string]string{"sync": "axboe/fio#1754"}, text: `[global]
 size=1m
 ioengine=posixaio
 [read]
