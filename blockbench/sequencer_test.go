@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestSequencerOffsets records the offsets a worker issues with a gap
@@ -35,6 +36,17 @@ func TestSequencerOffsets(t *testing.T) {
 			"24 20 16 40 36 32 28 24", nil},
 		{"write:8k twice", func(w *Workload) { w.RW, w.SeqGap, w.Loops = Write, 8*k, 2 },
 			"0 12 24 36 48 60 0 12 24 36 48 60", nil},
+		{"write:8k time_based goes back at the region's end", func(w *Workload) {
+			w.RW, w.SeqGap, w.TimeBased, w.Runtime = Write, 8*k, true, 20*time.Millisecond
+		}, "", func(t *testing.T, offs []int64) {
+			// fio's get_next_seq_offset: a time-based job at the end of
+			// its region starts over at offset=.
+			for i, o := range offs {
+				if want := int64(i%6) * 12 * k; o != want {
+					t.Fatalf("I/O %d at %d, want %d: 0, 12k ... 60k and again", i, o, want)
+				}
+			}
+		}},
 		{"randread:4 identical", func(w *Workload) { w.RW, w.SeqRepeat, w.SeqRepeatSame = RandRead, 4, true }, "",
 			func(t *testing.T, offs []int64) {
 				seen := map[int64]bool{}
@@ -94,7 +106,7 @@ func TestSequencerOffsets(t *testing.T) {
 				t.Errorf("offsets (KiB) %s, fio's %s", strings.Join(kib, " "), c.fioKiB)
 			}
 			if c.check != nil {
-				if len(offs) != 16 {
+				if len(offs) != 16 && !w.TimeBased {
 					t.Fatalf("%d I/Os, want 16", len(offs))
 				}
 				c.check(t, offs)
