@@ -115,6 +115,21 @@ func TestSequencerOffsets(t *testing.T) {
 	}
 }
 
+// TestSequencerSyncs: a pass that ends early still syncs after its last
+// write, as fio 3.33 does (rw=write:8k, fsync=2 on a 64k file: 6 writes,
+// 3 syncs), since its byte budget is not spent.
+func TestSequencerSyncs(t *testing.T) {
+	w := Workload{Name: "s", Filename: filepath.Join(t.TempDir(), "f"), RW: Write, BS: 4096, Size: 64 << 10, IODepth: 1, NumJobs: 1,
+		IOEngine: EnginePsync, Buffer: Buffer{Kind: BufferRandom}, Seed: 3, SeqGap: 8 << 10, Fsync: 2}
+	res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := res.Jobs[0]; j.Write.TotalIOs != 6 || j.Sync.TotalIOs != 3 {
+		t.Errorf("%d writes, %d syncs; fio's 6 and 3", j.Write.TotalIOs, j.Sync.TotalIOs)
+	}
+}
+
 // TestSequencerQueued: a queueing engine, which counts an I/O when it
 // submits it rather than when it completes, issues the same offsets with
 // a gap and ends the pass at the same I/O.
