@@ -48,13 +48,25 @@ func (posixAIOEngine) name() Engine     { return EnginePosixAIO }
 func (posixAIOEngine) queues() bool     { return true }
 func (posixAIOEngine) available() error { return nil }
 
-// note is the note a posixaio run records, with what differs from fio's
-// posixaio when the workload syncs: fio 3.33 issues iodepth aio_fsyncs at
-// each fsync= point (strace: 60 fsync calls for 256 writes with fsync=16
-// at iodepth 4, 15 at iodepth 1), clyde one, as for every other engine.
+// note is the note a posixaio run records, with what differs from fio
+// 3.33's posixaio when the workload syncs. fio 3.33 issues iodepth
+// aio_fsyncs at each fsync= point (strace: 60 fsync calls for 256 writes
+// with fsync=16 at iodepth 4, 15 at iodepth 1; its JSON counts 60 syncs).
+// That is a bug of fio's, fixed in 3.37 (axboe/fio#1754): get_rw_ddir
+// asks for a sync while the write count is a multiple of fsync= and
+// last_was_sync is false, and 3.33 set last_was_sync only when a sync
+// completed (io_completed). An engine that queues its fsync (posixaio's
+// aio_fsync, io_uring's IORING_OP_FSYNC; libaio runs it at once on an
+// empty queue, FIO_Q_BUSY until then) gets one more sync in every slot
+// that frees before the first completes; with posixaio glibc runs one
+// descriptor's requests in order, so the iodepth-1 writes ahead of the
+// first fsync complete first, each freeing a slot for another: iodepth
+// fsyncs, all to sync the same writes. fio 3.37 marks the sync on issue,
+// as its documentation (a sync after every fsync= writes) says, and clyde
+// issues one per sync point for every engine, as that fio does.
 func (posixAIOEngine) note(w *Workload) string {
 	if w.Fsync > 0 || w.Fdatasync > 0 {
-		return posixAIONote + "; fsync=/fdatasync=: one aio_fsync per sync point, where fio 3.33's posixaio issues iodepth of them"
+		return posixAIONote + "; fsync=/fdatasync=: one aio_fsync per sync point, as fio 3.37 and later; fio 3.33 to 3.36 issue iodepth of them (each slot that frees before the first completes gets another: axboe/fio#1754)"
 	}
 	return posixAIONote
 }

@@ -37,6 +37,9 @@ const (
 	// TrimWrite discards each block of a block device's region and then
 	// writes it, in sequence: fio's trimwrite (trim.go).
 	TrimWrite RW = "trimwrite"
+	// RandTrimWrite is TrimWrite with the blocks drawn at random: fio
+	// 3.32's randtrimwrite (trim.go).
+	RandTrimWrite RW = "randtrimwrite"
 )
 
 // RWModes are the rw modes ParseRW accepts (with fio's alias "readwrite"),
@@ -50,14 +53,16 @@ func ParseRW(s string) (RW, error) {
 		return RW(s), nil
 	case s == "readwrite":
 		return ReadWrite, nil
-	case s == string(Trim) || s == string(RandTrim) || s == string(TrimWrite):
+	case s == string(Trim) || s == string(RandTrim) || s == string(TrimWrite) || s == string(RandTrimWrite):
 		return RW(s), nil
 	}
 	return "", result.Usagef("--rw", "unknown mode %q; accepted: read, write, randread, randwrite, rw (readwrite), randrw", s)
 }
 
 // Random reports whether offsets are drawn at random.
-func (m RW) Random() bool { return m == RandRead || m == RandWrite || m == RandRW || m == RandTrim }
+func (m RW) Random() bool {
+	return m == RandRead || m == RandWrite || m == RandRW || m == RandTrim || m == RandTrimWrite
+}
 
 // Mixed reports whether each I/O picks its direction by --rwmixread.
 func (m RW) Mixed() bool { return m == ReadWrite || m == RandRW }
@@ -74,8 +79,12 @@ func (m RW) Reads() bool { return m != Write && m != RandWrite && !m.Discards() 
 func (m RW) Trims() bool { return m == Trim || m == RandTrim }
 
 // Discards says whether the mode discards blocks: the trim modes and
-// trimwrite, which also writes each block it discarded.
-func (m RW) Discards() bool { return m.Trims() || m == TrimWrite }
+// the trimwrite ones, which also write each block they discarded.
+func (m RW) Discards() bool { return m.Trims() || m.TrimsThenWrites() }
+
+// TrimsThenWrites says whether the mode discards each block it draws and
+// then writes it: trimwrite and randtrimwrite.
+func (m RW) TrimsThenWrites() bool { return m == TrimWrite || m == RandTrimWrite }
 
 // Engine is how I/O is issued.
 type Engine string

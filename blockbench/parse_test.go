@@ -102,7 +102,7 @@ func TestValidate(t *testing.T) {
 	}{
 		{"ok", func(j *Job) {}, ""},
 		{"no filename", func(j *Job) { j.Filename = " " }, "--filename"},
-		{"unknown rw", func(j *Job) { j.RW = "randtrimwrite" }, "--rw"},
+		{"unknown rw", func(j *Job) { j.RW = "randappend" }, "--rw"},
 		{"unknown engine", func(j *Job) { j.IOEngine = "solarisaio" }, "--ioengine"},
 		{"unknown profile", func(j *Job) { j.Profile = "atto" }, "--profile"},
 		{"rwmixread below 0", func(j *Job) { j.RWMixRead = -1 }, "--rwmixread"},

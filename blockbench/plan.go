@@ -108,6 +108,15 @@ type Workload struct {
 	// workload makes (fio's loops); 0 is 1. Invalidate drops the cache
 	// before every pass.
 	Loops int
+	// SeqGap is the bytes a sequential mode skips after each I/O before
+	// the next one (a hole), or, negative, steps back (backwards I/O); 0
+	// is contiguous. SeqRepeat, for a random mode, is how many I/Os in a
+	// row one random draw serves: the first at the drawn offset, the rest
+	// each following the last in sequence or, with SeqRepeatSame, at the
+	// same offset; 0 and 1 draw every I/O. See sequencer.go.
+	SeqGap        int64
+	SeqRepeat     int
+	SeqRepeatSame bool
 	// ThinkTime pauses a worker after every ThinkTimeBlocks I/Os (0 is 1)
 	// complete (fio's thinktime, thinktime_blocks); Rate and RateIOPS cap
 	// each worker's reads [0] and writes [1] in bytes and I/Os per second

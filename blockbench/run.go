@@ -500,6 +500,9 @@ func (w *Workload) validate() error {
 	if err := w.validateDistribution(); err != nil {
 		return err
 	}
+	if err := w.validateSequencer(); err != nil {
+		return err
+	}
 	if w.FadviseHint && !osio.CanAdviseAccess {
 		return result.Usagef("--fadvise_hint", "needs posix_fadvise, which this platform lacks; give fadvise_hint=0")
 	}

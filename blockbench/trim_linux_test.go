@@ -3,7 +3,7 @@ package blockbench
 import (
 	"bytes"
 	"context"
-	"io"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -122,28 +122,61 @@ func TestTrimWriteOnLoopDevice(t *testing.T) {
 	}
 }
 
-// seqSpec records every completion's direction and offset, in order.
-type seqSpec struct {
-	got *[]string
-	n   int
-}
-
-func (s *seqSpec) Validate() error           { return nil }
-func (s *seqSpec) Writes() bool              { return false }
-func (s *seqSpec) Options(func(k, v string)) {}
-func (s *seqSpec) StartGroup(ws []RecordedWorkload) (GroupRecorder, error) {
-	s.n = len(ws)
-	if s.got == nil {
-		s.got = new([]string)
+// TestRandTrimWriteOnLoopDevice: randtrimwrite trims a block drawn at
+// random and then writes that block, as fio 3.33's latency log shows (a
+// trim and a write at each offset, the offsets out of order); with the
+// random map every block is drawn once a pass (loops=2: twice), and the
+// write does not spend a draw. Without the map the pairs still match.
+// direct=1: a buffered run that trims a block twice is refused.
+func TestRandTrimWriteOnLoopDevice(t *testing.T) {
+	const size, region, off, bs = 8 << 20, 1 << 20, 2 << 20, 64 << 10
+	dev := filledLoopDevice(t, size)
+	for _, randomMap := range []bool{true, false} {
+		t.Run(fmt.Sprintf("randommap=%v", randomMap), func(t *testing.T) {
+			seq := &seqSpec{}
+			w := Workload{Name: "rtw", Filename: dev, RW: RandTrimWrite, BS: bs, Size: region, Offset: off, IODepth: 1, NumJobs: 1,
+				IOEngine: EnginePsync, Buffer: Buffer{Kind: BufferRandom}, Seed: 3, RandomMap: randomMap, Loops: 2, Direct: true}
+			buffered := w
+			buffered.Direct = false
+			if _, err := RunPlan(context.Background(), Plan{Groups: []Group{{buffered}}, DestroyData: true}); err == nil || !strings.Contains(err.Error(), "direct=1") {
+				t.Errorf("buffered with loops=2: %v, want a refusal asking for direct=1 (a second trim of a dirty block fails with EBUSY)", err)
+			}
+			w.Log = seq
+			res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}, DestroyData: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			j := res.Jobs[0]
+			const n = 2 * region / bs
+			if j.Trim.TotalIOs != n || j.Trim.IOBytes != 2*region || j.Write.TotalIOs != n || j.Write.IOBytes != 2*region || j.Read.TotalIOs != 0 {
+				t.Errorf("trim %d I/Os of %d bytes, write %d of %d, read %d; want %d trims and %d writes of %d bytes each",
+					j.Trim.TotalIOs, j.Trim.IOBytes, j.Write.TotalIOs, j.Write.IOBytes, j.Read.TotalIOs, n, n, 2*region)
+			}
+			got := *seq.got
+			if len(got) != 2*n {
+				t.Fatalf("%d completions recorded, want %d", len(got), 2*n)
+			}
+			passes := [2]map[string]bool{{}, {}}
+			inOrder := true
+			for i := 0; i < len(got); i += 2 {
+				trim, write := got[i], got[i+1]
+				at := strings.TrimPrefix(trim, "0@")
+				if !strings.HasPrefix(trim, "0@") || write != "1@"+at {
+					t.Fatalf("completions %d, %d: %s then %s, want a trim (0@) and a write (1@) of one block", i, i+1, trim, write)
+				}
+				o, _ := strconv.ParseInt(at, 10, 64)
+				if o < off || o >= off+region || (o-off)%bs != 0 {
+					t.Errorf("offset %d is not a block of the region [%d, %d)", o, off, off+region)
+				}
+				inOrder = inOrder && o == off+int64(i/2)%(region/bs)*bs
+				passes[i/2/(region/bs)][at] = true
+			}
+			if inOrder {
+				t.Errorf("the blocks came in sequence: %v", got)
+			}
+			if randomMap && (len(passes[0]) != region/bs || len(passes[1]) != region/bs) {
+				t.Errorf("passes touched %d and %d distinct blocks, want all %d in each (the random map)", len(passes[0]), len(passes[1]), region/bs)
+			}
+		})
 	}
-	return s, nil
-}
-func (s *seqSpec) Worker(RecordedWorker) (IORecorder, bool) {
-	return observeFunc(func(r IORecord) {
-		*s.got = append(*s.got, strconv.Itoa(r.Dir)+"@"+strconv.FormatInt(r.Offset, 10))
-	}), true
-}
-func (s *seqSpec) Close() {}
-func (s *seqSpec) Write(func(string, func(io.Writer) error) error) ([][]string, error) {
-	return make([][]string, s.n), nil
 }

@@ -202,6 +202,9 @@ func newWorker(spec *workload, index int) *worker {
 	}
 	w.pos = [2]int64{spec.Offset, spec.Offset}
 	w.setupDraws()
+	if spec.Access == nil && (spec.SeqGap != 0 || spec.SeqRepeat > 1) {
+		w.pattern = newSeqPattern(w)
+	}
 	if spec.Verify != VerifyNone {
 		w.startVerify()
 	}

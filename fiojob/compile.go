@@ -369,6 +369,7 @@ func init() {
 	}
 	addDataOptions()  // dataopts.go
 	addBatchOptions() // batchopts.go
+	addRWOptions()    // rwopts.go
 }
 
 // Supported lists the option names (and aliases) clyde reads, sorted.
@@ -621,26 +622,6 @@ func (j *job) setDirectory(o Option) error {
 	return nil
 }
 
-func (j *job) rw(o Option) error {
-	if err := needValue(o); err != nil {
-		return err
-	}
-	mode, run, hasRun := strings.Cut(o.Value, ":")
-	if hasRun && run != "1" {
-		return result.Usagef(o.Pos, "rw=%s: clyde draws a new offset for every I/O (rw=MODE:%s is not supported)", o.Value, run)
-	}
-	switch mode {
-	case "randtrimwrite":
-		return result.Usagef(o.Pos, "rw=%s: clyde trims and then writes each block in sequence (rw=trimwrite on a block device), not at random", mode)
-	}
-	rw, err := blockbench.ParseRW(mode)
-	if err != nil {
-		return result.Usagef(o.Pos, "rw=%s: accepted: read, write, randread, randwrite, rw (readwrite), randrw", o.Value)
-	}
-	j.w.RW = rw
-	return nil
-}
-
 func (j *job) bs(o Option) error {
 	if err := needValue(o); err != nil {
 		return err
@@ -874,6 +855,7 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 		return w, nil, result.Usagef(j.sec.Pos, "job %s: %s does not exist and the job gives no size=; give the size of the file to create", j.sec.Name, w.Filename)
 	}
 	j.notes = append(j.notes, j.verifyNotes(w)...) // dataopts.go
+	j.notes = append(j.notes, j.rwNotes(w)...)     // rwopts.go
 	return w, j.notes, nil
 }
 

@@ -32,7 +32,9 @@ func TestDataOptions(t *testing.T) {
 		{name: "rw=trimwrite", opts: "rw=trimwrite", check: func(w blockbench.Workload) bool {
 			return w.RW == blockbench.TrimWrite && !w.RW.Random() && !w.RW.Reads()
 		}},
-		{name: "rw=randtrimwrite", opts: "rw=randtrimwrite", refused: "not at random"},
+		{name: "rw=randtrimwrite", opts: "rw=randtrimwrite", check: func(w blockbench.Workload) bool {
+			return w.RW == blockbench.RandTrimWrite && w.RW.Random() && w.RW.TrimsThenWrites() && !w.RW.Reads()
+		}},
 		{name: "trim_percentage", opts: "trim_percentage=10", refused: "option trim_percentage is not supported"},
 		{name: "fdatasync negative", opts: "fdatasync=-1", refused: "fdatasync="},
 		{name: "verify sha256", opts: "verify=sha256", refused: "verify=sha256 is not supported"},

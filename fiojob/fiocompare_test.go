@@ -67,6 +67,8 @@ type view struct {
 	// case writes one.
 	offsets map[int64]bool
 	logIOs  int
+	// order is every offset of that log, in the log's order.
+	order []int64
 	// hist is the shape of hh_clat_hist.1.log, when the case writes one.
 	hist *histShape
 }
@@ -171,7 +173,8 @@ func runFio(fio, dir, text string, logs bool) (view, error) {
 		}
 	}
 	if logs {
-		v.offsets, v.logIOs, err = logOffsets(filepath.Join(dir, "lg_lat.1.log"))
+		v.offsets, v.order, err = logOffsets(filepath.Join(dir, "lg_lat.1.log"))
+		v.logIOs = len(v.order)
 	}
 	if err == nil && strings.Contains(text, "write_hist_log") {
 		v.hist, err = readHist(filepath.Join(dir, "hh_clat_hist.1.log"))
@@ -217,9 +220,10 @@ func runClydePlan(t *testing.T, text string, logs bool, edit func(*blockbench.Pl
 	sort.Strings(v.files)
 	var err error
 	if logs {
-		if v.offsets, v.logIOs, err = logOffsets(filepath.Join(dir, "lg_lat.1.log")); err != nil {
+		if v.offsets, v.order, err = logOffsets(filepath.Join(dir, "lg_lat.1.log")); err != nil {
 			t.Fatal(err)
 		}
+		v.logIOs = len(v.order)
 	}
 	if strings.Contains(text, "write_hist_log") {
 		if v.hist, err = readHist(filepath.Join(dir, "hh_clat_hist.1.log")); err != nil {
@@ -289,29 +293,30 @@ func clydeInDir(t *testing.T, dir, text string, edit func(*blockbench.Plan)) (vi
 }
 
 // logOffsets reads the offsets of a latency log written with log_offset=1
-// (time, value, direction, bs, offset, ...).
-func logOffsets(path string) (map[int64]bool, int, error) {
+// (time, value, direction, bs, offset, ...): the distinct ones, and all in
+// the log's order.
+func logOffsets(path string) (map[int64]bool, []int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	out := map[int64]bool{}
-	n := 0
+	var order []int64
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fields := strings.Split(sc.Text(), ",")
 		if len(fields) < 5 {
-			return nil, 0, fmt.Errorf("%s: %q has no offset field", path, sc.Text())
+			return nil, nil, fmt.Errorf("%s: %q has no offset field", path, sc.Text())
 		}
 		off, err := strconv.ParseInt(strings.TrimSpace(fields[4]), 10, 64)
 		if err != nil {
-			return nil, 0, fmt.Errorf("%s: %q: %v", path, sc.Text(), err)
+			return nil, nil, fmt.Errorf("%s: %q: %v", path, sc.Text(), err)
 		}
 		out[off] = true
-		n++
+		order = append(order, off)
 	}
-	return out, n, sc.Err()
+	return out, order, sc.Err()
 }
 
 // compareRuns lists every difference between fio's run and clyde's that
@@ -471,8 +476,11 @@ func names(v view) string {
 var fioCases = []struct {
 	name string
 	text string
-	// logs says the job file writes lg_lat.1.log with offsets.
-	logs bool
+	// logs says the job file writes lg_lat.1.log with offsets; order
+	// compares them in the log's order (a sequence fio and clyde both
+	// know in advance).
+	logs  bool
+	order bool
 	// explained: field -> the text of the note that says why it differs.
 	explained map[string]string
 	// files compares the files the jobs used.
@@ -634,7 +642,7 @@ fsync=8
 [mixed]
 rw=randrw
 `},
-	{name: "posixaio", explained: map[string]string{"sync": "posixaio issues iodepth of them"}, text: `[global]
+	{name: "posixaio", explained: map[string]string{"sync": "axboe/fio#1754"}, text: `[global]
 size=1m
 ioengine=posixaio
 [read]
@@ -669,6 +677,41 @@ bs=4k
 rw=randwrite
 write_lat_log=lg
 log_offset=1
+`},
+	{name: "rw=write:8k: holes, the pass ending early", logs: true, order: true, text: `[holes]
+filename=holes.dat
+size=64k
+bs=4k
+rw=write:8k
+loops=2
+write_lat_log=lg
+log_offset=1
+`},
+	{name: "rw=read:-8k: backwards from offset=", logs: true, order: true, text: `; as fio's examples/backwards-read.fio, cut down
+[backwards-read]
+bs=4k
+rw=read:-8k
+filename=back.dat
+offset=16k
+size=32k
+write_lat_log=lg
+log_offset=1
+log_avg_msec=0
+`},
+	{name: "rw=randread:4 identical", logs: true, text: `[ident]
+filename=ident.dat
+size=64k
+bs=4k
+rw=randread:4
+rw_sequencer=identical
+write_lat_log=lg
+log_offset=1
+`},
+	{name: "rw=randrw:4 sequential", text: `[runs]
+filename=runs.dat
+size=256k
+bs=4k
+rw=randrw:4
 `},
 	{name: "histogram log", timed: true, text: `[h]
 filename=h.dat
@@ -795,6 +838,9 @@ func TestAgainstFio(t *testing.T) {
 			}
 			for _, d := range compareRuns(want, got, c.explained, c.timed, c.approx) {
 				t.Errorf("%s (clyde's notes: %q)", d, got.notes)
+			}
+			if c.order && fmt.Sprint(want.order) != fmt.Sprint(got.order) {
+				t.Errorf("offsets in order: fio %v, clyde %v", want.order, got.order)
 			}
 			if c.depthDist > 0 {
 				for _, d := range compareDepthDist(want, got, c.depthDist) {

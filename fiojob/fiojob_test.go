@@ -233,7 +233,7 @@ func TestOverrides(t *testing.T) {
 	if w.Runtime != time.Second || w.BS != 8192 || w.Log.(LogSpec).IOPS != "a" {
 		t.Errorf("runtime %v bs %d log %+v; want the flag's 1s over the job's 20s, the job's bs, the log named a", w.Runtime, w.BS, w.Log)
 	}
-	_, err = compile(t, text, nil, nil, Options{Overrides: []Option{{Name: "rw", Value: "randtrimwrite", HasValue: true, Pos: "--rw"}}})
+	_, err = compile(t, text, nil, nil, Options{Overrides: []Option{{Name: "rw", Value: "randappend", HasValue: true, Pos: "--rw"}}})
 	if err == nil || !strings.HasPrefix(err.Error(), "--rw:") {
 		t.Errorf("a bad override: %v, want an error naming --rw", err)
 	}
@@ -257,8 +257,8 @@ func TestRefusals(t *testing.T) {
 		{"percentage size", "[a]\nfilename=f\nsize=50%\n", "job.fio:3", "percentage"},
 		{"bad bool", "[a]\nfilename=f\nsize=1m\ndirect=yes\n", "job.fio:4", "give 0 or 1"},
 		{"bad time", "[a]\nfilename=f\nsize=1m\nruntime=soon\n", "job.fio:4", "not a time"},
-		{"randtrimwrite", "[a]\nfilename=f\nsize=1m\nrw=randtrimwrite\n", "job.fio:4", "not at random"},
-		{"rw run length", "[a]\nfilename=f\nsize=1m\nrw=randread:8\n", "job.fio:4", "new offset"},
+		{"unknown rw mode", "[a]\nfilename=f\nsize=1m\nrw=randappend\n", "job.fio:4", "accepted: read"},
+		{"rw run of no I/O", "[a]\nfilename=f\nsize=1m\nrw=randread:0\n", "job.fio:4", "from 1"},
 		{"per-direction bs", "[a]\nfilename=f\nsize=1m\nbs=4k,8k\n", "job.fio:4", "one block size"},
 		{"several files", "[a]\nfilename=a:b\nsize=1m\n", "job.fio:2", "several files"},
 		{"unknown engine", "[a]\nfilename=f\nsize=1m\nioengine=spdk\n", "job.fio:4", "unknown engine"},
@@ -310,6 +310,9 @@ func FuzzParse(f *testing.F) {
 		"[z]\nfilename=f\nsize=16m\nrw=randread\nrandom_distribution=zipf:1.2\n[p]\nrandom_distribution=pareto:0.9:0.5\n[n]\nrandom_distribution=normal:10\n",
 		"[global]\nrw=randrw\nsize=8m\n[zoned]\nrandom_distribution=zoned:60/10:30/20:8/30:2/40,100/100\n[abs]\nrandom_distribution=zoned_abs:60/1m:40/7m\n",
 		"[s]\nfilename=f\nsize=16m\nzonemode=strided\nzonesize=1m\nzonerange=4m\nzoneskip=4m\n[t]\nzonesize=1m\n",
+		// fio's offset modifiers and sequencer.
+		"[b]\nfilename=f\nsize=128m\nbs=4k\nrw=read:-8k\n[h]\nrw=write:112k\nkb_base=1000\n[r]\nrw=randread:8\nrw_sequencer=identical\n",
+		"[m]\nfilename=f\nsize=1m\nrw=randrw:0x10\nrw_sequencer=sequential\n[t]\nrw=randtrimwrite:4\n[x]\nrw=rw:-\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -7,10 +7,12 @@ import (
 	"github.com/clydebench/clyde/internal/clydetest"
 )
 
-// TestTrimAgainstFio runs rw=trim, randtrim and trimwrite on a loop device
+// TestTrimAgainstFio runs rw=trim, randtrim, trimwrite and randtrimwrite
+// (at offset 0: fio 3.33 writes elsewhere with offset=, rwNotes) on a loop device
 // made for the test through fio and clyde and compares the entries, bytes
 // per direction (trims in "trim", trimwrite's writes in "write") and sync
-// counts.
+// counts, then randtrimwrite's latency log: the blocks touched and the
+// I/Os.
 func TestTrimAgainstFio(t *testing.T) {
 	fio := fioBinary(t)
 	dev, _ := clydetest.LoopDevice(t, 8<<20)
@@ -32,6 +34,11 @@ rw=trimwrite
 bs=64k
 size=1m
 offset=4m
+[rtw]
+stonewall
+rw=randtrimwrite
+bs=64k
+size=1m
 `
 	want, err := runFio(fio, t.TempDir(), text, false)
 	if err != nil {
@@ -42,7 +49,30 @@ offset=4m
 	for _, d := range compareRuns(want, got, nil, false, 0) {
 		t.Errorf("%s (clyde's notes: %q)", d, got.notes)
 	}
-	if len(want.jobs) != 3 || want.jobs[0].Trim.IOBytes != 2<<20 || want.jobs[2].Trim.IOBytes != 1<<20 || want.jobs[2].Write.IOBytes != 1<<20 {
-		t.Errorf("fio's entries %+v: want three, the first trimming 2 MiB, the last trimming and writing 1 MiB", want.jobs)
+	if len(want.jobs) != 4 || want.jobs[0].Trim.IOBytes != 2<<20 || want.jobs[2].Trim.IOBytes != 1<<20 || want.jobs[2].Write.IOBytes != 1<<20 ||
+		want.jobs[3].Trim.IOBytes != 1<<20 || want.jobs[3].Write.IOBytes != 1<<20 {
+		t.Errorf("fio's entries %+v: want four, the first trimming 2 MiB, the last two trimming and writing 1 MiB", want.jobs)
+	}
+
+	// randtrimwrite's latency log: every block of the region once (the
+	// random map), each trimmed and written, 32 I/Os on 16 blocks.
+	logged := `[rtw]
+filename=` + dev + `
+rw=randtrimwrite
+bs=64k
+size=1m
+write_lat_log=lg
+log_offset=1
+`
+	want, err = runFio(fio, t.TempDir(), logged, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = runClydePlan(t, logged, true, func(p *blockbench.Plan) { p.DestroyData = true })
+	for _, d := range compareRuns(want, got, nil, false, 0) {
+		t.Errorf("randtrimwrite: %s (clyde's notes: %q)", d, got.notes)
+	}
+	if len(want.offsets) != 16 || want.logIOs != 32 {
+		t.Errorf("fio's log: %d blocks in %d I/Os, want 16 in 32", len(want.offsets), want.logIOs)
 	}
 }

@@ -71,7 +71,7 @@ func TestBlockJobFileRefusals(t *testing.T) {
 			return []string{"block", filepath.Join(t.TempDir(), "none.fio")}
 		}, "cannot read the job file"},
 		{"preset with a job file", func(t *testing.T) []string { return []string{"block", good, "--profile", "cdm"} }, "--profile"},
-		{"bad override", func(t *testing.T) []string { return []string{"block", good, "--rw", "randtrimwrite"} }, "--rw: rw=randtrimwrite"},
+		{"bad override", func(t *testing.T) []string { return []string{"block", good, "--rw", "randappend"} }, "--rw: rw=randappend"},
 		{"two names", func(t *testing.T) []string {
 			return []string{"block", "--name=a", "--rw=read", "--name=b", "--filename=x"}
 		}, "--name: given twice"},
