@@ -130,9 +130,17 @@ func fioJobFields(wl *workload, workers []*worker, recs []*latency.Recorder) res
 		// One I/O per call, submitted and completed in it.
 		depth, reaps = [7]int64{ios}, [7]int64{0, ios}
 	}
-	// clyde submits one I/O per call, as fio does by default
-	// (iodepth_batch_submit=1).
-	submits := [7]int64{0, sum(depth[:])}
+	// What each io_uring_enter / io_submit took (fio's io_u_mark_submit);
+	// an engine that counts none submits one I/O per call.
+	var submits [7]int64
+	for _, w := range workers {
+		for i, c := range fioLevels(w.submitted, batchBucket) {
+			submits[i] += c
+		}
+	}
+	if !wl.engine.queues() || sum(submits[:]) == 0 {
+		submits = [7]int64{0, sum(depth[:])}
+	}
 	f.IODepthLevel = dist(depthLabels, depth[:], sum(depth[:]), 0.1)
 	f.IODepthSubmit = dist(batchLabels, submits[:], sum(submits[:]), 0.1)
 	f.IODepthComplete = dist(batchLabels, reaps[:], sum(reaps[:]), 0.1)

@@ -515,6 +515,9 @@ func (w *Workload) validate() error {
 	if err := w.validateVerify(); err != nil {
 		return err
 	}
+	if err := w.validateBatch(); err != nil { // batchloop.go
+		return err
+	}
 	return w.Buffer.validate()
 }
 
