@@ -47,9 +47,11 @@ type batchLoop struct {
 }
 
 // batched says whether the workload asks for fio's batching, which the
-// engines run through batchLoop.
+// engines run through batchLoop: a knob that, after fio's fixups, does
+// something else than fio's defaults.
 func (w *Workload) batched() bool {
-	return w.SubmitBatch > 1 || w.LowWater > 0 || w.ReapMin > 1 || w.ReapPoll
+	deep := w.IODepth > 1
+	return (deep && (w.SubmitBatch > 1 || w.ReapMin > 1)) || (w.LowWater > 0 && w.LowWater < w.IODepth) || w.ReapPoll
 }
 
 // validateBatch holds the batching knobs to the engines that run them and

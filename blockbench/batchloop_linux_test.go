@@ -170,8 +170,9 @@ func TestValidateBatch(t *testing.T) {
 		{"io_uring", Workload{IOEngine: EngineIOUring, SubmitBatch: 8, ReapMin: 4, LowWater: 2}, true},
 		{"libaio poll", Workload{IOEngine: EngineLibaio, ReapPoll: true}, true},
 		{"defaults on psync", Workload{IOEngine: EnginePsync, SubmitBatch: 1, ReapMin: 1}, true},
-		{"psync", Workload{IOEngine: EnginePsync, SubmitBatch: 8}, false},
-		{"auto", Workload{IOEngine: EngineAuto, ReapMin: 2}, false},
+		{"psync", Workload{IOEngine: EnginePsync, IODepth: 16, SubmitBatch: 8}, false},
+		{"auto", Workload{IOEngine: EngineAuto, IODepth: 16, ReapMin: 2}, false},
+		{"a low-water mark at the depth is no batching", Workload{IOEngine: EnginePsync, IODepth: 16, LowWater: 16}, true},
 		{"negative", Workload{IOEngine: EngineLibaio, LowWater: -1}, false},
 		{"poll with a min", Workload{IOEngine: EngineLibaio, ReapPoll: true, ReapMin: 2}, false},
 	}
