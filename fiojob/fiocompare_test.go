@@ -662,6 +662,50 @@ rw=randrw
 ioengine=io_uring
 iodepth=32
 `},
+	// fio's batching: with iodepth_batch_complete_min equal to its max
+	// every submit and reap size is fixed by the loop, so the
+	// distributions match bucket for bucket.
+	{name: "io_uring direct, batches of 8, reaps of 4", depthDist: 0.2, batchDist: 0.2, text: `[uring-batch]
+filename=urb.dat
+size=2m
+rw=randread
+ioengine=io_uring
+iodepth=16
+iodepth_batch_submit=8
+iodepth_batch_complete_min=4
+direct=1
+`},
+	{name: "libaio direct, batches of 8, reaps of 4", depthDist: 0.2, batchDist: 0.2, text: `[aio-batch]
+filename=aiob.dat
+size=2m
+rw=randread
+ioengine=libaio
+iodepth=16
+iodepth_batch=8
+iodepth_batch_complete=4
+direct=1
+`},
+	{name: "batches that split, a low-water mark", depthDist: 0.2, batchDist: 0.2, text: `[global]
+size=2m
+rw=randread
+iodepth=16
+; fio's td_io_getevents commits without clearing its count: 1s and 2s
+[split]
+filename=split.dat
+ioengine=libaio
+iodepth_batch_submit=8
+iodepth_batch_complete_min=3
+[low]
+filename=low.dat
+ioengine=io_uring
+iodepth_batch_submit=8
+iodepth_low=4
+[sync-ignores-them]
+filename=sync.dat
+ioengine=psync
+iodepth_batch_submit=8
+iodepth_batch_complete_min=4
+`},
 	{name: "random map: each block once per pass", logs: true, text: `[precondition]
 filename=pre.dat
 size=256k
