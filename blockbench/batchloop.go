@@ -63,7 +63,7 @@ func (w *Workload) validateBatch() error {
 	case w.ReapPoll && w.ReapMin > 0:
 		return usagef("batching", "workload %s: ReapPoll reaps without waiting, so ReapMin %d means nothing; give one of them", w.Name, w.ReapMin)
 	case w.batched() && w.IOEngine != EngineIOUring && w.IOEngine != EngineLibaio:
-		return usagef("batching", "workload %s: engine %s does not submit or reap in batches; batching runs on io_uring and libaio", w.Name, w.IOEngine)
+		return usagef("batching (fio's iodepth_batch_submit, iodepth_batch_complete_min, iodepth_low)", "workload %s: engine %s does not submit or reap in batches; batching runs on io_uring and libaio", w.Name, w.IOEngine)
 	}
 	return nil
 }

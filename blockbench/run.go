@@ -537,5 +537,7 @@ func workloadFrom(j *Job, rw RW, bs int64) Workload {
 		EndFsync: j.EndFsync, Invalidate: j.Invalidate, FadviseHint: j.FadviseHint, Report: j.Report, Log: j.Log,
 		Distribution: j.Distribution, Zones: j.Zones, Fdatasync: j.Fdatasync, FsyncOnClose: j.FsyncOnClose,
 		Verify: j.Verify, VerifyFatal: j.VerifyFatal, NoVerifyPass: j.NoVerifyPass,
+		SubmitBatch: j.SubmitBatch, LowWater: j.LowWater, ReapMin: j.ReapMin, ReapPoll: j.ReapPoll,
+		IODepthBatchCompleteMax: j.IODepthBatchCompleteMax,
 	}
 }

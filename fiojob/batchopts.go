@@ -115,3 +115,35 @@ func batchDefault(name string, w *blockbench.Workload, o Option) bool {
 	}
 	return !w.ReapPoll && (w.ReapMin <= 1 || w.IODepth <= 1)
 }
+
+// BatchFlags sets clyde block's batching flags (fio's option names) on a
+// job of flags as the options would be read in a job file; value returns a
+// flag's value and whether it was given. Unlike a job file, where fio's
+// synchronous engines ignore them, a flag given for an engine that does
+// not batch is refused when the job is validated.
+func BatchFlags(j *blockbench.Job, value func(flag string) (int, bool)) error {
+	for _, f := range []struct {
+		flag string
+		set  func(v int)
+	}{
+		{"iodepth_batch_submit", func(v int) {
+			if v == 0 {
+				v = blockbench.MaxIODepth // iodepth, after the fixup's cap
+			}
+			j.SubmitBatch = v
+		}},
+		{"iodepth_batch_complete_min", func(v int) { j.ReapMin, j.ReapPoll = v, v == 0 }},
+		{"iodepth_batch_complete_max", func(v int) { j.IODepthBatchCompleteMax = v }},
+		{"iodepth_low", func(v int) { j.LowWater = v }},
+	} {
+		v, given := value(f.flag)
+		if !given {
+			continue
+		}
+		if v < 0 || v > blockbench.MaxIODepth {
+			return result.Usagef("--"+f.flag, "%d is outside 0..%d", v, blockbench.MaxIODepth)
+		}
+		f.set(v)
+	}
+	return nil
+}
