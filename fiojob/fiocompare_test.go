@@ -706,6 +706,62 @@ ioengine=psync
 iodepth_batch_submit=8
 iodepth_batch_complete_min=4
 `},
+	// fio's examples/ime.fio with fio's own engines for DDN's ime_*
+	// (psync, pvsync, libaio) and sizes cut: its [global]
+	// iodepth_batch=16 and iodepth_batch_complete=16 are ignored by the
+	// synchronous jobs and run by libaio's.
+	{name: "examples/ime.fio on fio's local engines", depthDist: 0.2, batchDist: 0.2, text: `# This jobfile performs basic write+read operations using
+# DDN's Infinite Memory Engine.
+
+[global]
+
+# Use as much jobs as possible to maximize performance
+numjobs=2
+
+# The filename should be uniform so that "read" jobs can read what
+# the "write" jobs have written.
+filename_format=fio-test-ime.$jobnum.$filenum
+
+size=2m
+bs=128k
+
+# These settings are useful for the asynchronous ime_aio engine:
+# by setting the io depth to twice the size of a "batch", we can
+# queue IOs while other IOs are "in-flight".
+iodepth=32
+iodepth_batch=16
+iodepth_batch_complete=16
+
+[write-psync]
+stonewall
+rw=write
+ioengine=psync
+
+[read-psync]
+stonewall
+rw=read
+ioengine=psync
+
+[write-psyncv]
+stonewall
+rw=write
+ioengine=pvsync
+
+[read-psyncv]
+stonewall
+rw=read
+ioengine=pvsync
+
+[write-aio]
+stonewall
+rw=write
+ioengine=libaio
+
+[read-aio]
+stonewall
+rw=read
+ioengine=libaio
+`},
 	{name: "random map: each block once per pass", logs: true, text: `[precondition]
 filename=pre.dat
 size=256k
