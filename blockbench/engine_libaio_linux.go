@@ -113,6 +113,10 @@ var libaioProbe = sync.OnceValue(func() error {
 // I/Os submitted and not yet reaped, iodepth of them once the queue has
 // filled, as fio's does; the submission latency is the copy and the
 // completion latency the wait to be reaped.
+//
+// A workload that batches (SubmitBatch, LowWater, ReapMin, ReapPoll) runs
+// fio's batching loop instead (batchloop.go): iocbs wait on a ring of
+// iodepth entries, as in fio's libaio_data, and one io_submit takes them.
 type libaioEngine struct{}
 
 func (libaioEngine) name() Engine     { return EngineLibaio }

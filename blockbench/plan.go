@@ -119,7 +119,8 @@ type Workload struct {
 	RateIOPS        [2]int64
 	// IODepthBatchCompleteMax is fio's iodepth_batch_complete_max: the
 	// most completions one reap of io_uring (named as fio's engine) or
-	// libaio takes; 0 is fio's default, iodepth_batch_complete_min, 1.
+	// libaio takes; 0 (or less than ReapMin) is fio's default, the reap's
+	// minimum: 1, or ReapMin.
 	IODepthBatchCompleteMax int
 	// SubmitBatch, LowWater, ReapMin and ReapPoll run the loop of io_uring
 	// (named as fio's engine) and libaio in batches, as fio's

@@ -397,7 +397,10 @@ var uringProbe = sync.OnceValue(func() error {
 })
 
 // uringEngine is io_uring, on raw system calls (no liburing): iodepth I/Os
-// in flight per worker, on a ring set up with fio's flags.
+// in flight per worker, on a ring set up with fio's flags. Named as fio's
+// engine with the workload's batching knobs, it runs fio's batching loop
+// (batchloop.go): SQEs wait in the SQ ring and one io_uring_enter takes
+// them.
 type uringEngine struct{}
 
 func (uringEngine) name() Engine     { return EngineIOUring }
