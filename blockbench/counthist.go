@@ -22,6 +22,11 @@ func (h countHist) add(n int) {
 	h[min(max(n, 0), len(h)-1)]++
 }
 
+// addN counts k events of n at once (fio's io_u_mark_depth of a batch).
+func (h countHist) addN(n int, k int64) {
+	h[min(max(n, 0), len(h)-1)] += k
+}
+
 // total is the number of events counted.
 func (h countHist) total() int64 {
 	var s int64
@@ -33,6 +38,10 @@ func (h countHist) total() int64 {
 
 // markDepth counts one submission that left inflight I/Os in flight.
 func (w *worker) markDepth(inflight int) { w.inflight.add(inflight) }
+
+// markSubmit counts one submit call (io_uring_enter, io_submit) that
+// took n I/Os.
+func (w *worker) markSubmit(n int) { w.submitted.add(n) }
 
 // markReap counts one reap call that took n completions.
 func (w *worker) markReap(n int) { w.reaped.add(n) }

@@ -113,6 +113,10 @@ var libaioProbe = sync.OnceValue(func() error {
 // I/Os submitted and not yet reaped, iodepth of them once the queue has
 // filled, as fio's does; the submission latency is the copy and the
 // completion latency the wait to be reaped.
+//
+// A workload that batches (SubmitBatch, LowWater, ReapMin, ReapPoll) runs
+// fio's batching loop instead (batchloop.go): iocbs wait on a ring of
+// iodepth entries, as in fio's libaio_data, and one io_submit takes them.
 type libaioEngine struct{}
 
 func (libaioEngine) name() Engine     { return EngineLibaio }
@@ -145,6 +149,9 @@ func (libaioEngine) prepare(w *worker) (issuer, error) {
 		slots: make([]libaioSlot, depth), pending: -1, rawSubmit: w.spec.Direct, reapMax: libaioReapMax}
 	if n := w.spec.IODepthBatchCompleteMax; n > 0 {
 		a.reapMax = min(n, depth) // a job file's iodepth_batch_complete_max
+	}
+	if a.batch = newBatchLoop(w.spec); a.batch != nil {
+		a.queue = make([]*libaioIOCB, depth)
 	}
 	a.waitTS = unix.NsecToTimespec(int64(libaioWaitTimeout))
 	data := w.dataRand()
@@ -195,6 +202,15 @@ type libaioIssuer struct {
 	fd      int32
 	fds     []int32
 	waitTS  unix.Timespec
+	// batch runs fio's batching loop (batchloop.go) instead of run's own
+	// when the workload batches; nil otherwise. queue is then fio's ring
+	// of iocbs waiting for io_submit (struct libaio_data's iocbs, head,
+	// tail and queued): queued of them from qTail on.
+	batch  *batchLoop
+	queue  []*libaioIOCB
+	qHead  int
+	qTail  int
+	queued int
 }
 
 func (a *libaioIssuer) close() {
@@ -220,6 +236,10 @@ func (a *libaioIssuer) run(w *worker) {
 	}
 	for i := range a.free {
 		a.free[i] = int32(depth - 1 - i)
+	}
+	if a.batch != nil {
+		a.batch.run(w, a)
+		return
 	}
 	stopping := false
 	now := w.now()
@@ -260,8 +280,11 @@ func (a *libaioIssuer) run(w *worker) {
 			return // io_destroy in close waits for what is still in flight
 		}
 		now = w.now()
-		if n > 0 && !a.reap(w, n, now) {
-			stopping = true
+		if n > 0 {
+			w.markReap(n)
+			if !a.reap(w, n, now) {
+				stopping = true
+			}
 		}
 		if !stopping && (now >= w.nextEvent || w.remaining <= 0) {
 			stopping = w.tick(now) || (w.remaining <= 0 && a.pending < 0)
@@ -306,6 +329,7 @@ func (a *libaioIssuer) submitFree(w *worker, now int64) bool {
 			return false
 		}
 		// Taken by the kernel: the submission latency ends here.
+		w.markSubmit(1)
 		now = w.now()
 		a.slots[i].submitNs = now
 		a.pending, a.eagainNs = -1, 0
@@ -400,7 +424,6 @@ func (a *libaioIssuer) release(i int32) {
 // reap counts the n completions io_getevents returned, timing each with
 // t1; false means an I/O failed.
 func (a *libaioIssuer) reap(w *worker, n int, t1 int64) bool {
-	w.markReap(n)
 	ok := true
 	for k := range n {
 		e := &a.events[k]
@@ -418,4 +441,91 @@ func (a *libaioIssuer) reap(w *worker, n int, t1 int64) bool {
 		}
 	}
 	return ok
+}
+
+// queueOne is fio_libaio_queue: the I/O's iocb goes on the ring at its
+// head and waits there for commitQueued.
+func (a *libaioIssuer) queueOne(w *worker, now int64) {
+	i := a.fillIOCB(w, now)
+	a.queue[a.qHead] = &a.iocbs[i]
+	a.qHead = (a.qHead + 1) % len(a.queue)
+	a.queued++
+}
+
+// taken is fio's cur_depth: every slot not on the free stack.
+func (a *libaioIssuer) taken() int { return len(a.slots) - a.nFree }
+
+// commitQueued is fio_libaio_commit: io_submit takes the queued iocbs
+// from the ring's tail, no further than the ring's end in one call (so a
+// batch that wraps is two calls, as in fio), and each submitted I/O's
+// submission latency ends when the call returns (fio_libaio_queued).
+// EAGAIN and ENOMEM leave the rest queued while I/Os are in flight to
+// reap; with none in flight the loop asks again for up to 30 s.
+func (a *libaioIssuer) commitQueued(w *worker) bool {
+	for a.queued > 0 {
+		nr := min(a.queued, len(a.queue)-a.qTail)
+		n, errno := a.submitMany(a.queue[a.qTail : a.qTail+nr])
+		switch {
+		case errno == unix.EAGAIN || errno == unix.ENOMEM:
+			if a.inflight > 0 {
+				a.eagainNs = 0
+				return true
+			}
+			if t := w.now(); a.eagainNs == 0 {
+				a.eagainNs = t
+			} else if t-a.eagainNs > libaioEagainLimit {
+				w.fail(fmt.Errorf("io_submit: refused for 30 s with nothing in flight: %w", errno))
+				return false
+			}
+			time.Sleep(time.Microsecond)
+			continue
+		case errno != 0:
+			s := &a.slots[a.queue[a.qTail].data]
+			w.fail(fmt.Errorf("io_submit (%s %d bytes at offset %d): %w", dirNames[s.dir], s.size, s.off, errno))
+			return false
+		}
+		w.markSubmit(n)
+		if n == 0 {
+			continue
+		}
+		now := w.now()
+		for _, cb := range a.queue[a.qTail : a.qTail+n] {
+			a.slots[cb.data].submitNs = now
+		}
+		a.eagainNs = 0
+		a.queued -= n
+		a.inflight += n
+		a.qTail = (a.qTail + n) % len(a.queue)
+	}
+	return true
+}
+
+// submitMany is io_submit(ctx, len(cbs), cbs), retried on EINTR; it
+// returns how many the kernel took.
+func (a *libaioIssuer) submitMany(cbs []*libaioIOCB) (int, unix.Errno) {
+	for {
+		var n uintptr
+		var errno unix.Errno
+		if a.rawSubmit {
+			n, _, errno = unix.RawSyscall(unix.SYS_IO_SUBMIT, a.ctx, uintptr(len(cbs)), uintptr(unsafe.Pointer(&cbs[0])))
+		} else {
+			n, _, errno = unix.Syscall(unix.SYS_IO_SUBMIT, a.ctx, uintptr(len(cbs)), uintptr(unsafe.Pointer(&cbs[0])))
+		}
+		if errno == unix.EINTR {
+			continue
+		}
+		return int(n), errno
+	}
+}
+
+// reapEvents is fio_libaio_getevents: one io_getevents(ctx, least, most)
+// bounded by libaioWaitTimeout (least 0 returns at once), its
+// completions timed with one clock read.
+func (a *libaioIssuer) reapEvents(w *worker, least, most int) (n int, now int64, engineOK, ioOK bool) {
+	n, ok := a.getEvents(w, least, most)
+	now = w.now()
+	if !ok {
+		return 0, now, false, false
+	}
+	return n, now, true, n == 0 || a.reap(w, n, now)
 }

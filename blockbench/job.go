@@ -238,6 +238,14 @@ type Job struct {
 	Verify       VerifyKind
 	VerifyFatal  bool
 	NoVerifyPass bool
+	// SubmitBatch, LowWater, ReapMin, ReapPoll and
+	// IODepthBatchCompleteMax batch the single job's io_uring or libaio
+	// loop (see Workload).
+	SubmitBatch             int
+	LowWater                int
+	ReapMin                 int
+	ReapPoll                bool
+	IODepthBatchCompleteMax int
 	// Report is fio's percentile options, and Log what every job the Job
 	// runs records of its I/O (fiojob.LogSpec: fio's logs); WriteLog
 	// writes the files (see Plan.WriteLog).

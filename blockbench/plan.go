@@ -128,8 +128,25 @@ type Workload struct {
 	RateIOPS        [2]int64
 	// IODepthBatchCompleteMax is fio's iodepth_batch_complete_max: the
 	// most completions one reap of io_uring (named as fio's engine) or
-	// libaio takes; 0 is fio's default, iodepth_batch_complete_min, 1.
+	// libaio takes; 0 (or less than ReapMin) is fio's default, the reap's
+	// minimum: 1, or ReapMin.
 	IODepthBatchCompleteMax int
+	// SubmitBatch, LowWater, ReapMin and ReapPoll run the loop of io_uring
+	// (named as fio's engine) and libaio in batches, as fio's
+	// iodepth_batch_submit, iodepth_low and iodepth_batch_complete_min do
+	// (batchloop.go). SubmitBatch I/Os are queued before one submit call
+	// takes them (0 is 1, more than IODepth is IODepth). Once the queue is
+	// full, reaps go on until at most LowWater I/Os are left before it is
+	// refilled (0 is IODepth: refill after every reap). A reap waits for
+	// ReapMin completions (0 is 1); ReapPoll (fio's
+	// iodepth_batch_complete_min=0, ReapMin 0) never sleeps in a reap but
+	// asks the kernel again until one is there, and with
+	// IODepthBatchCompleteMax 0 too it reaps after every submission, as
+	// fio's io_in_polling does.
+	SubmitBatch int
+	LowWater    int
+	ReapMin     int
+	ReapPoll    bool
 	// CloneIndex numbers this workload's workers from it rather than 0,
 	// so that the workloads fio's numjobs clones become draw offsets of
 	// their own.

@@ -518,6 +518,9 @@ func (w *Workload) validate() error {
 	if err := w.validateVerify(); err != nil {
 		return err
 	}
+	if err := w.validateBatch(); err != nil { // batchloop.go
+		return err
+	}
 	return w.Buffer.validate()
 }
 
@@ -537,6 +540,8 @@ func workloadFrom(j *Job, rw RW, bs int64) Workload {
 		EndFsync: j.EndFsync, Invalidate: j.Invalidate, FadviseHint: j.FadviseHint, Report: j.Report, Log: j.Log,
 		Distribution: j.Distribution, Zones: j.Zones, Fdatasync: j.Fdatasync, FsyncOnClose: j.FsyncOnClose,
 		Verify: j.Verify, VerifyFatal: j.VerifyFatal, NoVerifyPass: j.NoVerifyPass,
+		SubmitBatch: j.SubmitBatch, LowWater: j.LowWater, ReapMin: j.ReapMin, ReapPoll: j.ReapPoll,
+		IODepthBatchCompleteMax: j.IODepthBatchCompleteMax,
 	}
 }
 

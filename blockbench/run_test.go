@@ -295,14 +295,19 @@ func TestLoopsDoNotAllocate(t *testing.T) {
 		every int64 // window, ns; 0 for none
 		buf   Buffer
 		ios   int64
+		batch bool // fio's batching loop, on the engines that run it
 	}{
-		{"plain", false, 0, Buffer{Kind: BufferRandom}, 20_000},
-		{"per-I/O record, refill", true, 0, Buffer{Kind: BufferRandom, Refill: true}, 3 << 15},
-		{"windowed record", false, 1e6, Buffer{Kind: BufferCompressible, CompressPct: 50, Refill: true}, 20_000},
+		{"plain", false, 0, Buffer{Kind: BufferRandom}, 20_000, false},
+		{"per-I/O record, refill", true, 0, Buffer{Kind: BufferRandom, Refill: true}, 3 << 15, false},
+		{"windowed record", false, 1e6, Buffer{Kind: BufferCompressible, CompressPct: 50, Refill: true}, 20_000, false},
+		{"batched, per-I/O record", true, 0, Buffer{Kind: BufferRandom, Refill: true}, 20_000, true},
 	}
 	for _, engine := range []Engine{EnginePsync, EngineIOUring, EngineLibaio, EngineWindowsAIO, EngineNull, EngineMmap, EnginePosixAIO} {
 		for _, v := range variants {
 			t.Run(string(engine)+"/"+v.name, func(t *testing.T) {
+				if v.batch && engine != EngineIOUring && engine != EngineLibaio {
+					t.Skipf("%s does not batch", engine)
+				}
 				e, _ := engineByName(engine)
 				if err := e.available(); err != nil {
 					t.Skipf("%s not available here: %v", engine, err)
@@ -317,6 +322,9 @@ func TestLoopsDoNotAllocate(t *testing.T) {
 				}
 				wl := &workload{Workload: Workload{RW: RandRW, RWMixRead: 50, BS: 4096, Size: 1 << 20, IODepth: 16, NumJobs: 1,
 					IOEngine: engine, Buffer: v.buf, Seed: 1, Runtime: time.Minute}, engine: e, depth: 16}
+				if v.batch {
+					wl.SubmitBatch, wl.ReapMin, wl.LowWater, wl.IODepthBatchCompleteMax = 8, 3, 12, 6
+				}
 				w := newWorker(wl, 0)
 				w.h, w.ctx = h, context.Background()
 				defer w.close()

@@ -50,10 +50,12 @@ type WorkerMeasure struct {
 	// Marks are its cumulative counters every MarkEvery from the start of
 	// its measured time, the first at zero counts.
 	Marks []Mark
-	// InFlight[n] counts the submissions after which n I/Os were in
-	// flight, Reaped[n] the reap calls that took n completions; the last
-	// slot counts anything above. Empty for an engine that does not queue.
-	InFlight, Reaped []int64
+	// InFlight[n] counts the I/Os submitted with n in flight after their
+	// submit call, Reaped[n] the reap calls that took n completions,
+	// Submitted[n] the submit calls that took n I/Os; the last slot counts
+	// anything above. Empty for an engine that does not queue; Submitted
+	// also for one that submits an I/O per call.
+	InFlight, Reaped, Submitted []int64
 }
 
 // Mark is a worker's cumulative counters at one instant, AtNs in ns of
@@ -80,7 +82,7 @@ func measureOf(wl *workload, workers []*worker, recs []*latency.Recorder) *JobMe
 			wm.Marks[k] = Mark{AtNs: mk.atNs, IOs: mk.ios, Bytes: mk.bytes}
 		}
 		if m.Queues {
-			wm.InFlight, wm.Reaped = w.inflight, w.reaped
+			wm.InFlight, wm.Reaped, wm.Submitted = w.inflight, w.reaped, w.submitted
 		}
 	}
 	return m

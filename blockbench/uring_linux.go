@@ -397,7 +397,10 @@ var uringProbe = sync.OnceValue(func() error {
 })
 
 // uringEngine is io_uring, on raw system calls (no liburing): iodepth I/Os
-// in flight per worker, on a ring set up with fio's flags.
+// in flight per worker, on a ring set up with fio's flags. Named as fio's
+// engine with the workload's batching knobs, it runs fio's batching loop
+// (batchloop.go): SQEs wait in the SQ ring and one io_uring_enter takes
+// them.
 type uringEngine struct{}
 
 func (uringEngine) name() Engine     { return EngineIOUring }
@@ -435,7 +438,7 @@ func (uringEngine) prepare(w *worker) (issuer, error) {
 		r.slots[i].buf = osio.AlignedBuffer(size)
 		fillBuffer(r.slots[i].buf, w.spec.Buffer, data)
 	}
-	return &uringIssuer{ring: r, reapMax: uringReapMax(w.spec)}, nil
+	return &uringIssuer{ring: r, reapMax: uringReapMax(w.spec), batch: newBatchLoop(w.spec)}, nil
 }
 
 // uringPolls is how many more times the loop asks for completions without
@@ -462,6 +465,9 @@ type uringIssuer struct {
 	// by name, as fio's engine; 0 takes every one waiting (reapWaiting),
 	// the loop auto runs (see uringReapMax).
 	reapMax int
+	// batch runs fio's batching loop (batchloop.go) instead of run's own
+	// when the workload batches; nil otherwise.
+	batch *batchLoop
 }
 
 func (u *uringIssuer) close() {
@@ -485,6 +491,10 @@ func (u *uringIssuer) run(w *worker) {
 	}
 	for i := range u.free {
 		u.free[i] = int32(depth - 1 - i)
+	}
+	if u.batch != nil {
+		u.batch.run(w, u)
+		return
 	}
 	stopping := false
 	now := w.now()
@@ -556,7 +566,7 @@ func (u *uringIssuer) fioReap(w *worker, drain bool) (now int64, ringOK, ioOK bo
 		}
 	}
 	now = w.now()
-	return now, true, u.reap(w, want, now)
+	return now, true, u.reapMarked(w, want, now)
 }
 
 // reapWaiting is auto's reap: every completion the CQ ring holds (returns
@@ -579,7 +589,7 @@ func (u *uringIssuer) reapWaiting(w *worker) (now int64, ringOK, ioOK bool) {
 		return w.now(), false, false
 	}
 	now = w.now()
-	return now, true, u.reap(w, len(r.slots), now)
+	return now, true, u.reapMarked(w, len(r.slots), now)
 }
 
 // enter submits the pending SQEs and asks for completions; false means the
@@ -591,6 +601,9 @@ func (u *uringIssuer) enter(w *worker, minComplete uint32) bool {
 	if err != nil && err != unix.EAGAIN && err != unix.EBUSY {
 		w.fail(fmt.Errorf("io_uring_enter: %w", err))
 		return false
+	}
+	if u.pending > 0 && err == nil {
+		w.markSubmit(n)
 	}
 	u.pending -= uint32(n)
 	return true
@@ -608,6 +621,7 @@ func (u *uringIssuer) enter(w *worker, minComplete uint32) bool {
 func (u *uringIssuer) submitFree(w *worker, now int64) bool {
 	for u.pending == 0 && u.nFree > 0 && w.remaining > 0 {
 		i := u.fillSQE(w, now)
+		w.markDepth(u.inflight)
 		if !u.enter(w, 0) {
 			return false
 		}
@@ -654,15 +668,23 @@ func (u *uringIssuer) fillSQE(w *worker, now int64) int32 {
 	u.tail++
 	u.pending++
 	u.inflight++
-	w.markDepth(u.inflight)
 	w.remaining--
 	atomic.StoreUint32(r.sqTail, u.tail)
 	return i
 }
 
+// reapMarked is reap counted as one reap call.
+func (u *uringIssuer) reapMarked(w *worker, most int, t1 int64) bool {
+	n, ok := u.reap(w, most, t1)
+	if n > 0 {
+		w.markReap(n)
+	}
+	return ok
+}
+
 // reap takes up to most completions off the CQ ring, timing each with t1;
-// false means an I/O failed.
-func (u *uringIssuer) reap(w *worker, most int, t1 int64) bool {
+// it returns how many it took and false when an I/O failed.
+func (u *uringIssuer) reap(w *worker, most int, t1 int64) (int, bool) {
 	r := u.ring
 	head := *r.cqHead
 	tail := atomic.LoadUint32(r.cqTail)
@@ -670,10 +692,10 @@ func (u *uringIssuer) reap(w *worker, most int, t1 int64) bool {
 		tail = head + uint32(most)
 	}
 	if head == tail {
-		return true
+		return 0, true
 	}
 	ok := true
-	w.markReap(int(tail - head))
+	n := int(tail - head)
 	for ; head != tail; head++ {
 		c := &r.cqes[head&r.cqMask]
 		i := int32(c.userData)
@@ -693,7 +715,64 @@ func (u *uringIssuer) reap(w *worker, most int, t1 int64) bool {
 	}
 	// The release store hands the CQEs read above back to the kernel.
 	atomic.StoreUint32(r.cqHead, head)
-	return ok
+	return n, ok
+}
+
+// queueOne is fio_ioring_queue: the I/O's SQE is published in the SQ ring
+// and waits there for commitQueued.
+func (u *uringIssuer) queueOne(w *worker, now int64) { u.fillSQE(w, now) }
+
+// taken is fio's cur_depth: every slot not on the free stack.
+func (u *uringIssuer) taken() int { return u.inflight }
+
+// commitQueued is fio_ioring_commit: one io_uring_enter submits every
+// SQE published (again for what the kernel left), and each submitted
+// I/O's submission latency ends when it returns (fio_ioring_queued). EAGAIN
+// and EBUSY leave the rest for the next commit while I/Os are in flight to
+// reap; with none in flight the loop asks again at once, as fio does.
+func (u *uringIssuer) commitQueued(w *worker) bool {
+	r := u.ring
+	for u.pending > 0 {
+		start := u.tail - u.pending
+		n, err := r.enter(u.pending, 0)
+		switch {
+		case err == unix.EAGAIN || err == unix.EBUSY:
+			if int(u.pending) < u.inflight {
+				return true
+			}
+			continue
+		case err != nil:
+			w.fail(fmt.Errorf("io_uring_enter: %w", err))
+			return false
+		}
+		w.markSubmit(n)
+		if n == 0 {
+			continue
+		}
+		now := w.now()
+		for k := range uint32(n) {
+			r.slots[r.sqes[(start+k)&r.sqMask].userData].submitNs = now
+		}
+		u.pending -= uint32(n)
+	}
+	return true
+}
+
+// reapEvents is fio_ioring_getevents: take what the CQ ring holds, up to
+// most; when it holds none, one io_uring_enter waits for least (bounded by
+// uringWaitTimeout; least 0 only asks the kernel to post what it has) and
+// what it brought is taken.
+func (u *uringIssuer) reapEvents(w *worker, least, most int) (n int, now int64, engineOK, ioOK bool) {
+	r := u.ring
+	if !r.cqReady() {
+		if _, err := r.enter(0, uint32(least)); err != nil && err != unix.EAGAIN && err != unix.EBUSY {
+			w.fail(fmt.Errorf("io_uring_enter: %w", err))
+			return 0, w.now(), false, false
+		}
+	}
+	now = w.now()
+	n, ioOK = u.reap(w, most, now)
+	return n, now, true, ioOK
 }
 
 // uringAvailable says whether this kernel lets clyde set up a ring.

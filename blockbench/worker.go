@@ -72,9 +72,13 @@ type workerStats struct {
 	// engine without a queue counts none.
 	inflight countHist
 	reaped   countHist
-	startNs  int64 // measurement start, ns since the job's base
-	endNs    int64 // last completion, ns since the job's base
-	marks    []mark
+	// submitted counts the submit calls of an engine that can submit
+	// several I/Os in one (io_uring, libaio) by how many each took; it
+	// stays empty for the others, which submit one per call.
+	submitted countHist
+	startNs   int64 // measurement start, ns since the job's base
+	endNs     int64 // last completion, ns since the job's base
+	marks     []mark
 	// thread is the worker's own thread's CPU over its measured time.
 	thread threadCPU
 	// stoppedEarly is true when the context or the group's stop ended the
@@ -179,7 +183,7 @@ func newWorker(spec *workload, index int) *worker {
 		}
 	}
 	w.recs[recSync] = latency.New()
-	w.inflight, w.reaped = newCountHist(spec.depth), newCountHist(spec.depth)
+	w.inflight, w.reaped, w.submitted = newCountHist(spec.depth), newCountHist(spec.depth), newCountHist(spec.depth)
 	if spec.Buffer.Refill && spec.RW.Writes() {
 		w.fill = newRand(spec.Seed^0xf111, w.index+1)
 	}
@@ -263,6 +267,7 @@ func (w *worker) startMeasuring(now int64) {
 	w.ios, w.bytes, w.short, w.syncs, w.datasyncs = [2]int64{}, [2]int64{}, [2]int64{}, 0, 0
 	clear(w.inflight)
 	clear(w.reaped)
+	clear(w.submitted)
 	w.nextDrop = w.dropEvery
 	if p, ok := w.pattern.(*accessPattern); ok {
 		p.resetCounts()

@@ -103,6 +103,8 @@ var JobFileFlags = []FlagOption{
 	{"zonerange", "zonerange"}, {"zoneskip", "zoneskip"},
 	{"fdatasync", "fdatasync"}, {"fsync_on_close", "fsync_on_close"}, {"verify", "verify"}, {"verify_fatal", "verify_fatal"},
 	{"do_verify", "do_verify"},
+	{"iodepth_batch_submit", "iodepth_batch_submit"}, {"iodepth_batch_complete_min", "iodepth_batch_complete_min"},
+	{"iodepth_batch_complete_max", "iodepth_batch_complete_max"}, {"iodepth_low", "iodepth_low"},
 }
 
 // FlagOverrides turns the JobFileFlags given on the command line into

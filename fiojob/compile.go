@@ -192,7 +192,6 @@ var refusals = map[string]string{
 	"thinktime_spin":       "clyde sleeps through a thinktime; give thinktime alone",
 	"rate_min":             "clyde caps a rate (rate=) but does not fail a job below one",
 	"rate_process":         "clyde paces I/O linearly, fio's default rate_process=linear",
-	"iodepth_low":          "clyde refills the queue after every completion",
 	"steadystate":          "use clyde block's steady-state preset instead",
 	"ss":                   "use clyde block's steady-state preset instead",
 	"exitall":              "clyde runs every job of a group to its end",
@@ -800,6 +799,9 @@ func (j *job) percentileList(o Option) error {
 func (j *job) finish() (blockbench.Workload, []string, error) {
 	w := j.w
 	if err := j.resolveEngine(&w); err != nil {
+		return w, nil, err
+	}
+	if err := j.finishBatch(&w); err != nil { // batchopts.go
 		return w, nil, err
 	}
 	switch {

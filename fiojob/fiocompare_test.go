@@ -670,6 +670,106 @@ rw=randrw
 ioengine=io_uring
 iodepth=32
 `},
+	// fio's batching: with iodepth_batch_complete_min equal to its max
+	// every submit and reap size is fixed by the loop, so the
+	// distributions match bucket for bucket.
+	{name: "io_uring direct, batches of 8, reaps of 4", depthDist: 0.2, batchDist: 0.2, text: `[uring-batch]
+filename=urb.dat
+size=2m
+rw=randread
+ioengine=io_uring
+iodepth=16
+iodepth_batch_submit=8
+iodepth_batch_complete_min=4
+direct=1
+`},
+	{name: "libaio direct, batches of 8, reaps of 4", depthDist: 0.2, batchDist: 0.2, text: `[aio-batch]
+filename=aiob.dat
+size=2m
+rw=randread
+ioengine=libaio
+iodepth=16
+iodepth_batch=8
+iodepth_batch_complete=4
+direct=1
+`},
+	{name: "batches that split, a low-water mark", depthDist: 0.2, batchDist: 0.2, text: `[global]
+size=2m
+rw=randread
+iodepth=16
+; fio's td_io_getevents commits without clearing its count: 1s and 2s
+[split]
+filename=split.dat
+ioengine=libaio
+iodepth_batch_submit=8
+iodepth_batch_complete_min=3
+[low]
+filename=low.dat
+ioengine=io_uring
+iodepth_batch_submit=8
+iodepth_low=4
+[sync-ignores-them]
+filename=sync.dat
+ioengine=psync
+iodepth_batch_submit=8
+iodepth_batch_complete_min=4
+`},
+	// fio's examples/ime.fio with fio's own engines for DDN's ime_*
+	// (psync, pvsync, libaio) and sizes cut: its [global]
+	// iodepth_batch=16 and iodepth_batch_complete=16 are ignored by the
+	// synchronous jobs and run by libaio's.
+	{name: "examples/ime.fio on fio's local engines", depthDist: 0.2, batchDist: 0.2, text: `# This jobfile performs basic write+read operations using
+# DDN's Infinite Memory Engine.
+
+[global]
+
+# Use as much jobs as possible to maximize performance
+numjobs=2
+
+# The filename should be uniform so that "read" jobs can read what
+# the "write" jobs have written.
+filename_format=fio-test-ime.$jobnum.$filenum
+
+size=2m
+bs=128k
+
+# These settings are useful for the asynchronous ime_aio engine:
+# by setting the io depth to twice the size of a "batch", we can
+# queue IOs while other IOs are "in-flight".
+iodepth=32
+iodepth_batch=16
+iodepth_batch_complete=16
+
+[write-psync]
+stonewall
+rw=write
+ioengine=psync
+
+[read-psync]
+stonewall
+rw=read
+ioengine=psync
+
+[write-psyncv]
+stonewall
+rw=write
+ioengine=pvsync
+
+[read-psyncv]
+stonewall
+rw=read
+ioengine=pvsync
+
+[write-aio]
+stonewall
+rw=write
+ioengine=libaio
+
+[read-aio]
+stonewall
+rw=read
+ioengine=libaio
+`},
 	{name: "random map: each block once per pass", logs: true, text: `[precondition]
 filename=pre.dat
 size=256k

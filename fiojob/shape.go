@@ -162,9 +162,19 @@ func jobFields(m *blockbench.JobMeasure) result.BlockJobFio {
 		// One I/O per call, submitted and completed in it.
 		depth, reaps = [7]int64{ios}, [7]int64{0, ios}
 	}
-	// clyde submits one I/O per call, as fio does by default
-	// (iodepth_batch_submit=1).
-	submits := [7]int64{0, sum(depth[:])}
+	// What each io_uring_enter / io_submit took (fio's io_u_mark_submit);
+	// an engine that counts none submits one I/O per call. depth counts
+	// I/Os (a batch at once, as fio's io_u_map), so the fallback is one
+	// submit call per I/O.
+	var submits [7]int64
+	for _, w := range m.Workers {
+		for i, c := range fioLevels(w.Submitted, batchBucket) {
+			submits[i] += c
+		}
+	}
+	if !m.Queues || sum(submits[:]) == 0 {
+		submits = [7]int64{0, sum(depth[:])}
+	}
 	f.IODepthLevel = dist(depthLabels, depth[:], sum(depth[:]), 0.1)
 	f.IODepthSubmit = dist(batchLabels, submits[:], sum(submits[:]), 0.1)
 	f.IODepthComplete = dist(batchLabels, reaps[:], sum(reaps[:]), 0.1)
@@ -368,7 +378,9 @@ func options(jm *blockbench.JobMeasure) map[string]string {
 	set := func(k, v string) { m[k] = v }
 	set("name", w.Name)
 	set("filename", w.Filename)
-	set("rw", string(w.RW))
+	if _, given := w.Options["rw"]; !given {
+		set("rw", string(w.RW)) // a job file's rw=MODE:N echoes as written, as fio's
+	}
 	if w.RW.Mixed() {
 		set("rwmixread", strconv.Itoa(w.RWMixRead))
 	}
@@ -407,6 +419,33 @@ func options(jm *blockbench.JobMeasure) map[string]string {
 	}
 	if w.FsyncOnClose {
 		set("fsync_on_close", "1")
+	}
+	// The batching knobs that ran, by fio's name, unless the job file gave
+	// them (by that name or an alias), which echo as written.
+	given := func(keys ...string) bool {
+		for _, k := range keys {
+			if _, ok := w.Options[k]; ok {
+				return true
+			}
+		}
+		return false
+	}
+	if w.SubmitBatch > 1 && !given("iodepth_batch_submit", "iodepth_batch") {
+		set("iodepth_batch_submit", strconv.Itoa(min(w.SubmitBatch, jm.Depth)))
+	}
+	if !given("iodepth_batch_complete_min", "iodepth_batch_complete") {
+		switch {
+		case w.ReapPoll:
+			set("iodepth_batch_complete_min", "0")
+		case w.ReapMin > 1:
+			set("iodepth_batch_complete_min", strconv.Itoa(w.ReapMin))
+		}
+	}
+	if w.IODepthBatchCompleteMax > 0 && !given("iodepth_batch_complete_max") {
+		set("iodepth_batch_complete_max", strconv.Itoa(w.IODepthBatchCompleteMax))
+	}
+	if w.LowWater > 0 && w.LowWater < jm.Depth && !given("iodepth_low") {
+		set("iodepth_low", strconv.Itoa(w.LowWater))
 	}
 	if w.Verify != blockbench.VerifyNone {
 		set("verify", string(w.Verify))

@@ -79,6 +79,10 @@ func blockCommand() *cli.Command {
 			&cli.IntFlag{Name: "fsync", Usage: "fsync after every N writes of a worker (0: never)"},
 			&cli.BoolFlag{Name: "end_fsync", Usage: "fsync when a writing worker is done, inside its runtime (fio)"},
 			&cli.IntFlag{Name: "fdatasync", Usage: "fdatasync after every N writes of a worker (fio; 0: never)"},
+			&cli.IntFlag{Name: "iodepth_batch_submit", Aliases: []string{"iodepth_batch"}, Value: 1, Usage: "io_uring, libaio: I/Os queued before one submit call takes them (fio; 0: iodepth)"},
+			&cli.IntFlag{Name: "iodepth_batch_complete_min", Aliases: []string{"iodepth_batch_complete"}, Value: 1, Usage: "io_uring, libaio: completions a reap waits for (fio; 0: poll, never sleep)"},
+			&cli.IntFlag{Name: "iodepth_batch_complete_max", Usage: "io_uring, libaio: most completions a reap takes (fio; 0: the min)"},
+			&cli.IntFlag{Name: "iodepth_low", Usage: "io_uring, libaio: once the queue is full, drain it to this many before refilling (fio; 0: iodepth)"},
 			&cli.BoolFlag{Name: "fsync_on_close", Usage: "fsync at the end of the runtime and when the target is closed (fio)"},
 			&cli.StringFlag{Name: "verify", Usage: "fio's verify: crc32c|crc32c-intel|md5 writes each block with a checksum and reads every written block back after the writes (0: none)"},
 			&cli.BoolFlag{Name: "verify_fatal", Usage: "stop at the first block that fails --verify (fio)"},
@@ -236,6 +240,9 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 	j.EndFsync = c.Bool("end_fsync")
 	j.Fdatasync = c.Int("fdatasync")
 	j.FsyncOnClose = c.Bool("fsync_on_close")
+	if err := fiojob.BatchFlags(&j, func(flag string) (int, bool) { return c.Int(flag), c.IsSet(flag) }); err != nil {
+		return j, err
+	}
 	if s := c.String("verify"); s != "" {
 		if j.Verify, err = fiojob.ParseVerifyFlag("--verify", s); err != nil {
 			return j, err
