@@ -39,20 +39,14 @@ func (shape) Group(g *result.BlockGroup, jobs []*result.BlockJob) { setBWAgg(job
 
 // Merge fills fio's fields of a job summed over ranks.
 func (shape) Merge(m *result.BlockJob, parts []result.BlockJob) error {
-	for d, dir := range []func(*result.BlockJob) *result.BlockDir{
-		func(j *result.BlockJob) *result.BlockDir { return &j.Read },
-		func(j *result.BlockJob) *result.BlockDir { return &j.Write },
-		func(j *result.BlockJob) *result.BlockDir { return &j.Trim },
-	} {
+	// fio keeps no samples for trims; a direction with no I/O has none.
+	for d, out := range []*result.BlockDir{&m.Read, &m.Write} {
+		if out.TotalIOs == 0 {
+			continue
+		}
 		dirs := make([]*result.BlockDir, len(parts))
 		for r := range parts {
-			dirs[r] = dir(&parts[r])
-		}
-		out := dir(m)
-		if d == 2 || out.TotalIOs == 0 {
-			// fio keeps no samples for trims; a direction with no I/O
-			// has none.
-			continue
+			dirs[r] = [2]*result.BlockDir{&parts[r].Read, &parts[r].Write}[d]
 		}
 		mergeSamples(out, dirs)
 	}
