@@ -314,10 +314,7 @@ func (a *libaioIssuer) submitFree(w *worker, now int64) bool {
 				a.eagainNs = 0
 				return true
 			}
-			if t := w.now(); a.eagainNs == 0 {
-				a.eagainNs = t
-			} else if t-a.eagainNs > libaioEagainLimit {
-				w.fail(fmt.Errorf("io_submit: refused with EAGAIN for 30 s with nothing in flight: %w", errno))
+			if a.stalled(w, errno) {
 				return false
 			}
 			return true
@@ -455,6 +452,21 @@ func (a *libaioIssuer) queueOne(w *worker, now int64) {
 // taken is fio's cur_depth: every slot not on the free stack.
 func (a *libaioIssuer) taken() int { return len(a.slots) - a.nFree }
 
+// stalled keeps the clock of io_submit refusals (EAGAIN, ENOMEM) with
+// nothing in flight to reap: the first starts it, and one past
+// libaioEagainLimit fails the worker and returns true.
+func (a *libaioIssuer) stalled(w *worker, errno error) bool {
+	t := w.now()
+	switch {
+	case a.eagainNs == 0:
+		a.eagainNs = t
+	case t-a.eagainNs > libaioEagainLimit:
+		w.fail(fmt.Errorf("io_submit: refused for 30 s with nothing in flight: %w", errno))
+		return true
+	}
+	return false
+}
+
 // commitQueued is fio_libaio_commit: io_submit takes the queued iocbs
 // from the ring's tail, no further than the ring's end in one call (so a
 // batch that wraps is two calls, as in fio), and each submitted I/O's
@@ -471,10 +483,7 @@ func (a *libaioIssuer) commitQueued(w *worker) bool {
 				a.eagainNs = 0
 				return true
 			}
-			if t := w.now(); a.eagainNs == 0 {
-				a.eagainNs = t
-			} else if t-a.eagainNs > libaioEagainLimit {
-				w.fail(fmt.Errorf("io_submit: refused for 30 s with nothing in flight: %w", errno))
+			if a.stalled(w, errno) {
 				return false
 			}
 			time.Sleep(time.Microsecond)
