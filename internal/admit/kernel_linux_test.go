@@ -203,15 +203,19 @@ func TestKernelMountedImageMoved(t *testing.T) {
 }
 
 // overlayStack mounts an overlay of new lower, upper and work directories
-// (by absolute paths, or relative ones given from their parent) and
-// returns the merged and upper directories.
-func overlayStack(t *testing.T, relative bool) (merged, upper string) {
+// (by absolute paths, or relative ones given from their parent; lower
+// filled by fill first, when not nil) and returns the merged and upper
+// directories.
+func overlayStack(t *testing.T, relative bool, fill ...func(lower string)) (merged, upper string) {
 	t.Helper()
 	base := t.TempDir()
 	for _, d := range []string{"lower", "upper", "work"} {
 		if err := os.Mkdir(filepath.Join(base, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	for _, f := range fill {
+		f(filepath.Join(base, "lower"))
 	}
 	merged = t.TempDir()
 	opts := fmt.Sprintf("lowerdir=%s/lower,upperdir=%s/upper,workdir=%s/work", base, base, base)
@@ -275,6 +279,28 @@ func TestKernelLoopThroughOverlay(t *testing.T) {
 		}
 		pid := startHolder(t, holderOptions{}, "open-write", filepath.Join(merged, "db"))
 		wantFound(t, refused(t, filepath.Join(upper, "db")), fmt.Sprintf("open for writing by process %d", pid))
+	})
+	// A file copied up from the lower layer goes on being reported by the
+	// lower file's inode number; its data is in the upper file.
+	fillLower := func(lower string) { ext4Through(t, filepath.Join(lower, "o.img")) }
+	copyUp := func(t *testing.T, path string) {
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	t.Run("copied up then a loop over the upper file and merged written", func(t *testing.T) {
+		merged, upper := overlayStack(t, false, fillLower)
+		copyUp(t, filepath.Join(merged, "o.img"))
+		l := loopOver(t, filepath.Join(upper, "o.img"))
+		mnt := mountHere(t, l)
+		wantFound(t, refused(t, filepath.Join(merged, "o.img")), " -> "+l+" (loop device over it) -> mounted on "+mnt+" (ext4)")
+	})
+	t.Run("copied up then a process writing through the overlay", func(t *testing.T) {
+		merged, upper := overlayStack(t, false, fillLower)
+		pid := startHolder(t, holderOptions{}, "open-write", filepath.Join(merged, "o.img"))
+		wantFound(t, refused(t, filepath.Join(upper, "o.img")), fmt.Sprintf("open for writing by process %d", pid))
 	})
 }
 
