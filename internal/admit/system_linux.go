@@ -65,15 +65,19 @@ type loopDev struct {
 	ids     []fileID
 }
 
-// backsAny is true when one of ids is the loop device's backing file.
-func (l loopDev) backsAny(ids []fileID) bool {
+// backs is true when id is the loop device's backing file.
+func (l loopDev) backs(id fileID) bool {
 	for _, b := range l.ids {
-		if slices.Contains(ids, b) {
+		if b == id {
 			return true
 		}
 	}
 	return false
 }
+
+// backsAny is true when one of ids (a file's identities) is the loop
+// device's backing file.
+func (l loopDev) backsAny(ids []fileID) bool { return slices.ContainsFunc(ids, l.backs) }
 
 func readSystem() (*system, error) {
 	s := &system{btrfs: map[string]*btrfsFS{}, member: map[string]string{}, backed: map[uint64]backedMount{}, overlays: map[uint64]*overlay{}}
