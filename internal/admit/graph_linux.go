@@ -81,12 +81,15 @@ type graph struct {
 }
 
 // walk builds the graph from root, breadth first, so the chain to each
-// node is a shortest one. Two edges are not taken from a node reached the
+// node is a shortest one. Some edges are not taken from a node reached the
 // other way: from a partition up to its disk, the disk's other partitions
-// (they do not overlap it), and from a device-mapper device down to a
-// slave, the slave's other holders (two LVM volumes on one physical volume
-// do not overlap). Everything else is followed: a loop device's backing is
-// shared whole by every loop device over it.
+// (they do not overlap it, except those partitionsWithin finds); from a
+// partition reached as inside or overlapping another, the partitions
+// within it (a slice's neighbour slices do not overlap the slice); and
+// from a device-mapper device down to a slave, the slave's other holders
+// (two LVM volumes on one physical volume do not overlap). Everything else
+// is followed: a loop device's backing is shared whole by every loop
+// device over it.
 func walk(s *system, root node) *graph {
 	g := &graph{s: s, seen: map[string]bool{}, rootFd: -1}
 	g.add(root)
