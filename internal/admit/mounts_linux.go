@@ -62,7 +62,10 @@ func readMounts() ([]mount, error) {
 		}
 		for _, m := range infos {
 			mt := mount{MountInfo: m, ns: ns}
-			if strings.HasPrefix(m.Source, "/") {
+			// A block device's mount has its device number; only one on
+			// an anonymous device (btrfs, a file-backed erofs) needs its
+			// source looked at.
+			if m.Major == 0 && strings.HasPrefix(m.Source, "/") {
 				if st, ok := statIn(ns, m.Source); ok {
 					switch st.Mode & unix.S_IFMT {
 					case unix.S_IFBLK:
