@@ -316,7 +316,7 @@ func (t *target) open(destroy bool) error {
 	if !t.writes {
 		return nil
 	}
-	guard, err := admit.Write(t.given, t.resolved, e, destroy)
+	guard, err := admit.Write(t.given, t.resolved, t.file, e, destroy)
 	if err != nil || !t.device {
 		return err
 	}

@@ -25,13 +25,14 @@ var (
 )
 
 // Write decides whether clyde may write to the existing block device or
-// regular file at resolved (given is the name the user typed, e what fstat
-// said of clyde's descriptor on it). Anything in the target's graph (see
-// the package comment) that is in use refuses the write whatever destroy
-// says; a target nothing uses needs destroy (--destroy-data). For a device
-// it returns the exclusive (O_EXCL) open that keeps it from being mounted
-// or claimed while the run lasts; for a file, osio.NoFile.
-func Write(given, resolved string, e osio.Entry, destroy bool) (osio.File, error) {
+// regular file at resolved (given is the name the user typed, f clyde's
+// read-only descriptor on it, its only one, and e what fstat said of f).
+// Anything in the target's graph (see the package comment) that is in use
+// refuses the write whatever destroy says; a target nothing uses needs
+// destroy (--destroy-data). For a device it returns the exclusive (O_EXCL)
+// open that keeps it from being mounted or claimed while the run lasts;
+// for a file, osio.NoFile.
+func Write(given, resolved string, f osio.File, e osio.Entry, destroy bool) (osio.File, error) {
 	kind := KindFile
 	if e.Dev {
 		kind = KindDevice
@@ -54,11 +55,21 @@ func Write(given, resolved string, e osio.Entry, destroy bool) (osio.File, error
 	} else {
 		root.id = fileID{dev: e.ID.Dev, ino: e.ID.Ino}
 	}
+	// The kernel's own answer for a file, asked first: whether anything
+	// at all has it open (held); the scans below name what.
+	rootHeld := heldUnknown
+	if !e.Dev && f.Valid() {
+		rootHeld = probeLease(f.Fd())
+	}
 	s, err := readSystem()
 	if err != nil {
 		return osio.NoFile, err
 	}
-	if found := walk(s, root).inUse(); found != "" {
+	g := walk(s, root)
+	if !e.Dev && f.Valid() {
+		g.rootFd, g.rootHeld = f.Fd(), rootHeld
+	}
+	if found := g.inUse(); found != "" {
 		return osio.NoFile, refuse(found, "")
 	}
 	if !e.Dev {
@@ -67,7 +78,7 @@ func Write(given, resolved string, e osio.Entry, destroy bool) (osio.File, error
 		}
 		return osio.NoFile, nil
 	}
-	f, err := osio.OpenFile(resolved, osio.ReadOnly|osio.Exclusive)
+	ex, err := osio.OpenFile(resolved, osio.ReadOnly|osio.Exclusive)
 	if errors.Is(err, unix.EBUSY) {
 		return osio.NoFile, refuse(resolved+" -> held open exclusively by another program or the kernel (O_EXCL open failed: device busy)", "")
 	}
@@ -75,10 +86,10 @@ func Write(given, resolved string, e osio.Entry, destroy bool) (osio.File, error
 		return osio.NoFile, fmt.Errorf("open %s exclusively: %w", resolved, err)
 	}
 	if destroy {
-		return f, nil
+		return ex, nil
 	}
-	sigs, err := readSignatures(f, resolved)
-	f.Close()
+	sigs, err := readSignatures(ex, resolved)
+	ex.Close()
 	if err != nil {
 		return osio.NoFile, err
 	}

@@ -14,7 +14,7 @@ import (
 // Write: the mount, swap, holder and loop checks read Linux's records
 // only, so writing to a block device or an existing file elsewhere is
 // refused outright; a file clyde creates is written freely.
-func Write(given, resolved string, e osio.Entry, destroy bool) (osio.File, error) {
+func Write(given, resolved string, _ osio.File, e osio.Entry, destroy bool) (osio.File, error) {
 	if e.Dev {
 		return osio.NoFile, fmt.Errorf("writing to block device %s: the safety checks are Linux-only: %w", resolved, result.ErrNotSupported)
 	}

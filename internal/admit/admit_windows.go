@@ -21,7 +21,7 @@ import (
 // a raw disk that lets clyde's own workers open it and nobody else, so the
 // run is guarded by clyde's run lock on the disk (another clyde cannot
 // start on it) and by the checks, not by the kernel.
-func Write(given, resolved string, e osio.Entry, destroy bool) (osio.File, error) {
+func Write(given, resolved string, _ osio.File, e osio.Entry, destroy bool) (osio.File, error) {
 	if !e.Dev {
 		return osio.NoFile, fmt.Errorf("writing to existing file %s: the in-use checks (disk images, other writers) are Linux-only; "+
 			"name a path that does not exist yet: %w", resolved, result.ErrNotSupported)

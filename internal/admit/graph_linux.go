@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -23,6 +25,8 @@ const (
 	toPartition      // a disk's partition: reads part of it
 	toHolder         // device-mapper or md stacked on it: reads from it
 	toLoopOver       // a loop device bound to it: reads from it
+	toInside         // a partition inside it: an msdos extended partition's logical partitions, whose table it holds
+	toOverlap        // a partition of the same disk whose sectors overlap it (a label nested in it)
 )
 
 // relation is what the chain says of a node reached by each edge.
@@ -33,6 +37,8 @@ var relation = map[edge]string{
 	toPartition: "its partition",
 	toHolder:    "device-mapper, LVM or RAID stacked on it",
 	toLoopOver:  "loop device over it",
+	toInside:    "a logical partition in it, whose partition table it holds",
+	toOverlap:   "a partition overlapping it",
 }
 
 // node is a block device or a regular file in the target's graph.
@@ -41,10 +47,13 @@ type node struct {
 	dev   uint64 // block: the device number
 	sys   string // block: the sysfs name ("" when sysfs does not know it)
 	id    fileID // file: its identity
-	path  string // file: a path to it, where one is known
-	name  string // what the chain shows
-	from  int    // the node it was reached from; -1 for the target
-	via   edge
+	// ids is every identity the kernel may report for a file's data, id
+	// first (system.identities: through an overlay, the overlay's).
+	ids  []fileID
+	path string // file: a path to it, where one is known
+	name string // what the chain shows
+	from int    // the node it was reached from; -1 for the target
+	via  edge
 	// down is true when the node was reached through something the
 	// target's data ends in (a backing, a slave, a disk) rather than only
 	// through what reads from the target.
@@ -63,17 +72,26 @@ type graph struct {
 	s     *system
 	nodes []node
 	seen  map[string]bool
+	// rootFd is clyde's read-only descriptor on a target file (-1 for a
+	// device) and rootHeld what the kernel's leases said of it; rootRead
+	// is set by openBy when a process holds the file only for reading.
+	rootFd   int
+	rootHeld held
+	rootRead bool
 }
 
 // walk builds the graph from root, breadth first, so the chain to each
-// node is a shortest one. Two edges are not taken from a node reached the
+// node is a shortest one. Some edges are not taken from a node reached the
 // other way: from a partition up to its disk, the disk's other partitions
-// (they do not overlap it), and from a device-mapper device down to a
-// slave, the slave's other holders (two LVM volumes on one physical volume
-// do not overlap). Everything else is followed: a loop device's backing is
-// shared whole by every loop device over it.
+// (they do not overlap it, except those partitionsWithin finds); from a
+// partition reached as inside or overlapping another, the partitions
+// within it (a slice's neighbour slices do not overlap the slice); and
+// from a device-mapper device down to a slave, the slave's other holders
+// (two LVM volumes on one physical volume do not overlap). Everything else
+// is followed: a loop device's backing is shared whole by every loop
+// device over it.
 func walk(s *system, root node) *graph {
-	g := &graph{s: s, seen: map[string]bool{}}
+	g := &graph{s: s, seen: map[string]bool{}, rootFd: -1}
 	g.add(root)
 	for i := 0; i < len(g.nodes); i++ {
 		if g.nodes[i].block {
@@ -90,8 +108,17 @@ func (g *graph) add(n node) {
 		return
 	}
 	g.seen[n.key()] = true
+	if !n.block {
+		n.ids = g.s.identities(n.id, n.path)
+		for _, id := range n.ids {
+			g.seen[node{id: id}.key()] = true
+		}
+	}
 	g.nodes = append(g.nodes, n)
 }
+
+// has is true when id is one of the file node's identities.
+func (n node) has(id fileID) bool { return !n.block && slices.Contains(n.ids, id) }
 
 // addBlock adds the block device sysfs calls name, reached from node i.
 func (g *graph) addBlock(i int, name string, via edge) {
@@ -142,6 +169,11 @@ func (g *graph) blockEdges(i int) {
 	}
 	if isPartition(dir) {
 		g.addBlock(i, filepath.Base(filepath.Dir(dir)), toDisk)
+		if n.via != toInside && n.via != toOverlap {
+			for _, p := range partitionsWithin(dir) {
+				g.addBlock(i, p.name, p.via)
+			}
+		}
 	} else if n.via != toDisk {
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
@@ -169,7 +201,7 @@ func isPartition(dir string) bool {
 
 func (g *graph) fileEdges(i int) {
 	for _, l := range g.s.loops {
-		if l.backs(g.nodes[i].id) {
+		if l.backsAny(g.nodes[i].ids) {
 			g.addDev(i, l.dev, l.name, toLoopOver)
 		}
 	}
@@ -261,7 +293,97 @@ func (g *graph) inUse() string {
 	if best == useBound {
 		return g.chain(bestAt, bestFound)
 	}
+	if found := g.unnamedHolder(); found != "" {
+		return g.chain(0, found)
+	}
 	return ""
+}
+
+// unnamedHolder is the last word on a target file, from the kernel's
+// leases: something has it open for writing, or has it open at all while
+// no process is seen reading it, and no table clyde reads says what. That
+// is a holder no scan reaches (a process in a PID namespace clyde does not
+// see, an io_uring whose ring descriptor is closed, a kernel server, a
+// file-backed mount clyde could not identify), and the write is refused.
+// A second descriptor of clyde's own on the file makes the leases say
+// nothing.
+func (g *graph) unnamedHolder() string {
+	if g.rootFd < 0 || g.rootHeld == heldNone || g.rootHeld == heldUnknown || (g.rootHeld == heldReaders && g.rootRead) {
+		return ""
+	}
+	if selfHolds(g.nodes[0].ids, g.rootFd) {
+		return ""
+	}
+	if g.rootHeld == heldWriters {
+		return "open for writing by something no process, loop device, mount or swap clyde can see explains (the kernel refused clyde a read lease on it)"
+	}
+	return "held open by something no process, loop device, mount or swap clyde can see explains (the kernel refused clyde a write lease on it)"
+}
+
+// selfHolds is true when clyde has the file open on a descriptor other
+// than fd.
+func selfHolds(ids []fileID, fd int) bool {
+	dir := filepath.Join(procRoot, "self", "fd")
+	fds, _ := os.ReadDir(dir)
+	for _, e := range fds {
+		if e.Name() == strconv.Itoa(fd) {
+			continue
+		}
+		var st unix.Stat_t
+		if unix.Stat(filepath.Join(dir, e.Name()), &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && slices.Contains(ids, fileID{st.Dev, st.Ino}) {
+			return true
+		}
+	}
+	return false
+}
+
+// backedBy is the file-backed mount (erofs straight from an image, in any
+// namespace) whose superblock file node i holds, found by the UUID the
+// kernel reports for the mount, since of the image it shows only the path
+// given at mount time. The target file is passed over when the kernel's
+// leases say nothing else has it open: it is then a copy of a mounted
+// image, as the mount holds its own image open.
+func (g *graph) backedBy(i int) string {
+	if g.nodes[i].block || len(g.s.backed) == 0 || (i == 0 && g.rootHeld == heldNone) {
+		return ""
+	}
+	fd, done, ok := g.openFile(i)
+	if !ok {
+		return ""
+	}
+	defer done()
+	for at, m := range g.s.mounts {
+		b, ok := g.s.backed[m.dev()]
+		if !ok || b.at != at {
+			continue
+		}
+		if u, ok := superUUID(fd, m.FSType); ok && u == b.uuid {
+			return m.where("straight from this file, whose superblock UUID " + formatUUID(u) + " the mount reports")
+		}
+	}
+	return ""
+}
+
+// openFile opens file node i read-only: the target through clyde's own
+// descriptor, another file by its path while that is still the file.
+func (g *graph) openFile(i int) (int, func(), bool) {
+	n := g.nodes[i]
+	if i == 0 && g.rootFd >= 0 {
+		return g.rootFd, func() {}, true
+	}
+	if n.path == "" {
+		return -1, nil, false
+	}
+	fd, err := unix.Open(n.path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+	if err != nil {
+		return -1, nil, false
+	}
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || (fileID{st.Dev, st.Ino}) != n.id {
+		unix.Close(fd)
+		return -1, nil, false
+	}
+	return fd, func() { unix.Close(fd) }, true
 }
 
 // tables holds the rules read from the kernel's tables for node i: what
@@ -270,14 +392,17 @@ func (g *graph) tables(i int) (string, int) {
 	n := g.nodes[i]
 	for _, m := range g.s.mounts {
 		switch {
-		case n.block && (m.srcDev == n.dev || unix.Mkdev(m.Major, m.Minor) == n.dev):
-			return fmt.Sprintf("mounted on %s (%s)", m.MountPoint, m.FSType), useMounted
-		case !n.block && m.srcFile == n.id:
-			return fmt.Sprintf("mounted on %s (%s, straight from the file)", m.MountPoint, m.FSType), useMounted
+		case n.block && (m.srcDev == n.dev || m.dev() == n.dev):
+			return m.where(""), useMounted
+		case n.has(m.srcFile):
+			return m.where("straight from the file"), useMounted
 		}
 	}
+	if found := g.backedBy(i); found != "" {
+		return found, useMounted
+	}
 	for _, sw := range g.s.swaps {
-		if (n.block && sw.dev == n.dev) || (!n.block && sw.file == n.id) {
+		if (n.block && sw.dev == n.dev) || n.has(sw.file) {
 			return "used as swap (" + sw.path + ")", useMounted
 		}
 	}
@@ -285,7 +410,7 @@ func (g *graph) tables(i int) (string, int) {
 		return fmt.Sprintf("a device of the btrfs filesystem %s, mounted on %s", fsid, g.s.btrfs[fsid].where), useMounted
 	}
 	if len(g.s.btrfs) > 0 {
-		if fs := g.s.btrfs[g.fsid(n)]; fs != nil {
+		if fs := g.s.btrfs[g.fsid(i)]; fs != nil {
 			return fmt.Sprintf("holds a superblock of the btrfs filesystem %s, which is mounted on %s", fs.fsid, fs.where), useSuperblock
 		}
 	}
@@ -298,29 +423,20 @@ func (g *graph) tables(i int) (string, int) {
 	return "", useNone
 }
 
-// fsid reads the btrfs fsid in node n's superblock, "" for none.
-func (g *graph) fsid(n node) string {
-	var fd int
-	if n.block {
-		var ok bool
-		if fd, ok = openNode(n.sys, n.dev); !ok {
+// fsid reads the btrfs fsid in node i's superblock, "" for none.
+func (g *graph) fsid(i int) string {
+	if n := g.nodes[i]; n.block {
+		fd, ok := openNode(n.sys, n.dev)
+		if !ok {
 			return ""
 		}
-	} else {
-		if n.path == "" {
-			return ""
-		}
-		var err error
-		fd, err = unix.Open(n.path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
-		if err != nil {
-			return ""
-		}
-		var st unix.Stat_t
-		if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || (fileID{st.Dev, st.Ino}) != n.id {
-			unix.Close(fd)
-			return ""
-		}
+		defer unix.Close(fd)
+		return btrfsFsid(fd)
 	}
-	defer unix.Close(fd)
+	fd, done, ok := g.openFile(i)
+	if !ok {
+		return ""
+	}
+	defer done()
 	return btrfsFsid(fd)
 }

@@ -187,23 +187,30 @@ func (fs *fakeSystem) mapping(pid int, comm, path, perms string) {
 }
 
 // userFile is a file of someone's with 1 MiB of data (room for a preset's
-// largest block), and what identify says of it.
-func userFile(t *testing.T) (string, osio.Entry) {
+// largest block), clyde's read-only descriptor on it (closed when the test
+// ends), and what identify says of it.
+func userFile(t *testing.T) (string, osio.File, osio.Entry) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "user.img")
 	if err := os.WriteFile(path, []byte(strings.Repeat("data", 256<<10)), 0o640); err != nil {
 		t.Fatal(err)
 	}
+	return openTarget(t, path)
+}
+
+// openTarget opens path read-only as blockbench does before asking Write.
+func openTarget(t *testing.T, path string) (string, osio.File, osio.Entry) {
+	t.Helper()
 	f, err := osio.OpenFile(path, osio.ReadOnly)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	t.Cleanup(func() { f.Close() })
 	e, err := f.Stat()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return path, e
+	return path, f, e
 }
 
 func TestFileWriteRules(t *testing.T) {
@@ -259,12 +266,12 @@ func TestFileWriteRules(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := newFakeSystem(t)
-			path, e := userFile(t)
+			path, f, e := userFile(t)
 			if err := os.WriteFile(path+".other", nil, 0o600); err != nil {
 				t.Fatal(err)
 			}
 			tc.setup(fs, path)
-			_, err := Write(path, path, e, tc.destroy)
+			_, err := Write(path, path, f, e, tc.destroy)
 			if tc.found == "" {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
@@ -439,7 +446,7 @@ func TestDeviceGraph(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := newFakeSystem(t)
-			img, _ := userFile(t)
+			img, _, _ := userFile(t)
 			if err := os.WriteFile(img+".b", nil, 0o600); err != nil {
 				t.Fatal(err)
 			}

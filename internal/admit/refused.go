@@ -3,16 +3,21 @@
 // of every command that writes to a target by name (block, cdm, iometer,
 // orion all open their targets through blockbench, which asks here).
 //
-// On Linux the rule is a walk through the kernel's own records (sysfs,
-// /proc/self/mountinfo, /proc/swaps, other processes' descriptors, the
-// exclusive open): from the target to everything its data ends in (a loop
-// device's backing file or device, device-mapper and md slaves, the disk of
-// a partition) and everything that reads from it (loop devices over it,
-// holders, partitions, file-backed mounts), recursively. Anything in that
-// graph that is mounted, swapped, held, open or a member of a mounted
+// On Linux the rule is a walk through the kernel's own records (sysfs, the
+// mount table of every mount namespace, /proc/swaps, other processes'
+// descriptors, maps and io_uring registered files, the exclusive open,
+// and for a target file the kernel's leases): from the target to
+// everything its data ends in (a loop device's backing file or device,
+// device-mapper and md slaves, the disk of a partition) and everything that
+// reads from it (loop devices over it, holders, partitions, an extended
+// partition's logical ones, file-backed mounts), recursively, each thing
+// known by what the kernel keeps live (device numbers, inodes, superblock
+// UUIDs; through an overlay, the real file). Anything in that graph that is
+// mounted, swapped, held, open, mapped or a member of a mounted
 // multi-device filesystem refuses the write whatever the flags, and the
 // refusal names the chain from the target to what uses it. A target
-// nothing uses still needs --destroy-data.
+// nothing uses still needs --destroy-data. README's Safety section states
+// the rule and what it cannot see.
 package admit
 
 import (

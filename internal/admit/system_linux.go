@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -17,9 +18,10 @@ import (
 // fileID is a regular file: its filesystem's device number and inode.
 type fileID struct{ dev, ino uint64 }
 
-// system is what the kernel says about the machine's block devices, read
-// once per admission: the mount table, the swap table, the bound loop
-// devices and the mounted btrfs filesystems.
+// system is what the kernel says about the machine's block devices and
+// mounts, read once per admission, before anything is written: the mount
+// tables of every mount namespace, the swap table, the bound loop devices,
+// the mounted btrfs filesystems, file-backed superblocks and overlays.
 type system struct {
 	mounts []mount
 	swaps  []swap
@@ -28,15 +30,11 @@ type system struct {
 	// member maps a device's sysfs name to the fsid it belongs to.
 	btrfs  map[string]*btrfsFS
 	member map[string]string
-}
-
-// mount is a line of mountinfo and what its source is, when it is a path:
-// the device number of a block device, or the identity of a regular file
-// (a filesystem mounted straight from an image file, such as erofs).
-type mount struct {
-	sysinfo.MountInfo
-	srcDev  uint64
-	srcFile fileID
+	// backed maps the device number of each file-backed superblock (erofs
+	// from an image) to its UUID; overlays maps each overlay's device
+	// number to its layers.
+	backed   map[uint64]backedMount
+	overlays map[uint64]*overlay
 }
 
 // swap is a line of /proc/swaps: a block device or a swap file.
@@ -77,8 +75,12 @@ func (l loopDev) backs(id fileID) bool {
 	return false
 }
 
+// backsAny is true when one of ids (a file's identities) is the loop
+// device's backing file.
+func (l loopDev) backsAny(ids []fileID) bool { return slices.ContainsFunc(ids, l.backs) }
+
 func readSystem() (*system, error) {
-	s := &system{btrfs: map[string]*btrfsFS{}, member: map[string]string{}}
+	s := &system{btrfs: map[string]*btrfsFS{}, member: map[string]string{}, backed: map[uint64]backedMount{}, overlays: map[uint64]*overlay{}}
 	var err error
 	if s.mounts, err = readMounts(); err != nil {
 		return nil, err
@@ -90,32 +92,9 @@ func readSystem() (*system, error) {
 		return nil, err
 	}
 	s.readBtrfs()
+	s.readBacked()
+	s.readOverlays()
 	return s, nil
-}
-
-func readMounts() ([]mount, error) {
-	infos, err := sysinfo.ReadMounts(filepath.Join(procRoot, "self", "mountinfo"))
-	if err != nil {
-		return nil, err
-	}
-	mounts := make([]mount, len(infos))
-	for i, m := range infos {
-		mounts[i].MountInfo = m
-		if !strings.HasPrefix(m.Source, "/") {
-			continue
-		}
-		var st unix.Stat_t
-		if unix.Stat(m.Source, &st) != nil {
-			continue
-		}
-		switch st.Mode & unix.S_IFMT {
-		case unix.S_IFBLK:
-			mounts[i].srcDev = st.Rdev
-		case unix.S_IFREG:
-			mounts[i].srcFile = fileID{st.Dev, st.Ino}
-		}
-	}
-	return mounts, nil
 }
 
 // readSwaps lists /proc/swaps: partitions and swap files.
