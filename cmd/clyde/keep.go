@@ -126,9 +126,17 @@ func (k *keeper) release() {
 // writeResult writes the command's result file (fs --json, block
 // --output), when one was given, through outfile's one rule for a run's
 // result: a run that failed before it measured anything replaces no file.
+// The regression check is made first, so the file holds it as the
+// history will (keep.Judge); a check that cannot read the history is left
+// to after, which reports it.
 func (k *keeper) writeResult(out io.Writer, run *compare.Run, runErr error, fill func(io.Writer) error) error {
 	if k.result == nil {
 		return nil
+	}
+	if runErr == nil && k.opts.Checked == nil {
+		if ck, err := keep.Judge(context.Background(), k.opts, run); err == nil {
+			k.opts.Checked = ck
+		}
 	}
 	return k.result.WriteResult(out, measured(run, runErr), fill)
 }
