@@ -250,12 +250,15 @@ func TestCheckRegression(t *testing.T) {
 		// A steady baseline (no spread at all): only the threshold decides.
 		{"exactly the threshold is no regression", fsRun("#1", false, 75), runs(100, 100, 100), 25, "", 0, false},
 		{"just past the threshold", fsRun("#1", false, 74), runs(100, 100, 100), 25, "regressions", 1, false},
-		{"short baseline figures do not count", fsRun("#1", false, 10), []*Run{fsRun("#2", true, 100), fsRun("#3", true, 100), fsRun("#4", false, 100)}, 20, "not judged", 1, false},
+		// Baseline figures under 0.5 s count (as in clyde compare); only
+		// a figure under 0.5 s now is never alarmed on.
+		{"short baseline figures count", fsRun("#1", false, 10), []*Run{fsRun("#2", true, 100), fsRun("#3", true, 99), fsRun("#4", false, 101)}, 20, "regressions", 1, false},
 		// An even count's centre is the mean of all four (107.75), not a
 		// middle figure (100.5, or 101 for the upper one): 86 is 20.2 %
 		// below the mean and only 14.4 % below the middle.
 		{"even-sized baseline", fsRun("#1", false, 86), runs(101, 100, 101, 129), 20, "within noise", 1, false},
-		{"short every time: never judged", fsRun("#1", true, 10), []*Run{fsRun("#2", true, 100), fsRun("#3", true, 100)}, 20, "", 0, true},
+		{"short every time: never alarmed on", fsRun("#1", true, 10), []*Run{fsRun("#2", true, 100), fsRun("#3", true, 101)}, 20, "low confidence", 1, true},
+		{"short now, measured before", fsRun("#1", true, 10), []*Run{fsRun("#2", false, 100), fsRun("#3", true, 101)}, 20, "low confidence", 1, false},
 		{"a new history's first run", fsRun("#1", true, 10), nil, 20, "", 0, true},
 		// The run's repeats against one earlier run's: the same test as
 		// clyde compare of the two.

@@ -26,7 +26,7 @@ type ColumnCheck struct {
 	// alarmed on.
 	Short bool
 	// BaselineRuns counts the baseline's runs that gave the column a
-	// figure of 0.5 s or more.
+	// figure.
 	BaselineRuns int
 }
 
@@ -45,13 +45,13 @@ type Check struct {
 	// LowConfidence ran under 0.5 s now and fell or rose more than the
 	// threshold. Each column is in one list at most.
 	Regressions, WithinNoise, Rose, TooNoisy, LowConfidence []ColumnCheck
-	// NotJudged names the columns the rule cannot judge: too few figures
-	// of 0.5 s or more, now and in the baseline.
+	// NotJudged names the columns the rule cannot judge: too few figures,
+	// now and in the baseline.
 	NotJudged []string
 	// NeverChecked names the columns that ran under 0.5 s now and in
 	// every run of the baseline (or now, in a history's first run): the
-	// check will never judge them at these sizes, a column a cron user
-	// believes watched.
+	// check will never alarm on them at these sizes, columns a cron user
+	// believes watched. The weekly note names them, beside the lists.
 	NeverChecked []string
 	// Fell counts the columns whose figure is more than the threshold
 	// below the baseline's mean, whatever the rule says of it.
@@ -63,19 +63,23 @@ type Check struct {
 // better), by the one rule (internal/verdict): a column regressed when
 // the rule calls its figure lower than the baseline's and it fell more
 // than pct percent below the baseline's mean. Every repeat of every
-// baseline run is one figure of the baseline. Latency columns are left
-// out: bonnie++'s is a single worst operation, too noisy to alarm on.
-// Figures under 0.5 s (Figure.Short) join no baseline, and one now is
-// reported, never alarmed on.
+// baseline run is one figure of the baseline, so the check of a run
+// against one earlier run is clyde compare's of the two. Latency columns
+// are left out: bonnie++'s is a single worst operation, too noisy to
+// alarm on. A figure under 0.5 s now (Figure.Short) is judged like any
+// other but never alarmed on: reported as low confidence.
 func CheckRegression(cur *Run, baseline []*Run, pct float64) Check {
 	ck := Check{Baseline: baseline, ThresholdPct: pct}
 	history := map[string][]float64{}
-	runs := map[string]int{}
+	runs, shortRuns := map[string]int{}, map[string]int{}
 	for _, p := range baseline {
 		for _, f := range p.Figures() {
-			if f.State == Known && len(f.Values) > 0 && !f.Short {
+			if f.State == Known && len(f.Values) > 0 {
 				history[f.Key] = append(history[f.Key], f.Values...)
 				runs[f.Key]++
+				if f.Short {
+					shortRuns[f.Key]++
+				}
 			}
 		}
 	}
@@ -89,9 +93,10 @@ func CheckRegression(cur *Run, baseline []*Run, pct float64) Check {
 		if -c.ChangePct > pct {
 			ck.Fell++
 		}
-		switch {
-		case f.Short && len(history[f.Key]) == 0:
+		if f.Short && shortRuns[f.Key] == runs[f.Key] {
 			ck.NeverChecked = append(ck.NeverChecked, f.Key)
+		}
+		switch {
 		case f.Short && math.Abs(c.ChangePct) > pct:
 			ck.LowConfidence = append(ck.LowConfidence, col)
 		case f.Short:
@@ -155,7 +160,7 @@ func (c Check) Summary() string {
 	}
 	list("under 0.5 s now (low confidence, not alarmed on)", c.LowConfidence)
 	if len(c.NotJudged) > 0 {
-		parts = append(parts, "too few figures of 0.5 s or more to judge "+strings.Join(c.NotJudged, ", "))
+		parts = append(parts, "too few figures to judge "+strings.Join(c.NotJudged, ", "))
 	}
 	s := strings.Join(parts, "; ")
 	s += fmt.Sprintf(": %d of %d columns fell more than %s against %s [the rule: %s]", c.Fell, len(c.Columns), pct,
@@ -242,4 +247,48 @@ func keys(cols []ColumnCheck) []string {
 		out = append(out, c.Key)
 	}
 	return out
+}
+
+// VerdictLine is a saved check's verdicts in one line, for clyde history:
+// the columns the rule calls lower and higher than the baseline (with the
+// change and the test), and how many it calls within the noise or cannot
+// judge: "lower: put_block -12.3% (p=0.004 n=3+3); higher: seeks +4.1%
+// (p=0.03 n=3+3); within the noise: 9; cannot tell: 1". "" for a check
+// with no column.
+func VerdictLine(rc *result.RegressionCheck) string {
+	var lower, higher []string
+	same, cannot := 0, 0
+	for _, c := range rc.Columns {
+		text := c.Column
+		if c.ChangePct != nil {
+			text += fmt.Sprintf(" %+.1f%%", *c.ChangePct)
+		}
+		if c.PValue != nil {
+			text += fmt.Sprintf(" (%s n=%d+%d)", verdict.FormatP(*c.PValue), c.BaselineN, c.N)
+		}
+		switch {
+		case c.Verdict == "differs" && c.Mean < c.BaselineMean:
+			lower = append(lower, text)
+		case c.Verdict == "differs":
+			higher = append(higher, text)
+		case c.Verdict == "within_noise":
+			same++
+		default:
+			cannot++
+		}
+	}
+	var parts []string
+	if len(lower) > 0 {
+		parts = append(parts, "lower: "+strings.Join(lower, ", "))
+	}
+	if len(higher) > 0 {
+		parts = append(parts, "higher: "+strings.Join(higher, ", "))
+	}
+	if same > 0 {
+		parts = append(parts, fmt.Sprintf("within the noise: %d", same))
+	}
+	if cannot > 0 {
+		parts = append(parts, fmt.Sprintf("cannot tell: %d", cannot))
+	}
+	return strings.Join(parts, "; ")
 }
