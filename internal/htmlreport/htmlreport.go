@@ -689,8 +689,8 @@ func (p *pageData) SummarySVG() template.HTML {
 }
 
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
-	"join": func(ss []string) string { return strings.Join(ss, ", ") },
-	"secs": func(ns float64) float64 { return ns / 1e9 },
+	"join":    func(ss []string) string { return strings.Join(ss, ", ") },
+	"secs":    func(ns float64) float64 { return ns / 1e9 },
 	"ruleURL": func() string { return verdict.RuleURL },
 	"ruleRef": func() string { return verdict.RuleRef },
 	// barSVG draws a bar chart (the "barchart" template's)

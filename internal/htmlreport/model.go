@@ -234,7 +234,6 @@ func (c *column) isBetter(a, b float64) bool {
 	return a < b
 }
 
-
 // barData is one column's bar chart: a bar per run, in run order.
 // NoWinner says why the rule crowns nobody ("" when it does, or when
 // there is nothing to beat).
@@ -402,13 +401,13 @@ func summarize(cols []column, runs []runInfo) *summaryData {
 type tableData struct {
 	Title string `json:"title"`
 	// ID names the table in the page; Rates is set for a table of rates.
-	ID      string     `json:"id"`
-	Rates   bool       `json:"rates"`
-	Columns []column   `json:"columns"`
-	Winners []string   `json:"winners,omitempty"`
+	ID      string   `json:"id"`
+	Rates   bool     `json:"rates"`
+	Columns []column `json:"columns"`
+	Winners []string `json:"winners,omitempty"`
 	// NoWinners says, per column, why the rule crowned nobody ("").
-	NoWinners []string `json:"no_winners,omitempty"`
-	Rows    []tableRow `json:"rows,omitempty"`
+	NoWinners []string   `json:"no_winners,omitempty"`
+	Rows      []tableRow `json:"rows,omitempty"`
 }
 
 type tableRow struct {
