@@ -27,7 +27,7 @@ func keepFlags() []cli.Flag {
 	return []cli.Flag{
 		dbFlag(),
 		&cli.BoolFlag{Name: "no-history", Usage: "do not save this run in the history database"},
-		&cli.StringFlag{Name: "check-regression", Usage: "exit 3 when a rate fell more than `PCT` percent, and more than its usual spread, below the median of the last 5 comparable runs (same host, target and parameters) that were not flagged; it alarms once 3 such runs exist"},
+		&cli.StringFlag{Name: "check-regression", Usage: "exit 3 when a rate fell more than `PCT` percent below the mean of the last 5 comparable runs (same host, target and parameters) that were not flagged, and the significance rule (docs/results.md#significance) calls the fall real"},
 		&cli.StringFlag{Name: "prom-textfile", Usage: "write the figures for node_exporter's textfile collector to `PATH` (a file is replaced atomically; a device or FIFO is written in place)"},
 		&cli.BoolFlag{Name: "silent", Usage: "for cron: print nothing when all is well (no tables, CSV, report or notes); anything wrong is one line on stderr and a non-zero exit; --json, --output and --prom-textfile files are still written"},
 	}
