@@ -856,7 +856,7 @@ table.copyspd .clone { font-weight: normal; font-size: 12px; color: #555; }
 {{with .Summary}}{{if .Columns}}<h2>Overall</h2>
 <figure class="summary"><figcaption>Geometric mean of {{len .Columns}} rate column(s), relative to run A <span class="sub">more is better</span></figcaption>
 {{$.SummarySVG}}</figure>
-<p class="notes">Over the rate columns every run measured for 0.5 s or more: {{join .Columns}}.{{if .Left}} Left out (a run had no figure, or one under 0.5 s): {{join .Left}}.{{end}} "won" counts the columns the rule crowned a run in.</p>
+<p class="notes">Over the rate columns every run measured for 0.5 s or more: {{join .Columns}}.{{if .Left}} Left out (a run had no figure, or one under 0.5 s): {{join .Left}}.{{end}} "won" counts the columns the rule crowned a run in; the mean itself is a summary the rule does not test, so it has no winner.</p>
 {{end}}{{end}}
 <h2>Results per test</h2>
 <div class="grid bars">

@@ -320,3 +320,54 @@ func scipyPython(t *testing.T) string {
 	t.Skip("no python3 with scipy (Debian: apt-get install python3-scipy); the hand-worked cases still ran")
 	return ""
 }
+
+// TestDocumentedPower pins the figures docs/results.md (Significance)
+// gives: the largest coefficient of variation at which the rule calls a
+// 10 % difference, for equal spreads on both sides. Just under it the rule
+// tells, just over it not.
+func TestDocumentedPower(t *testing.T) {
+	// unit has mean 0 and sample standard deviation 1 for n figures.
+	unit := func(n int) []float64 {
+		var z []float64
+		for i := range n {
+			z = append(z, float64(i)-float64(n-1)/2)
+		}
+		var ss float64
+		for _, v := range z {
+			ss += v * v
+		}
+		sd := math.Sqrt(ss / float64(n-1))
+		for i := range z {
+			z[i] /= sd
+		}
+		return z
+	}
+	sample := func(mean, sd float64, n int) []float64 {
+		if n == 1 {
+			return []float64{mean}
+		}
+		var out []float64
+		for _, z := range unit(n) {
+			out = append(out, mean+sd*z)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		n1, n2 int
+		cvPct  float64
+	}{{2, 2, 2.32}, {3, 3, 4.41}, {5, 5, 6.86}, {5, 1, 3.29}, {3, 1, 2.01}} {
+		for _, f := range []struct {
+			factor float64
+			want   Outcome
+		}{{0.995, Differs}, {1.005, Same}} {
+			sd := tc.cvPct * f.factor // of a mean of 100
+			ref, cand := sample(100, sd, tc.n1), sample(90, sd, tc.n2)
+			if tc.n2 == 1 {
+				cand = []float64{90}
+			}
+			if c := Compare(ref, cand); c.Outcome != f.want {
+				t.Errorf("n=%d+%d, cv %.3f%%: %s, want outcome %d", tc.n1, tc.n2, sd, c.Text(), f.want)
+			}
+		}
+	}
+}
