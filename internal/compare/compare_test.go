@@ -284,6 +284,12 @@ func TestCheckRegression(t *testing.T) {
 			}
 		})
 	}
+	// Every repeat of the earlier run is a figure of the baseline: 3+3,
+	// as clyde compare of the two runs.
+	rep := CheckRegression(fsRun("#1", false, 70, 71, 69), []*Run{fsRun("#2", false, 99, 100, 101)}, 20)
+	if c := rep.Columns[0].Cmp; c.Ref.N != 3 || c.Cand.N != 3 || c.Ref.Mean != 100 {
+		t.Fatalf("the baseline of one run of three repeats: %+v", c)
+	}
 	// The figures: 85 against a baseline of mean 100.
 	ck := CheckRegression(fsRun("#1", false, 85), runs(100, 99, 101, 100), 10)
 	if r := ck.Regressions[0]; r.Cmp.Ref.Mean != 100 || math.Abs(r.Cmp.ChangePct+15) > 1e-9 || r.Cmp.Ref.N != 4 || r.Cmp.Cand.N != 1 || r.BaselineRuns != 4 {
