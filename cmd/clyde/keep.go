@@ -55,6 +55,9 @@ func openHistoryReadOnly(c *cli.Context) (*history.Store, error) {
 // keeper is the command's side of the after-run step (internal/keep): the
 // flags read before the run, the output files checked, then keep.After.
 type keeper struct {
+	// ctx is the command's: the regression check's history query stops
+	// with it.
+	ctx  context.Context
 	opts keep.Options
 	// result is where the command's result goes (fs --json, block
 	// --output), nil when not given.
@@ -69,7 +72,7 @@ type keeper struct {
 // flag. --no-history without --check-regression touches no database at
 // all. The engines take the run lock on their targets.
 func beginKeep(c *cli.Context) (*keeper, error) {
-	k := &keeper{opts: keep.Options{Stdout: c.App.Writer, Stderr: c.App.ErrWriter, NoHistory: c.Bool("no-history"),
+	k := &keeper{ctx: c.Context, opts: keep.Options{Stdout: c.App.Writer, Stderr: c.App.ErrWriter, NoHistory: c.Bool("no-history"),
 		Silent: c.Bool("silent")}}
 	if s := c.String("check-regression"); s != "" {
 		v, err := strconv.ParseFloat(s, 64)
@@ -134,7 +137,7 @@ func (k *keeper) writeResult(out io.Writer, run *compare.Run, runErr error, fill
 		return nil
 	}
 	if runErr == nil && k.opts.Checked == nil {
-		if ck, err := keep.Judge(context.Background(), k.opts, run); err == nil {
+		if ck, err := keep.Judge(k.ctx, k.opts, run); err == nil {
 			k.opts.Checked = ck
 		}
 	}
