@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -42,6 +43,9 @@ func TestCompareGolden(t *testing.T) {
 		{"ssd-840pro-vs-m4", []string{"bonnie-1.96-ssd-840pro-vs-m4.txt"}},
 		{"2.00a-filesystems", []string{"bonnie-2.00a-ext4.txt", "bonnie-2.00a-btrfs.txt", "bonnie-2.00a-tmpfs.txt", "bonnie-2.00a-ntfs3g.txt"}},
 		{"2.00a-lines", []string{"bonnie-2.00a-lines.csv"}},
+		// Two clyde fs -x 3 runs on one tmpfs (testdata/html/README.md):
+		// every change with the rule's test, in the text, CSV and JSON.
+		{"tmpfs-x3", []string{"../html/tmpfs-x3-a.json", "../html/tmpfs-x3-b.json"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -53,20 +57,36 @@ func TestCompareGolden(t *testing.T) {
 			if err := tb.WriteText(&buf); err != nil {
 				t.Fatal(err)
 			}
-			golden := dir + tc.name + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+			checkGolden(t, dir+tc.name+".golden", buf.Bytes())
+			if tc.name == "tmpfs-x3" {
+				var c, j bytes.Buffer
+				if err := tb.WriteCSV(&c); err != nil {
 					t.Fatal(err)
 				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(buf.Bytes(), want) {
-				t.Fatalf("output differs from %s (run with -update if meant):\n%s", golden, buf.String())
+				if err := tb.WriteJSON(&j); err != nil {
+					t.Fatal(err)
+				}
+				checkGolden(t, dir+tc.name+".csv.golden", c.Bytes())
+				checkGolden(t, dir+tc.name+".json.golden", j.Bytes())
 			}
 		})
+	}
+}
+
+// checkGolden compares got with the golden file (rewritten with -update).
+func checkGolden(t *testing.T, golden string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("output differs from %s (run with -update if meant):\n%s", golden, got)
 	}
 }
 
@@ -348,6 +368,11 @@ func TestRegressionLine(t *testing.T) {
 		}
 		last = i
 	}
+	rec, err := json.MarshalIndent(ck.Record(), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, dir+"regression-line.golden", append([]byte(s+"\n\n"), append(rec, '\n')...))
 	// getc fell 90 %, but its baseline (mean 200, s 63) puts even that
 	// within the noise (t 2.60 < 2.78): the issue's "also down".
 	if len(ck.Regressions) != 2 || ck.Regressions[0].Key != "put_block" || ck.Regressions[1].Key != "get_block" ||
@@ -639,5 +664,64 @@ func TestResultWithOtherFormats(t *testing.T) {
 	}
 	if _, err := LoadBytes("broken", []byte(text+"{\"kind\": \"block\",\n")); err == nil {
 		t.Error("text and a cut JSON accepted")
+	}
+}
+
+// TestTmpfsX3AgainstScipy is the oracle beside the tmpfs-x3 goldens: every
+// row's p-value and both intervals, from the JSON's repeats, by scipy
+// (Welch's ttest_ind and t.interval), where Debian's python3-scipy is.
+func TestTmpfsX3AgainstScipy(t *testing.T) {
+	py := ""
+	for _, p := range []string{"/usr/bin/python3", "python3"} {
+		if exec.Command(p, "-c", "import scipy.stats").Run() == nil {
+			py = p
+			break
+		}
+	}
+	if py == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no python3 with scipy: .ci/run installs python3-scipy")
+		}
+		t.Skip("no python3 with scipy (Debian: python3-scipy)")
+	}
+	tb, err := Compare(load(t, "../html/tmpfs-x3-a.json", "../html/tmpfs-x3-b.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pairs [][2][]float64
+	var rows []Row
+	for _, r := range tb.Rows {
+		if r.Cells[0].N == 3 && r.Cells[1].N == 3 {
+			pairs, rows = append(pairs, [2][]float64{r.Cells[0].Values, r.Cells[1].Values}), append(rows, r)
+		}
+	}
+	in, _ := json.Marshal(pairs)
+	cmd := exec.Command(py, "-c", `
+import json, sys
+from scipy import stats
+import numpy as np
+out = []
+for a, b in json.load(sys.stdin):
+    a, b = np.array(a), np.array(b)
+    ci = [float((stats.t.interval(0.95, 2, loc=s.mean(), scale=stats.sem(s))[1] - s.mean())) for s in (a, b)]
+    out.append([float(stats.ttest_ind(a, b, equal_var=False).pvalue)] + ci)
+json.dump(out, sys.stdout)
+`)
+	cmd.Stdin = bytes.NewReader(in)
+	raw, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want [][3]float64
+	if err := json.Unmarshal(raw, &want); err != nil || len(want) != len(rows) || len(rows) < 20 {
+		t.Fatalf("scipy gave %d rows for %d (%v)", len(want), len(rows), err)
+	}
+	for i, r := range rows {
+		got := [3]float64{r.Cells[1].Cmp.P, r.Cells[0].CI, r.Cells[1].CI}
+		for k := range got {
+			if math.Abs(got[k]-want[i][k]) > 1e-6*math.Abs(want[i][k]) {
+				t.Errorf("%s: %v, scipy %v", r.Key, got, want[i])
+			}
+		}
 	}
 }
