@@ -120,8 +120,9 @@ func keepHistory(ctx context.Context, o Options, run *compare.Run) error {
 					c := compare.CheckRegression(run, nil, o.RegressPct)
 					ck = &c
 				}
-				o.notes(run, ck)
+				o.weekly(run, ck)
 			}
+			o.note("regression check: %v, so no earlier run to compare with", err)
 			return nil
 		}
 		if err != nil {
@@ -220,24 +221,30 @@ func judge(ctx context.Context, o Options, store *history.Store, run *compare.Ru
 	return &ck, nil
 }
 
-// notes prints what the check has to say when nothing regressed: the
-// once-a-week line about columns it never judges (even with --silent: a
-// cron user believes every column watched, and nothing else would tell
-// them; a history's first run says it too), and, unless Silent, the
-// check's line.
-func (o *Options) notes(run *compare.Run, ck *compare.Check) {
+// weekly prints, once a week, the line about the columns the check never
+// judges: even with --silent, for a cron user believes every column
+// watched and nothing else would tell them; a history's first run says it
+// too.
+func (o *Options) weekly(run *compare.Run, ck *compare.Check) {
 	if len(ck.NeverChecked) > 0 && firstOfWeek(run, ck.Baseline) && o.Stderr != nil {
 		fmt.Fprintf(o.Stderr, "clyde: note: the regression check cannot judge %s: each ran under 0.5 s in this run and in the runs before it; "+
 			"larger sizes (or --auto) make them measurable (said once a week)\n", strings.Join(ck.NeverChecked, ", "))
 	}
-	if ck.Regressed() {
-		return
-	}
-	if len(ck.Baseline) == 0 {
+}
+
+// notes prints the weekly line and, when nothing regressed and unless
+// Silent, the check's line.
+func (o *Options) notes(run *compare.Run, ck *compare.Check) {
+	o.weekly(run, ck)
+	switch {
+	case ck.Regressed():
+	case len(ck.Baseline) == 0 && o.NoHistory:
+		o.note("regression check: no earlier comparable run in the history")
+	case len(ck.Baseline) == 0:
 		o.note("regression check: no earlier comparable run in the history; this run starts the baseline")
-		return
+	default:
+		o.note("regression check: %s", ck.Summary())
 	}
-	o.note("regression check: %s", ck.Summary())
 }
 
 // report prints the check's notes and, when run regressed, flags it in the
