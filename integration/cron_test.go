@@ -152,7 +152,10 @@ func TestCronRecipe(t *testing.T) {
 
 	for night := 1; night <= 2; night++ {
 		o := cronRun(t, line(fs.dir, db))
-		if o.code != 0 || o.stdout != "" || o.stderr != "" {
+		// The first night of a new history may say, once, which columns
+		// ran under 0.5 s (the week's note, even with --silent).
+		weekly := night == 1 && strings.HasPrefix(o.stderr, "clyde: note: the regression check cannot judge ") && strings.Count(o.stderr, "\n") == 1
+		if o.code != 0 || o.stdout != "" || o.stderr != "" && !weekly {
 			t.Fatalf("night %d: exit %d, stdout %q, stderr %q; want silence and 0", night, o.code, o.stdout, o.stderr)
 		}
 	}
@@ -233,7 +236,7 @@ func TestCronRecipe(t *testing.T) {
 		if o.code != 3 || o.stdout != "" || strings.Count(o.stderr, "\n") != 1 {
 			t.Fatalf("exit %d, stdout %q, stderr %q; want 3 and one line", o.code, o.stdout, o.stderr)
 		}
-		assertOneLineError(t, o.stderr, "regression found", "below the median", "against the median of 5 earlier comparable runs")
+		assertOneLineError(t, o.stderr, "regression found", "columns fell more than 20% against the mean of 5 earlier comparable runs")
 	})
 
 	t.Run("damaged history", func(t *testing.T) {

@@ -27,7 +27,7 @@ func TestHistoryKnowsTheFilesystemElsewhere(t *testing.T) {
 				return out
 			}
 			first := run(fs.dir)
-			if !strings.Contains(first.stderr, "0 earlier comparable run(s)") {
+			if !strings.Contains(first.stderr, "no earlier comparable run in the history") {
 				t.Fatalf("first run: %s", first.stderr)
 			}
 			unmount(t, fs.dir)
@@ -38,7 +38,7 @@ func TestHistoryKnowsTheFilesystemElsewhere(t *testing.T) {
 			}
 			mount(t, elsewhere, append(args, fs.dev)...)
 			second := run(elsewhere)
-			if !strings.Contains(second.stderr, "1 earlier comparable run(s)") {
+			if !strings.Contains(second.stderr, "the mean of 1 earlier comparable run (") {
 				t.Errorf("the run on the same filesystem mounted elsewhere did not find the first: %s", second.stderr)
 			}
 			list := runClyde(t, "history", "--db", db, "--dir", filepath.Join(elsewhere, "bench.dat"))
@@ -47,7 +47,7 @@ func TestHistoryKnowsTheFilesystemElsewhere(t *testing.T) {
 			}
 			other := makeFS(t, kind, 64)
 			third := run(other.dir)
-			if !strings.Contains(third.stderr, "0 earlier comparable run(s)") {
+			if !strings.Contains(third.stderr, "no earlier comparable run in the history") {
 				t.Errorf("a run on another filesystem of the same kind took the first two as its baseline: %s", third.stderr)
 			}
 		})

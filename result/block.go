@@ -56,6 +56,8 @@ type Block struct {
 	Interrupted bool     `json:"interrupted,omitempty"`
 	Error       string   `json:"error,omitempty"`
 	Notes       []string `json:"notes,omitempty"`
+	// Check is what --check-regression found (result/check.go).
+	Check *RegressionCheck `json:"regression_check,omitempty"`
 }
 
 // BlockTarget is what the jobs ran against, after symlinks were resolved.

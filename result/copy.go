@@ -31,6 +31,8 @@ type Copy struct {
 	// Job is a run across many ranks (clyde copy under a launcher):
 	// Results then hold every rank's copies summed.
 	Job *RankJob `json:"job,omitempty"`
+	// Check is what --check-regression found (result/check.go).
+	Check *RegressionCheck `json:"regression_check,omitempty"`
 }
 
 // CopyConfig is the resolved configuration of a clyde copy run.

@@ -295,6 +295,8 @@ type FS struct {
 	Room *Room `json:"room,omitempty"`
 	// Job is set for a run across many clients (result/job.go).
 	Job *FSJob `json:"job,omitempty"`
+	// Check is what --check-regression found (result/check.go).
+	Check *RegressionCheck `json:"regression_check,omitempty"`
 }
 
 // Fixup restores what JSON does not carry (each test's index) after decoding.

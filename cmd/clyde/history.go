@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"github.com/clydebench/clyde/internal/compare"
 	"github.com/clydebench/clyde/internal/history"
 	"github.com/clydebench/clyde/internal/sysinfo"
+	"github.com/clydebench/clyde/internal/verdict"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -63,6 +65,7 @@ func historyAction(c *cli.Context) error {
 		return err
 	}
 	defer store.Close()
+	f.WithJSON = true // for each run's saved regression check
 	entries, err := store.Query(c.Context, f)
 	if err != nil {
 		return err
@@ -96,7 +99,33 @@ func historyAction(c *cli.Context) error {
 	if strings.Contains(strings.Join(summaries(entries), " "), compare.ShortMark) {
 		fmt.Fprintln(out, compare.ShortNote)
 	}
+	writeVerdicts(out, entries)
 	return nil
+}
+
+// writeVerdicts lists, under the table, each listed run's regression check
+// as saved with it: the columns the rule found lower or higher than the
+// run's baseline, the same verdicts compare, the page and the textfile
+// give (internal/verdict).
+func writeVerdicts(out io.Writer, entries []history.Entry) {
+	var lines []string
+	for _, e := range entries {
+		runs, err := compare.LoadBytes("#"+strconv.FormatInt(e.ID, 10), e.JSON)
+		if err != nil || len(runs) != 1 || runs[0].Check() == nil {
+			continue
+		}
+		rc := runs[0].Check()
+		if v := compare.VerdictLine(rc); v != "" && len(rc.Baseline) > 0 {
+			lines = append(lines, fmt.Sprintf("%d vs %s: %s", e.ID, strings.Join(rc.Baseline, " "), v))
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(out, "\nagainst each run's baseline (--check-regression; the rule: %s):\n", verdict.RuleRef)
+	for _, l := range lines {
+		fmt.Fprintln(out, l)
+	}
 }
 
 // describeOlder reads the label and key flags of a run saved before the

@@ -27,7 +27,7 @@ func keepFlags() []cli.Flag {
 	return []cli.Flag{
 		dbFlag(),
 		&cli.BoolFlag{Name: "no-history", Usage: "do not save this run in the history database"},
-		&cli.StringFlag{Name: "check-regression", Usage: "exit 3 when a rate fell more than `PCT` percent, and more than its usual spread, below the median of the last 5 comparable runs (same host, target and parameters) that were not flagged; it alarms once 3 such runs exist"},
+		&cli.StringFlag{Name: "check-regression", Usage: "exit 3 when a rate fell more than `PCT` percent below the mean of the last 5 comparable runs (same host, target and parameters) that were not flagged, and the significance rule (docs/results.md#significance) calls the fall real"},
 		&cli.StringFlag{Name: "prom-textfile", Usage: "write the figures for node_exporter's textfile collector to `PATH` (a file is replaced atomically; a device or FIFO is written in place)"},
 		&cli.BoolFlag{Name: "silent", Usage: "for cron: print nothing when all is well (no tables, CSV, report or notes); anything wrong is one line on stderr and a non-zero exit; --json, --output and --prom-textfile files are still written"},
 	}
@@ -55,6 +55,9 @@ func openHistoryReadOnly(c *cli.Context) (*history.Store, error) {
 // keeper is the command's side of the after-run step (internal/keep): the
 // flags read before the run, the output files checked, then keep.After.
 type keeper struct {
+	// ctx is the command's: the regression check's history query stops
+	// with it.
+	ctx  context.Context
 	opts keep.Options
 	// result is where the command's result goes (fs --json, block
 	// --output), nil when not given.
@@ -69,7 +72,7 @@ type keeper struct {
 // flag. --no-history without --check-regression touches no database at
 // all. The engines take the run lock on their targets.
 func beginKeep(c *cli.Context) (*keeper, error) {
-	k := &keeper{opts: keep.Options{Stdout: c.App.Writer, Stderr: c.App.ErrWriter, NoHistory: c.Bool("no-history"),
+	k := &keeper{ctx: c.Context, opts: keep.Options{Stdout: c.App.Writer, Stderr: c.App.ErrWriter, NoHistory: c.Bool("no-history"),
 		Silent: c.Bool("silent")}}
 	if s := c.String("check-regression"); s != "" {
 		v, err := strconv.ParseFloat(s, 64)
@@ -126,9 +129,17 @@ func (k *keeper) release() {
 // writeResult writes the command's result file (fs --json, block
 // --output), when one was given, through outfile's one rule for a run's
 // result: a run that failed before it measured anything replaces no file.
+// The regression check is made first, so the file holds it as the
+// history will (keep.Judge); a check that cannot read the history is left
+// to after, which reports it.
 func (k *keeper) writeResult(out io.Writer, run *compare.Run, runErr error, fill func(io.Writer) error) error {
 	if k.result == nil {
 		return nil
+	}
+	if runErr == nil && k.opts.Checked == nil {
+		if ck, err := keep.Judge(k.ctx, k.opts, run); err == nil {
+			k.opts.Checked = ck
+		}
 	}
 	return k.result.WriteResult(out, measured(run, runErr), fill)
 }

@@ -149,7 +149,7 @@ func TestCDMRunsMeetInTheHistory(t *testing.T) {
 		return stderr
 	}
 	cdm("mnt")
-	if second := cdm("link"); !strings.Contains(second, "1 earlier comparable run(s)") {
+	if second := cdm("link"); !strings.Contains(second, "the mean of 1 earlier comparable run (") {
 		t.Errorf("the second run did not find the first: %s", second)
 	}
 	for _, dir := range []string{"mnt", "link", filepath.Join(parent, "mnt"), "./mnt/"} {

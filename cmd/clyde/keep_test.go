@@ -77,7 +77,7 @@ func TestRegressionExitCode(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "h.db")
 	// The first run has no baseline: a note, no alarm.
 	if code, _, stderr := runClyde(t, perCharFS(dir, "--db", db, "--check-regression", "20")...); code != 0 ||
-		!strings.Contains(stderr, "0 earlier comparable run(s) in the history, 3 needed") {
+		!strings.Contains(stderr, "no earlier comparable run in the history") {
 		t.Fatalf("first run: exit %d, %s", code, stderr)
 	}
 	store, err := history.Open(db)
@@ -107,13 +107,13 @@ func TestRegressionExitCode(t *testing.T) {
 		t.Fatalf("after 10x faster runs: exit %d, want %d; stderr %s", code, exitRegression, stderr)
 	}
 	line := oneLine(t, stderr)
-	for _, want := range []string{"regression found", "below the median", " of 6 columns checked", "the median of 5 earlier comparable runs (#"} {
+	for _, want := range []string{"regression found", "putc -", "getc -", "no spread n=5+1", " of 6 columns fell more than 20% against the mean of 5 earlier comparable runs (#"} {
 		if !strings.Contains(line, want) {
 			t.Fatalf("summary %q lacks %q", line, want)
 		}
 	}
 	all, _ := store.Query(context.Background(), history.Filter{})
-	if all[0].Flagged == "" || !strings.Contains(all[0].Flagged, "below the median") {
+	if all[0].Flagged == "" || !strings.Contains(all[0].Flagged, "columns fell more than 20%") {
 		t.Fatalf("the regressed run #%d is not flagged: %+v", all[0].ID, all[0])
 	}
 	code, stdout, _ := runClyde(t, "history", "--db", db, "--limit", "1")

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/clydebench/clyde/internal/bonnie"
+	"github.com/clydebench/clyde/internal/verdict"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -41,6 +43,9 @@ func TestCompareGolden(t *testing.T) {
 		{"ssd-840pro-vs-m4", []string{"bonnie-1.96-ssd-840pro-vs-m4.txt"}},
 		{"2.00a-filesystems", []string{"bonnie-2.00a-ext4.txt", "bonnie-2.00a-btrfs.txt", "bonnie-2.00a-tmpfs.txt", "bonnie-2.00a-ntfs3g.txt"}},
 		{"2.00a-lines", []string{"bonnie-2.00a-lines.csv"}},
+		// Two clyde fs -x 3 runs on one tmpfs (testdata/html/README.md):
+		// every change with the rule's test, in the text, CSV and JSON.
+		{"tmpfs-x3", []string{"../html/tmpfs-x3-a.json", "../html/tmpfs-x3-b.json"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -52,20 +57,36 @@ func TestCompareGolden(t *testing.T) {
 			if err := tb.WriteText(&buf); err != nil {
 				t.Fatal(err)
 			}
-			golden := dir + tc.name + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+			checkGolden(t, dir+tc.name+".golden", buf.Bytes())
+			if tc.name == "tmpfs-x3" {
+				var c, j bytes.Buffer
+				if err := tb.WriteCSV(&c); err != nil {
 					t.Fatal(err)
 				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(buf.Bytes(), want) {
-				t.Fatalf("output differs from %s (run with -update if meant):\n%s", golden, buf.String())
+				if err := tb.WriteJSON(&j); err != nil {
+					t.Fatal(err)
+				}
+				checkGolden(t, dir+tc.name+".csv.golden", c.Bytes())
+				checkGolden(t, dir+tc.name+".json.golden", j.Bytes())
 			}
 		})
+	}
+}
+
+// checkGolden compares got with the golden file (rewritten with -update).
+func checkGolden(t *testing.T, golden string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("output differs from %s (run with -update if meant):\n%s", golden, got)
 	}
 }
 
@@ -158,115 +179,205 @@ func TestText200aWithAndWithoutCSV(t *testing.T) {
 	}
 }
 
-func TestRepeatsMarkNotSignificant(t *testing.T) {
-	mk := func(rates ...float64) *Run {
-		f := &result.FS{Kind: "fs", SchemaVersion: 1}
-		for _, r := range rates {
-			var run result.FSRun
-			run.Tests[result.PutBlock] = result.FSTestResult{Test: result.PutBlock, Ran: true, RatePerSec: r, RateUnit: "KiB/s"}
-			f.Runs = append(f.Runs, run)
-		}
-		return &Run{FS: f, Label: "x"}
+// fsRun is an fs run with put_block at rates, one per repeat.
+func fsRun(label string, short bool, rates ...float64) *Run {
+	f := &result.FS{Kind: "fs", SchemaVersion: 1}
+	for _, r := range rates {
+		var run result.FSRun
+		run.Tests[result.PutBlock] = result.FSTestResult{Test: result.PutBlock, Ran: true, RatePerSec: r, RateUnit: "KiB/s", TooShort: short}
+		f.Runs = append(f.Runs, run)
 	}
+	return &Run{FS: f, Label: label}
+}
+
+// TestChangesFollowTheRule: compare's mark on a change is the rule's
+// (internal/verdict), the holes of the old spread test each a case: a
+// difference inside the larger spread but outside the smaller one, repeats
+// on one side only, no repeats at all.
+func TestChangesFollowTheRule(t *testing.T) {
 	tests := []struct {
-		name   string
-		a, b   []float64
-		notSig bool
+		name string
+		a, b []float64
+		want verdict.Outcome
+		mark string
 	}{
-		{"inside the spread", []float64{100, 120}, []float64{105, 125}, true},
-		{"outside the spread", []float64{100, 102}, []float64{150, 151}, false},
-		{"no repeats", []float64{100}, []float64{101}, false},
+		{"inside the spread", []float64{100, 120}, []float64{105, 125}, verdict.Same, "~"},
+		{"outside the spread", []float64{100, 102}, []float64{150, 151}, verdict.Differs, ""},
+		// A steady A and a scattered B: 12.5 % apart, well outside A's
+		// spread of 0, inside B's; Welch judges by both.
+		{"tight against wide", []float64{100, 100, 100}, []float64{80, 120, 130, 120}, verdict.Same, "~"},
+		// One side without repeats: the single figure takes the other
+		// side's spread; 10 % inside A's is noise.
+		{"repeats on one side only", []float64{100, 120, 80}, []float64{110}, verdict.Same, "~"},
+		{"repeats on the other side only", []float64{110}, []float64{100, 120, 80}, verdict.Same, "~"},
+		{"no repeats", []float64{100}, []float64{101}, verdict.CannotTell, "?"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tb, err := Compare([]*Run{mk(tc.a...), mk(tc.b...)})
+			tb, err := Compare([]*Run{fsRun("a", false, tc.a...), fsRun("b", false, tc.b...)})
 			if err != nil {
 				t.Fatal(err)
 			}
 			c := tb.Rows[0].Cells[1]
-			if c.NotSignificant != tc.notSig || !c.HasChange {
-				t.Fatalf("cell %+v, want not significant = %v", c, tc.notSig)
+			if c.Cmp.Outcome != tc.want || !c.HasChange || c.Cmp.Mark() != tc.mark {
+				t.Fatalf("cell %+v, want outcome %d", c, tc.want)
+			}
+			var buf bytes.Buffer
+			if err := tb.WriteText(&buf); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(buf.String(), changeText(c)) || !strings.Contains(buf.String(), verdict.RuleRef) ||
+				!strings.Contains(changeText(c), c.Cmp.PctText()) {
+				t.Fatalf("text lacks the change %q or the rule's link:\n%s", changeText(c), buf.String())
 			}
 		})
 	}
 }
 
 func TestCheckRegression(t *testing.T) {
-	mk := func(rate float64, short bool) *Run {
-		f := &result.FS{Kind: "fs", SchemaVersion: 1, Runs: []result.FSRun{{}}}
-		f.Runs[0].Tests[result.PutBlock] = result.FSTestResult{Test: result.PutBlock, Ran: true, RatePerSec: rate,
-			RateUnit: "KiB/s", TooShort: short}
-		return &Run{FS: f, Label: "#1"}
-	}
 	runs := func(rates ...float64) []*Run {
 		var out []*Run
 		for _, r := range rates {
-			out = append(out, mk(r, false))
+			out = append(out, fsRun("#1", false, r))
 		}
 		return out
 	}
 	tests := []struct {
-		name     string
-		now      *Run
-		baseline []*Run
-		pct      float64
-		regress  bool
-		lowConf  bool
-		checked  int
+		name      string
+		now       *Run
+		baseline  []*Run
+		pct       float64
+		list      string // where the column goes: "regressions", "within noise", ...
+		fell      int
+		neverSeen bool
 	}{
-		{"15% below a steady median", mk(85, false), runs(100, 99, 1000, 101, 100), 10, true, false, 1},
-		{"within the threshold", mk(91, false), runs(100, 99, 1000, 101, 100), 10, false, false, 1},
-		// Median 100, MAD 10 (sigma ~15): 15% down is ordinary for it.
-		{"15% below a spread-out median", mk(85, false), runs(100, 90, 1000, 110, 95), 10, false, false, 1},
-		// 46.7% below one noisy run: the issue's false alarm. One run is no baseline.
-		{"one earlier run is too few", mk(53.3, false), runs(100), 20, false, false, 0},
-		{"two earlier runs are too few", mk(50, false), runs(100, 100), 20, false, false, 0},
-		{"three are enough", mk(50, false), runs(100, 100, 100), 20, true, false, 1},
-		// Median 100, MAD 20 (sigma ~30): 25% down is within 3 sigma.
-		{"a noisy baseline's spread", mk(75, false), runs(60, 80, 100, 120, 140), 20, false, false, 1},
-		{"beyond a noisy baseline's spread", mk(5, false), runs(60, 80, 100, 120, 140), 20, true, false, 1},
-		{"short now: reported, not alarmed", mk(10, true), runs(100, 100, 100), 20, false, true, 0},
-		// The boundaries, each on one side of its rule. Median 100, MAD 10:
-		// 3 x 1.4826 x 10 = 44.48 is the spread a drop must exceed.
-		{"40 down is within 3 sigma", mk(60, false), runs(90, 100, 110), 10, false, false, 1},
-		{"44 down is within 3 sigma", mk(56, false), runs(90, 100, 110), 10, false, false, 1},
-		{"45 down is beyond 3 sigma", mk(55, false), runs(90, 100, 110), 10, true, false, 1},
-		// A steady baseline (MAD 0): only the threshold decides.
-		{"exactly the threshold is no regression", mk(75, false), runs(100, 100, 100), 25, false, false, 1},
-		{"just past the threshold", mk(74, false), runs(100, 100, 100), 25, true, false, 1},
-		{"short baseline figures do not count", mk(10, false), []*Run{mk(100, true), mk(100, true), mk(100, false)}, 20, false, false, 0},
+		{"15% below a steady baseline", fsRun("#1", false, 85), runs(100, 99, 101, 100), 10, "regressions", 1, false},
+		{"within the threshold", fsRun("#1", false, 91), runs(100, 99, 101, 100), 10, "", 0, false},
+		// One outlier of 1000 makes the baseline's spread 400: 15 % is
+		// inside it, and so is a fall to zero.
+		{"an outlier in the baseline", fsRun("#1", false, 85), runs(100, 99, 1000, 101, 100), 10, "too noisy", 1, false},
+		{"one earlier run is too few", fsRun("#1", false, 53.3), runs(100), 20, "not judged", 1, false},
+		// Two steady runs: df 1, but 50 % is far outside them.
+		{"two earlier runs can tell", fsRun("#1", false, 50), runs(100, 101), 20, "regressions", 1, false},
+		// Mean 100, s 15.8: 25 % down is within the noise (t 1.44, df 4),
+		// 95 % down beyond it (t 5.5).
+		{"a noisy baseline's spread", fsRun("#1", false, 75), runs(80, 90, 100, 110, 120), 20, "within noise", 1, false},
+		{"beyond a noisy baseline's spread", fsRun("#1", false, 5), runs(80, 90, 100, 110, 120), 20, "regressions", 1, false},
+		// s 31.6: even 95 % down is within it (t 2.74 < 2.78).
+		{"a noisier baseline's spread", fsRun("#1", false, 5), runs(60, 80, 100, 120, 140), 20, "within noise", 1, false},
+		{"rose beyond the threshold", fsRun("#1", false, 150), runs(100, 99, 101), 20, "rose", 0, false},
+		{"short now: reported, not alarmed", fsRun("#1", true, 10), runs(100, 101, 99), 20, "low confidence", 1, false},
+		// A steady baseline (no spread at all): only the threshold decides.
+		{"exactly the threshold is no regression", fsRun("#1", false, 75), runs(100, 100, 100), 25, "", 0, false},
+		{"just past the threshold", fsRun("#1", false, 74), runs(100, 100, 100), 25, "regressions", 1, false},
+		// Baseline figures under 0.5 s count (as in clyde compare); only
+		// a figure under 0.5 s now is never alarmed on.
+		{"short baseline figures count", fsRun("#1", false, 10), []*Run{fsRun("#2", true, 100), fsRun("#3", true, 99), fsRun("#4", false, 101)}, 20, "regressions", 1, false},
+		// An even count's centre is the mean of all four (107.75), not a
+		// middle figure (100.5, or 101 for the upper one): 86 is 20.2 %
+		// below the mean and only 14.4 % below the middle.
+		{"even-sized baseline", fsRun("#1", false, 86), runs(101, 100, 101, 129), 20, "within noise", 1, false},
+		{"short every time: never alarmed on", fsRun("#1", true, 10), []*Run{fsRun("#2", true, 100), fsRun("#3", true, 101)}, 20, "low confidence", 1, true},
+		{"short now, measured before", fsRun("#1", true, 10), []*Run{fsRun("#2", false, 100), fsRun("#3", true, 101)}, 20, "low confidence", 1, false},
+		{"a new history's first run", fsRun("#1", true, 10), nil, 20, "", 0, true},
+		// The run's repeats against one earlier run's: the same test as
+		// clyde compare of the two.
+		{"repeats against one earlier run", fsRun("#1", false, 70, 71, 69), []*Run{fsRun("#2", false, 99, 100, 101)}, 20, "regressions", 1, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ck := CheckRegression(tc.now, tc.baseline, tc.pct)
-			if (len(ck.Regressions) > 0) != tc.regress || (len(ck.LowConfidence) > 0) != tc.lowConf || ck.Checked != tc.checked || ck.Columns != 1 {
-				t.Fatalf("check %+v; want regression %v, low confidence %v, %d of 1 checked", ck, tc.regress, tc.lowConf, tc.checked)
+			lists := map[string]int{"regressions": len(ck.Regressions), "within noise": len(ck.WithinNoise), "rose": len(ck.Rose),
+				"too noisy": len(ck.TooNoisy), "low confidence": len(ck.LowConfidence), "not judged": len(ck.NotJudged)}
+			for name, n := range lists {
+				if want := map[bool]int{true: 1}[name == tc.list]; n != want {
+					t.Fatalf("%s has %d, want %d: %+v", name, n, want, ck)
+				}
+			}
+			if ck.Fell != tc.fell || len(ck.Columns) != 1 || (len(ck.NeverChecked) == 1) != tc.neverSeen || ck.Regressed() != (tc.list == "regressions") {
+				t.Fatalf("check %+v; want %d fell, never checked %v", ck, tc.fell, tc.neverSeen)
 			}
 			s := ck.Summary()
-			if strings.Contains(s, "\n") || !strings.Contains(s, fmt.Sprintf("%d of 1 columns checked", tc.checked)) ||
-				!strings.Contains(s, fmt.Sprintf("median of %d earlier comparable run", len(tc.baseline))) {
+			if strings.Contains(s, "\n") || !strings.Contains(s, fmt.Sprintf(": %d of 1 columns fell more than", tc.fell)) ||
+				!strings.Contains(s, fmt.Sprintf("the mean of %d earlier comparable run", len(tc.baseline))) {
 				t.Fatalf("summary %q", s)
 			}
 		})
 	}
-	ck := CheckRegression(mk(85, false), runs(100, 99, 1000, 101, 100), 10)
-	if r := ck.Regressions[0]; r.Median != 100 || math.Abs(r.DropPct-15) > 1e-9 || r.MAD != 1 {
-		t.Fatalf("85 vs median 100: %+v", r)
+	// Every repeat of the earlier run is a figure of the baseline: 3+3,
+	// as clyde compare of the two runs.
+	rep := CheckRegression(fsRun("#1", false, 70, 71, 69), []*Run{fsRun("#2", false, 99, 100, 101)}, 20)
+	if c := rep.Columns[0].Cmp; c.Ref.N != 3 || c.Cand.N != 3 || c.Ref.Mean != 100 {
+		t.Fatalf("the baseline of one run of three repeats: %+v", c)
 	}
-	// A column short now and in MinBaseline earlier runs is never judged at
-	// these sizes: named, so the cron user hears of it.
-	short := []*Run{mk(100, true), mk(100, true), mk(100, true)}
-	if ck := CheckRegression(mk(10, true), short, 20); len(ck.NeverChecked) != 1 || ck.NeverChecked[0] != "put_block" {
-		t.Errorf("short every time: never checked %v, want put_block", ck.NeverChecked)
+	// The figures: 85 against a baseline of mean 100.
+	ck := CheckRegression(fsRun("#1", false, 85), runs(100, 99, 101, 100), 10)
+	if r := ck.Regressions[0]; r.Cmp.Ref.Mean != 100 || math.Abs(r.Cmp.ChangePct+15) > 1e-9 || r.Cmp.Ref.N != 4 || r.Cmp.Cand.N != 1 || r.BaselineRuns != 4 {
+		t.Fatalf("85 vs mean 100: %+v", r)
 	}
-	for name, c := range map[string]Check{
-		"measured now":           CheckRegression(mk(10, false), short, 20),
-		"short in two runs only": CheckRegression(mk(10, true), short[:2], 20),
-		"measured before":        CheckRegression(mk(10, true), runs(100, 100, 100), 20),
-	} {
-		if len(c.NeverChecked) != 0 {
-			t.Errorf("%s: never checked %v, want none", name, c.NeverChecked)
+	if s := ck.Summary(); !strings.HasPrefix(s, "put_block -15.0% (85.0 vs 100 KiB/s, p<0.001") || !strings.Contains(s, " n=4+1)") {
+		t.Fatalf("summary %q", s)
+	}
+}
+
+// TestRegressionLine: a run where everything fell names every column, the
+// ones the rule calls down worst first, then those within the noise, each
+// marked, then the rise, the one the baseline is too noisy for, and the
+// count: the issue's throttled run against a noisy baseline.
+func TestRegressionLine(t *testing.T) {
+	mk := func(label string, rates map[result.FSTest]float64) *Run {
+		f := &result.FS{Kind: "fs", SchemaVersion: 1, Runs: []result.FSRun{{}}}
+		for tst, r := range rates {
+			f.Runs[0].Tests[tst] = result.FSTestResult{Test: tst, Ran: true, RatePerSec: r, RateUnit: tst.RateUnit()}
 		}
+		return &Run{FS: f, Label: label}
+	}
+	// Baseline of five nights: put_block and get_block steady, put_char
+	// and get_char noisy (a busy machine), seeks wildly so.
+	nights := [][5]float64{
+		result.PutBlock: {1000, 1010, 990, 1005, 995},
+		result.GetBlock: {2000, 2020, 1980, 2010, 1990},
+		result.PutChar:  {100, 60, 140, 80, 120},
+		result.GetChar:  {200, 120, 280, 160, 240},
+		result.Seeks:    {500, 50, 950, 100, 900},
+		result.Rewrite:  {300, 303, 297, 301, 299},
+	}
+	var base []*Run
+	for n := range 5 {
+		rates := map[result.FSTest]float64{}
+		for tst, v := range nights {
+			if v[0] != 0 {
+				rates[result.FSTest(tst)] = v[n]
+			}
+		}
+		base = append(base, mk(fmt.Sprintf("#%d", 5-n), rates))
+	}
+	now := mk("#6", map[result.FSTest]float64{result.PutBlock: 130, result.GetBlock: 1000, result.PutChar: 50,
+		result.GetChar: 20, result.Seeks: 100, result.Rewrite: 600})
+	ck := CheckRegression(now, base, 20)
+	s := ck.Summary()
+	want := []string{"put_block -87.0% (130 vs 1000 KiB/s, p<0.001 n=5+1)", "; get_block -50.0% (1000 vs 2000 KiB/s, p<0.001 n=5+1)",
+		"; also down more than 20% but within the noise: getc ~-90.0% (p=0.06", ", putc ~-50.0% (p=0.22 n=5+1)",
+		"; up more than 20% (a rise can be a cache): rewrite +100.0% (p<0.001",
+		"; the baseline is too noisy to judge seeks ~-80.0% (even a fall to zero", ": 5 of 6 columns fell more than 20% against the mean of 5 earlier"}
+	last := -1
+	for _, w := range want {
+		i := strings.Index(s, w)
+		if i < 0 || i < last {
+			t.Fatalf("line lacks %q (or out of order):\n%s", w, s)
+		}
+		last = i
+	}
+	rec, err := json.MarshalIndent(ck.Record(), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, dir+"regression-line.golden", append([]byte(s+"\n\n"), append(rec, '\n')...))
+	// getc fell 90 %, but its baseline (mean 200, s 63) puts even that
+	// within the noise (t 2.60 < 2.78): the issue's "also down".
+	if len(ck.Regressions) != 2 || ck.Regressions[0].Key != "put_block" || ck.Regressions[1].Key != "get_block" ||
+		len(ck.WithinNoise) != 2 || ck.WithinNoise[0].Key != "getc" || ck.Fell != 5 || !ck.Regressed() {
+		t.Fatalf("regressions %+v, within the noise %+v: want put_block, get_block, then getc, putc", ck.Regressions, ck.WithinNoise)
 	}
 }
 
@@ -444,7 +555,7 @@ func TestShortKeepsRate(t *testing.T) {
 	if !strings.Contains(text.String(), " 26.0"+ShortMark+" ") || !strings.Contains(text.String(), ShortNote) {
 		t.Errorf("the text lacks the short putc figure or its note:\n%s", text.String())
 	}
-	wantCSV := "putc,KiB/s,true,A,fs.json,known," + strconv.FormatFloat(putc.RatePerSec, 'g', -1, 64) + ",0,1,true,"
+	wantCSV := "putc,KiB/s,true,A,fs.json,known," + strconv.FormatFloat(putc.RatePerSec, 'g', -1, 64) + ",0,1,true,,0,,"
 	if !strings.Contains(csvOut.String(), wantCSV+"\n") {
 		t.Errorf("the CSV lacks %q:\n%s", wantCSV, csvOut.String())
 	}
@@ -553,5 +664,64 @@ func TestResultWithOtherFormats(t *testing.T) {
 	}
 	if _, err := LoadBytes("broken", []byte(text+"{\"kind\": \"block\",\n")); err == nil {
 		t.Error("text and a cut JSON accepted")
+	}
+}
+
+// TestTmpfsX3AgainstScipy is the oracle beside the tmpfs-x3 goldens: every
+// row's p-value and both intervals, from the JSON's repeats, by scipy
+// (Welch's ttest_ind and t.interval), where Debian's python3-scipy is.
+func TestTmpfsX3AgainstScipy(t *testing.T) {
+	py := ""
+	for _, p := range []string{"/usr/bin/python3", "python3"} {
+		if exec.Command(p, "-c", "import scipy.stats").Run() == nil {
+			py = p
+			break
+		}
+	}
+	if py == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no python3 with scipy: .ci/run installs python3-scipy")
+		}
+		t.Skip("no python3 with scipy (Debian: python3-scipy)")
+	}
+	tb, err := Compare(load(t, "../html/tmpfs-x3-a.json", "../html/tmpfs-x3-b.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pairs [][2][]float64
+	var rows []Row
+	for _, r := range tb.Rows {
+		if r.Cells[0].N == 3 && r.Cells[1].N == 3 {
+			pairs, rows = append(pairs, [2][]float64{r.Cells[0].Values, r.Cells[1].Values}), append(rows, r)
+		}
+	}
+	in, _ := json.Marshal(pairs)
+	cmd := exec.Command(py, "-c", `
+import json, sys
+from scipy import stats
+import numpy as np
+out = []
+for a, b in json.load(sys.stdin):
+    a, b = np.array(a), np.array(b)
+    ci = [float((stats.t.interval(0.95, 2, loc=s.mean(), scale=stats.sem(s))[1] - s.mean())) for s in (a, b)]
+    out.append([float(stats.ttest_ind(a, b, equal_var=False).pvalue)] + ci)
+json.dump(out, sys.stdout)
+`)
+	cmd.Stdin = bytes.NewReader(in)
+	raw, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want [][3]float64
+	if err := json.Unmarshal(raw, &want); err != nil || len(want) != len(rows) || len(rows) < 20 {
+		t.Fatalf("scipy gave %d rows for %d (%v)", len(want), len(rows), err)
+	}
+	for i, r := range rows {
+		got := [3]float64{r.Cells[1].Cmp.P, r.Cells[0].CI, r.Cells[1].CI}
+		for k := range got {
+			if math.Abs(got[k]-want[i][k]) > 1e-6*math.Abs(want[i][k]) {
+				t.Errorf("%s: %v, scipy %v", r.Key, got, want[i])
+			}
+		}
 	}
 }

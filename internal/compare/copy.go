@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/clydebench/clyde/internal/copyreport"
+	"github.com/clydebench/clyde/internal/verdict"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -139,6 +140,9 @@ func (t *Table) writeCopyText(w io.Writer) error {
 	if warm {
 		b.WriteString("* the sources were still in the page cache (not cold) when this set was copied\n")
 	}
+	if t.copyJudged {
+		b.WriteString("? marks every change: a copy run measures each set once, and one figure a side cannot tell noise from a difference (the rule: " + verdict.RuleRef + ")\n")
+	}
 	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
 	return err
 }
@@ -210,5 +214,6 @@ func (t *Table) copyChange(i int, set, method string, v float64, clones bool, va
 	if !ok || bv == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%+.1f%%", (v-bv)/bv*100)
+	t.copyJudged = true
+	return verdict.Compare([]float64{bv}, []float64{v}).PctText()
 }

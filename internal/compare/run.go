@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -385,20 +384,6 @@ func blockFigures(b *result.Block) []Figure {
 	return out
 }
 
-// median is the middle of vs (the mean of the two middle values for an even
-// count); vs is not modified.
-func median(vs []float64) float64 {
-	if len(vs) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), vs...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
 func mean(vs []float64) float64 {
 	var sum float64
 	for _, v := range vs {
@@ -600,6 +585,32 @@ func (r *Run) Encode() ([]byte, error) {
 		err = result.EncodeJSON(&b, r.FS)
 	}
 	return b.Bytes(), err
+}
+
+// SetCheck saves the regression check's record with the run's result, so
+// its JSON file and the history hold it.
+func (r *Run) SetCheck(c *result.RegressionCheck) {
+	switch {
+	case r.Copy != nil:
+		r.Copy.Check = c
+	case r.Block != nil:
+		r.Block.Check = c
+	case r.FS != nil:
+		r.FS.Check = c
+	}
+}
+
+// Check is the regression check saved with the run, nil for none.
+func (r *Run) Check() *result.RegressionCheck {
+	switch {
+	case r.Copy != nil:
+		return r.Copy.Check
+	case r.Block != nil:
+		return r.Block.Check
+	case r.FS != nil:
+		return r.FS.Check
+	}
+	return nil
 }
 
 // FromFS, FromBlock and FromCopy wrap a result clyde just made.

@@ -8,23 +8,27 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/clydebench/clyde/internal/verdict"
 )
 
 // Cell is one run's figure in a comparison row.
 type Cell struct {
 	State State
 	// Value is the mean of the repeats; Spread their range (max - min),
-	// 0 with a single value.
+	// 0 with a single value; CI the half-width of the mean's 95 %
+	// confidence interval (verdict.Summary), 0 with a single value.
 	Value  float64
 	Spread float64
+	CI     float64
 	N      int
-	// ChangePct is the change against the first run in percent; valid when
-	// HasChange.
+	// Values are the repeats' figures, as the rule takes them.
+	Values []float64
+	// ChangePct is the change against the first run in percent, and Cmp
+	// the rule's verdict on it (internal/verdict); valid when HasChange.
 	ChangePct float64
 	HasChange bool
-	// NotSignificant is set when both runs have repeats and the difference
-	// is smaller than the larger of their run-to-run spreads.
-	NotSignificant bool
+	Cmp       verdict.Comparison
 	// Short marks a value measured over less than 0.5 s (Figure.Short).
 	Short bool
 }
@@ -41,6 +45,8 @@ type Row struct {
 type Table struct {
 	Runs []*Run
 	Rows []Row
+	// copyJudged is set once the copy text has shown a change.
+	copyJudged bool
 }
 
 // Compare lines the runs' figures up by column. Runs must all be of one kind.
@@ -70,7 +76,8 @@ func Compare(runs []*Run) (*Table, error) {
 			}
 			c := Cell{State: f.State, N: len(f.Values), Short: f.Short}
 			if f.State == Known && len(f.Values) > 0 {
-				c.Value, c.Spread = mean(f.Values), spread(f.Values)
+				sum := verdict.Summarize(f.Values)
+				c.Value, c.Spread, c.CI, c.Values = sum.Mean, spread(f.Values), sum.HalfWidth(), f.Values
 			} else if f.State == Known {
 				c.State = NotRun
 			}
@@ -85,10 +92,8 @@ func Compare(runs []*Run) (*Table, error) {
 			if base.State != Known || c.State != Known || base.Value == 0 {
 				continue
 			}
-			c.ChangePct, c.HasChange = (c.Value-base.Value)/base.Value*100, true
-			if base.N > 1 && c.N > 1 && math.Abs(c.Value-base.Value) < max(base.Spread, c.Spread) {
-				c.NotSignificant = true
-			}
+			c.Cmp = verdict.Compare(base.Values, c.Values)
+			c.ChangePct, c.HasChange = c.Cmp.ChangePct, true
 		}
 	}
 	// Drop rows no run has: they only say "not run" everywhere.
@@ -138,10 +143,7 @@ func (t *Table) WriteText(w io.Writer) error {
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
-	notes := []string{}
-	if t.anyNotSignificant() {
-		notes = append(notes, "~ marks a difference smaller than the run-to-run spread of the repeats: not significant.")
-	}
+	notes := t.verdictNotes()
 	if t.anyState(Unknown) {
 		notes = append(notes, "unknown: bonnie++ 1.98+/2.00a text reports print the file count where the file rates belong; give the CSV line to see them.")
 	}
@@ -192,16 +194,39 @@ func repeats(r *Run) int {
 	return 1
 }
 
-func (t *Table) anyNotSignificant() bool {
+// verdictNotes explain the marks of the changes, each once: what ±, p and
+// n are, ~ and ?, and where the rule is written down.
+func (t *Table) verdictNotes() []string {
+	any, outcome := false, map[verdict.Outcome]bool{}
 	for _, r := range t.Rows {
 		for _, c := range r.Cells {
-			if c.NotSignificant {
-				return true
+			if c.HasChange {
+				any, outcome[c.Cmp.Outcome] = true, true
 			}
 		}
 	}
-	return false
+	if !any {
+		return nil
+	}
+	notes := []string{VerdictNote}
+	if outcome[verdict.Same] {
+		notes = append(notes, SameNote)
+	}
+	if outcome[verdict.CannotTell] {
+		notes = append(notes, CannotTellNote)
+	}
+	return notes
 }
+
+// The notes under every table of changes (compare's text, the page):
+// what the figures beside a change are, and what its marks mean.
+const (
+	VerdictNote = "A change is real when Welch's t-test on the repeats gives p < 0.05 (n: the figures on each side); " +
+		"± is the 95 % confidence interval of the mean. The rule: " + verdict.RuleRef + "."
+	SameNote       = "~ marks a change within the noise of the repeats (p >= 0.05): the rule cannot tell it from run-to-run variation."
+	CannotTellNote = "? marks a change the rule cannot judge (n=1+1): one figure a side has no spread to tell noise from a difference; " +
+		"-x 3 or more gives each run repeats."
+)
 
 func (t *Table) anyShort() bool {
 	for _, r := range t.Rows {
@@ -310,8 +335,8 @@ func cellText(c Cell, scale float64) string {
 	}
 	v := c.Value * scale
 	s := formatNumber(v)
-	if c.N > 1 {
-		s += " ±" + formatNumber(c.Spread*scale/2)
+	if c.CI > 0 {
+		s += " ±" + formatNumber(c.CI*scale)
 	}
 	if c.Short {
 		s += ShortMark
@@ -336,11 +361,10 @@ func changeText(c Cell) string {
 	if !c.HasChange {
 		return ""
 	}
-	s := fmt.Sprintf("%+.1f%%", c.ChangePct)
-	if c.NotSignificant {
-		s = "~" + s
+	if c.Cmp.Outcome == verdict.CannotTell {
+		return c.Cmp.PctText() // "?": the note says why, once
 	}
-	return s
+	return c.Cmp.Text()
 }
 
 // ParamsNote says, when the runs were not made with the same parameters (the

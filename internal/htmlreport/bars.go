@@ -9,8 +9,10 @@ import (
 
 // Horizontal bar charts in the manner of OpenBenchmarking.org's result
 // pages: one bar per run, labelled with the run, its figure printed at the
-// end of the bar, the best run marked and every other run's figure as a
-// percentage of the best. They are drawn as SVG by hand (not gonum/plot) so
+// end of the bar with the error bar of its 95 % confidence interval, the
+// rule's winner marked and every other run's figure as a percentage of
+// the winner's (internal/verdict; where it crowns nobody, no star and no
+// percentages, and the caption says why). They are drawn as SVG by hand (not gonum/plot) so
 // that each bar carries its run and value as data attributes and its text
 // is exactly the figure the tables print.
 
@@ -30,7 +32,7 @@ func svgEscape(s string) string { return template.HTMLEscapeString(s) }
 // barChart draws b's bars; extra, when not nil, is a second text for bar
 // i after its figure (the summary's "best in 7 of 12").
 func barChart(b barData, extra func(i int) string) template.HTML {
-	w := barLabelW + barAreaW + barTextW
+	w := barLabelW + barAreaW + barTextW + 40 // room for a ± after the figure
 	if extra != nil {
 		w += 120 // room for the extra text
 	}
@@ -59,7 +61,16 @@ func barChart(b barData, extra func(i int) string) template.HTML {
 				style = fmt.Sprintf(`fill="#ffffff" stroke="%s" stroke-width="2" stroke-dasharray="5 3"`, color)
 			}
 			fmt.Fprintf(&s, `<rect x="%d" y="%d" width="%.1f" height="%d" %s/>`, barLabelW, y, length, barH, style)
-			tx := float64(barLabelW) + length + 6
+			end := float64(barLabelW) + length
+			if br.Hi > 0 {
+				// The error bar: the mean's 95 % confidence interval.
+				lo, hi := float64(barLabelW)+br.Lo*barAreaW, float64(barLabelW)+br.Hi*barAreaW
+				mid := y + barH/2
+				fmt.Fprintf(&s, `<path class="ci" d="M%.1f %dH%.1fM%.1f %dV%dM%.1f %dV%d" stroke="#222" stroke-width="1.2" fill="none"/>`,
+					lo, mid, hi, lo, mid-4, mid+4, hi, mid-4, mid+4)
+				end = max(end, hi)
+			}
+			tx := end + 6
 			cls := "value"
 			if br.Best {
 				cls += " best"
@@ -73,7 +84,11 @@ func barChart(b barData, extra func(i int) string) template.HTML {
 			case br.PctOfBest > 0:
 				rel = fmt.Sprintf("%.1f%%", br.PctOfBest)
 			}
-			fmt.Fprintf(&s, `<text class="%s" x="%.1f" y="%d"><tspan class="num">%s</tspan>`, cls, tx, y+barH-5, svgEscape(br.Text))
+			text := br.Text
+			if br.CIText != "" {
+				text += " " + br.CIText
+			}
+			fmt.Fprintf(&s, `<text class="%s" x="%.1f" y="%d"><tspan class="num">%s</tspan>`, cls, tx, y+barH-5, svgEscape(text))
 			if rel != "" {
 				fmt.Fprintf(&s, `<tspan class="rel" dx="8">%s</tspan>`, svgEscape(rel))
 			}
@@ -97,6 +112,9 @@ func barTooltip(b barData, br bar) string {
 	switch br.State {
 	case stateKnown, stateShort:
 		t := br.Text + " " + b.Unit
+		if br.CIText != "" {
+			t = br.Text + " " + br.CIText + " " + b.Unit + " (95 % confidence interval)"
+		}
 		if br.PctOfBest > 0 && !br.Best {
 			t += fmt.Sprintf(", %.1f%% of the best", br.PctOfBest)
 		}

@@ -594,3 +594,69 @@ func TestComparedToolPagesInChromium(t *testing.T) {
 	}
 	checkToolFirst(t, dom, "ORION (clyde): 2 runs compared")
 }
+
+// TestRepeatsPageInChromium renders two -x 3 runs on one tmpfs at 1280 px
+// and checks, against the JSON's repeats, every ± the figures tables print
+// (the 95 % interval of the mean of three: t(0.975, 2) = 4.302652729911275
+// times s / sqrt 3, worked out here), that a bar with an interval carries
+// an error bar, and that a column the page crowns nobody in says why and
+// stars no bar.
+func TestRepeatsPageInChromium(t *testing.T) {
+	t.Parallel()
+	inputs := []string{"html/tmpfs-x3-a.json", "html/tmpfs-x3-b.json"}
+	dom := pageAt1280(t, inputs...)
+	res := map[string]*result.FS{"A": fsJSON(t, inputs[0]), "B": fsJSON(t, inputs[1])}
+	rates := func(f *result.FS, tst result.FSTest) []float64 {
+		var vs []float64
+		for _, r := range f.Runs {
+			vs = append(vs, r.Tests[tst].RatePerSec)
+		}
+		return vs
+	}
+	const t975df2 = 4.302652729911275
+	checked := 0
+	reCI := regexp.MustCompile(`<td class="num[^"]*" data-state="([a-z_]+)"[^>]*>([^<]*) <span class="ci">±([^<]*)</span>`)
+	for _, tbl := range reTable.FindAllStringSubmatch(dom, -1) {
+		heads := reHead.FindAllStringSubmatch(tbl[1], -1)
+		for _, row := range reRow.FindAllStringSubmatch(tbl[1], -1) {
+			cells := reCI.FindAllStringSubmatch(row[2], -1)
+			if len(cells) != len(heads) {
+				continue // a latency table's cells: checked for rates only
+			}
+			for k, c := range cells {
+				tst, lat, ok := testByKey(heads[k][1])
+				if !ok || lat {
+					continue
+				}
+				vs := rates(res[row[1]], tst)
+				var mean, ss float64
+				for _, v := range vs {
+					mean += v / 3
+				}
+				for _, v := range vs {
+					ss += (v - mean) * (v - mean)
+				}
+				half := t975df2 * math.Sqrt(ss/2) / math.Sqrt(3)
+				scale := 1.0
+				if heads[k][2] == "MiB/s" {
+					scale = 1.0 / 1024
+				}
+				checkShown(t, row[1]+" "+heads[k][1]+" ±", c[3], half*scale, false)
+				checked++
+			}
+		}
+	}
+	if checked < 12 {
+		t.Fatalf("checked %d intervals, want every rate cell of both runs", checked)
+	}
+	reFig := regexp.MustCompile(`(?s)<figure class="barchart" data-key="([^"]+)".*?</figure>`)
+	for _, fig := range reFig.FindAllStringSubmatch(dom, -1) {
+		if strings.Count(fig[0], `class="ci"`) != 2 {
+			t.Errorf("%s: %d error bars, want one a run", fig[1], strings.Count(fig[0], `class="ci"`))
+		}
+		none := strings.Contains(fig[0], `class="nowinner">no winner: `)
+		if stars := strings.Count(fig[0], "★"); none == (stars == 1) || stars > 1 {
+			t.Errorf("%s: %d stars, no-winner line %v", fig[1], stars, none)
+		}
+	}
+}

@@ -91,8 +91,9 @@ func hostBars(run int, letter, test string, rows []result.JobHostRow, unit strin
 		br := bar{Run: run, Label: fmt.Sprintf("%s %s (%d %s)", letter, h.Host, h.Ranks, ranks), State: stateKnown,
 			Value: h.RatePerSec, Text: rateText(h.RatePerSec, unit)}
 		if best > 0 {
+			// A share of the fastest host, and no star: one figure per
+			// host, which the rule cannot judge (internal/verdict).
 			br.Length, br.PctOfBest = h.RatePerSec/best, h.RatePerSec/best*100
-			br.Best = h.RatePerSec == best
 		}
 		b.Bars = append(b.Bars, br)
 	}

@@ -30,6 +30,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/clydebench/clyde/internal/compare"
+	"github.com/clydebench/clyde/internal/verdict"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -76,7 +77,7 @@ func buildPage(runs []*compare.Run) (*pageData, error) {
 		p.Runs = append(p.Runs, describeRun(i, r))
 	}
 	shortNames(p.Runs)
-	cols := columns(runs)
+	cols := columns(runs, p.Runs)
 	if p.Single {
 		p.Tables = singleTables(cols)
 	} else {
@@ -683,13 +684,15 @@ func (p *pageData) SummarySVG() template.HTML {
 	b := barData{Title: "overall", Unit: "% of " + p.Runs[0].Letter, Bars: s.Bars}
 	rates := len(s.Columns) + len(s.Left)
 	return barChart(b, func(i int) string {
-		return fmt.Sprintf("best in %d of %d rate columns", s.Runs[i].Wins, rates)
+		return fmt.Sprintf("won %d of %d rate columns", s.Runs[i].Wins, rates)
 	})
 }
 
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
-	"join": func(ss []string) string { return strings.Join(ss, ", ") },
-	"secs": func(ns float64) float64 { return ns / 1e9 },
+	"join":    func(ss []string) string { return strings.Join(ss, ", ") },
+	"secs":    func(ns float64) float64 { return ns / 1e9 },
+	"ruleURL": func() string { return verdict.RuleURL },
+	"ruleRef": func() string { return verdict.RuleRef },
 	// barSVG draws a bar chart (the "barchart" template's)
 	"barSVG": func(b barData) template.HTML { return barChart(b, nil) },
 }).Parse(`<!DOCTYPE html>
@@ -735,6 +738,8 @@ svg.bars .axis { stroke: #888; stroke-width: 1; }
 .legend li { display: inline-block; margin-right: 12px; }
 .legend .sample { display: inline-block; width: 18px; height: 0; border-top-width: 3px; margin-right: 4px; vertical-align: 3px; }
 .notes { color: #444; font-size: 12px; }
+.nowinner { display: block; font-size: 11px; font-weight: normal; color: #8a4b00; }
+td .ci { color: #555; font-size: 11px; }
 .scroll { overflow-x: auto; max-width: 100%; }
 td.flags { min-width: 15em; }
 td.flags code { white-space: normal; overflow-wrap: break-word; }
@@ -836,7 +841,8 @@ table.copyspd .clone { font-weight: normal; font-size: 12px; color: #555; }
 {{end}}
 {{end}}{{if .Notes}}<h2>Notes</h2>
 <ul class="notes">{{range .Notes}}<li>{{.}}</li>
-{{end}}</ul>{{end}}
+{{end}}</ul>{{end}}{{if not .Single}}<p class="notes rule">The rule behind every winner, mark and percentage is stated once, in clyde's {{ruleRef}} ({{ruleURL}}; the page links to nothing, so that it loads nothing).</p>
+{{end}}
 </body></html>
 {{define "figures"}}{{if .Single}}
 <h2>Figures</h2>
@@ -850,20 +856,20 @@ table.copyspd .clone { font-weight: normal; font-size: 12px; color: #555; }
 {{with .Summary}}{{if .Columns}}<h2>Overall</h2>
 <figure class="summary"><figcaption>Geometric mean of {{len .Columns}} rate column(s), relative to run A <span class="sub">more is better</span></figcaption>
 {{$.SummarySVG}}</figure>
-<p class="notes">Over the rate columns every run measured for 0.5 s or more: {{join .Columns}}.{{if .Left}} Left out (a run had no figure, or one under 0.5 s): {{join .Left}}.{{end}} "best in" counts the columns a run won.</p>
+<p class="notes">Over the rate columns every run measured for 0.5 s or more: {{join .Columns}}.{{if .Left}} Left out (a run had no figure, or one under 0.5 s): {{join .Left}}.{{end}} "won" counts the columns the rule crowned a run in; the mean itself is a summary the rule does not test, so it has no winner.</p>
 {{end}}{{end}}
 <h2>Results per test</h2>
 <div class="grid bars">
 {{range .Bars}}{{template "barchart" .}}{{end}}</div>
 <h2>Figures</h2>
-{{range .Tables}}<h3>{{.Title}}</h3>
+{{range .Tables}}{{$t := .}}<h3>{{.Title}}</h3>
 <div class="scroll"><table class="figures"><tr><th>run</th>{{range .Columns}}<th class="col" data-key="{{.Key}}">{{.Key}}<span class="vs">{{.Unit}}</span></th>{{end}}</tr>
-{{range $i, $row := .Rows}}<tr class="figures" data-run="{{(index $.Runs $row.Run).Letter}}"><td class="nowrap"><span class="swatch" style="background: {{(index $.Runs $row.Run).Color}}"></span>{{(index $.Runs $row.Run).Letter}} {{(index $.Runs $row.Run).Short}}</td>{{range $row.Cells}}<td class="num{{if .Best}} best{{end}}{{if eq .State "short"}} short{{end}}{{if or (eq .State "not_run") (eq .State "too_fast") (eq .State "unknown")}} missing{{end}}" data-state="{{.State}}" data-value="{{.Value}}">{{.Text}}{{if .VsFirst}}<span class="vs">{{.VsFirst}} vs A</span>{{end}}</td>{{end}}</tr>
-{{end}}<tr class="winner"><td>winner</td>{{range .Winners}}<td class="num">{{.}}</td>{{end}}</tr>
+{{range $i, $row := .Rows}}<tr class="figures" data-run="{{(index $.Runs $row.Run).Letter}}"><td class="nowrap"><span class="swatch" style="background: {{(index $.Runs $row.Run).Color}}"></span>{{(index $.Runs $row.Run).Letter}} {{(index $.Runs $row.Run).Short}}</td>{{range $row.Cells}}<td class="num{{if .Best}} best{{end}}{{if eq .State "short"}} short{{end}}{{if or (eq .State "not_run") (eq .State "too_fast") (eq .State "unknown")}} missing{{end}}" data-state="{{.State}}" data-value="{{.Value}}">{{.Text}}{{with .CIText}} <span class="ci">{{.}}</span>{{end}}{{if .VsFirst}}<span class="vs">{{.VsFirst}} vs A</span>{{with .VsTest}}<span class="vs test">{{.}}</span>{{end}}{{end}}</td>{{end}}</tr>
+{{end}}<tr class="winner"><td>winner</td>{{range $k, $w := .Winners}}<td class="num"{{with index $t.NoWinners $k}} title="{{.}}"{{end}}>{{$w}}</td>{{end}}</tr>
 </table></div>
 {{end}}
 {{end}}
-{{end}}{{define "barchart"}}<figure class="barchart" data-key="{{.Key}}" data-unit="{{.Unit}}"><figcaption>{{.Title}} <span class="sub">{{.Unit}}, {{.Better}}</span></figcaption>
+{{end}}{{define "barchart"}}<figure class="barchart" data-key="{{.Key}}" data-unit="{{.Unit}}"><figcaption>{{.Title}} <span class="sub">{{.Unit}}, {{.Better}}</span>{{with .NoWinner}}<span class="nowinner">no winner: {{.}}</span>{{end}}</figcaption>
 {{barSVG .}}</figure>
 {{end}}{{define "chart"}}<figure class="chart" data-title="{{.Title}}"><figcaption>{{.Title}}</figcaption>{{with .Scale}}<div class="scale" data-unit="{{.Unit}}" data-min="{{.Min}}" data-max="{{.Max}}"><span class="lo">{{.MinText}}</span><span class="ramp">{{range .Steps}}<span style="background: {{.Color}}" title="{{printf "%.0f" .Value}}"></span>{{end}}</span><span class="hi">{{.MaxText}} {{.Unit}}</span><span class="sub">(red lowest, white highest)</span></div>{{end}}{{.SVG}}
 <ul class="legend">{{range .Legend}}<li><span class="sample" style="border-top-style: {{.Dash}}; border-top-color: {{.Color}}"></span>{{.Name}}</li>{{end}}</ul></figure>

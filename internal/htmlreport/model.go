@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/clydebench/clyde/internal/compare"
+	"github.com/clydebench/clyde/internal/verdict"
 )
 
 // The page's data, before any HTML or SVG: what every chart and table
@@ -73,10 +74,21 @@ type cell struct {
 	Raw   float64 `json:"raw,omitempty"`   // in the figure's own unit
 	Value float64 `json:"value,omitempty"` // in the column's display unit
 	Text  string  `json:"text"`
-	// VsFirst is the change against the first run, "" for the first run,
-	// a single-run page, or a cell without a figure.
+	// CI is the half-width of the mean's 95 % confidence interval in the
+	// display unit, CIText it as the tables print it ("±12"); 0 and ""
+	// for a single figure.
+	CI     float64 `json:"ci95,omitempty"`
+	CIText string  `json:"ci_text,omitempty"`
+	// VsFirst is the change against the first run with the rule's mark
+	// ("~+1.2%", verdict.Comparison.PctText) and VsTest the test behind
+	// it ("p=0.40 n=3+3"); "" for the first run, a single-run page, or a
+	// cell without a figure.
 	VsFirst string `json:"vs_first,omitempty"`
-	Best    bool   `json:"best,omitempty"`
+	VsTest  string `json:"vs_test,omitempty"`
+	// Best is set for the column's winner by the rule.
+	Best bool `json:"best,omitempty"`
+	// values are the repeats' figures, for the rule.
+	values []float64
 	// ElapsedNs is how long the test ran (0: not known).
 	ElapsedNs float64 `json:"elapsed_ns,omitempty"`
 }
@@ -89,10 +101,13 @@ type column struct {
 	HigherIsBetter bool   `json:"higher_is_better"`
 	scale          float64
 	Cells          []cell `json:"cells"`
-	// Best are the runs with the best figure; BestShort says one of them
-	// was measured under 0.5 s (a winner of low confidence).
-	Best      []int `json:"best,omitempty"`
-	BestShort bool  `json:"best_short,omitempty"`
+	// Best is the column's winner by the rule (verdict.Best), empty for
+	// none; BestShort says it was measured under 0.5 s (a winner of low
+	// confidence). NoWinner says why nobody is crowned, "" when there is
+	// a winner or nothing to beat (fewer than two figures).
+	Best      []int  `json:"best,omitempty"`
+	BestShort bool   `json:"best_short,omitempty"`
+	NoWinner  string `json:"no_winner,omitempty"`
 }
 
 // better says which way a column is better, as the page prints it.
@@ -106,7 +121,7 @@ func (c *column) better() string {
 // columns lines the runs' figures up by key (figureGrid), leaves out the
 // columns no run has, and picks each column's unit, texts, changes
 // against the first run and best runs.
-func columns(runs []*compare.Run) []column {
+func columns(runs []*compare.Run, infos []runInfo) []column {
 	keys, proto, grid := figureGrid(runs)
 	var out []column
 	for k, key := range keys {
@@ -132,7 +147,7 @@ func columns(runs []*compare.Run) []column {
 		}
 		if len(runs) > 1 {
 			markChanges(&col)
-			markBest(&col)
+			markBest(&col, infos)
 		}
 		out = append(out, col)
 	}
@@ -150,9 +165,13 @@ func makeCell(run int, f compare.Figure, scale float64) cell {
 		if len(f.Values) == 0 {
 			break
 		}
-		c.State, c.Raw = stateKnown, avg(f.Values)
+		sum := verdict.Summarize(f.Values)
+		c.State, c.Raw, c.values = stateKnown, sum.Mean, f.Values
 		c.Value = c.Raw * scale
 		c.Text = compare.FormatValue(c.Raw, scale)
+		if h := sum.HalfWidth(); h > 0 {
+			c.CI, c.CIText = h*scale, "±"+compare.FormatValue(h, scale)
+		}
 		c.ElapsedNs = f.ElapsedNs
 		if f.Short {
 			c.State = stateShort
@@ -164,7 +183,8 @@ func makeCell(run int, f compare.Figure, scale float64) cell {
 
 func hasFigure(c cell) bool { return c.State == stateKnown || c.State == stateShort }
 
-// markChanges fills each cell's change against the first run.
+// markChanges fills each cell's change against the first run, with the
+// rule's mark and test.
 func markChanges(col *column) {
 	base := col.Cells[0]
 	if !hasFigure(base) || base.Raw == 0 {
@@ -172,41 +192,39 @@ func markChanges(col *column) {
 	}
 	for i := 1; i < len(col.Cells); i++ {
 		if c := &col.Cells[i]; hasFigure(*c) {
-			c.VsFirst = fmt.Sprintf("%+.1f%%", (c.Raw-base.Raw)/base.Raw*100)
+			cmp := verdict.Compare(base.values, c.values)
+			c.VsFirst, c.VsTest = cmp.PctText(), cmp.Stat()
 		}
 	}
 }
 
-// markBest picks the best runs of a column: the best figure wins, whether it
-// was measured for 0.5 s or more or under it (a hollow bar). A test that
-// finished under 0.5 s was fast, not slow: giving the star to a slower run
-// measured for longer labelled the fastest bar "1155.1 %" of the best. A
-// winner under 0.5 s is marked (BestShort), and the notes say the rule. A
-// column with one figure has no best: there is nothing to beat.
-func markBest(col *column) {
-	var best []int
-	var top float64
-	figures := 0
+// markBest crowns the column's winner by the rule (verdict.Best): the
+// best figure, when the rule calls it different from every other run's;
+// otherwise nobody, and NoWinner says why. A figure under 0.5 s takes part
+// like any other: a test that finished under 0.5 s was fast, not slow. A
+// winner under 0.5 s is marked (BestShort), and the notes say so. A
+// column with one figure has no winner: there is nothing to beat.
+func markBest(col *column, runs []runInfo) {
+	samples := make([][]float64, len(col.Cells))
 	for i, c := range col.Cells {
-		if !hasFigure(c) {
-			continue
-		}
-		figures++
-		switch {
-		case len(best) == 0 || col.isBetter(c.Raw, top) && !same(c.Raw, top):
-			best, top = []int{i}, c.Raw
-		case same(c.Raw, top):
-			best = append(best, i)
+		if hasFigure(c) {
+			samples[i] = c.values
 		}
 	}
-	if figures < 2 {
+	cr := verdict.Best(samples, col.HigherIsBetter)
+	if cr.Winner < 0 {
+		top := -1
+		for i, c := range col.Cells {
+			if hasFigure(c) && (top < 0 || col.isBetter(c.Raw, col.Cells[top].Raw)) {
+				top = i
+			}
+		}
+		col.NoWinner = cr.Why(top, func(i int) string { return runs[i].Letter })
 		return
 	}
-	col.Best = best
-	for _, i := range best {
-		col.Cells[i].Best = true
-		col.BestShort = col.BestShort || col.Cells[i].State == stateShort
-	}
+	col.Best = []int{cr.Winner}
+	col.Cells[cr.Winner].Best = true
+	col.BestShort = col.Cells[cr.Winner].State == stateShort
 }
 
 func (c *column) isBetter(a, b float64) bool {
@@ -216,26 +234,33 @@ func (c *column) isBetter(a, b float64) bool {
 	return a < b
 }
 
-func same(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)) }
-
 // barData is one column's bar chart: a bar per run, in run order.
+// NoWinner says why the rule crowns nobody ("" when it does, or when
+// there is nothing to beat).
 type barData struct {
-	Key    string `json:"key"`
-	Title  string `json:"title"`
-	Unit   string `json:"unit"`
-	Better string `json:"better"`
-	Bars   []bar  `json:"bars"`
+	Key      string `json:"key"`
+	Title    string `json:"title"`
+	Unit     string `json:"unit"`
+	Better   string `json:"better"`
+	Bars     []bar  `json:"bars"`
+	NoWinner string `json:"no_winner,omitempty"`
 }
 
-// bar is one run's bar. Length is the bar's share of the longest one;
-// PctOfBest the figure as a percentage of the best (100 for the best).
+// bar is one run's bar. Length is the bar's share of the chart's scale
+// (the longest bar with its error bar); PctOfBest the figure as a
+// percentage of the rule's winner (100 for it; 0 with no winner); Lo and
+// Hi the ends of the error bar (the mean's 95 % confidence interval) on
+// the same scale, 0 for a single figure.
 type bar struct {
 	Run       int     `json:"run"`
 	Label     string  `json:"label"`
 	State     string  `json:"state"`
 	Value     float64 `json:"value,omitempty"`
 	Text      string  `json:"text"`
+	CIText    string  `json:"ci_text,omitempty"`
 	Length    float64 `json:"length"`
+	Lo        float64 `json:"lo,omitempty"`
+	Hi        float64 `json:"hi,omitempty"`
 	PctOfBest float64 `json:"pct_of_best,omitempty"`
 	Best      bool    `json:"best,omitempty"`
 }
@@ -247,22 +272,25 @@ func bars(cols []column, runs []runInfo, titles func(string) string) []barData {
 		if !col.HigherIsBetter {
 			continue
 		}
-		b := barData{Key: col.Key, Title: titles(col.Key), Unit: col.Unit, Better: col.better()}
+		b := barData{Key: col.Key, Title: titles(col.Key), Unit: col.Unit, Better: col.better(), NoWinner: col.NoWinner}
 		var longest, best float64
 		for _, c := range col.Cells {
 			if hasFigure(c) {
-				longest = max(longest, c.Value)
+				longest = max(longest, c.Value+c.CI)
 			}
 		}
 		for _, i := range col.Best {
 			best = col.Cells[i].Value
 		}
 		for i, c := range col.Cells {
-			br := bar{Run: i, Label: runs[i].Letter + " " + runs[i].shortName(), State: c.State, Text: c.Text, Best: c.Best}
+			br := bar{Run: i, Label: runs[i].Letter + " " + runs[i].shortName(), State: c.State, Text: c.Text, CIText: c.CIText, Best: c.Best}
 			if hasFigure(c) {
 				br.Value = c.Value
 				if longest > 0 {
 					br.Length = c.Value / longest
+					if c.CI > 0 {
+						br.Lo, br.Hi = max(c.Value-c.CI, 0)/longest, (c.Value+c.CI)/longest
+					}
 				}
 				if best > 0 {
 					br.PctOfBest = c.Value / best * 100
@@ -300,7 +328,7 @@ func shortNames(runs []runInfo) {
 
 // summaryData is the overall comparison: each run's geometric mean over
 // the rate columns every run measured for 0.5 s or more, relative to the
-// first run, and how many columns it was best in.
+// first run, and how many columns the rule crowned it in.
 type summaryData struct {
 	Columns []string     `json:"columns"`
 	Left    []string     `json:"left_out,omitempty"`
@@ -357,17 +385,12 @@ func summarize(cols []column, runs []runInfo) *summaryData {
 	if len(s.Columns) == 0 {
 		return s
 	}
-	best := 0
-	for i, sb := range s.Runs {
-		if sb.GeoMeanPct > s.Runs[best].GeoMeanPct {
-			best = i
-		}
-	}
+	// No star here: a geometric mean over columns is no figure the rule
+	// tests; the wins beside each bar are the rule's, column by column.
 	for i, sb := range s.Runs {
 		text := fmt.Sprintf("%.1f%%", sb.GeoMeanPct)
 		s.Bars = append(s.Bars, bar{Run: i, Label: runs[i].Letter + " " + runs[i].shortName(), State: stateKnown,
-			Value: sb.GeoMeanPct, Text: text, Length: sb.GeoMeanPct / longest,
-			PctOfBest: sb.GeoMeanPct / s.Runs[best].GeoMeanPct * 100, Best: i == best})
+			Value: sb.GeoMeanPct, Text: text, Length: sb.GeoMeanPct / longest})
 	}
 	return s
 }
@@ -378,11 +401,13 @@ func summarize(cols []column, runs []runInfo) *summaryData {
 type tableData struct {
 	Title string `json:"title"`
 	// ID names the table in the page; Rates is set for a table of rates.
-	ID      string     `json:"id"`
-	Rates   bool       `json:"rates"`
-	Columns []column   `json:"columns"`
-	Winners []string   `json:"winners,omitempty"`
-	Rows    []tableRow `json:"rows,omitempty"`
+	ID      string   `json:"id"`
+	Rates   bool     `json:"rates"`
+	Columns []column `json:"columns"`
+	Winners []string `json:"winners,omitempty"`
+	// NoWinners says, per column, why the rule crowned nobody ("").
+	NoWinners []string   `json:"no_winners,omitempty"`
+	Rows      []tableRow `json:"rows,omitempty"`
 }
 
 type tableRow struct {
@@ -428,6 +453,7 @@ func tables(cols []column, runs []runInfo) []tableData {
 			}
 			for _, c := range part {
 				t.Winners = append(t.Winners, winnerText(c, runs))
+				t.NoWinners = append(t.NoWinners, c.NoWinner)
 			}
 			out = append(out, t)
 		}
@@ -441,6 +467,9 @@ func winnerText(c column, runs []runInfo) string {
 		ls = append(ls, runs[i].Letter)
 	}
 	s := strings.Join(ls, " ")
+	if s == "" && c.NoWinner != "" {
+		return "none"
+	}
 	if s == "" {
 		return "-"
 	}
@@ -477,12 +506,36 @@ func notes(cols []column, single bool) []string {
 	for _, c := range cols {
 		for _, cl := range c.Cells {
 			has[cl.State] = true
+			switch {
+			case strings.HasPrefix(cl.VsFirst, "~"):
+				has["same"] = true
+			case strings.HasPrefix(cl.VsFirst, "?"):
+				has["cannot_tell"] = true
+			}
 		}
 		if c.BestShort {
 			has["best_short"] = true
 		}
+		if c.NoWinner != "" {
+			has["no_winner"] = true
+		}
 	}
 	var out []string
+	if !single {
+		out = append(out, "Winners (★, bold, the winner row), the percentages and the marks follow one rule: a run wins a column "+
+			"when Welch's t-test at 5 % calls its figure better than every other run's; ± and the error bars are each mean's 95 % "+
+			"confidence interval (the rule, stated once: "+verdict.RuleRef+", linked below).")
+	}
+	if has["no_winner"] {
+		out = append(out, "none: the rule crowns nobody in that column, and each chart says why (the difference is within the noise of the repeats, "+
+			"or one figure a side cannot tell noise from a difference: -x 3 or more gives each run repeats).")
+	}
+	if has["same"] {
+		out = append(out, compare.SameNote)
+	}
+	if has["cannot_tell"] {
+		out = append(out, compare.CannotTellNote)
+	}
 	switch {
 	case has[stateShort] && single:
 		out = append(out, compare.ShortNote+" The regression check does not alarm on it.")
@@ -490,7 +543,7 @@ func notes(cols []column, single bool) []string {
 		out = append(out, compare.ShortNote+" Its bar is drawn hollow; the regression check does not alarm on it.")
 	}
 	if has["best_short"] {
-		out = append(out, "The winner of a column (★, the winner row) is its best figure, measured for 0.5 s or more or not; a winner marked * ran under 0.5 s: the best, of low confidence.")
+		out = append(out, "A winner marked * ran under 0.5 s: the rule crowned it, of low confidence.")
 	}
 	if has[stateTooFast] {
 		out = append(out, "+++++: the test took under 0.5 s and the input (bonnie++'s own output) kept no figure.")

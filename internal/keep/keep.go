@@ -24,9 +24,10 @@ import (
 // fell (exit code 3).
 var ErrRegression = errors.New("regression found")
 
-// RegressionWindow is how many earlier comparable runs the check takes the
-// median of: the newest ones that were not flagged themselves. The check
-// alarms only once compare.MinBaseline of them exist.
+// RegressionWindow is how many earlier comparable runs make the check's
+// baseline: the newest ones that were not flagged themselves. Every repeat
+// of each is one figure of the baseline; the rule (internal/verdict) says
+// how many it needs.
 const RegressionWindow = 5
 
 // Options say what to keep of a run.
@@ -45,6 +46,9 @@ type Options struct {
 	// the baseline is still being built): a cron job hears only of what
 	// went wrong, as the one line of the error After returns.
 	Silent bool
+	// Checked is the regression check Judge already made (for the
+	// result's file), nil when After is to make it.
+	Checked *compare.Check
 }
 
 // Check refuses, before the run starts and before anything is created, a
@@ -92,6 +96,9 @@ func After(ctx context.Context, o Options, run *compare.Run, runErr error) error
 	}
 	if o.Prom != nil {
 		reg := prom.Registry(run)
+		if rc := run.Check(); rc != nil {
+			prom.AddCheck(reg, run.Host(), run.Kind(), run.Target(), rc)
+		}
 		if perr := o.Prom.Write(o.Stdout, func(w io.Writer) error { return prom.Encode(w, reg) }); perr != nil {
 			err = joinLine(err, perr)
 		}
@@ -99,13 +106,22 @@ func After(ctx context.Context, o Options, run *compare.Run, runErr error) error
 	return err
 }
 
-// keepHistory saves run (unless NoHistory) and checks it for a regression.
+// keepHistory checks run for a regression (when asked), saves it (unless
+// NoHistory) with the check's record, and flags it when it regressed.
 func keepHistory(ctx context.Context, o Options, run *compare.Run) error {
 	var store *history.Store
 	var err error
 	if o.NoHistory {
 		store, err = history.OpenReadOnly(o.DBPath)
 		if errors.Is(err, history.ErrNoHistory) {
+			if o.RegressPct > 0 {
+				ck := o.Checked
+				if ck == nil {
+					c := compare.CheckRegression(run, nil, o.RegressPct)
+					ck = &c
+				}
+				o.weekly(run, ck)
+			}
 			o.note("regression check: %v, so no earlier run to compare with", err)
 			return nil
 		}
@@ -116,6 +132,12 @@ func keepHistory(ctx context.Context, o Options, run *compare.Run) error {
 		return fmt.Errorf("%w; the result was not saved there", err)
 	}
 	defer store.Close()
+	ck, checkErr := o.Checked, error(nil)
+	if o.RegressPct > 0 && ck == nil {
+		if ck, checkErr = judge(ctx, o, store, run); checkErr == nil {
+			run.SetCheck(ck.Record())
+		}
+	}
 	var saveErr error
 	var savedID int64
 	if !o.NoHistory {
@@ -123,12 +145,40 @@ func keepHistory(ctx context.Context, o Options, run *compare.Run) error {
 			saveErr = fmt.Errorf("%w; the result was not saved there", err)
 		}
 	}
-	if o.RegressPct > 0 {
-		if err := checkRegression(ctx, o, store, run, savedID); err != nil {
-			return joinLine(saveErr, err)
-		}
+	switch {
+	case checkErr != nil:
+		return joinLine(saveErr, fmt.Errorf("regression check could not run: %w", checkErr))
+	case ck != nil:
+		return joinLine(saveErr, o.report(ctx, store, run, ck, savedID))
 	}
 	return saveErr
+}
+
+// Judge makes the regression check of run against its baseline in the
+// history, read without creating anything, and saves its record with the
+// run's result: the command calls it before it writes the result's file,
+// so the file holds the check as the history will. nil without
+// --check-regression.
+func Judge(ctx context.Context, o Options, run *compare.Run) (*compare.Check, error) {
+	if o.RegressPct <= 0 || o.DBPath == "" || run == nil {
+		return nil, nil
+	}
+	store, err := history.OpenReadOnly(o.DBPath)
+	var ck *compare.Check
+	switch {
+	case errors.Is(err, history.ErrNoHistory):
+		c := compare.CheckRegression(run, nil, o.RegressPct)
+		ck = &c
+	case err != nil:
+		return nil, err
+	default:
+		defer store.Close()
+		if ck, err = judge(ctx, o, store, run); err != nil {
+			return nil, err
+		}
+	}
+	run.SetCheck(ck.Record())
+	return ck, nil
 }
 
 func save(ctx context.Context, store *history.Store, run *compare.Run) (int64, error) {
@@ -150,16 +200,14 @@ func (o *Options) note(format string, args ...any) {
 	}
 }
 
-// checkRegression compares run with its baseline: the last
-// RegressionWindow comparable runs before it (same host, target, kind and
-// parameters) that were not flagged themselves. With fewer than
-// compare.MinBaseline it says so and does not alarm. A run that regressed
-// is flagged in the history, so it stays out of later baselines.
-func checkRegression(ctx context.Context, o Options, store *history.Store, run *compare.Run, savedID int64) error {
+// judge compares run (not saved yet) with its baseline: the last
+// RegressionWindow comparable runs (same host, target, kind and
+// parameters) that were not flagged themselves.
+func judge(ctx context.Context, o Options, store *history.Store, run *compare.Run) (*compare.Check, error) {
 	entries, err := store.Query(ctx, history.Filter{Host: run.Host(), Target: run.Target(), Volume: run.Volume(), Kind: run.Kind(),
-		Params: run.Params(), BeforeID: savedID, Limit: RegressionWindow, Unflagged: true, WithJSON: true})
+		Params: run.Params(), Limit: RegressionWindow, Unflagged: true, WithJSON: true})
 	if err != nil {
-		return fmt.Errorf("regression check could not run: %w", err)
+		return nil, err
 	}
 	var baseline []*compare.Run
 	for _, e := range entries {
@@ -169,23 +217,45 @@ func checkRegression(ctx context.Context, o Options, store *history.Store, run *
 		}
 		baseline = append(baseline, rs[0])
 	}
-	if len(baseline) < compare.MinBaseline {
-		o.note("regression check: %d earlier comparable run(s) in the history, %d needed before it can alarm; this run joins the baseline",
-			len(baseline), compare.MinBaseline)
-		return nil
-	}
 	ck := compare.CheckRegression(run, baseline, o.RegressPct)
-	if len(ck.NeverChecked) > 0 && firstOfWeek(run, baseline) && o.Stderr != nil {
-		// Said even with --silent, but once a week: a cron user believes
-		// every column watched, and nothing else would tell them.
+	return &ck, nil
+}
+
+// weekly prints, once a week, the line about the columns the check never
+// judges: even with --silent, for a cron user believes every column
+// watched and nothing else would tell them; a history's first run says it
+// too.
+func (o *Options) weekly(run *compare.Run, ck *compare.Check) {
+	if len(ck.NeverChecked) > 0 && firstOfWeek(run, ck.Baseline) && o.Stderr != nil {
 		fmt.Fprintf(o.Stderr, "clyde: note: the regression check cannot judge %s: each ran under 0.5 s in this run and in the runs before it; "+
 			"larger sizes (or --auto) make them measurable (said once a week)\n", strings.Join(ck.NeverChecked, ", "))
 	}
-	if len(ck.Regressions) == 0 {
+}
+
+// notes prints the weekly line and, when nothing regressed and unless
+// Silent, the check's line.
+func (o *Options) notes(run *compare.Run, ck *compare.Check) {
+	o.weekly(run, ck)
+	switch {
+	case ck.Regressed():
+	case len(ck.Baseline) == 0 && o.NoHistory:
+		o.note("regression check: no earlier comparable run in the history")
+	case len(ck.Baseline) == 0:
+		o.note("regression check: no earlier comparable run in the history; this run starts the baseline")
+	default:
 		o.note("regression check: %s", ck.Summary())
+	}
+}
+
+// report prints the check's notes and, when run regressed, flags it in the
+// history (savedID, 0 when not saved), so it stays out of later baselines,
+// and returns the one-line regression error.
+func (o *Options) report(ctx context.Context, store *history.Store, run *compare.Run, ck *compare.Check, savedID int64) error {
+	o.notes(run, ck)
+	if !ck.Regressed() {
 		return nil
 	}
-	err = fmt.Errorf("%w: %s", ErrRegression, ck.Summary())
+	err := fmt.Errorf("%w: %s", ErrRegression, ck.Summary())
 	if savedID > 0 {
 		if ferr := store.Flag(ctx, savedID, ck.Summary()); ferr != nil {
 			err = joinLine(err, fmt.Errorf("the run could not be flagged, so it may join later baselines: %w", ferr))

@@ -138,3 +138,38 @@ func TestStepClientRates(t *testing.T) {
 		t.Errorf("no %s in:\n%s", line, out.String())
 	}
 }
+
+// TestCheckSeries: the regression check's record as series, the verdict's
+// sign from the figures (lower -1, higher 1, within the noise 0, none when
+// the rule cannot tell) and regressed 1 for the columns that fell.
+func TestCheckSeries(t *testing.T) {
+	pct := func(v float64) *float64 { return &v }
+	rc := &result.RegressionCheck{Fell: []string{"put_block"}, Columns: []result.CheckedColumn{
+		{Column: "put_block", Mean: 50, BaselineMean: 100, ChangePct: pct(-50), PValue: pct(0.001), Verdict: "differs"},
+		{Column: "seeks", Mean: 150, BaselineMean: 100, ChangePct: pct(50), PValue: pct(0.01), Verdict: "differs"},
+		{Column: "getc", Mean: 99, BaselineMean: 100, ChangePct: pct(-1), PValue: pct(0.6), Verdict: "within_noise"},
+		{Column: "seq_create", Mean: 99, Verdict: "cannot_tell"},
+	}}
+	reg := prometheus.NewRegistry()
+	AddCheck(reg, "nas", "fs", "/srv/data", rc)
+	var b bytes.Buffer
+	if err := Encode(&b, reg); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`clyde_check_verdict{column="put_block",host="nas",kind="fs",target="/srv/data"} -1`,
+		`clyde_check_verdict{column="seeks",host="nas",kind="fs",target="/srv/data"} 1`,
+		`clyde_check_verdict{column="getc",host="nas",kind="fs",target="/srv/data"} 0`,
+		`clyde_check_regressed{column="put_block",host="nas",kind="fs",target="/srv/data"} 1`,
+		`clyde_check_regressed{column="seeks",host="nas",kind="fs",target="/srv/data"} 0`,
+		`clyde_check_change_percent{column="put_block",host="nas",kind="fs",target="/srv/data"} -50`,
+		`clyde_check_p_value{column="getc",host="nas",kind="fs",target="/srv/data"} 0.6`,
+	} {
+		if !strings.Contains(b.String(), want+"\n") {
+			t.Errorf("textfile lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), `clyde_check_verdict{column="seq_create"`) {
+		t.Errorf("a verdict for a column the rule cannot tell:\n%s", b.String())
+	}
+}
