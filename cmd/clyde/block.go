@@ -542,6 +542,11 @@ func blockAction(c *cli.Context) error {
 		}
 		logNames = fiojob.JobLogNames(&job)
 	}
+	release, err := boundRun(c, 0, "")
+	if err != nil {
+		return err
+	}
+	defer release()
 	// Many clients: every rank says hello with the job before any file is
 	// made; ranks other than 0 keep no history and write no files.
 	br, err := joinBlockRanks(c, jobFile, plan, job, logNames)

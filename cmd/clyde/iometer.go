@@ -116,6 +116,11 @@ func iometerAction(c *cli.Context) error {
 		return err
 	}
 	setup.Shape = fiojob.Shape // clyde's block JSON is fio's
+	release, err := boundRun(c, 0, "")
+	if err != nil {
+		return err
+	}
+	defer release()
 	keep, err := beginKeep(c)  // checks --output too, before anything is created
 	if err != nil {
 		return err

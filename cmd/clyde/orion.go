@@ -35,7 +35,7 @@ func orionCommand() *cli.Command {
 			"  clyde orion -run normal -testname ssd -num_disks 1\n" +
 			"  clyde orion -run advanced -testname ssd -size_small 4 -size_large 1024 -type rand -write 30 \\\n" +
 			"      -matrix point -num_small 32 -num_large 4 -duration 60 --destroy-data\n\n" +
-			"Exit codes: 0 ok, 1 run failed, 2 usage error, 3 regression found (--check-regression), 130 interrupted.",
+			exitCodeList,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "run", Usage: "simple: small then large random I/O alone; normal: every combination; advanced: as the other flags say; dss: large random I/O; oltp: small random I/O"},
 			&cli.StringFlag{Name: "testname", Value: d.TestName, Usage: "reads `T`.lun and names the output files T_<date>_*"},
@@ -125,6 +125,11 @@ func orionAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	release, err := boundRun(c, 0, "")
+	if err != nil {
+		return err
+	}
+	defer release()
 	kp, err := beginKeep(c) // checks --json and the history before anything runs
 	if err != nil {
 		return err
