@@ -121,7 +121,7 @@ func iometerAction(c *cli.Context) error {
 		return err
 	}
 	defer release()
-	keep, err := beginKeep(c)  // checks --output too, before anything is created
+	keep, err := beginKeep(c) // checks --output too, before anything is created
 	if err != nil {
 		return err
 	}
