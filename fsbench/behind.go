@@ -129,7 +129,7 @@ func behindLine(t result.FSTest, elapsed, est time.Duration, from string, done, 
 	if whole > elapsed {
 		line += fmt.Sprintf(" and at its rate so far (%s) needs about %s in all", rateText(t, opsRate(t, done, elapsed, chunk)), spell(whole))
 	}
-	line += fmt.Sprintf(", %.0f times %s. Storage this much slower than measured suggests a sync mount, a dying disk or a throttled CPU",
+	line += fmt.Sprintf(", %.0f times %s. Storage this much slower than expected suggests a sync mount, a dying disk or a throttled CPU",
 		float64(whole)/float64(est), from)
 	if left >= 0 {
 		line += fmt.Sprintf("; the run's time bound stops it in %s", spell(left))
@@ -164,10 +164,13 @@ func rateText(t result.FSTest, rate float64) string {
 }
 
 // spell rounds d for a line a person reads: to the second from a minute
-// up, to a tenth of a second below.
+// up, to a tenth of a second from a second, to the millisecond below.
 func spell(d time.Duration) time.Duration {
-	if d >= time.Minute {
+	switch {
+	case d >= time.Minute:
 		return d.Round(time.Second)
+	case d >= time.Second:
+		return d.Round(100 * time.Millisecond)
 	}
-	return d.Round(100 * time.Millisecond)
+	return d.Round(time.Millisecond)
 }

@@ -138,3 +138,21 @@ func TestBehindEstimates(t *testing.T) {
 		t.Errorf("calibrating: estimate %v %q, want the calibration's 5s", d, from)
 	}
 }
+
+// TestBehindWhileCalibrating: --auto's calibration runs are watched too,
+// against the quarter of the budget the whole calibration may take (here
+// 10 ms, which a megabyte of one-byte calls outlasts anywhere).
+func TestBehindWhileCalibrating(t *testing.T) {
+	defer func(every, after time.Duration) { behindEvery, behindAfter = every, after }(behindEvery, behindAfter)
+	behindEvery, behindAfter = 10*time.Millisecond, 50*time.Millisecond
+	o := smallOptions(t.TempDir())
+	o.ByteIOMiB = 1
+	var w bytes.Buffer
+	o.Behind = &Behind{W: &w}
+	if _, err := Auto(context.Background(), o, 40*time.Millisecond, Choose{Size: true, PerChar: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(w.String(), "far behind") || !strings.Contains(w.String(), "the 10ms the whole of --auto's calibration may take") {
+		t.Fatalf("calibration said %q; want the far-behind line against its allowance", w.String())
+	}
+}
