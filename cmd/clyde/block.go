@@ -123,6 +123,7 @@ func blockCommand() *cli.Command {
 			&cli.BoolFlag{Name: "buffered", Usage: "cdm: run through the page cache (CrystalDiskMark never does; every output says so)"},
 			&cli.StringFlag{Name: "fill", Usage: "cdm: fill the filesystem to `PCT%|SIZE` in use with incompressible data first (removed after)"},
 			&cli.BoolFlag{Name: "destroy-data", Usage: "allow writing to an unused block device or an existing file, destroying what it holds"},
+			&cli.BoolFlag{Name: "allow-cached", Usage: "uncached I/O on a target a page cache serves anyway (tmpfs, a loop device without direct I/O over a file the host caches) is measured as it is, with the result saying so, instead of refused (cdm, iometer)"},
 			&cli.BoolFlag{Name: "allow-sparse", Usage: "read an existing file with holes or never-written (fallocated) extents as it is; reads of those never reach the device, and the result says how much was so"},
 			&cli.BoolFlag{Name: "cleanup", Usage: "remove the file a killed run left at --filename, and its marker (a directory: the private directories of killed cdm runs in it), then exit"},
 			&cli.BoolFlag{Name: "force", Usage: "with --cleanup: also remove a file whose marker names another host (shared storage)"},
@@ -259,6 +260,7 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 	j.Passes = c.Int("passes")
 	j.DestroyData = c.Bool("destroy-data")
 	j.AllowSparse = c.Bool("allow-sparse")
+	j.AllowCached = c.Bool("allow-cached")
 	j.Log = blockLog(c, j.Name, string(j.RW))
 	j.Warn = c.App.ErrWriter
 	j.CommandLine = os.Args
@@ -396,6 +398,7 @@ func jobFilePlan(c *cli.Context, path string) (blockbench.Plan, error) {
 	}
 	p.DestroyData = c.Bool("destroy-data")
 	p.AllowSparse = c.Bool("allow-sparse")
+	p.AllowCached = c.Bool("allow-cached")
 	p.Warn = c.App.ErrWriter
 	p.CommandLine = os.Args
 	for _, n := range p.Notes {
