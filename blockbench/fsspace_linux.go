@@ -46,7 +46,7 @@ func cachedOnly(path string) (string, error) {
 	if what, err := filesystemCached(path); what != "" || err != nil {
 		return what, err
 	}
-	return loopCached(path)
+	return loopCached(path) // through the filesystem's device
 }
 
 // loopCached names the first loop device under path (admit.LoopsUnder)

@@ -48,7 +48,8 @@ func blockCommand() *cli.Command {
 			"(--mix), an uncounted warm-up pass then --passes passes of --runtime (its Measure time), --interval idle\n" +
 			"before each test, keeping the best pass (--passes-kept average: KDiskMark's). It makes its test file in a\n" +
 			"private directory in --filename (a directory, or the directory of a new path), unbuffered; a filesystem that\n" +
-			"would serve it from memory anyway (tmpfs, FUSE) is refused unless --buffered. The Q8 and Q32 tests need a\n" +
+			"would serve it from memory anyway (tmpfs, FUSE, a loop device without direct I/O) is refused unless --buffered\n" +
+			"(through the cache) or --allow-cached (uncached anyway, noted). The Q8 and Q32 tests need a\n" +
 			"queueing engine (io_uring on Linux 5.1+, windowsaio on Windows; --ioengine auto picks it): with psync, or\n" +
 			"where none exists, they are refused (--cdm-preset real runs Q1 only). `clyde block --cleanup --filename DIR` removes the private\n" +
 			"directories of killed runs in DIR.\n\n" +

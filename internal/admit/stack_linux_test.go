@@ -46,6 +46,14 @@ func mountOn(t *testing.T, dev string) string {
 func TestLoopsUnderRealDevices(t *testing.T) {
 	cached, img := clydetest.LoopDevice(t, 64<<20)
 	direct, dimg := clydetest.LoopDevice(t, 64<<20, "--direct-io=on")
+	// A second loop device over the first one's image reads from it; the
+	// first one's data does not end in it.
+	out, err := exec.Command("losetup", "--find", "--show", img).CombinedOutput()
+	if err != nil {
+		t.Fatalf("losetup: %v: %s", err, out)
+	}
+	second := strings.TrimSpace(string(out))
+	t.Cleanup(func() { _ = exec.Command("losetup", "--detach", second).Run() })
 	for _, tc := range []struct {
 		dev, img string
 		dio      bool
@@ -86,7 +94,7 @@ func TestLoopsUnderRealDevices(t *testing.T) {
 	if err := os.Truncate(inner, 8<<20); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("losetup", "--find", "--show", "--direct-io=on", inner).CombinedOutput()
+	out, err = exec.Command("losetup", "--find", "--show", "--direct-io=on", inner).CombinedOutput()
 	if err != nil {
 		t.Fatalf("losetup: %v: %s", err, out)
 	}
