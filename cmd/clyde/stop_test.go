@@ -116,3 +116,30 @@ func TestMaxTimeStopsFS(t *testing.T) {
 		t.Errorf("clyde history: exit %d\n%s\nwant #1 marked partial", code, out)
 	}
 }
+
+// TestSignalStopKeepsPartial: a signal's stop is the same stop as the
+// time bound's: exit 130, the line in words, the partial run kept.
+func TestSignalStopKeepsPartial(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	db := filepath.Join(out, "h.db")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	timer := time.AfterFunc(time.Second, func() { cancel(signalStop{syscall.SIGTERM}) })
+	defer timer.Stop()
+	var stdout, stderr strings.Builder
+	code := runContext(ctx, []string{"clyde", "fs", "-d", dir, "-s", "64", "-f64", "-n", "0", "-r", "0", "-q", "--db", db}, &stdout, &stderr)
+	if code != exitInterrupted {
+		t.Fatalf("exit %d, want %d; stderr %q", code, exitInterrupted, stderr.String())
+	}
+	if line := oneLine(t, stderr.String()); !strings.Contains(line, "interrupted by SIGTERM during per-char write; the partial result is kept as #1 in the history "+db) {
+		t.Errorf("%q: want the signal, the phase and where the partial result is", line)
+	}
+	store, err := history.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if all, err := store.Query(context.Background(), history.Filter{}); err != nil || len(all) != 1 || !all[0].IsPartial() {
+		t.Errorf("history %+v (%v), want the one run, partial", all, err)
+	}
+}
