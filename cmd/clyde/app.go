@@ -91,6 +91,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err == nil {
 		err = app.RunContext(ctx, rewriteIometerArgs(rewriteBonnieArgs(args)))
 	}
+	err = stopInWords(app, ctx, err)
 	code := exitCode(err)
 	if err != nil && !errors.Is(err, errSilent) {
 		fmt.Fprintf(stderr, "clyde: %v\n", err)

@@ -306,6 +306,9 @@ func fsAction(c *cli.Context) error {
 	}
 	if auto != nil {
 		choice, err := autoChoose(c, kp, o, auto)
+		if err != nil && stopped(err) {
+			return fmt.Errorf("%w; --auto was still calibrating, so nothing was measured or kept", err)
+		}
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/clydebench/clyde/internal/lanes"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -94,6 +95,7 @@ func boundRun(c *cli.Context, def time.Duration, why string) (func(), error) {
 	ctx, cancel := context.WithCancelCause(c.Context)
 	timer := time.AfterFunc(bound, func() { cancel(overTime{bound: bound, from: from}) })
 	c.Context = boundContext{Context: ctx, at: time.Now().Add(bound)}
+	c.App.Metadata[boundKey] = c.Context
 	return func() {
 		timer.Stop()
 		cancel(nil)
@@ -116,6 +118,25 @@ func (b boundContext) Deadline() (time.Time, bool) {
 		return at, true
 	}
 	return b.at, true
+}
+
+// boundKey holds the run's bounded context (boundRun) in the app's
+// Metadata, for stopInWords.
+const boundKey = "bound"
+
+// stopInWords gives an error a stop caused the stop's words when the step
+// that failed returned only Go's (context.Canceled, from a history query
+// or a read the stop cut short): what stopped the run, during what
+// (lanes.Interrupted), so that the line says it and the exit code is the
+// stop's (124 for the time bound, 130 for a signal).
+func stopInWords(app *cli.App, ctx context.Context, err error) error {
+	if b, ok := app.Metadata[boundKey].(context.Context); ok {
+		ctx = b
+	}
+	if err == nil || ctx.Err() == nil || !errors.Is(err, context.Canceled) || errors.Is(err, context.Cause(ctx)) {
+		return err
+	}
+	return lanes.Interrupted(ctx, err)
 }
 
 func roundDuration(d time.Duration) time.Duration {

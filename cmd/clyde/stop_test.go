@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -141,5 +142,45 @@ func TestSignalStopKeepsPartial(t *testing.T) {
 	defer store.Close()
 	if all, err := store.Query(context.Background(), history.Filter{}); err != nil || len(all) != 1 || !all[0].IsPartial() {
 		t.Errorf("history %+v (%v), want the one run, partial", all, err)
+	}
+}
+
+// TestMaxTimeDuringCalibration: a bound that ends --auto's calibration
+// says so, and that nothing was kept.
+func TestMaxTimeDuringCalibration(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	code, _, stderr := runClyde(t, "fs", "-d", dir, "--auto=20s", "--silent", "--db", filepath.Join(out, "h.db"), "--max-time", "300ms")
+	if code != exitOverTime {
+		t.Fatalf("exit %d, want %d; stderr %q", code, exitOverTime, stderr)
+	}
+	if line := oneLine(t, stderr); !strings.Contains(line, "stopped by its time bound: 300ms (--max-time 300ms) during") ||
+		!strings.Contains(line, "still calibrating, so nothing was measured or kept") {
+		t.Errorf("%q: want the bound, the phase and that nothing was kept", line)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the stopped calibration left %d entries in %s", len(entries), dir)
+	}
+}
+
+// TestStopInWords: a step that returns only Go's context.Canceled when a
+// stop cuts it short (a history query) still gets the stop's words and
+// exit code.
+func TestStopInWords(t *testing.T) {
+	bound, cancel := context.WithCancelCause(context.Background())
+	cancel(overTime{bound: time.Minute, from: "--max-time 1m"})
+	app := newApp(nil, nil)
+	app.Metadata = map[string]any{boundKey: bound}
+	err := stopInWords(app, context.Background(), fmt.Errorf("--auto: reading earlier sizes: %w", context.Canceled))
+	if exitCode(err) != exitOverTime || err.Error() != "stopped by its time bound: 1m0s (--max-time 1m) during --auto: reading earlier sizes" {
+		t.Errorf("%q (exit %d), want the bound's words and 124", err, exitCode(err))
+	}
+	sig, stop := context.WithCancelCause(context.Background())
+	stop(signalStop{syscall.SIGHUP})
+	err = stopInWords(newApp(nil, nil), sig, fmt.Errorf("read standard input: %w", context.Canceled))
+	if exitCode(err) != exitInterrupted || err.Error() != "interrupted by SIGHUP during read standard input" {
+		t.Errorf("%q (exit %d), want the signal's words and 130", err, exitCode(err))
+	}
+	if err := stopInWords(newApp(nil, nil), context.Background(), errors.New("disk full")); err.Error() != "disk full" {
+		t.Errorf("a failure with no stop became %q", err)
 	}
 }
