@@ -59,11 +59,11 @@ func (r *runner) estimate(t result.FSTest) (time.Duration, string) {
 	if d <= 0 {
 		return 0, ""
 	}
-	from := "calibrated"
+	whose := "its"
 	if o.Auto.ReusedFrom != "" {
-		from = "calibrated for " + o.Auto.ReusedFrom
+		whose = o.Auto.ReusedFrom + "'s" // the run whose sizes, and rates, were taken
 	}
-	return d, fmt.Sprintf("its estimate of %s (at the rate %s, %s)", spell(d), from, rateText(t, rate))
+	return d, fmt.Sprintf("its estimate of %s (at %s calibrated rate, %s)", spell(d), whose, rateText(t, rate))
 }
 
 // watchBehind compares phase t, while it runs, with its estimate every

@@ -124,7 +124,7 @@ func TestBehindEstimates(t *testing.T) {
 	o.ByteIOMiB = 2
 	o.Auto = &result.FSAuto{CalibrationRates: map[string]float64{"putc": 1024, "seq_create": 512}, ReusedFrom: "#7"}
 	r := &runner{opts: o}
-	if d, from := r.estimate(result.PutChar); d != 2*time.Second || !strings.Contains(from, "calibrated for #7, 1.0 MiB/s") {
+	if d, from := r.estimate(result.PutChar); d != 2*time.Second || !strings.Contains(from, "(at #7's calibrated rate, 1.0 MiB/s)") {
 		t.Errorf("putc estimate %v %q, want 2s from #7's 1 MiB/s", d, from)
 	}
 	if d, _ := r.estimate(result.SeqCreate); d != 2*time.Second { // 1024 files at 512/s
