@@ -235,7 +235,7 @@ func cdmTarget(j *Job, data CDMData) (files map[CDMData]string, private bool, er
 // before every test but the first.
 func cdmPlan(j *Job) (Plan, []cdmRow, error) {
 	o := j.CDM
-	p := Plan{DestroyData: j.DestroyData, AllowSparse: j.AllowSparse, SizeGiven: j.SizeGiven, Warn: j.Warn, CommandLine: j.CommandLine, Progress: j.Progress, Shape: j.Shape,
+	p := Plan{DestroyData: j.DestroyData, AllowSparse: j.AllowSparse, AllowCached: j.AllowCached, SizeGiven: j.SizeGiven, Warn: j.Warn, CommandLine: j.CommandLine, Progress: j.Progress, Shape: j.Shape,
 		RequireUncached: !o.Buffered, Fill: o.Fill}
 	if err := o.validate(j); err != nil {
 		return p, nil, err

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -74,7 +75,8 @@ func TestDirectOnExt4DataJournalIsNoted(t *testing.T) {
 			t.Skipf("%s not installed", tool)
 		}
 	}
-	dev := loopDevice(t, 32<<20, false)
+	// With direct I/O, so that the loop device adds no cache of its own.
+	dev, _ := clydetest.LoopDevice(t, 32<<20, "--direct-io=on")
 	run(t, "mkfs.ext4", "-q", "-F", dev)
 	mnt := filepath.Join(t.TempDir(), "mnt")
 	if err := os.Mkdir(mnt, 0o755); err != nil {

@@ -41,6 +41,9 @@ type IometerSetup struct {
 	// AllowSparse reads an existing file with holes or never-written
 	// extents as it is (Plan.AllowSparse).
 	AllowSparse bool
+	// AllowCached measures a target whose uncached I/O a page cache
+	// serves anyway as it is, noted (Plan.AllowCached).
+	AllowCached bool
 	// SizeGiven is Plan.SizeGiven: a worker's Size 0 means the rest of an
 	// existing target and is refused for a new file.
 	SizeGiven bool
@@ -246,7 +249,7 @@ func (s *IometerSetup) Plan() (Plan, error) {
 
 func (s *IometerSetup) plan() (Plan, []iometerTest, error) {
 	p := Plan{DestroyData: s.DestroyData, AllowSparse: s.AllowSparse, SizeGiven: s.SizeGiven, Warn: s.Warn, Progress: s.Progress, CommandLine: s.CommandLine, Shape: s.Shape,
-		Notes: append([]string(nil), s.Notes...), RequireUncached: s.RequireUncached}
+		Notes: append([]string(nil), s.Notes...), RequireUncached: s.RequireUncached, AllowCached: s.AllowCached}
 	if err := s.validate(); err != nil {
 		return p, nil, err
 	}
@@ -384,7 +387,7 @@ func IometerReadPcts() []int { return []int{100, 99, 90, 50, 10, 0} }
 func iometerMixSetup(j *Job) IometerSetup {
 	s := IometerSetup{Source: "iometer-mix", Profile: string(ProfileIometerMix), Filename: j.Filename,
 		Description: "4 KiB random at each read share", Runtime: j.Runtime, RampTime: j.RampTime, IOEngine: j.IOEngine,
-		Direct: j.Direct, DestroyData: j.DestroyData, AllowSparse: j.AllowSparse, SizeGiven: j.SizeGiven, Warn: j.Warn, Progress: j.Progress,
+		Direct: j.Direct, DestroyData: j.DestroyData, AllowSparse: j.AllowSparse, AllowCached: j.AllowCached, SizeGiven: j.SizeGiven, Warn: j.Warn, Progress: j.Progress,
 		CommandLine: j.CommandLine, OnePass: !j.TimeBased, Shape: j.Shape}
 	var all []int
 	for i, pct := range IometerReadPcts() {

@@ -265,6 +265,9 @@ type Job struct {
 	// AllowSparse reads an existing file with holes or never-written
 	// extents as it is (Plan.AllowSparse).
 	AllowSparse bool
+	// AllowCached measures a target whose uncached I/O a page cache
+	// serves anyway as it is, noted (Plan.AllowCached).
+	AllowCached bool
 	// Profile runs a preset instead of the single job; Passes is its repeat
 	// count where the preset has one (cdm), CDM the rest of cdm's settings.
 	Profile Profile

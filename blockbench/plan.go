@@ -242,9 +242,14 @@ type Plan struct {
 	// group (shape.go; fiojob.Shape: fio's); nil leaves them empty.
 	Shape Shaper `json:"-"`
 	// RequireUncached refuses targets on which uncached I/O would still
-	// measure the page cache (tmpfs, ramfs, FUSE) or cannot be opened
-	// uncached, and platforms without uncached I/O.
+	// measure the page cache (tmpfs, ramfs, FUSE, a loop device over a file
+	// the host caches) or cannot be opened uncached, and platforms without
+	// uncached I/O.
 	RequireUncached bool
+	// AllowCached measures a target whose uncached I/O a page cache serves
+	// as it is (--allow-cached), instead of RequireUncached refusing it;
+	// the result's CacheNote says so either way.
+	AllowCached bool
 }
 
 // GroupLabel names one group of a plan on the progress line.

@@ -116,7 +116,7 @@ func resolvePrivate(filename string, warn io.Writer) (*target, error) {
 // when the plan needs none).
 func planPrivate(p *Plan, targets []*target) (*privateDir, error) {
 	if p.RequireUncached {
-		if err := checkUncached(targets); err != nil {
+		if err := checkUncached(targets, p.AllowCached); err != nil {
 			return nil, err
 		}
 	}
@@ -179,13 +179,14 @@ func (pd *privateDir) fillBytes(s fsSpace) uint64 {
 }
 
 // checkUncached refuses targets an uncached run would still measure the
-// page cache on, and a platform without uncached I/O.
-func checkUncached(targets []*target) error {
+// page cache on (unless allowCached: directCacheNote notes them instead),
+// and a platform without uncached I/O.
+func checkUncached(targets []*target, allowCached bool) error {
 	if !osio.DirectSupported {
 		return result.Usagef("--buffered", "this platform has no uncached (direct) I/O; add --buffered to run through the page cache")
 	}
 	for _, t := range targets {
-		if t.device || t.diskless {
+		if t.diskless {
 			continue
 		}
 		path := t.dirPath
@@ -196,11 +197,11 @@ func checkUncached(targets []*target) error {
 		if err != nil {
 			return result.Usagef("--filename", "cannot tell whether %s can bypass the page cache: %v", path, err)
 		}
-		if what != "" {
-			return result.Usagef("--buffered", "%s is on %s, so unbuffered I/O cannot be measured there; add --buffered to measure it through the cache, or give a path on a disk filesystem",
+		if what != "" && !allowCached {
+			return result.Usagef("--buffered", "%s is on %s, so unbuffered I/O cannot be measured there; give a path on a disk filesystem, add --buffered to measure it through the cache, or --allow-cached to run it uncached anyway with the result saying the figures are the cache's",
 				t.given, what)
 		}
-		if t.exists {
+		if t.exists && !t.device {
 			// A read-only open changes nothing.
 			f, _, err := safepath.Open(t.resolved, osio.ReadOnly|osio.Direct, safepath.Regular)
 			if err != nil {

@@ -38,7 +38,7 @@ func SweepSizes() []int64 {
 // per block size, or one pass of one preset row), the step each group is,
 // and a table for presets.
 func (j *Job) plan() (Plan, []step, *profileTable, error) {
-	p := Plan{DestroyData: j.DestroyData, AllowSparse: j.AllowSparse, SizeGiven: j.SizeGiven, Warn: j.Warn, CommandLine: j.CommandLine, Steady: j.Steady,
+	p := Plan{DestroyData: j.DestroyData, AllowSparse: j.AllowSparse, AllowCached: j.AllowCached, SizeGiven: j.SizeGiven, Warn: j.Warn, CommandLine: j.CommandLine, Steady: j.Steady,
 		WriteLog: j.WriteLog, Notes: append([]string(nil), j.Notes...), Progress: j.Progress, Ranks: j.Ranks, Shape: j.Shape}
 	var steps []step
 	add := func(w Workload, st step) {

@@ -77,6 +77,11 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 		Provenance:    sysinfo.NewProvenance(cmdline, buildinfo.Version(), buildinfo.Commit(), provenancePath(targets[0])),
 		GlobalOptions: result.Options(p.GlobalOptions),
 		Notes:         append(append([]string(nil), p.Notes...), notes...)}
+	for _, t := range targets {
+		if res.CacheNote == "" {
+			res.CacheNote = t.cacheNote
+		}
+	}
 	started := time.Now()
 	res.Timestamp, res.TimestampMs = started.Unix(), started.UnixMilli()
 	res.Time = started.Format(result.FioTime)
@@ -325,8 +330,8 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 				return nil, nil, nil, err
 			}
 			cacheNote := ""
-			if !p.RequireUncached { // those are refused instead (checkUncached)
-				cacheNote = w.directCacheNote()
+			if !p.RequireUncached || p.AllowCached { // else refused instead (checkUncached)
+				cacheNote = w.directCacheNote(p.AllowCached)
 			}
 			for _, note := range []string{note, cacheNote} {
 				if note == "" || slices.Contains(notes, note) {

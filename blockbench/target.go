@@ -81,8 +81,10 @@ type target struct {
 	sectorsErr  error
 	sectorsRead bool
 	// cacheRead is set once directCacheNote has asked whether O_DIRECT
-	// on the target still goes through the page cache.
+	// on the target still goes through the page cache; cacheNote is what
+	// it said ("" for nothing).
 	cacheRead bool
+	cacheNote string
 	// diskless is the target of the workloads of a diskless engine (fio's
 	// null, FIO_DISKLESSIO): nothing is resolved, opened, created,
 	// admitted, locked or removed, and every step of a target's life
@@ -506,15 +508,17 @@ func (t *target) describe() result.BlockTarget {
 	return result.BlockTarget{Path: t.given, ResolvedPath: t.resolved, Kind: kind, Created: t.created, SizeBytes: t.size, FillNs: t.fillNs}
 }
 
-// directCacheNote says, for the first direct=1 workload on a file whose
-// filesystem serves O_DIRECT from the page cache anyway (cachedOnly:
-// tmpfs, ramfs, FUSE, ext4 data=journal), that the figures of the direct
-// jobs there are the cache's: the kernel accepts such opens without a
-// word, and the result would otherwise say direct=1 beside memory speeds.
-// Asked once per target; a device is never cached this way.
-func (w *workload) directCacheNote() string {
+// directCacheNote says, for the first direct=1 workload on a target whose
+// O_DIRECT I/O a page cache serves anyway (cachedOnly: tmpfs, ramfs, FUSE,
+// ext4 data=journal, a loop device the host reads its backing file for
+// through its cache), that the figures of the direct jobs there are the
+// cache's: the kernel accepts such opens without a word, and the result
+// would otherwise say direct=1 beside memory speeds. allowed
+// (--allow-cached) says the user asked to measure it so. Asked once per
+// target.
+func (w *workload) directCacheNote(allowed bool) string {
 	t := w.target
-	if !w.Direct || t == nil || t.device || t.diskless || t.cacheRead {
+	if !w.Direct || t == nil || t.diskless || t.cacheRead {
 		return ""
 	}
 	t.cacheRead = true
@@ -527,8 +531,12 @@ func (w *workload) directCacheNote() string {
 	case err != nil:
 		return fmt.Sprintf("direct=1 on %s: cannot tell whether O_DIRECT bypasses the page cache there (%v)", t.given, err)
 	case what != "":
-		return fmt.Sprintf("direct=1 on %s (job %s and every direct job on it), but it is on %s: the page cache served the I/O, so the figures are the cache's, not the drive's",
+		t.cacheNote = fmt.Sprintf("direct=1 on %s (job %s and every direct job on it), but it is on %s: the page cache served the I/O, so the figures are the cache's, not the drive's",
 			t.given, w.Name, what)
+		if allowed {
+			t.cacheNote += " (--allow-cached: measured so as asked)"
+		}
+		return t.cacheNote
 	}
 	return ""
 }

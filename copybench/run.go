@@ -102,7 +102,7 @@ func Run(ctx context.Context, opts Options) (*result.Copy, error) {
 	methods, err := r.probe(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			err = fmt.Errorf("%w: %w", context.Cause(ctx), err)
+			err = lanes.Interrupted(ctx, err)
 		}
 		return nil, r.removePrivateDirs(err)
 	}
@@ -112,11 +112,11 @@ func Run(ctx context.Context, opts Options) (*result.Copy, error) {
 	err = r.runSets(ctx, res)
 	res.Notes = r.notes(res)
 	if err != nil {
-		res.Error = err.Error()
 		if ctx.Err() != nil {
 			res.Interrupted = true
 			err = lanes.Interrupted(ctx, err)
 		}
+		res.Error = err.Error()
 	}
 	res.MaxRSSBytes, _ = cpuclock.MaxRSS()
 	return res, r.removePrivateDirs(err)

@@ -420,6 +420,7 @@ func Auto(ctx context.Context, o Options, budget time.Duration, ch Choose) (Auto
 	room := RoomOf(o.Dir)
 	try := o
 	try.Iterations, try.Progress, try.Live, try.RAMMiB, try.Auto = 1, nil, false, 0, nil
+	try.calibrating = budget / 4 // a round past that is not started (below)
 	if ch.Size && try.SizeMiB != 0 {
 		try.SizeMiB = 16
 	}
@@ -559,7 +560,9 @@ func roundDuration(d time.Duration) time.Duration { return d.Round(time.Second) 
 // reuse one run's sizes stay comparable, for the history and the
 // regression check.
 func AutoReuse(o Options, budget time.Duration, ch Choose, prev *result.FS, label string) (AutoChoice, bool) {
-	if prev == nil || prev.Config.Auto == nil || len(prev.Runs) == 0 {
+	if prev == nil || prev.Config.Auto == nil || len(prev.Runs) == 0 || prev.Interrupted {
+		// A run a stop ended (a signal, its time bound) may have been
+		// stopped because its sizes no longer fit the storage.
 		return AutoChoice{}, false
 	}
 	o.Resolve()

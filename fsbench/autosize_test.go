@@ -188,6 +188,7 @@ func TestAutoReuse(t *testing.T) {
 		{"other options", prev(func(f *result.FS) { f.Config.Direct = true }), false},
 		{"not an --auto run", prev(func(f *result.FS) { f.Config.Auto = nil }), false},
 		{"too big for the room now", prev(func(f *result.FS) { f.Config.FileSizeMiB = 1 << 32 }), false},
+		{"stopped before it finished", prev(func(f *result.FS) { f.Interrupted = true }), false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -105,6 +105,12 @@ type Options struct {
 	// Live shows a live operations line on Progress during long phases
 	// (only sensible when Progress is a terminal).
 	Live bool
+	// Behind, when set, hears (once) of a phase that fell far behind its
+	// estimate (behind.go), whether or not Progress is set.
+	Behind *Behind
+	// calibrating is, for --auto's calibration runs, how long the whole
+	// calibration may take: the estimate a phase of it is far behind of.
+	calibrating time.Duration
 	// CommandLine is recorded in the result's provenance; nil records
 	// os.Args.
 	CommandLine []string

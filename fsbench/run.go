@@ -158,11 +158,11 @@ func Run(ctx context.Context, opts Options) (*result.FS, error) {
 	// panic would end the whole process, so no deferred copy of it.
 	err = r.runIterations(ctx, res)
 	if err != nil {
-		res.Error = err.Error()
 		if ctx.Err() != nil {
 			res.Interrupted = true
 			err = lanes.Interrupted(ctx, err)
 		}
+		res.Error = err.Error()
 	}
 	res.MaxRSSBytes, _ = cpuclock.MaxRSS()
 	r.closeCopyDirs()
@@ -403,7 +403,9 @@ func (r *runner) runPhase(ctx context.Context, run *result.FSRun, p phaseFuncs) 
 		}
 	}
 	total := r.expectedOps(p.test) * int64(len(r.copies))
+	stopWatch := r.watchBehind(ctx, p.test, tr, total)
 	out, err := lanes.Run(ctx, ls, lanes.Options{Started: func() { r.prog.start(p.test, r.copies, total) }})
+	stopWatch()
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.test.Phase(), err)
 	}

@@ -44,10 +44,11 @@ func usedBytes(t *testing.T, dir string) uint64 {
 	return (st.Blocks - st.Bfree) * uint64(st.Bsize)
 }
 
-// On a loop-mounted ext4 the CrystalDiskMark preset runs every job
-// unbuffered, in a private directory, and leaves the filesystem as it was.
+// On a loop-mounted ext4 (a loop device with direct I/O, so unbuffered
+// reaches the disk) the CrystalDiskMark preset runs every job unbuffered,
+// in a private directory, and leaves the filesystem as it was.
 func TestCDMOnExt4IsUnbuffered(t *testing.T) {
-	fs := makeFS(t, ext4, 256)
+	fs := makeDirectExt4(t, 256)
 	populate(t, fs.dir)
 	before := listing(t, fs.dir)
 	o, res := cdmRun(t, fs.dir)
@@ -110,7 +111,7 @@ func TestCDMOnTmpfsNeedsBuffered(t *testing.T) {
 // records it, and removes exactly what it wrote: the filesystem holds what
 // it held before, and as much space is in use.
 func TestCDMFillFillsAndRemoves(t *testing.T) {
-	fs := makeFS(t, ext4, 256)
+	fs := makeDirectExt4(t, 256)
 	populate(t, fs.dir)
 	before := listing(t, fs.dir)
 	usedBefore := usedBytes(t, fs.dir)
@@ -149,7 +150,7 @@ func TestCDMFillFillsAndRemoves(t *testing.T) {
 // A CrystalDiskMark run killed with SIGKILL leaves its private directory;
 // `clyde block --cleanup --filename DIR` removes it and nothing else.
 func TestCDMKillThenCleanup(t *testing.T) {
-	fs := makeFS(t, ext4, 128)
+	fs := makeDirectExt4(t, 128)
 	populate(t, fs.dir)
 	before := listing(t, fs.dir)
 	args := append([]string{"block", "--filename", fs.dir}, cdmQuick...)
@@ -174,7 +175,7 @@ func TestCDMKillThenCleanup(t *testing.T) {
 // clyde iometer runs the shipped write-mix file on ext4 uncached, and
 // refuses a malformed file with its line.
 func TestIometerFile(t *testing.T) {
-	fs := makeFS(t, ext4, 128)
+	fs := makeDirectExt4(t, 128)
 	target := filepath.Join(fs.dir, "iobw.tst")
 	o := runClyde(t, "iometer", "../docs/iometer/4k-random-write-mixes.icf", "--filename", target, "--size", "16m",
 		"--runtime", "200ms", "--ramp_time", "0", "--output-format", "json", "--no-history")

@@ -32,6 +32,9 @@ type Options struct {
 	// AllowSparse reads an existing file with holes or never-written
 	// extents as it is (Plan.AllowSparse).
 	AllowSparse bool
+	// AllowCached measures a target whose uncached I/O a page cache
+	// serves anyway as it is, noted (Plan.AllowCached).
+	AllowCached bool
 	// Seed seeds the workers without a fixed seed, one stream each.
 	Seed uint64
 	// Runtime and RampTime replace the file's when above 0 / not nil.
@@ -71,7 +74,7 @@ func (c *Config) Plan(o Options) (blockbench.Plan, error) {
 // each on o.Filename in place of its own targets.
 func (c *Config) Setup(o Options) (blockbench.IometerSetup, error) {
 	s := blockbench.IometerSetup{Source: c.Source, Description: c.Description, Profile: "iometer", Filename: o.Filename,
-		Runtime: c.RunTime, RampTime: c.RampUp, IOEngine: o.IOEngine, Direct: o.Direct, RequireUncached: o.Direct, DestroyData: o.DestroyData, AllowSparse: o.AllowSparse,
+		Runtime: c.RunTime, RampTime: c.RampUp, IOEngine: o.IOEngine, Direct: o.Direct, RequireUncached: o.Direct, DestroyData: o.DestroyData, AllowSparse: o.AllowSparse, AllowCached: o.AllowCached,
 		SizeGiven: o.SizeGiven, Warn: o.Warn, Progress: o.Progress, CommandLine: o.CommandLine}
 	at := func(n int) string { return fmt.Sprintf("%s:%d", c.Source, n) }
 	if o.Runtime > 0 {

@@ -17,7 +17,7 @@ func RunJob(ctx context.Context, j blockbench.Job) (*result.Block, error) {
 	o := DefaultOptions(RunSimple)
 	o.TestName, o.LUNs, o.Size = "block", []string{j.Filename}, j.Size
 	o.Duration, o.IOEngine, o.Direct, o.Seed = j.Runtime, j.IOEngine, j.Direct, j.Seed
-	o.DestroyData, o.AllowSparse, o.Warn, o.CommandLine, o.OutputDir = j.DestroyData, j.AllowSparse, j.Warn, j.CommandLine, ""
+	o.DestroyData, o.AllowSparse, o.AllowCached, o.Warn, o.CommandLine, o.OutputDir = j.DestroyData, j.AllowSparse, j.AllowCached, j.Warn, j.CommandLine, ""
 	o.Shape = j.Shape
 	o.Command = "-run simple -num_disks 1"
 	if !j.TimeBased || j.Runtime == 0 {

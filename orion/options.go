@@ -92,6 +92,9 @@ type Options struct {
 	// AllowSparse reads an existing file with holes or never-written
 	// extents as it is (Plan.AllowSparse).
 	AllowSparse bool
+	// AllowCached measures a target whose uncached I/O a page cache
+	// serves anyway as it is, noted (Plan.AllowCached).
+	AllowCached bool
 	// Direct opens the LUNs with O_DIRECT, as ORION does.
 	Direct   bool
 	IOEngine blockbench.Engine

@@ -120,7 +120,7 @@ func (t *Test) workload(tg target, name string, random bool, bsKiB, load int) bl
 // streams.
 func (t *Test) buildPlan() error {
 	tg := t.target()
-	p := blockbench.Plan{DestroyData: t.opt.DestroyData, AllowSparse: t.opt.AllowSparse, SizeGiven: t.opt.Size > 0, Warn: t.opt.Warn, CommandLine: t.opt.CommandLine, Shape: t.opt.Shape}
+	p := blockbench.Plan{DestroyData: t.opt.DestroyData, AllowSparse: t.opt.AllowSparse, AllowCached: t.opt.AllowCached, SizeGiven: t.opt.Size > 0, Warn: t.opt.Warn, CommandLine: t.opt.CommandLine, Shape: t.opt.Shape}
 	seed := t.opt.Seed
 	add := func(info groupInfo, g blockbench.Group) {
 		for k := range g {

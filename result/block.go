@@ -58,6 +58,11 @@ type Block struct {
 	Notes       []string `json:"notes,omitempty"`
 	// Check is what --check-regression found (result/check.go).
 	Check *RegressionCheck `json:"regression_check,omitempty"`
+	// CacheNote, one of Notes, says that the uncached (direct) jobs' figures
+	// are a page cache's: what served them (tmpfs, a loop device over a
+	// file the host caches), and whether --allow-cached asked for it. The
+	// HTML page repeats it; "" when nothing was cached that way.
+	CacheNote string `json:"cache_note,omitempty"`
 }
 
 // BlockTarget is what the jobs ran against, after symlinks were resolved.

@@ -25,8 +25,13 @@ const (
 	exitFailed      = 1
 	exitUsage       = 2
 	exitRegression  = 3
+	exitOverTime    = 124
 	exitInterrupted = 130
 )
+
+// exitCodeList is the list --help, every command's help and the README
+// give.
+const exitCodeList = "Exit codes: 0 ok, 1 run failed, 2 usage error, 3 regression found (--check-regression), 124 stopped by its time bound (--max-time), 130 interrupted."
 
 // version is what --version prints (internal/buildinfo).
 var version = buildinfo.Version()
@@ -50,7 +55,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Name:    "clyde",
 		Usage:   "storage benchmark: the bonnie++ suite and a raw block engine",
 		Version: version,
-		Description: "Exit codes: 0 ok, 1 run failed, 2 usage error, 3 regression found, 130 interrupted.\n" +
+		Description: exitCodeList + "\n" +
 			"Run 'clyde COMMAND --help' for a command's flags.",
 		Writer:    stdout,
 		ErrWriter: stderr,
@@ -86,6 +91,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err == nil {
 		err = app.RunContext(ctx, rewriteIometerArgs(rewriteBonnieArgs(args)))
 	}
+	err = stopInWords(app, ctx, err)
 	code := exitCode(err)
 	if err != nil && !errors.Is(err, errSilent) {
 		fmt.Fprintf(stderr, "clyde: %v\n", err)
@@ -113,6 +119,8 @@ func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.Is(err, errOverTime):
+		return exitOverTime
 	case errors.Is(err, errInterrupted), errors.Is(err, context.Canceled):
 		return exitInterrupted
 	case result.IsUsage(err):
@@ -144,8 +152,8 @@ func signalContext() (context.Context, func()) {
 	done := make(chan struct{})
 	go func() {
 		select {
-		case <-ch:
-			cancel(errInterrupted)
+		case sig := <-ch:
+			cancel(signalStop{sig})
 		case <-done:
 			return
 		}

@@ -48,7 +48,8 @@ func blockCommand() *cli.Command {
 			"(--mix), an uncounted warm-up pass then --passes passes of --runtime (its Measure time), --interval idle\n" +
 			"before each test, keeping the best pass (--passes-kept average: KDiskMark's). It makes its test file in a\n" +
 			"private directory in --filename (a directory, or the directory of a new path), unbuffered; a filesystem that\n" +
-			"would serve it from memory anyway (tmpfs, FUSE) is refused unless --buffered. The Q8 and Q32 tests need a\n" +
+			"would serve it from memory anyway (tmpfs, FUSE, a loop device without direct I/O) is refused unless --buffered\n" +
+			"(through the cache) or --allow-cached (uncached anyway, noted). The Q8 and Q32 tests need a\n" +
 			"queueing engine (io_uring on Linux 5.1+, windowsaio on Windows; --ioengine auto picks it): with psync, or\n" +
 			"where none exists, they are refused (--cdm-preset real runs Q1 only). `clyde block --cleanup --filename DIR` removes the private\n" +
 			"directories of killed runs in DIR.\n\n" +
@@ -123,6 +124,7 @@ func blockCommand() *cli.Command {
 			&cli.BoolFlag{Name: "buffered", Usage: "cdm: run through the page cache (CrystalDiskMark never does; every output says so)"},
 			&cli.StringFlag{Name: "fill", Usage: "cdm: fill the filesystem to `PCT%|SIZE` in use with incompressible data first (removed after)"},
 			&cli.BoolFlag{Name: "destroy-data", Usage: "allow writing to an unused block device or an existing file, destroying what it holds"},
+			&cli.BoolFlag{Name: "allow-cached", Usage: "uncached I/O on a target a page cache serves anyway (tmpfs, a loop device without direct I/O over a file the host caches) is measured as it is, with the result saying so, instead of refused (cdm, iometer)"},
 			&cli.BoolFlag{Name: "allow-sparse", Usage: "read an existing file with holes or never-written (fallocated) extents as it is; reads of those never reach the device, and the result says how much was so"},
 			&cli.BoolFlag{Name: "cleanup", Usage: "remove the file a killed run left at --filename, and its marker (a directory: the private directories of killed cdm runs in it), then exit"},
 			&cli.BoolFlag{Name: "force", Usage: "with --cleanup: also remove a file whose marker names another host (shared storage)"},
@@ -259,6 +261,7 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 	j.Passes = c.Int("passes")
 	j.DestroyData = c.Bool("destroy-data")
 	j.AllowSparse = c.Bool("allow-sparse")
+	j.AllowCached = c.Bool("allow-cached")
 	j.Log = blockLog(c, j.Name, string(j.RW))
 	j.Warn = c.App.ErrWriter
 	j.CommandLine = os.Args
@@ -396,6 +399,7 @@ func jobFilePlan(c *cli.Context, path string) (blockbench.Plan, error) {
 	}
 	p.DestroyData = c.Bool("destroy-data")
 	p.AllowSparse = c.Bool("allow-sparse")
+	p.AllowCached = c.Bool("allow-cached")
 	p.Warn = c.App.ErrWriter
 	p.CommandLine = os.Args
 	for _, n := range p.Notes {
@@ -542,6 +546,11 @@ func blockAction(c *cli.Context) error {
 		}
 		logNames = fiojob.JobLogNames(&job)
 	}
+	release, err := boundRun(c, 0, "")
+	if err != nil {
+		return err
+	}
+	defer release()
 	// Many clients: every rank says hello with the job before any file is
 	// made; ranks other than 0 keep no history and write no files.
 	br, err := joinBlockRanks(c, jobFile, plan, job, logNames)

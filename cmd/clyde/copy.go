@@ -120,6 +120,11 @@ func copyAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	release, err := boundRun(c, 0, "")
+	if err != nil {
+		return err
+	}
+	defer release()
 	// Many clients: every rank says hello with the copy before any file is
 	// made; ranks other than 0 keep no history and write no files.
 	cr, err := startCopyRanks(c, o)

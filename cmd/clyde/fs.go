@@ -27,7 +27,7 @@ func fsCommand() *cli.Command {
 		Description: "Takes bonnie++ 2.00a's flags with the same letters and meanings. Sizes without a unit follow\n" +
 			"bonnie++ (-s in MiB, -n in units of 1024 files); units such as 4g or 2GiB work too.\n" +
 			"Prints bonnie++'s text tables and its 1.98 CSV line; --json FILE keeps everything.\n" +
-			"Exit codes: 0 ok, 1 run failed, 2 usage error, 3 regression found (--check-regression), 130 interrupted.",
+			exitCodeList,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "dir", Aliases: []string{"d"}, Value: ".", Usage: "directory to test in (clyde works in a private directory inside it)"},
 			&cli.StringFlag{Name: "size", Aliases: []string{"s"}, Usage: "size[:chunk[:seeks[:procs]]]: big-file size (MiB unless a unit is given; default 2x RAM), chunk, seeks, seek workers; 0 skips the I/O tests"},
@@ -169,6 +169,15 @@ type autoRequest struct {
 	choose fsbench.Choose
 }
 
+// bound is --max-time's default under --auto=BUDGET, autoBoundFactor
+// times the budget, and where it comes from; none without --auto.
+func (req *autoRequest) bound() (time.Duration, string) {
+	if req == nil {
+		return 0, ""
+	}
+	return autoBoundFactor * req.budget, fmt.Sprintf("the default under --auto=%s: %d x the budget", roundDuration(req.budget), autoBoundFactor)
+}
+
 func autoFlag(c *cli.Context) (*autoRequest, error) {
 	if !c.IsSet("auto") {
 		return nil, nil
@@ -252,6 +261,13 @@ func fsAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	def, why := auto.bound()
+	release, err := boundRun(c, def, why)
+	if err != nil {
+		return err
+	}
+	defer release()
+	o.Behind = &fsbench.Behind{W: stderr}
 	if note := dropDefaultHistory(c); note != "" {
 		fmt.Fprintln(stderr, note)
 	}
@@ -290,6 +306,9 @@ func fsAction(c *cli.Context) error {
 	}
 	if auto != nil {
 		choice, err := autoChoose(c, kp, o, auto)
+		if err != nil && stopped(err) {
+			return fmt.Errorf("%w; --auto was still calibrating, so nothing was measured or kept", err)
+		}
 		if err != nil {
 			return err
 		}

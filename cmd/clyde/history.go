@@ -77,13 +77,17 @@ func historyAction(c *cli.Context) error {
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTARTED\tKIND\tLABEL\tHOST\tTARGET\tKEY FLAGS\tKEY FIGURES")
-	flagged := false
+	flagged, partial := false, false
 	for _, e := range entries {
 		if e.Flags == "" {
 			e.Label, e.Flags = describeOlder(c, store, e.ID)
 		}
 		id := strconv.FormatInt(e.ID, 10)
-		if e.Flagged != "" {
+		switch {
+		case e.IsPartial():
+			id += "p"
+			partial = true
+		case e.Flagged != "":
 			id += "!"
 			flagged = true
 		}
@@ -95,6 +99,9 @@ func historyAction(c *cli.Context) error {
 	}
 	if flagged {
 		fmt.Fprintln(out, "! flagged by --check-regression: kept out of later runs' baselines")
+	}
+	if partial {
+		fmt.Fprintln(out, "p partial: a signal or the run's time bound (--max-time) stopped it before it finished; kept out of later runs' baselines and of --auto's sizes")
 	}
 	if strings.Contains(strings.Join(summaries(entries), " "), compare.ShortMark) {
 		fmt.Fprintln(out, compare.ShortNote)

@@ -41,6 +41,7 @@ func iometerCommand() *cli.Command {
 			&cli.BoolFlag{Name: "buffered", Usage: "run through the page cache instead of uncached"},
 			&cli.Uint64Flag{Name: "seed", Value: blockbench.DefaultSeed, Usage: "random seed of the workers without a fixed seed"},
 			&cli.BoolFlag{Name: "destroy-data", Usage: "allow writing to an unused block device or an existing file, destroying what it holds"},
+			&cli.BoolFlag{Name: "allow-cached", Usage: "uncached I/O on a target a page cache serves anyway (tmpfs, a loop device without direct I/O over a file the host caches) is measured as it is, with the result saying so, instead of refused (cdm, iometer)"},
 			&cli.BoolFlag{Name: "allow-sparse", Usage: "read an existing file with holes or never-written (fallocated) extents as it is; reads of those never reach the device, and the result says how much was so"},
 			&cli.StringFlag{Name: "output-format", Value: "text", Usage: "text|json|json+|csv (csv: Iometer's results columns), or a comma list such as text,json"},
 			&cli.StringFlag{Name: "output", Usage: "write the report to `FILE` instead of stdout"},
@@ -62,7 +63,7 @@ func rewriteIometerArgs(args []string) []string {
 
 // iometerOptions turns the flags into the file's run options.
 func iometerOptions(c *cli.Context) (iometer.Options, error) {
-	o := iometer.Options{Filename: c.String("filename"), Direct: !c.Bool("buffered"), DestroyData: c.Bool("destroy-data"), AllowSparse: c.Bool("allow-sparse"),
+	o := iometer.Options{Filename: c.String("filename"), Direct: !c.Bool("buffered"), DestroyData: c.Bool("destroy-data"), AllowSparse: c.Bool("allow-sparse"), AllowCached: c.Bool("allow-cached"),
 		Seed: c.Uint64("seed"), Warn: c.App.ErrWriter, CommandLine: os.Args}
 	var err error
 	if s := c.String("size"); s != "" {
@@ -116,7 +117,12 @@ func iometerAction(c *cli.Context) error {
 		return err
 	}
 	setup.Shape = fiojob.Shape // clyde's block JSON is fio's
-	keep, err := beginKeep(c)  // checks --output too, before anything is created
+	release, err := boundRun(c, 0, "")
+	if err != nil {
+		return err
+	}
+	defer release()
+	keep, err := beginKeep(c) // checks --output too, before anything is created
 	if err != nil {
 		return err
 	}

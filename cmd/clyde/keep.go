@@ -22,13 +22,15 @@ func dbFlag() cli.Flag {
 		Usage: "history database `PATH` (default $XDG_DATA_HOME/clyde/history.db, else ~/.local/share/clyde/history.db)"}
 }
 
-// keepFlags are the after-run flags clyde fs and clyde block share.
+// keepFlags are the after-run flags every command that runs a benchmark
+// takes (fs, block, copy, iometer, orion), with the run's time bound.
 func keepFlags() []cli.Flag {
 	return []cli.Flag{
 		dbFlag(),
 		&cli.BoolFlag{Name: "no-history", Usage: "do not save this run in the history database"},
 		&cli.StringFlag{Name: "check-regression", Usage: "exit 3 when a rate fell more than `PCT` percent below the mean of the last 5 comparable runs (same host, target and parameters) that were not flagged, and the significance rule (docs/results.md#significance) calls the fall real"},
 		&cli.StringFlag{Name: "prom-textfile", Usage: "write the figures for node_exporter's textfile collector to `PATH` (a file is replaced atomically; a device or FIFO is written in place)"},
+		maxTimeFlag(),
 		&cli.BoolFlag{Name: "silent", Usage: "for cron: print nothing when all is well (no tables, CSV, report or notes); anything wrong is one line on stderr and a non-zero exit; --json, --output and --prom-textfile files are still written"},
 	}
 }
@@ -73,7 +75,7 @@ type keeper struct {
 // all. The engines take the run lock on their targets.
 func beginKeep(c *cli.Context) (*keeper, error) {
 	k := &keeper{ctx: c.Context, opts: keep.Options{Stdout: c.App.Writer, Stderr: c.App.ErrWriter, NoHistory: c.Bool("no-history"),
-		Silent: c.Bool("silent")}}
+		Silent: c.Bool("silent"), Stopped: stopped}}
 	if s := c.String("check-regression"); s != "" {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || !(v > 0 && v < 100) { // written so that NaN fails too
@@ -141,7 +143,22 @@ func (k *keeper) writeResult(out io.Writer, run *compare.Run, runErr error, fill
 			k.opts.Checked = ck
 		}
 	}
-	return k.result.WriteResult(out, measured(run, runErr), fill)
+	ok := measured(run, runErr)
+	err := k.result.WriteResult(out, ok, fill)
+	if ok && err == nil {
+		k.opts.Kept = "in " + k.result.Path
+		if k.result.Path == "-" {
+			k.opts.Kept = "on standard output"
+		}
+	}
+	return err
+}
+
+// stopped reports whether a run's error is a stop (a signal, the run's
+// time bound), whose partial result is kept, rather than a failure.
+func stopped(err error) bool {
+	code := exitCode(err)
+	return code == exitInterrupted || code == exitOverTime
 }
 
 // measured reports whether a run's result holds anything worth a file: it
@@ -149,7 +166,7 @@ func (k *keeper) writeResult(out io.Writer, run *compare.Run, runErr error, fill
 // timeout) ended it, whose partial result says what was stopped. A run
 // that failed while preparing has none of these.
 func measured(run *compare.Run, runErr error) bool {
-	if runErr == nil || exitCode(runErr) == exitInterrupted {
+	if runErr == nil || stopped(runErr) {
 		return true
 	}
 	switch {

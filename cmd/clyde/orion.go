@@ -35,7 +35,7 @@ func orionCommand() *cli.Command {
 			"  clyde orion -run normal -testname ssd -num_disks 1\n" +
 			"  clyde orion -run advanced -testname ssd -size_small 4 -size_large 1024 -type rand -write 30 \\\n" +
 			"      -matrix point -num_small 32 -num_large 4 -duration 60 --destroy-data\n\n" +
-			"Exit codes: 0 ok, 1 run failed, 2 usage error, 3 regression found (--check-regression), 130 interrupted.",
+			exitCodeList,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "run", Usage: "simple: small then large random I/O alone; normal: every combination; advanced: as the other flags say; dss: large random I/O; oltp: small random I/O"},
 			&cli.StringFlag{Name: "testname", Value: d.TestName, Usage: "reads `T`.lun and names the output files T_<date>_*"},
@@ -54,6 +54,7 @@ func orionCommand() *cli.Command {
 			&cli.BoolFlag{Name: "verbose", Usage: "print each data point as it finishes"},
 			&cli.StringFlag{Name: "output-dir", Value: d.OutputDir, Usage: "where ORION's files go"},
 			&cli.BoolFlag{Name: "destroy-data", Usage: "allow -write above 0 on existing files and devices, destroying what they hold"},
+			&cli.BoolFlag{Name: "allow_cached", Aliases: []string{"allow-cached"}, Usage: "run -direct I/O on a LUN a page cache serves anyway (a loop device without direct I/O over a file the host caches) as it is; the result says so either way"},
 			&cli.BoolFlag{Name: "allow_sparse", Aliases: []string{"allow-sparse"}, Usage: "read an existing file with holes or never-written (fallocated) extents as it is; reads of those never reach the device, and the result says how much was so"},
 			&cli.BoolFlag{Name: "direct", Value: true, Usage: "open the LUNs with O_DIRECT, as ORION does (--direct=false for tmpfs)"},
 			&cli.StringFlag{Name: "ioengine", Value: string(d.IOEngine), Usage: "psync|io_uring|libaio|auto; without a queueing engine a load of N runs as N workers"},
@@ -95,6 +96,7 @@ func orionOptions(c *cli.Context) (orion.Options, error) {
 	o.Simulate, o.Verbose = strings.ToLower(c.String("simulate")), c.Bool("verbose")
 	o.OutputDir, o.DestroyData, o.Direct, o.Seed = c.String("output-dir"), c.Bool("destroy-data"), c.Bool("direct"), c.Uint64("seed")
 	o.AllowSparse = c.Bool("allow_sparse")
+	o.AllowCached = c.Bool("allow_cached")
 	if o.OutputDir == "" {
 		return o, result.Usagef("-output-dir", "empty; give a directory, such as .")
 	}
@@ -125,6 +127,11 @@ func orionAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	release, err := boundRun(c, 0, "")
+	if err != nil {
+		return err
+	}
+	defer release()
 	kp, err := beginKeep(c) // checks --json and the history before anything runs
 	if err != nil {
 		return err

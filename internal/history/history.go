@@ -661,3 +661,15 @@ func (s *Store) Get(ctx context.Context, id int64) (Entry, error) {
 	e.StartTime = time.Unix(0, start).UTC()
 	return e, nil
 }
+
+// partialPrefix begins the Flagged reason of a partial run.
+const partialPrefix = "partial: "
+
+// Partial is the Flagged reason of a run a stop ended before it finished
+// (a signal, its time bound), why being what stopped it and where: like a
+// run the regression check flagged, it stays out of every later baseline
+// (Filter.Unflagged).
+func Partial(why string) string { return partialPrefix + why }
+
+// IsPartial reports whether the entry is a run a stop ended (Partial).
+func (e Entry) IsPartial() bool { return strings.HasPrefix(e.Flagged, partialPrefix) }

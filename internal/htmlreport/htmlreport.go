@@ -89,12 +89,31 @@ func buildPage(runs []*compare.Run) (*pageData, error) {
 	if n := compare.ParamsNote(runs); n != "" {
 		p.Notes = append(p.Notes, n)
 	}
+	p.Notes = append(p.Notes, cacheNotes(runs, p.Runs)...)
 	charts, err := buildCharts(runs, p.Tool != "")
 	if err != nil {
 		return nil, err
 	}
 	p.Charts = charts
 	return p, nil
+}
+
+// cacheNotes are the block runs' notes that their uncached figures are a
+// page cache's (result.Block.CacheNote), which a page read alone must not
+// hide: each run's, named by its letter beside others.
+func cacheNotes(runs []*compare.Run, infos []runInfo) []string {
+	var out []string
+	for i, r := range runs {
+		if r.Block == nil || r.Block.CacheNote == "" {
+			continue
+		}
+		n := r.Block.CacheNote
+		if len(runs) > 1 {
+			n = infos[i].Letter + ": " + n
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 func describeRun(i int, r *compare.Run) runInfo {

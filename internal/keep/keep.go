@@ -49,6 +49,13 @@ type Options struct {
 	// Checked is the regression check Judge already made (for the
 	// result's file), nil when After is to make it.
 	Checked *compare.Check
+	// Stopped reports whether a run's error is a stop (a signal, the
+	// run's time bound) rather than a failure: such a run is kept marked
+	// partial (keepPartial). nil: no error is.
+	Stopped func(error) bool
+	// Kept says where the command wrote the run's result ("in r.json"),
+	// for the line of a partial run; "" when nowhere.
+	Kept string
 }
 
 // Check refuses, before the run starts and before anything is created, a
@@ -84,9 +91,13 @@ func (o *Options) Check(outputs ...*outfile.Target) error {
 // run to the history, checks for a regression and writes the Prometheus
 // textfile. A history that cannot be opened or written fails (exit 1) so
 // that cron mails it, but only now: the result is never lost because of it.
-// A partial run (runErr) is kept out of the history. It returns runErr, or
-// one line joining the history's error, a regression and a textfile error.
+// A failed run (runErr) is kept out of the history; a stopped one is kept
+// marked partial (keepPartial). It returns runErr, or one line joining the
+// history's error, a regression and a textfile error.
 func After(ctx context.Context, o Options, run *compare.Run, runErr error) error {
+	if run != nil && runErr != nil && o.Stopped != nil && o.Stopped(runErr) {
+		return keepPartial(ctx, o, run, runErr)
+	}
 	if run == nil || runErr != nil {
 		return runErr
 	}
@@ -182,6 +193,11 @@ func Judge(ctx context.Context, o Options, run *compare.Run) (*compare.Check, er
 }
 
 func save(ctx context.Context, store *history.Store, run *compare.Run) (int64, error) {
+	return saveFlagged(ctx, store, run, "")
+}
+
+// saveFlagged saves run with flagged as its Flagged reason ("" for none).
+func saveFlagged(ctx context.Context, store *history.Store, run *compare.Run, flagged string) (int64, error) {
 	data, err := run.Encode()
 	if err != nil {
 		return 0, err
@@ -189,8 +205,49 @@ func save(ctx context.Context, store *history.Store, run *compare.Run) (int64, e
 	return store.Save(ctx, history.Entry{
 		Kind: run.Kind(), Host: run.Host(), Target: run.Target(), Params: run.Params(),
 		StartTime: run.Provenance().StartTime, Summary: run.Summary(), JSON: data,
-		Label: run.Name(), Flags: run.KeyFlags(), Volume: run.Volume(),
+		Label: run.Name(), Flags: run.KeyFlags(), Volume: run.Volume(), Flagged: flagged,
 	})
+}
+
+// keepPartial keeps a run a stop ended: saved in the history (unless
+// NoHistory) marked partial, so that it never joins a baseline and --auto
+// never takes its sizes, with no regression check and no textfile (a
+// textfile of some columns would read as a night that measured them). The
+// save runs even though ctx was stopped: keeping what finished is what a
+// stop promises. It returns runErr's line with where the partial result
+// was kept (the history's id, the command's result file), in words.
+func keepPartial(ctx context.Context, o Options, run *compare.Run, runErr error) error {
+	var kept []string
+	var saveErr error
+	if o.DBPath != "" && !o.NoHistory {
+		id, err := savePartial(context.WithoutCancel(ctx), o.DBPath, run, runErr.Error())
+		if err != nil {
+			saveErr = fmt.Errorf("the partial result could not be saved in the history: %w", err)
+		} else {
+			kept = append(kept, fmt.Sprintf("as #%d in the history %s, marked partial (never in a baseline)", id, o.DBPath))
+		}
+	}
+	if o.Kept != "" {
+		kept = append(kept, o.Kept)
+	}
+	switch {
+	case len(kept) > 0:
+		runErr = fmt.Errorf("%w; the partial result is kept %s", runErr, strings.Join(kept, " and "))
+	case saveErr == nil && o.Silent:
+		runErr = fmt.Errorf("%w; nothing of it was kept (--no-history, and no result file)", runErr)
+	case saveErr == nil:
+		runErr = fmt.Errorf("%w; the partial result is the report above", runErr)
+	}
+	return joinLine(runErr, saveErr)
+}
+
+func savePartial(ctx context.Context, db string, run *compare.Run, why string) (int64, error) {
+	store, err := history.Open(db)
+	if err != nil {
+		return 0, err
+	}
+	defer store.Close()
+	return saveFlagged(ctx, store, run, history.Partial(why))
 }
 
 // note prints a line for a person watching; Silent drops it.

@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -189,15 +190,49 @@ func FirstError(errs []error) error {
 }
 
 // Interrupted is the error of a run that ctx ended while err was what
-// stopped it: one line that keeps the phase err names (errors.Join would
-// print a second line), says the partial results are kept, and matches
-// context.Canceled whatever the cause was (a signal's, a deadline's).
+// stopped it: one line saying in words what stopped it (the cause's own,
+// such as "interrupted by SIGTERM") and where (err's words without Go's
+// "context canceled" at their end, such as "per-char write"), never the
+// runtime's text. It matches the cause, err and context.Canceled whatever
+// the cause was.
 func Interrupted(ctx context.Context, err error) error {
-	err = fmt.Errorf("%w: %w (partial results kept)", context.Cause(ctx), err)
-	if !errors.Is(err, context.Canceled) {
-		err = fmt.Errorf("%w (%w)", err, context.Canceled)
+	return &StopError{Cause: context.Cause(ctx), Where: where(err, context.Cause(ctx)), Err: err}
+}
+
+// StopError is a run a stop ended (Interrupted).
+type StopError struct {
+	// Cause is what stopped it (context.Cause), Where the step it was in
+	// ("" when err says nothing more), Err the error the step returned.
+	Cause error
+	Where string
+	Err   error
+}
+
+func (e *StopError) Error() string {
+	if e.Where == "" {
+		return e.Cause.Error()
 	}
-	return err
+	return e.Cause.Error() + " during " + e.Where
+}
+
+func (e *StopError) Unwrap() []error { return []error{e.Cause, e.Err, context.Canceled} }
+
+// where is err's text without the cancellation's words at its end: the
+// steps that wrapped it ("per-char write: context canceled" is "per-char
+// write"), "" when err is only the cancellation.
+func where(err, cause error) string {
+	s := err.Error()
+	for _, stop := range []error{context.Canceled, cause} {
+		if stop == nil {
+			continue
+		}
+		w := stop.Error()
+		if s == w {
+			return ""
+		}
+		s = strings.TrimSuffix(s, ": "+w)
+	}
+	return s
 }
 
 // Stopped reports whether ctx is done, without blocking (a non-blocking
