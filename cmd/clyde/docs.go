@@ -255,7 +255,7 @@ var exitStatus = []manpage.Item{
 	{Tag: fmt.Sprint(exitFailed), Text: "The run failed, or a history that failed only after the run (the result is still printed and written)."},
 	{Tag: fmt.Sprint(exitUsage), Text: "Usage error: a flag or argument was refused before anything was written (a bad value, an unsafe target, a history that is not clyde's)."},
 	{Tag: fmt.Sprint(exitRegression), Text: "--check-regression found a rate that fell below the baseline of earlier comparable runs."},
-	{Tag: fmt.Sprint(exitInterrupted), Text: "Interrupted by SIGINT, SIGTERM or SIGHUP: the run stopped, cleaned up and reported what finished."},
+	{Tag: fmt.Sprint(exitInterrupted), Text: "Interrupted by SIGINT, SIGTERM, SIGHUP or SIGQUIT: the run stopped, cleaned up and reported what finished."},
 }
 
 func filesSection() manpage.Section {
