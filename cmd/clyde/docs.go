@@ -78,7 +78,7 @@ func manCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				err = out.Write(c.App.Writer, p.Write)
+				err = out.Write(c.Context, c.App.Writer, p.Write)
 				out.Close()
 				if err != nil {
 					return fmt.Errorf("man pages: %w", err)

@@ -59,6 +59,9 @@ type keeper struct {
 	// result is where the command's result goes (fs --json, block
 	// --output), nil when not given.
 	result *outfile.Target
+	// stop is the command's signal context: the result's write is one the
+	// stop ends (internal/outfile).
+	stop context.Context
 }
 
 // beginKeep reads the after-run flags and refuses, before the run starts
@@ -70,7 +73,7 @@ type keeper struct {
 // all. The engines take the run lock on their targets.
 func beginKeep(c *cli.Context) (*keeper, error) {
 	k := &keeper{opts: keep.Options{Stdout: c.App.Writer, Stderr: c.App.ErrWriter, NoHistory: c.Bool("no-history"),
-		Silent: c.Bool("silent")}}
+		Silent: c.Bool("silent")}, stop: c.Context}
 	if s := c.String("check-regression"); s != "" {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || !(v > 0 && v < 100) { // written so that NaN fails too
@@ -130,7 +133,7 @@ func (k *keeper) writeResult(out io.Writer, run *compare.Run, runErr error, fill
 	if k.result == nil {
 		return nil
 	}
-	return k.result.WriteResult(out, measured(run, runErr), fill)
+	return k.result.WriteResult(k.stop, out, measured(run, runErr), fill)
 }
 
 // measured reports whether a run's result holds anything worth a file: it

@@ -92,7 +92,7 @@ func After(ctx context.Context, o Options, run *compare.Run, runErr error) error
 	}
 	if o.Prom != nil {
 		reg := prom.Registry(run)
-		if perr := o.Prom.Write(o.Stdout, func(w io.Writer) error { return prom.Encode(w, reg) }); perr != nil {
+		if perr := o.Prom.Write(ctx, o.Stdout, func(w io.Writer) error { return prom.Encode(w, reg) }); perr != nil {
 			err = joinLine(err, perr)
 		}
 	}
