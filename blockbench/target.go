@@ -176,6 +176,9 @@ func resolveTarget(filename string, warn io.Writer) (*target, error) {
 		return t, checkLeftover(t.given, t.dirPath, t.base)
 	}
 	t.resolved, t.exists = info.Path, true
+	if k := safepath.KernelFS(t.resolved); k != "" { // /proc/kmsg, a sysfs attribute: the one rule of internal/safepath
+		return nil, result.Usagef("--filename", "%s is a file of %s, a kernel interface, not a target", t.resolved, k)
+	}
 	switch info.Kind {
 	case safepath.Regular:
 		t.size = info.Size

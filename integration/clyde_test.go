@@ -94,6 +94,14 @@ type running struct {
 func startClyde(t *testing.T, args ...string) *running {
 	t.Helper()
 	r := &running{cmd: clydeCmd(nil, args...), stdout: &clydetest.SyncBuffer{}, stderr: &clydetest.SyncBuffer{}, done: make(chan struct{})}
+	r.start(t)
+	return r
+}
+
+// start starts r's command, made by the caller (who may set its
+// environment); the process is killed if the test ends first.
+func (r *running) start(t *testing.T) {
+	t.Helper()
 	r.cmd.Stdout, r.cmd.Stderr = r.stdout, r.stderr
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -110,7 +118,6 @@ func startClyde(t *testing.T, args ...string) *running {
 			<-r.done
 		}
 	})
-	return r
 }
 
 // waitFor returns once clyde's stderr shows word; it fails the test when

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // stopCommands are the runs case 9 of issue 20 stops: each makes files in
@@ -124,5 +126,30 @@ func waitForEntry(t *testing.T, r *running, dir string) {
 			t.Fatalf("clyde ended (exit %d) before making anything in %s; stderr:\n%s", r.cmd.ProcessState.ExitCode(), dir, r.stderr.String())
 		case <-time.After(10 * time.Millisecond):
 		}
+	}
+}
+
+// TestQuitIsAStop: ^\ (SIGQUIT) was Go's default, a goroutine dump and
+// exit 2 that left the test file, its marker and the private directory;
+// it is the one stop like SIGTERM, even with GOTRACEBACK asking for dumps.
+func TestQuitIsAStop(t *testing.T) {
+	for _, c := range stopCommands {
+		t.Run(c.name, func(t *testing.T) {
+			dir, js := t.TempDir(), filepath.Join(t.TempDir(), "r.json")
+			r := &running{cmd: clydeCmd(nil, c.args(dir, js)...), stdout: &clydetest.SyncBuffer{}, stderr: &clydetest.SyncBuffer{}, done: make(chan struct{})}
+			r.cmd.Env = append(r.cmd.Env, "GOTRACEBACK=all")
+			r.start(t)
+			if c.word != "" {
+				r.waitFor(t, c.word)
+			} else {
+				waitForEntry(t, r, dir)
+			}
+			r.signal(t, syscall.SIGQUIT)
+			o := r.wait(t)
+			if o.code != exitInterrupted || strings.Contains(o.stderr, "goroutine ") {
+				t.Errorf("exit %d, want %d, and no goroutine dump; stderr:\n%s", o.code, exitInterrupted, o.stderr)
+			}
+			assertStoppedCleanly(t, o, dir, js)
+		})
 	}
 }

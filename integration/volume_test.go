@@ -53,3 +53,37 @@ func TestHistoryKnowsTheFilesystemElsewhere(t *testing.T) {
 		})
 	}
 }
+
+// TestHistoryTellsClonesApart is item 13 of issue 31: a filesystem copied
+// with dd (one UUID, one creation time) onto another loop device is another
+// volume: a run on the clone, mounted elsewhere or where the original was,
+// never takes the original's runs for its baseline.
+func TestHistoryTellsClonesApart(t *testing.T) {
+	needTool(t, "dd", "coreutils")
+	orig := makeFS(t, ext4, 64)
+	db := filepath.Join(t.TempDir(), "history.db")
+	run := func(dir string) outcome {
+		t.Helper()
+		out := runClyde(t, "block", "--filename", filepath.Join(dir, "bench.dat"), "--rw", "randread", "--size", "4m",
+			"--runtime", "200ms", "--db", db, "--check-regression", "20")
+		if out.code != 0 {
+			t.Fatalf("exit %d: %s", out.code, out.stderr)
+		}
+		return out
+	}
+	run(orig.dir)
+	unmount(t, orig.dir)
+	img := newImage(t, 64)
+	sh(t, "dd", "if="+orig.dev, "of="+img, "bs=1M", "conv=notrunc", "status=none")
+	clone := attachLoop(t, img, false)
+	elsewhere := mountPoint(t)
+	mount(t, elsewhere, clone)
+	if o := run(elsewhere); !strings.Contains(o.stderr, "0 earlier comparable run(s)") {
+		t.Errorf("the clone mounted elsewhere took the original's run as its baseline: %s", o.stderr)
+	}
+	unmount(t, elsewhere)
+	mount(t, orig.dir, clone)
+	if o := run(orig.dir); !strings.Contains(o.stderr, "1 earlier comparable run(s)") {
+		t.Errorf("the clone where the original was mounted: want its own earlier run alone: %s", o.stderr)
+	}
+}

@@ -1,6 +1,7 @@
 package orion
 
 import (
+	"context"
 	"errors"
 	"io"
 
@@ -12,8 +13,8 @@ import (
 // _trace.txt and ORION 12c's _hist.txt under the output-file rules (a regular file replaced
 // atomically, a device or FIFO written in place); stdout is where "-" would
 // go. It writes what res has, so an interrupted run's files hold the points
-// that finished. Every failure is kept; the first of each file is reported.
-func (t *Test) WriteFiles(stdout io.Writer, res *result.Block) error {
+// that finished; ctx is the run's stop, which ends a write nobody reads. Every failure is kept; the first of each file is reported.
+func (t *Test) WriteFiles(ctx context.Context, stdout io.Writer, res *result.Block) error {
 	if res == nil || res.Orion == nil {
 		t.Close()
 		return nil
@@ -30,7 +31,7 @@ func (t *Test) WriteFiles(stdout io.Writer, res *result.Block) error {
 			func(w io.Writer) error { return blockreport.OrionHist(w, res, si) },
 		}
 		for k, f := range files {
-			if err := f.Write(stdout, renderers[k]); err != nil {
+			if err := f.Write(ctx, stdout, renderers[k]); err != nil {
 				errs = append(errs, err)
 			}
 		}

@@ -321,7 +321,7 @@ func TestInterruptedPointIsMarked(t *testing.T) {
 	if len(pts) != cutGroup+1 || !pts[cutGroup].Partial || pts[cutGroup-1].Partial {
 		t.Fatalf("points %+v: want %d, the last one partial", pts, cutGroup+1)
 	}
-	if err := tt.WriteFiles(io.Discard, res); err != nil {
+	if err := tt.WriteFiles(context.Background(), io.Discard, res); err != nil {
 		t.Fatal(err)
 	}
 	written, _ := filepath.Glob(filepath.Join(dir, "ssd_*"))

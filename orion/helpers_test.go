@@ -27,7 +27,7 @@ func runTest(t *testing.T, o Options, writeFiles bool) *result.Block {
 		t.Fatal(err)
 	}
 	if writeFiles {
-		if err := tt.WriteFiles(os.Stdout, res); err != nil {
+		if err := tt.WriteFiles(context.Background(), os.Stdout, res); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -40,6 +40,17 @@ type Filesystem struct {
 	// from its superblock, where it could be read (Linux, as root): the
 	// history knows the filesystem again wherever it is mounted.
 	UUID string `json:"uuid,omitempty"`
+	// Created is when the filesystem was made, where its superblock keeps
+	// it (ext2/3/4's s_mkfs_time): two filesystems given one UUID by mkfs
+	// differ here.
+	Created time.Time `json:"created,omitzero"`
+	// DeviceID names the device(s) the filesystem is on, as the kernel
+	// ties them to the mount (never the mount's source text, which a tmpfs
+	// or FUSE mount sets freely): a disk's serial and a partition's start,
+	// a loop device's backing file, a device-mapper UUID. Two clones of
+	// one filesystem (dd, cp: one UUID) differ here; the history's volume
+	// is UUID, Created and DeviceID together.
+	DeviceID string `json:"device_id,omitempty"`
 	// VolumeName is the volume's label, ClusterBytes its allocation unit
 	// (the NTFS cluster size) and SectorBytes the sector size its
 	// allocation is counted in, where the platform reports them (Windows).

@@ -497,7 +497,7 @@ func blockLogs(c *cli.Context, names []string, k *keeper) (func(string, func(io.
 		if t == nil {
 			return fmt.Errorf("log %s was not checked before the run", name)
 		}
-		return t.Write(c.App.Writer, fill)
+		return t.Write(c.Context, c.App.Writer, fill)
 	}
 	return write, closeAll, nil
 }

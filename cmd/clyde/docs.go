@@ -78,7 +78,7 @@ func manCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				err = out.Write(c.App.Writer, p.Write)
+				err = out.Write(c.Context, c.App.Writer, p.Write)
 				out.Close()
 				if err != nil {
 					return fmt.Errorf("man pages: %w", err)
@@ -256,7 +256,7 @@ var exitStatus = []manpage.Item{
 	{Tag: fmt.Sprint(exitUsage), Text: "Usage error: a flag or argument was refused before anything was written (a bad value, an unsafe target, a history that is not clyde's)."},
 	{Tag: fmt.Sprint(exitRegression), Text: "--check-regression found a rate that fell below the baseline of earlier comparable runs."},
 	{Tag: fmt.Sprint(exitOverTime), Text: "Stopped by its time bound (--max-time, or under clyde fs --auto=BUDGET five times the budget): the run stopped as at SIGTERM, cleaned up, and kept what finished, marked partial in the history."},
-	{Tag: fmt.Sprint(exitInterrupted), Text: "Interrupted by SIGINT, SIGTERM or SIGHUP: the run stopped, cleaned up and reported what finished."},
+	{Tag: fmt.Sprint(exitInterrupted), Text: "Interrupted by SIGINT, SIGTERM, SIGHUP or SIGQUIT: the run stopped, cleaned up and reported what finished."},
 }
 
 func filesSection() manpage.Section {

@@ -167,17 +167,17 @@ func dash(s string) string {
 // targetForms are the forms a directory or device named by --dir may have
 // been saved under: as given (older results kept a relative -d as typed),
 // absolute, and absolute with symlinks resolved (what runs save now).
-// volumeForm is d by its filesystem's UUID (compare.Run.Volume), so runs on
-// that filesystem mounted elsewhere match too; a file that is gone (a block
-// run's file, removed after it) is found through its directory. "" where
-// no UUID can be read.
+// volumeForm is d by its filesystem's identity (compare.Run.Volume), so
+// runs on that filesystem mounted elsewhere match too, and runs on a clone
+// of it do not; a file that is gone (a block run's file, removed after it)
+// is found through its directory. "" where the filesystem has no identity.
 func volumeForm(d string) string {
 	fs, err := sysinfo.FilesystemOf(d)
-	if err == nil && fs.UUID != "" {
-		return compare.VolumeOf(fs.UUID, fs.MountPoint, fs.Path)
+	if err == nil && compare.FilesystemID(fs) != "" {
+		return compare.VolumeOf(compare.FilesystemID(fs), fs.MountPoint, fs.Path)
 	}
-	if fs, err = sysinfo.FilesystemOf(filepath.Dir(d)); err == nil && fs.UUID != "" {
-		return compare.VolumeOf(fs.UUID, fs.MountPoint, filepath.Join(fs.Path, filepath.Base(d)))
+	if fs, err = sysinfo.FilesystemOf(filepath.Dir(d)); err == nil {
+		return compare.VolumeOf(compare.FilesystemID(fs), fs.MountPoint, filepath.Join(fs.Path, filepath.Base(d)))
 	}
 	return ""
 }

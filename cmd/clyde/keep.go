@@ -144,7 +144,7 @@ func (k *keeper) writeResult(out io.Writer, run *compare.Run, runErr error, fill
 		}
 	}
 	ok := measured(run, runErr)
-	err := k.result.WriteResult(out, ok, fill)
+	err := k.result.WriteResult(k.ctx, out, ok, fill)
 	if ok && err == nil {
 		k.opts.Kept = "in " + k.result.Path
 		if k.result.Path == "-" {

@@ -153,7 +153,7 @@ func orionAction(c *cli.Context) error {
 		// --json keeps what it held (keeper.writeResult's rule).
 		return runErr
 	}
-	if err := test.WriteFiles(c.App.Writer, res); err != nil {
+	if err := test.WriteFiles(c.Context, c.App.Writer, res); err != nil {
 		return joinLine(runErr, err)
 	}
 	orionClosing(c.App.Writer, opts.OutputDir, res)

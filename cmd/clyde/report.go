@@ -70,7 +70,7 @@ func reportAction(c *cli.Context) error {
 	if target == nil {
 		return render(c.App.Writer)
 	}
-	return target.Write(c.App.Writer, render)
+	return target.Write(c.Context, c.App.Writer, render)
 }
 
 // renderReport writes runs in format.

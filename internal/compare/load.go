@@ -14,7 +14,6 @@ import (
 
 	"github.com/clydebench/clyde/internal/bonnie"
 	"github.com/clydebench/clyde/internal/input"
-	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -113,12 +112,10 @@ func (in *Input) max() int64 {
 }
 
 // readFile reads a regular file of at most the limit through the one
-// reader of named inputs (internal/input): a FIFO, a device or a directory
-// is refused before anything is read, and a ^C ends the wait.
+// reader of named inputs (internal/input): a FIFO, a device, a directory or
+// a file of procfs is refused before anything is read, and a ^C ends the
+// wait.
 func (in *Input) readFile(ctx context.Context, arg string) ([]byte, error) {
-	if k := safepath.KernelFS(arg); k != "" {
-		return nil, refuse("%s is a file of %s, a kernel interface, not a result file", arg, k)
-	}
 	data, err := input.ReadFile(ctx, arg, in.max())
 	if err != nil {
 		if input.IsRefused(err) {

@@ -90,26 +90,47 @@ func (r *Run) Target() string {
 	return r.FS.Config.Dir
 }
 
-// Volume names the target by its filesystem: the filesystem's UUID and the
-// target's path inside it ("UUID:/bench"), so that the history knows a run
-// on the same filesystem mounted elsewhere (a USB disk on another mount
-// point); "" where no UUID was read, and for copy runs (two targets).
+// Volume names the target by its filesystem: the filesystem's identity
+// (FilesystemID) and the target's path inside it ("UUID@DEVICE:/bench"),
+// so that the history knows a run on the same filesystem mounted elsewhere
+// (a USB disk on another mount point), and never takes a clone of it (dd,
+// cp: the same UUID on another device) for it; "" where the filesystem
+// has no identity, and for copy runs (two targets).
 func (r *Run) Volume() string {
 	fs := r.Provenance().Filesystem
-	if fs.UUID == "" || fs.MountPoint == "" || r.Copy != nil {
+	if r.Copy != nil {
 		return ""
 	}
-	return VolumeOf(fs.UUID, fs.MountPoint, r.Target())
+	return VolumeOf(FilesystemID(fs), fs.MountPoint, r.Target())
+}
+
+// FilesystemID is a filesystem's identity for the history: its UUID, its
+// creation time where the superblock keeps one, and the device it is on,
+// which tells two clones apart. "" without a UUID or a device (a result
+// made without root, or before clyde recorded the device: such runs are
+// found by their path alone).
+func FilesystemID(fs result.Filesystem) string {
+	if fs.UUID == "" || fs.DeviceID == "" {
+		return ""
+	}
+	id := fs.UUID
+	if !fs.Created.IsZero() {
+		id += "+" + strconv.FormatInt(fs.Created.Unix(), 10)
+	}
+	return id + "@" + fs.DeviceID
 }
 
 // VolumeOf is Run.Volume's form for a target under mountPoint of the
-// filesystem uuid; "" when target is not under it.
-func VolumeOf(uuid, mountPoint, target string) string {
+// filesystem id (FilesystemID); "" when id is, or target is not under it.
+func VolumeOf(id, mountPoint, target string) string {
+	if id == "" || mountPoint == "" {
+		return ""
+	}
 	rel, err := filepath.Rel(mountPoint, target)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
 		return ""
 	}
-	return uuid + ":" + filepath.ToSlash(filepath.Join("/", rel))
+	return id + ":" + filepath.ToSlash(filepath.Join("/", rel))
 }
 
 // blockTarget is what the user named for a block run, in the form that stays

@@ -56,8 +56,11 @@ type Entry struct {
 	// not): a flagged run stays out of later runs' baselines.
 	Flagged string
 	// Volume names the target by its filesystem instead of its path:
-	// "UUID:path within the filesystem", where the UUID was read; the same
-	// filesystem mounted elsewhere keeps it. "" for runs saved before.
+	// "ID:path within the filesystem" (compare.Run.Volume), the ID being
+	// the UUID, creation time and device that tell the filesystem from a
+	// clone of it; the same filesystem mounted elsewhere keeps it. "" where
+	// none was read, and for runs saved before clyde recorded the device
+	// (migrateVolumes).
 	Volume string
 	// JSON is the full saved result.
 	JSON []byte
@@ -152,8 +155,50 @@ func Open(path string) (*Store, error) {
 		s.Close()
 		return nil, describe(path, err)
 	}
+	if err := s.migrateVolumes(); err != nil {
+		s.Close()
+		return nil, describe(path, err)
+	}
 	s.hasRuns = true
 	return s, nil
+}
+
+// knownVolume is SQL true for a volume with a device in it (UUID[+TIME]@
+// DEVICE:path: the first "@" comes before the first ":", as neither is in a
+// UUID or an NTFS serial); the "UUID:path" of runs saved before clyde
+// recorded devices has its first ":" first.
+const knownVolume = "(instr(volume, '@') > 0 AND instr(volume, '@') < instr(volume, ':'))"
+
+// volumesVersion is the history's user_version once migrateVolumes ran.
+const volumesVersion = 1
+
+// migrateVolumes clears the volume of runs saved before clyde recorded
+// the device a filesystem is on: their "UUID:path" named a filesystem by
+// its UUID alone, which a dd or cp clone shares, so a run on the clone
+// took them for its own. Those runs are then found by their target path,
+// as runs saved without a volume always were; their results are kept
+// whole. Once per database (PRAGMA user_version), in one immediate
+// transaction.
+func (s *Store) migrateVolumes() error {
+	tx, err := s.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	var version int
+	if err := tx.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
+		return err
+	}
+	if version >= volumesVersion {
+		return nil
+	}
+	if _, err := tx.Exec("UPDATE runs SET volume = '' WHERE volume <> '' AND NOT " + knownVolume); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(fmt.Sprintf("PRAGMA user_version = %d", volumesVersion)); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // addColumns adds the columns an older history lacks, in one immediate
@@ -475,7 +520,9 @@ type Filter struct {
 	// one directory was saved under ("mnt", "/srv/mnt", a symlink's target).
 	Targets []string
 	// Volume, when set, also matches a run saved with this Entry.Volume,
-	// whatever its target path: the same filesystem mounted elsewhere.
+	// whatever its target path: the same filesystem mounted elsewhere. A
+	// run saved on the same path with another known volume (a clone of
+	// the filesystem, another disk mounted there) is then left out.
 	Volume string
 	Kind   string
 	Params string
@@ -528,8 +575,8 @@ func (s *Store) Query(ctx context.Context, f Filter) ([]Entry, error) {
 	if len(target) > 0 {
 		cond := strings.Join(target, " AND ")
 		if f.Volume != "" && s.cols["volume"] {
-			cond = "(" + cond + ") OR volume = ?"
-			args = append(args, f.Volume)
+			cond = "((" + cond + ") AND (volume = ? OR NOT " + knownVolume + ")) OR volume = ?"
+			args = append(args, f.Volume, f.Volume)
 		}
 		q += " AND (" + cond + ")"
 	}

@@ -346,7 +346,9 @@ func TestOlderHistoryGainsColumns(t *testing.T) {
 
 // A run saved under another mount point of the same filesystem (its Volume)
 // matches a target it does not share a path with; another filesystem's
-// does not.
+// does not, nor does a clone's (the same UUID on another device) saved on
+// the same path; a run saved before devices were recorded ("UUID:path")
+// matches by its path alone.
 func TestQueryByVolume(t *testing.T) {
 	s, err := Open(filepath.Join(t.TempDir(), "h.db"))
 	if err != nil {
@@ -363,20 +365,29 @@ func TestQueryByVolume(t *testing.T) {
 		}
 		return id
 	}
-	a := save("/mnt/usb/f", "1111-uuid:/f")
-	b := save("/media/usb/f", "1111-uuid:/f")
-	save("/mnt/usb/f", "2222-uuid:/f")
+	const usb, clone = "1111-uuid@serial:S1:/f", "1111-uuid@serial:S2:/f"
+	a := save("/mnt/usb/f", usb)
+	b := save("/media/usb/f", usb)
+	save("/mnt/usb/f", "2222-uuid@serial:S3:/f")
 	save("/srv/f", "")
 	c := save("/srv/f", "")
+	d := save("/media/usb/f", clone)
+	// Written by an older clyde into this file (a read-only open does not
+	// migrate it): its volume has no device.
+	if _, err := s.db.Exec(`UPDATE runs SET volume = '1111-uuid:/f@home' WHERE id = ?`, c); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		f    Filter
 		want []int64
 	}{
-		{"path alone", Filter{Target: "/media/usb/f"}, []int64{b}},
-		{"path or volume", Filter{Target: "/media/usb/f", Volume: "1111-uuid:/f"}, []int64{b, a}},
-		{"forms or volume", Filter{Targets: []string{"/media/usb/f", "usb/f"}, Volume: "1111-uuid:/f"}, []int64{b, a}},
+		{"path alone", Filter{Target: "/media/usb/f"}, []int64{d, b}},
+		{"path or volume", Filter{Target: "/media/usb/f", Volume: usb}, []int64{b, a}},
+		{"forms or volume", Filter{Targets: []string{"/media/usb/f", "usb/f"}, Volume: usb}, []int64{b, a}},
+		{"the clone", Filter{Target: "/media/usb/f", Volume: clone}, []int64{d}},
 		{"no volume read", Filter{Target: "/srv/f"}, []int64{c, c - 1}},
+		{"an old volume is no device", Filter{Target: "/srv/f", Volume: "3333-uuid@serial:S4:/f"}, []int64{c, c - 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := s.Query(ctx, tc.f)
@@ -386,7 +397,7 @@ func TestQueryByVolume(t *testing.T) {
 			var ids []int64
 			for _, e := range got {
 				ids = append(ids, e.ID)
-				if e.Target == "/media/usb/f" && e.Volume != "1111-uuid:/f" {
+				if e.ID == b && e.Volume != usb {
 					t.Errorf("volume read back as %q", e.Volume)
 				}
 			}
@@ -394,5 +405,58 @@ func TestQueryByVolume(t *testing.T) {
 				t.Errorf("ids %v, want %v", ids, tc.want)
 			}
 		})
+	}
+}
+
+// TestVolumesBeforeDevicesMigrate: a history whose volumes are a UUID alone
+// (clyde before devices were recorded; the sqlite3 CLI writes it as that
+// clyde did) reads as it is read-only, where those volumes match nothing,
+// and opened for saving loses them once (user_version 1), every row and
+// result kept: a clone of the filesystem mounted elsewhere no longer finds
+// the old runs, the same path still does.
+func TestVolumesBeforeDevicesMigrate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	old := `CREATE TABLE runs (id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, host TEXT NOT NULL,
+		target TEXT NOT NULL, params TEXT NOT NULL, start_time INTEGER NOT NULL, summary TEXT NOT NULL, result BLOB NOT NULL,
+		label TEXT NOT NULL DEFAULT '', flags TEXT NOT NULL DEFAULT '', flagged TEXT NOT NULL DEFAULT '', volume TEXT NOT NULL DEFAULT '');
+		INSERT INTO runs (kind, host, target, params, start_time, summary, result, volume) VALUES
+			('fs', 'box', '/mnt/a', 'p', 1, 'on a', '{"a":1}', '1111-uuid:/'),
+			('fs', 'box', '/srv', 'p', 2, 'no uuid', '{}', '');`
+	if out, err := exec.Command("sqlite3", path, old).CombinedOutput(); err != nil {
+		t.Skipf("sqlite3 (the Debian package) is needed to write an old-schema file: %v %s", err, out)
+	}
+	ctx := context.Background()
+	onClone := Filter{Host: "box", Target: "/mnt/b", Volume: "1111-uuid@loop:/b.img:/"}
+	onA := Filter{Host: "box", Target: "/mnt/a", Volume: "1111-uuid@loop:/a.img:/"}
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clone, err1 := ro.Query(ctx, onClone)
+	same, err2 := ro.Query(ctx, onA)
+	ro.Close()
+	if err1 != nil || err2 != nil || len(clone) != 0 || len(same) != 1 {
+		t.Fatalf("read-only, not migrated: the clone found %d runs (%v), the same path %d (%v); want 0 and 1", len(clone), err1, len(same), err2)
+	}
+	for range 2 { // the second open finds the migration done
+		s, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := s.Query(ctx, Filter{WithJSON: true})
+		if err != nil || len(all) != 2 || all[1].Volume != "" || string(all[1].JSON) != `{"a":1}` || all[1].Summary != "on a" {
+			t.Fatalf("after the migration: %+v, %v; want both runs, the old volume cleared and the result whole", all, err)
+		}
+		var version int
+		if err := s.db.QueryRow("PRAGMA user_version").Scan(&version); err != nil || version != volumesVersion {
+			t.Fatalf("user_version %d, %v; want %d", version, err, volumesVersion)
+		}
+		if got, _ := s.Query(ctx, onClone); len(got) != 0 {
+			t.Fatalf("the clone found %d runs of the original", len(got))
+		}
+		if got, _ := s.Query(ctx, onA); len(got) != 1 || got[0].Summary != "on a" {
+			t.Fatalf("the same path found %v", got)
+		}
+		s.Close()
 	}
 }

@@ -6,7 +6,11 @@
 // without blocking, the descriptor's type is checked with fstat (a regular
 // file, or "-" where the caller reads standard input), at most a bounded
 // number of bytes is read, and the first ^C (the context) ends the wait at
-// once. Anything else is refused in one line, before anything is created.
+// once. A file of a kernel filesystem (procfs, sysfs and their kin:
+// internal/safepath's KernelFS) is no input either: /proc/kmsg is a regular
+// file whose read blocks until the kernel logs a line, and takes that line
+// from the system log. Anything else is refused in one line, before
+// anything is created.
 package input
 
 import (
@@ -16,6 +20,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/clydebench/clyde/internal/safepath"
 )
 
 // DefaultMaxBytes bounds one input when the caller gives no bound: far above
@@ -67,6 +73,9 @@ func ReadFile(ctx context.Context, path string, max int64) ([]byte, error) {
 	if err := check(path, st, max); err != nil {
 		return nil, err
 	}
+	if err := kernelFile(path, safepath.KernelFS(path)); err != nil {
+		return nil, err
+	}
 	type read struct {
 		data []byte
 		err  error
@@ -95,6 +104,9 @@ func openAndRead(path string, named fs.FileInfo, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", path, unwrapPath(err))
 	}
 	if err := check(path, st, max); err != nil {
+		return nil, err
+	}
+	if err := kernelFile(path, safepath.KernelFSOf(f)); err != nil {
 		return nil, err
 	}
 	if !os.SameFile(named, st) {
@@ -152,6 +164,14 @@ func check(path string, st fs.FileInfo, max int64) error {
 		return &RefusedError{Path: path, Why: fmt.Sprintf("is %d bytes, over the %s limit for one input", st.Size(), LimitText(max))}
 	}
 	return nil
+}
+
+// kernelFile refuses a file of the kernel filesystem fs ("" for none).
+func kernelFile(path, fs string) error {
+	if fs == "" {
+		return nil
+	}
+	return &RefusedError{Path: path, Why: "is a file of " + fs + ", a kernel interface, not a file to read"}
 }
 
 // LimitText says a bound as people think of it: "64 MiB".

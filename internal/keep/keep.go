@@ -110,7 +110,7 @@ func After(ctx context.Context, o Options, run *compare.Run, runErr error) error
 		if rc := run.Check(); rc != nil {
 			prom.AddCheck(reg, run.Host(), run.Kind(), run.Target(), rc)
 		}
-		if perr := o.Prom.Write(o.Stdout, func(w io.Writer) error { return prom.Encode(w, reg) }); perr != nil {
+		if perr := o.Prom.Write(ctx, o.Stdout, func(w io.Writer) error { return prom.Encode(w, reg) }); perr != nil {
 			err = joinLine(err, perr)
 		}
 	}

@@ -8,6 +8,7 @@
 package outfile
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -287,25 +288,33 @@ func (t *Target) Close() {
 // disk. A replaced file keeps its mode (and, when clyde runs as root, its
 // owner); a new one gets 0644. The error names the flag and the path; when
 // the file cannot be written, what fill produces goes to out instead.
-func (t *Target) Write(out io.Writer, fill func(io.Writer) error) error {
+//
+// ctx is the run's stop. A write to standard output, a FIFO or a device
+// waits for its reader as any program's does, until the stop: from then on
+// (or from the start, for the report of a run the stop ended) a write that
+// makes no progress for stopWait is abandoned, so a FIFO whose reader
+// never reads cannot keep clyde past GNU timeout's SIGTERM; the error then
+// wraps context.Cause(ctx) (the stop's exit code).
+func (t *Target) Write(ctx context.Context, out io.Writer, fill func(io.Writer) error) error {
 	defer t.Close()
 	var err error
+	abandoned := false
 	switch t.kind {
 	case stdout:
-		err = fill(out)
+		abandoned, err = stoppable(ctx, out, fill)
 	case ownFD:
-		err = t.writeFD(fill)
+		abandoned, err = t.writeFD(ctx, fill)
 	case inPlace:
-		err = t.writeInPlace(fill)
+		abandoned, err = t.writeInPlace(ctx, fill)
 	default:
 		err = t.writeReplace(fill)
 	}
 	if err != nil {
 		werr := fmt.Errorf("%s %s: %w", t.Flag, t.Path, pathErr(err)) // "write /dev/full: " says nothing more
-		if t.kind != stdout && out != nil {
+		if t.kind != stdout && out != nil && !abandoned {
 			// A full disk (ENOSPC) or a file gone bad after the run must
 			// not lose the result: it goes to standard output instead.
-			if ferr := fill(out); ferr == nil {
+			if _, ferr := stoppable(ctx, out, fill); ferr == nil {
 				return fmt.Errorf("%w; it was written to standard output instead", werr)
 			}
 		}
@@ -323,44 +332,45 @@ func (t *Target) Write(out io.Writer, fill func(io.Writer) error) error {
 // all the same: it replaces nothing, and a FIFO's reader waits for it.
 // Every command writes its result file through here, so none replaces a
 // good result with an empty one.
-func (t *Target) WriteResult(out io.Writer, measured bool, fill func(io.Writer) error) error {
+func (t *Target) WriteResult(ctx context.Context, out io.Writer, measured bool, fill func(io.Writer) error) error {
 	if !measured && t.kind == replace {
 		t.Close()
 		return nil
 	}
-	return t.Write(out, fill)
+	return t.Write(ctx, out, fill)
 }
 
-func (t *Target) writeFD(fill func(io.Writer) error) error {
+func (t *Target) writeFD(ctx context.Context, fill func(io.Writer) error) (bool, error) {
 	f, err := dupFD(t.fd)
 	if err != nil {
-		return err
+		return false, err
 	}
-	err = fill(f)
+	abandoned, err := stoppable(ctx, f, fill)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	return err
+	return abandoned, err
 }
 
 // writeInPlace opens the node Check saw, without creating or truncating,
 // and refuses one that was swapped since.
-func (t *Target) writeInPlace(fill func(io.Writer) error) error {
+func (t *Target) writeInPlace(ctx context.Context, fill func(io.Writer) error) (bool, error) {
 	f, err := openInPlace(t.path, t.follow)
 	if err != nil {
-		return pathErr(err)
+		return false, pathErr(err)
 	}
 	fi, err := f.Stat()
 	if err == nil && !sameNode(fi, t.info) {
 		err = errors.New("changed since clyde checked it at the start; not written")
 	}
+	abandoned := false
 	if err == nil {
-		err = fill(f)
+		abandoned, err = stoppable(ctx, f, fill)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	return err
+	return abandoned, err
 }
 
 // writeReplace writes a temporary file beside the target and renames it

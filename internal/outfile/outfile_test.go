@@ -4,6 +4,7 @@ package outfile
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -26,6 +27,9 @@ const newText = "new result\n"
 func fillNew(w io.Writer) error { _, err := io.WriteString(w, newText); return err }
 
 var errFill = errors.New("encoder failed")
+
+// ctx is the stop of a run that is never stopped.
+var ctx = context.Background()
 
 func fillFails(w io.Writer) error { _, _ = io.WriteString(w, "new "); return errFill }
 
@@ -260,7 +264,7 @@ func TestWriteTargets(t *testing.T) {
 				}
 				return tc.fill(w)
 			}
-			err = target.Write(io.Discard, fill)
+			err = target.Write(ctx, io.Discard, fill)
 			switch {
 			case tc.wantErr == "" && err != nil:
 				t.Fatalf("Write: %v", err)
@@ -312,7 +316,7 @@ func TestStdout(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			if err := target.Write(&out, fillNew); err != nil || out.String() != newText {
+			if err := target.Write(ctx, &out, fillNew); err != nil || out.String() != newText {
 				t.Fatalf("Write: %v; stdout got %q", err, out.String())
 			}
 		})
@@ -332,7 +336,7 @@ func TestOwnDescriptor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := target.Write(io.Discard, fillNew); err != nil {
+	if err := target.Write(ctx, io.Discard, fillNew); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.WriteString("more\n"); err != nil {
@@ -474,7 +478,7 @@ func TestChangedSinceCheck(t *testing.T) {
 		}
 		os.Remove(p)
 		unix.Mkfifo(p, 0o600)
-		if err := target.Write(io.Discard, fillNew); err == nil || !strings.Contains(err.Error(), "became a FIFO") {
+		if err := target.Write(ctx, io.Discard, fillNew); err == nil || !strings.Contains(err.Error(), "became a FIFO") {
 			t.Fatalf("Write: %v, want a refusal saying it became a FIFO", err)
 		}
 		if fi, _ := os.Lstat(p); fi.Mode()&fs.ModeNamedPipe == 0 {
@@ -493,7 +497,7 @@ func TestChangedSinceCheck(t *testing.T) {
 		}
 		os.Remove(dev)
 		os.WriteFile(dev, []byte("someone's file\n"), 0o644)
-		if err := target.Write(io.Discard, fillNew); err == nil || !strings.Contains(err.Error(), "changed since") {
+		if err := target.Write(ctx, io.Discard, fillNew); err == nil || !strings.Contains(err.Error(), "changed since") {
 			t.Fatalf("Write: %v, want a refusal saying it changed", err)
 		}
 		if b, _ := os.ReadFile(dev); string(b) != "someone's file\n" {
@@ -511,7 +515,7 @@ func TestChangedSinceCheck(t *testing.T) {
 		}
 		os.Rename(sub, filepath.Join(dir, "out.moved"))
 		os.Symlink(elsewhere, sub)
-		if err := target.Write(io.Discard, fillNew); err != nil {
+		if err := target.Write(ctx, io.Discard, fillNew); err != nil {
 			t.Fatal(err)
 		}
 		if got := names(t, elsewhere); len(got) != 0 {
@@ -551,7 +555,7 @@ func TestWriteResultNothingMeasured(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := tg.WriteResult(io.Discard, false, fillNew); err != nil {
+		if err := tg.WriteResult(ctx, io.Discard, false, fillNew); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -566,14 +570,14 @@ func TestWriteResultNothingMeasured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := tg.WriteResult(&stdout, false, fillNew); err != nil || stdout.String() != newText {
+	if err := tg.WriteResult(ctx, &stdout, false, fillNew); err != nil || stdout.String() != newText {
 		t.Errorf("standard output got %q (%v), want the result", stdout.String(), err)
 	}
 	tg, err = Check("--json", old)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := tg.WriteResult(io.Discard, true, fillNew); err != nil {
+	if err := tg.WriteResult(ctx, io.Discard, true, fillNew); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(old); string(b) != newText {

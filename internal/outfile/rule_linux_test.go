@@ -75,7 +75,7 @@ func TestCheckPathRule(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := target.Write(nil, fillNew); err != nil {
+			if err := target.Write(ctx, nil, fillNew); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -100,7 +100,7 @@ func TestCheckPathRule(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := target.Write(nil, fillNew); err != nil {
+		if err := target.Write(ctx, nil, fillNew); err != nil {
 			t.Fatal(err)
 		}
 		if b, err := os.ReadFile(filepath.Join(dir, "a", "out.json")); err != nil || !bytes.Equal(b, []byte(newText)) {
@@ -124,7 +124,7 @@ func TestWriteFallsBackToStdout(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	err = target.Write(&out, fillNew)
+	err = target.Write(ctx, &out, fillNew)
 	if err == nil || !strings.Contains(err.Error(), "standard output instead") || !strings.Contains(err.Error(), "no space left") {
 		t.Errorf("Write(/dev/full) = %v; want the ENOSPC and the fallback named", err)
 	}

@@ -13,6 +13,9 @@
 //     clyde's user into something owned by someone else (chase's "unsafe
 //     transition"): another user's directory, or that user's symlink, leads
 //     only to that user's files;
+//   - a FIFO, a device or a socket in a sticky directory is opened only
+//     when root, clyde's user or the directory's owner owns it (the
+//     symlink rule's owners; the kernel's fs.protected_fifos);
 //   - ".." is the real parent of the directory reached so far, never the
 //     path text with its last element cut off;
 //   - at most 40 symlinks are followed (the kernel's ELOOP limit).
@@ -89,9 +92,16 @@ type UnsafeError struct {
 	FromUID, ToUID   uint32
 	Link             bool
 	DirUID, CallerID uint32
+	// Planted is set when the refusal is of opening From, a FIFO or device
+	// of another user in a sticky directory: its kind.
+	Planted Kind
 }
 
 func (e *UnsafeError) Error() string {
+	if e.Planted != 0 {
+		return fmt.Sprintf("%s: another user's %s in a sticky directory: %s is owned by uid %d, neither root, clyde's user (uid %d) nor its directory's owner (uid %d); clyde does not open it",
+			e.Path, e.Planted, e.From, e.FromUID, e.CallerID, e.DirUID)
+	}
 	if e.Link {
 		return fmt.Sprintf("%s: another user's symlink: %s is owned by uid %d, neither root, clyde's user (uid %d) nor its directory's owner (uid %d); clyde does not follow it",
 			e.Path, e.From, e.FromUID, e.CallerID, e.DirUID)

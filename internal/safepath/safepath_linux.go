@@ -211,12 +211,31 @@ func (w *walk) run(path string, followLast, missingOK bool) error {
 			}
 		}
 		if last && !mustDir {
+			if err := w.planted(&child); err != nil {
+				child.close()
+				return err
+			}
 			w.leaf, w.name = child, c
 			return nil
 		}
 		w.dir.close()
 		w.dir = child
 	}
+}
+
+// planted applies the symlink rule's owners to a FIFO, a device or a
+// socket in a sticky directory (/tmp, /dev/shm), as the kernel's
+// fs.protected_fifos does for FIFOs: anyone may make one there, so one
+// owned by neither root, clyde's user nor the directory's owner is another
+// user's trap (root's report written into their FIFO), and is not opened.
+// Regular files and directories keep the transition rule alone.
+func (w *walk) planted(n *node) error {
+	k := kindOf(n.st.Mode)
+	if disabled || k&(FIFO|CharDevice|BlockDevice|Socket) == 0 || w.dir.st.Mode&unix.S_ISVTX == 0 ||
+		trusted(n.st.Uid) || n.st.Uid == w.dir.st.Uid {
+		return nil
+	}
+	return &UnsafeError{Path: w.given, From: n.path, FromUID: n.st.Uid, Planted: k, DirUID: w.dir.st.Uid, CallerID: caller()}
 }
 
 // up steps to the real parent of the directory reached so far.

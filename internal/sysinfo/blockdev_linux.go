@@ -15,6 +15,9 @@ import (
 type blockDevice struct {
 	Model, Serial string
 	Notes         []string
+	// ID names the device itself for good (deviceID): what tells two
+	// clones of one filesystem on two devices apart.
+	ID string
 }
 
 // maxStackDepth bounds the walk down device-mapper and md stacks; real
@@ -45,7 +48,52 @@ func describeBlockDevice(sysRoot string, major, minor uint32) blockDevice {
 	}
 	out.Model = strings.Join(models, ", ")
 	out.Serial = strings.Join(serials, ", ")
+	out.ID = deviceID(dir, 0)
 	return out
+}
+
+// deviceID names the block device whose sysfs directory is dir by what the
+// kernel keeps about it that a copy of its data does not carry: a disk's
+// serial (its kernel name where it has none), a partition's disk and start
+// sector, a loop device's backing file and offset, a device-mapper
+// volume's UUID (LVM's VG and LV UUIDs), and for other stacks (md) the
+// name over the IDs of the devices below. Two filesystems cloned with dd
+// or cp carry one UUID; their devices' IDs differ.
+func deviceID(dir string, depth int) string {
+	if depth > maxStackDepth {
+		return ""
+	}
+	name := filepath.Base(dir)
+	if _, err := os.Stat(filepath.Join(dir, "partition")); err == nil {
+		return deviceID(filepath.Dir(dir), depth+1) + "#start=" + readSysfs(filepath.Join(dir, "start"))
+	}
+	if strings.HasPrefix(name, "loop") {
+		id := "loop:" + readSysfs(filepath.Join(dir, "loop", "backing_file"))
+		if off := readSysfs(filepath.Join(dir, "loop", "offset")); off != "" && off != "0" {
+			id += "@" + off
+		}
+		return id
+	}
+	if uuid := readSysfs(filepath.Join(dir, "dm", "uuid")); uuid != "" {
+		return "dm:" + uuid
+	}
+	if dm := readSysfs(filepath.Join(dir, "dm", "name")); dm != "" {
+		return "dm:" + dm
+	}
+	slaves, _ := os.ReadDir(filepath.Join(dir, "slaves"))
+	if len(slaves) == 0 {
+		if serial := diskIdentity(dir).Serial; serial != "" {
+			return "serial:" + serial
+		}
+		return "disk:" + name
+	}
+	var below []string
+	for _, s := range slaves {
+		if p, err := filepath.EvalSymlinks(filepath.Join(dir, "slaves", s.Name())); err == nil {
+			below = append(below, deviceID(p, depth+1))
+		}
+	}
+	return name + "[" + strings.Join(below, ",") + "]"
 }
 
 // collectDisks appends one blockDevice per physical disk (or loop file)

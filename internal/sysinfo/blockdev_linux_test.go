@@ -50,13 +50,16 @@ func fakeSysfs(t *testing.T) sysTree {
 	write(sda+"/device/model", "Samsung SSD 860 \n")
 	write(sda+"/device/vpd_pg80", "\x00\x80\x00\x0cS3Z9NB0K12  \x00")
 	write(sda+"/sda1/partition", "1\n")
+	write(sda+"/sda1/start", "2048\n")
 	write(sda+"/sda2/partition", "2\n")
+	write(sda+"/sda2/start", "1050624\n")
 	link("../../"+sda+"/sda1", "dev/block/8:1")
 
 	const nvme = "devices/pci0000:00/0000:00:1d.0/0000:3d:00.0/nvme/nvme0/nvme0n1"
 	write(nvme+"/device/model", "WDC PC SN730 SDBQNTY-512G-1001          \n")
 	write(nvme+"/device/serial", "        20122K445407\n")
 	write(nvme+"/nvme0n1p3/partition", "3\n")
+	write(nvme+"/nvme0n1p3/start", "4096\n")
 	link("../../"+nvme, "dev/block/259:0")
 
 	const vda = "devices/pci0000:00/0000:00:04.0/virtio2/block/vda"
@@ -66,13 +69,25 @@ func fakeSysfs(t *testing.T) sysTree {
 
 	const dm = "devices/virtual/block/dm-0"
 	write(dm+"/dm/name", "vg-data\n")
+	write(dm+"/dm/uuid", "LVM-Tq1wA9xxYYzz\n")
 	link("../../../../../"+sda+"/sda2", dm+"/slaves/sda2")
 	link("../../../../../"+nvme+"/nvme0n1p3", dm+"/slaves/nvme0n1p3")
 	link("../../"+dm, "dev/block/253:0")
 
 	const loop = "devices/virtual/block/loop3"
 	write(loop+"/loop/backing_file", "/var/tmp/img with space.ext4\n")
+	write(loop+"/loop/offset", "1048576\n")
 	link("../../"+loop, "dev/block/7:3")
+
+	const vdb = "devices/pci0000:00/0000:00:05.0/virtio3/block/vdb" // no serial
+	write(vdb+"/device/vendor", "0x1af4\n")
+	link("../../"+vdb, "dev/block/254:16")
+
+	const md = "devices/virtual/block/md0"
+	write(md+"/md/level", "raid1\n")
+	link("../../../../../"+vdb, md+"/slaves/vdb")
+	link("../../../../../"+vda, md+"/slaves/vda")
+	link("../../"+md, "dev/block/9:0")
 	return tree
 }
 
@@ -84,17 +99,21 @@ func TestDescribeBlockDevice(t *testing.T) {
 		want         blockDevice
 	}{
 		{"partition of a SATA disk, serial from VPD page 0x80", 8, 1,
-			blockDevice{Model: "Samsung SSD 860", Serial: "S3Z9NB0K12"}},
+			blockDevice{Model: "Samsung SSD 860", Serial: "S3Z9NB0K12", ID: "serial:S3Z9NB0K12#start=2048"}},
 		{"whole NVMe disk", 259, 0,
-			blockDevice{Model: "WDC PC SN730 SDBQNTY-512G-1001", Serial: "20122K445407"}},
-		{"virtio disk with serial beside device/", 254, 0, blockDevice{Serial: "overlayblk"}},
+			blockDevice{Model: "WDC PC SN730 SDBQNTY-512G-1001", Serial: "20122K445407", ID: "serial:20122K445407"}},
+		{"virtio disk with serial beside device/", 254, 0, blockDevice{Serial: "overlayblk", ID: "serial:overlayblk"}},
+		{"virtio disk without a serial: its kernel name", 254, 16, blockDevice{ID: "disk:vdb"}},
 		{"device-mapper over two disks", 253, 0, blockDevice{
 			// slaves are read in name order
 			Model:  "WDC PC SN730 SDBQNTY-512G-1001, Samsung SSD 860",
 			Serial: "20122K445407, S3Z9NB0K12",
 			Notes:  []string{"device-mapper vg-data"},
+			ID:     "dm:LVM-Tq1wA9xxYYzz",
 		}},
-		{"loop device", 7, 3, blockDevice{Notes: []string{"loop device backed by /var/tmp/img with space.ext4"}}},
+		{"md over two disks", 9, 0, blockDevice{Serial: "overlayblk", Notes: []string{"md raid1 md0"}, ID: "md0[serial:overlayblk,disk:vdb]"}},
+		{"loop device at an offset", 7, 3, blockDevice{Notes: []string{"loop device backed by /var/tmp/img with space.ext4"},
+			ID: "loop:/var/tmp/img with space.ext4@1048576"}},
 		{"unknown device", 9, 9, blockDevice{}},
 	}
 	for _, tc := range tests {

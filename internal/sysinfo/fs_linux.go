@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -45,13 +47,22 @@ func FilesystemOf(path string) (result.Filesystem, error) {
 	fs.Source = m.Source
 	notes := mountNotes(m)
 
-	major, minor := blockDevOf(m)
-	if major != 0 {
-		dev := describeBlockDevice("/sys", major, minor)
-		fs.DeviceModel, fs.DeviceSerial = dev.Model, dev.Serial
-		fs.UUID = deviceVolumeID(m.Source, m.FSType, major, minor)
-		notes = append(notes, dev.Notes...)
-		if m.FSType == "ext4" && ext4NoJournal("/sys", major, minor) {
+	if devs := mountDevices("/sys", m, resolved); len(devs) > 0 {
+		var models, serials, ids []string
+		for _, d := range devs {
+			dev := describeBlockDevice("/sys", d.major, d.minor)
+			models, serials = appendUnique(models, dev.Model), appendUnique(serials, dev.Serial)
+			ids = appendUnique(ids, dev.ID)
+			for _, n := range dev.Notes {
+				notes = appendUnique(notes, n)
+			}
+		}
+		fs.DeviceModel, fs.DeviceSerial = strings.Join(models, ", "), strings.Join(serials, ", ")
+		slices.Sort(ids)
+		fs.DeviceID = strings.Join(ids, ",")
+		sb := deviceSuperblockID(m.Source, m.FSType, devs)
+		fs.UUID, fs.Created = sb.UUID, sb.Created
+		if m.FSType == "ext4" && ext4NoJournal("/sys", devs[0].major, devs[0].minor) {
 			fs.NoJournal = true
 			notes = append(notes, noJournalNote)
 		}
@@ -74,19 +85,60 @@ func resolvePath(path string) (string, error) {
 	return resolved, nil
 }
 
-// blockDevOf is the block device number behind a mount. Mountinfo's st_dev is
-// it for most filesystems, but btrfs (and others with anonymous st_dev) show
-// 0:N, so a /dev source is then asked directly.
-func blockDevOf(m mountInfo) (major, minor uint32) {
+// mountDevices are the block devices the kernel ties to a mount, never
+// read from its source text: a tmpfs mounted with source=/dev/vda, or a
+// FUSE mount with fsname=/dev/vda, has none. Mountinfo's st_dev is the
+// device for a filesystem on one (fuseblk's too: the kernel opened it);
+// filesystems without a block device show 0:N, and so does btrfs, whose
+// devices the kernel lists under /sys/fs/btrfs/FSID/devices, the FSID
+// asked of the mounted filesystem itself (path is a file on it).
+func mountDevices(sysRoot string, m mountInfo, path string) []devNum {
 	if m.Major != 0 {
-		return m.Major, m.Minor
+		return []devNum{{m.Major, m.Minor}}
 	}
-	if !strings.HasPrefix(m.Source, "/dev/") {
-		return 0, 0
+	if m.FSType != "btrfs" {
+		return nil
 	}
-	var st unix.Stat_t
-	if err := unix.Stat(m.Source, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFBLK {
-		return 0, 0
+	fsid, ok := btrfsFSID(path)
+	if !ok {
+		return nil
 	}
-	return unix.Major(uint64(st.Rdev)), unix.Minor(uint64(st.Rdev))
+	dir := filepath.Join(sysRoot, "fs", "btrfs", fsid, "devices")
+	entries, _ := os.ReadDir(dir)
+	var devs []devNum
+	for _, e := range entries {
+		var d devNum
+		if _, err := fmt.Sscanf(readSysfs(filepath.Join(dir, e.Name(), "dev")), "%d:%d", &d.major, &d.minor); err == nil && d.major != 0 {
+			devs = append(devs, d)
+		}
+	}
+	return devs
 }
+
+// btrfsFSID asks the btrfs filesystem holding path for its FSID
+// (BTRFS_IOC_FS_INFO), in /sys/fs/btrfs's form.
+func btrfsFSID(path string) (string, bool) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		return "", false
+	}
+	defer unix.Close(fd)
+	var args [btrfsFSInfoSize]byte
+	if _, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), btrfsIocFSInfo, uintptr(unsafe.Pointer(&args[0]))); errno != 0 {
+		return "", false
+	}
+	id := formatUUID(args[btrfsFSInfoFSIDOffset : btrfsFSInfoFSIDOffset+16])
+	return id, id != ""
+}
+
+// BTRFS_IOC_FS_INFO is _IOR(0x94, 31, struct btrfs_ioctl_fs_info_args),
+// a 1024-byte struct whose fsid follows max_id and num_devices. _IOR's
+// direction bits differ between architectures (bit 31 on x86 and arm, bit
+// 30 on mips, powerpc and sparc); FS_IOC_GETFLAGS, another _IOR, has this
+// one's.
+const (
+	btrfsFSInfoSize       = 1024
+	iocReadBits           = unix.FS_IOC_GETFLAGS &^ 0x3fffffff
+	btrfsIocFSInfo        = iocReadBits | btrfsFSInfoSize<<16 | 0x94<<8 | 31
+	btrfsFSInfoFSIDOffset = 16
+)

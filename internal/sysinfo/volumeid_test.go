@@ -2,6 +2,7 @@ package sysinfo
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,11 +51,11 @@ func TestVolumeIDAgainstBlkid(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			if got := volumeID(tc.fstype, f); got == "" || !strings.EqualFold(got, want) {
+			if got := superblockUUID(tc.fstype, f); got == "" || !strings.EqualFold(got, want) {
 				t.Errorf("%s: UUID %q, blkid says %q", tc.fstype, got, want)
 			}
 			// Another type's reader finds no UUID there.
-			if got := volumeID(map[bool]string{true: "xfs", false: "ext4"}[tc.fstype != "xfs"], f); got != "" {
+			if got := superblockUUID(map[bool]string{true: "xfs", false: "ext4"}[tc.fstype != "xfs"], f); got != "" {
 				t.Errorf("%s read as another type gave %q", tc.fstype, got)
 			}
 		})
@@ -64,12 +65,12 @@ func TestVolumeIDAgainstBlkid(t *testing.T) {
 func TestVolumeIDRefusesOthers(t *testing.T) {
 	zeros := bytes.NewReader(make([]byte, volumeIDBytes))
 	for _, fstype := range []string{"ext4", "xfs", "btrfs", "ntfs", "tmpfs", "nfs"} {
-		if got := volumeID(fstype, zeros); got != "" {
+		if got := superblockUUID(fstype, zeros); got != "" {
 			t.Errorf("%s on zeros: %q", fstype, got)
 		}
 	}
 	short := bytes.NewReader([]byte("XFSB"))
-	if got := volumeID("xfs", short); got != "" {
+	if got := superblockUUID("xfs", short); got != "" {
 		t.Errorf("a short read gave %q", got)
 	}
 }
@@ -81,9 +82,14 @@ func FuzzVolumeID(f *testing.F) {
 	f.Add([]byte("XFSB"), "xfs")
 	f.Add([]byte("\xeb\x52\x90NTFS    "), "ntfs")
 	f.Fuzz(func(t *testing.T, b []byte, fstype string) {
-		id := volumeID(fstype, bytes.NewReader(b))
-		if id != "" && len(id) != 36 && len(id) != 16 {
+		sb := readSuperblockID(fstype, bytes.NewReader(b))
+		if id := sb.UUID; id != "" && len(id) != 36 && len(id) != 16 {
 			t.Fatalf("%q is neither a UUID nor a serial", id)
+		}
+		if !sb.Created.IsZero() && fstype != "ext2" && fstype != "ext3" && fstype != "ext4" {
+			t.Fatalf("a creation time %v for %s", sb.Created, fstype)
 		}
 	})
 }
+
+func superblockUUID(fstype string, r io.ReaderAt) string { return readSuperblockID(fstype, r).UUID }
