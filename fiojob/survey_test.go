@@ -9,8 +9,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -143,6 +145,11 @@ func TestFioSurvey(t *testing.T) {
 func surveyFile(fio, prep, path, name, scratch string) outcome {
 	o := outcome{name: name}
 	texts := map[string]string{}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return failed(o, "clyde failed", err)
+	}
+	logBS := variesBS.Match(src) && !strings.Contains(string(src), "log_avg_msec")
 	for _, tool := range []string{"fio", "clyde"} {
 		dir := filepath.Join(scratch, tool)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -159,6 +166,14 @@ func surveyFile(fio, prep, path, name, scratch string) outcome {
 			return failed(o, "clyde failed", err)
 		}
 		texts[tool] = string(b)
+		if logBS {
+			// The same edit for both: a latency log of every I/O, whose
+			// fourth column is its block size.
+			texts[tool] = strings.Replace(texts[tool], "\n", "\nwrite_lat_log="+surveyBSLog+"\n", 1)
+			if err := os.WriteFile(out, []byte(texts[tool]), 0o644); err != nil {
+				return failed(o, "clyde failed", err)
+			}
+		}
 	}
 	env := Env{Getenv: func(k string) (string, bool) { v, ok := surveyEnv[k]; return v, ok }}
 	clydeFile := filepath.Join(scratch, "clyde.fio")
@@ -167,13 +182,17 @@ func surveyFile(fio, prep, path, name, scratch string) outcome {
 		o.kind, o.reason = "refused", oneLine(err.Error())
 		return o
 	}
+	timed, err := surveyPlan(plan, filepath.Join(scratch, "clyde"))
+	if err != nil {
+		return failed(o, "clyde failed", err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), surveyTimeout)
 	defer cancel()
 	want, err := surveyFio(ctx, fio, filepath.Join(scratch, "fio"), texts["fio"])
 	if err != nil {
 		return failed(o, "fio failed", err)
 	}
-	got, timed, err := surveyClyde(ctx, plan, filepath.Join(scratch, "clyde"))
+	got, err := surveyClyde(ctx, plan, filepath.Join(scratch, "clyde"))
 	if err != nil {
 		if ctx.Err() == nil && result.IsUsage(err) {
 			o.kind, o.reason = "refused", oneLine(err.Error())
@@ -187,6 +206,17 @@ func surveyFile(fio, prep, path, name, scratch string) outcome {
 			o.fields = append(o.fields, field)
 		}
 		o.detail = append(o.detail, d)
+	}
+	if logBS {
+		f, ferr := bsShares(filepath.Join(scratch, "fio"))
+		c, cerr := bsShares(filepath.Join(scratch, "clyde"))
+		if ferr != nil || cerr != nil {
+			return failed(o, "clyde failed", fmt.Errorf("block size logs: fio's %v, clyde's %v", ferr, cerr))
+		}
+		if d := compareBSShares(f, c); d != "" {
+			o.fields = append(o.fields, "block size distribution")
+			o.detail = append(o.detail, "block size distribution: "+d)
+		}
 	}
 	o.kind = "agree"
 	if len(o.fields) > 0 {
@@ -253,22 +283,33 @@ func lastLine(s string) string {
 	return lines[len(lines)-1]
 }
 
-// surveyClyde runs the plan as clyde block FILE does from dir: relative
-// names there, logs written there. timed says a job's bytes depend on
-// speed (time-based, or paced by a rate or a think time).
-func surveyClyde(ctx context.Context, p blockbench.Plan, dir string) (view, bool, error) {
-	timed := false
+// surveyPlan points the plan at dir, as clyde block FILE run from dir
+// would (relative names there), and refuses a name outside it, before
+// either tool runs. timed says a job's bytes depend on speed
+// (time-based, or paced by a rate or a think time).
+func surveyPlan(p blockbench.Plan, dir string) (timed bool, err error) {
 	for _, g := range p.Groups {
 		for i := range g {
 			w := &g[i]
 			if !filepath.IsAbs(w.Filename) && w.Filename != "" {
 				w.Filename = filepath.Join(dir, w.Filename)
 			}
+			if w.Filename != "" && !strings.HasPrefix(w.Filename, dir+string(filepath.Separator)) {
+				// The edits put every name in scratch; one they missed is
+				// not run, by either tool.
+				return timed, fmt.Errorf("job %s would use %s, outside its scratch directory", w.Name, w.Filename)
+			}
 			if w.TimeBased || w.ThinkTime > 0 || w.Rate != [2]int64{} || w.RateIOPS != [2]int64{} {
 				timed = true
 			}
 		}
 	}
+	return timed, nil
+}
+
+// surveyClyde runs the plan as clyde block FILE does from dir, its logs
+// written there.
+func surveyClyde(ctx context.Context, p blockbench.Plan, dir string) (view, error) {
 	p.WriteLog = func(name string, write func(io.Writer) error) error {
 		out, err := os.Create(filepath.Join(dir, filepath.Base(name)))
 		if err != nil {
@@ -282,27 +323,102 @@ func surveyClyde(ctx context.Context, p blockbench.Plan, dir string) (view, bool
 	}
 	res, err := blockbench.RunPlan(ctx, p)
 	if err != nil {
-		return view{}, timed, err
+		return view{}, err
 	}
 	data, err := json.Marshal(res)
 	if err != nil {
-		return view{}, timed, err
+		return view{}, err
 	}
 	var out struct {
 		Jobs []json.RawMessage `json:"jobs"`
 	}
 	if err := json.Unmarshal(data, &out); err != nil {
-		return view{}, timed, err
+		return view{}, err
 	}
 	v := view{notes: append(append([]string(nil), p.Notes...), res.Notes...)}
 	for _, raw := range out.Jobs {
 		j, err := decodeJob(raw)
 		if err != nil {
-			return view{}, timed, err
+			return view{}, err
 		}
 		v.jobs = append(v.jobs, j)
 	}
-	return v, timed, nil
+	return v, nil
+}
+
+// variesBS finds a job file whose I/Os are not all of one size: fio's
+// JSON then says too little, and the survey compares the share of each
+// size in a latency log of every I/O (surveyBSLog) per direction.
+var variesBS = regexp.MustCompile(`(?m)^[ \t]*(bssplit|bsrange|blocksize_range|bs_unaligned|blocksize_unaligned|[rwt]?bs|blocksize)[ \t]*=[^;#\n]*[,:/-]`)
+
+// surveyBSLog is the prefix of that log.
+const surveyBSLog = "surveybs"
+
+// surveyBSPoints is how far apart the share of one block size may be, in
+// percentage points: each I/O draws its size.
+const surveyBSPoints = 5
+
+// bsShares reads the surveyBSLog logs a run left in dir: per direction
+// (0 read, 1 write, 2 trim), the share of each block size.
+func bsShares(dir string) (map[int]map[int64]float64, error) {
+	logs, err := filepath.Glob(filepath.Join(dir, surveyBSLog+"_lat.*.log"))
+	if err != nil || len(logs) == 0 {
+		return nil, fmt.Errorf("no %s_lat.*.log in %s (%v)", surveyBSLog, dir, err)
+	}
+	counts := map[int]map[int64]int64{}
+	totals := map[int]int64{}
+	for _, l := range logs {
+		data, err := os.ReadFile(l)
+		if err != nil {
+			return nil, err
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			f := strings.Split(line, ",")
+			if len(f) < 4 {
+				return nil, fmt.Errorf("%s: %q has no block size", l, line)
+			}
+			d, err1 := strconv.Atoi(strings.TrimSpace(f[2]))
+			bs, err2 := strconv.ParseInt(strings.TrimSpace(f[3]), 10, 64)
+			if err1 != nil || err2 != nil {
+				return nil, fmt.Errorf("%s: %q", l, line)
+			}
+			if counts[d] == nil {
+				counts[d] = map[int64]int64{}
+			}
+			counts[d][bs]++
+			totals[d]++
+		}
+	}
+	shares := map[int]map[int64]float64{}
+	for d, m := range counts {
+		shares[d] = map[int64]float64{}
+		for bs, n := range m {
+			shares[d][bs] = float64(n) * 100 / float64(totals[d])
+		}
+	}
+	return shares, nil
+}
+
+// compareBSShares says where two runs' block sizes differ, "" when each
+// size's share is within surveyBSPoints in every direction.
+func compareBSShares(fio, clyde map[int]map[int64]float64) string {
+	var out []string
+	for _, d := range []int{0, 1, 2} {
+		sizes := map[int64]bool{}
+		for bs := range fio[d] {
+			sizes[bs] = true
+		}
+		for bs := range clyde[d] {
+			sizes[bs] = true
+		}
+		for bs := range sizes {
+			if math.Abs(fio[d][bs]-clyde[d][bs]) > surveyBSPoints {
+				out = append(out, fmt.Sprintf("direction %d: fio %v, clyde %v", d, fio[d], clyde[d]))
+				break
+			}
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // ranToRuntime says an entry ran until its runtime cap, so its bytes are

@@ -1,6 +1,9 @@
 package fiojob
 
 import (
+	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -106,5 +109,42 @@ func TestSurveyCheck(t *testing.T) {
 				t.Errorf("fails %q, want one saying %q", fails, tc.fail)
 			}
 		})
+	}
+}
+
+// TestSurveyBlockSizes: which files get the block-size log, how it is
+// read (fio's lat log: time, value, direction, block size, ...) and when
+// two runs' shares of each size differ.
+func TestSurveyBlockSizes(t *testing.T) {
+	for text, varies := range map[string]bool{
+		"[j]\nbssplit=4k/50:8k/50\n": true, "[j]\n bsrange=1k-4k\n": true, "[j]\nbs=4k,8k\n": true,
+		"[j]\nblocksize_range=4k-16k\n": true, "[j]\nbs=4k\n": false, "[j]\nbs=4k ; one size, one, more\n": false,
+		"[j]\nrw=randrw:4\n": false,
+	} {
+		if variesBS.MatchString(text) != varies {
+			t.Errorf("%q: varies %v, want %v", text, !varies, varies)
+		}
+	}
+	dir := t.TempDir()
+	log := "1, 100, 0, 4096, 0\n2, 100, 0, 8192, 0\n3, 100, 0, 4096, 0\n4, 90, 1, 4096, 0\n"
+	if err := os.WriteFile(filepath.Join(dir, surveyBSLog+"_lat.1.log"), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := bsShares(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(got[0][4096]-200.0/3) > 1e-9 || math.Abs(got[0][8192]-100.0/3) > 1e-9 || got[1][4096] != 100 {
+		t.Errorf("shares %v", got)
+	}
+	if d := compareBSShares(got, got); d != "" {
+		t.Errorf("a run against itself: %s", d)
+	}
+	other := map[int]map[int64]float64{0: {4096: 50, 8192: 50}, 1: {4096: 100}}
+	if d := compareBSShares(got, other); !strings.HasPrefix(d, "direction 0:") {
+		t.Errorf("67/33 against 50/50: %q", d)
+	}
+	if _, err := bsShares(t.TempDir()); err == nil {
+		t.Error("no log read as no difference")
 	}
 }
