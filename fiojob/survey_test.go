@@ -110,6 +110,10 @@ func TestFioSurvey(t *testing.T) {
 	}
 	sort.Strings(files)
 	results := make([]outcome, len(files))
+	scratch := make([]string, len(files))
+	for i := range files {
+		scratch[i] = t.TempDir()
+	}
 	// Two files at a time: a shared 2-core machine, and each run spends
 	// much of its time waiting on I/O or its runtime.
 	next := make(chan int)
@@ -120,7 +124,7 @@ func TestFioSurvey(t *testing.T) {
 			defer wg.Done()
 			for i := range next {
 				rel, _ := filepath.Rel(src, files[i])
-				results[i] = surveyFile(fio, prep, files[i], rel, t.TempDir())
+				results[i] = surveyFile(fio, prep, files[i], rel, scratch[i])
 			}
 		}()
 	}
