@@ -689,7 +689,7 @@ func surveyTable(results []outcome) string {
 // Why the files that run differ from fio today.
 const (
 	jobOptionsEcho = "fio echoes a section's own options as written; clyde adds defaults and resolved values (issue 34 item 2)"
-	posixaioFill   = "posixaio at iodepth=16: fio's queue sits at 8 for 62% of submissions, clyde's for about 51%, the rest lower"
+	posixaioFill   = "posixaio, buffered, at iodepth=16: fio's queue is at 8 for 55-62% of submissions and at 16 for 10-31% (it varies from run to run), clyde's at 8 for about 51% and lower for most of the rest"
 )
 
 // surveyExpect is what each of fio 3.33's files does today (fio 3.33 and
