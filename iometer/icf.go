@@ -34,7 +34,7 @@ type Config struct {
 	Source  string
 	Version string
 	// VersionNumber is Version as Iometer 1.1.0's GetVersion reads it
-	// (versionNumber): the number that decides the format of the access
+	// (versionOf): the number that decides the format of the access
 	// specifications (icf_old.go's oldSpecs).
 	VersionNumber uint64
 	// Description is the Test Description.
