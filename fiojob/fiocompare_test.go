@@ -33,15 +33,11 @@ type fioJob struct {
 	Name  string `json:"jobname"`
 	Desc  string `json:"desc"`
 	Group int    `json:"groupid"`
-	Read  struct {
-		IOBytes int64 `json:"io_bytes"`
-	} `json:"read"`
-	Write struct {
-		IOBytes int64 `json:"io_bytes"`
-	} `json:"write"`
-	Trim struct {
-		IOBytes int64 `json:"io_bytes"`
-	} `json:"trim"`
+	Read  dirIO  `json:"read"`
+	Write dirIO  `json:"write"`
+	Trim  dirIO  `json:"trim"`
+	// JobRuntime is fio's job_runtime, in ms.
+	JobRuntime int64 `json:"job_runtime"`
 	// Sync is fio's fsync count and the fsyncs and fdatasyncs it timed.
 	Sync struct {
 		TotalIOs int64 `json:"total_ios"`
@@ -55,6 +51,12 @@ type fioJob struct {
 	// how many I/Os each submission and each reap took.
 	Submit   map[string]float64 `json:"iodepth_submit"`
 	Complete map[string]float64 `json:"iodepth_complete"`
+}
+
+// dirIO is one direction's bytes and I/Os of an entry.
+type dirIO struct {
+	IOBytes  int64 `json:"io_bytes"`
+	TotalIOs int64 `json:"total_ios"`
 }
 
 // view is one run's entries, and the files left in (fio) or named by

@@ -33,6 +33,10 @@ type Config struct {
 	// Source names the file in messages and in the result.
 	Source  string
 	Version string
+	// VersionNumber is Version as Iometer 1.1.0's GetVersion reads it
+	// (versionOf): the number that decides the format of the access
+	// specifications (icf_old.go's oldSpecs).
+	VersionNumber uint64
 	// Description is the Test Description.
 	Description string
 	RunTime     time.Duration
@@ -210,13 +214,17 @@ func (p *parser) file() error {
 		return result.Usagef(p.cfg.Source, "empty; an Iometer configuration file starts with its version line (\"Version 1.1.0\")")
 	}
 	first := p.lines[p.i]
-	v, ok := versionOf(first.text)
+	v, num, ok := versionOf(first.text)
 	if !ok {
 		// The line is not quoted: a file that is no .icf (/etc/shadow
 		// given by mistake) must not be copied to stderr and logs.
 		return p.errf(first.n, "not Iometer's version line (\"Version 1.1.0\" or \"Version 2006.07.27\"): not an Iometer configuration file")
 	}
-	p.cfg.Version = v
+	p.cfg.Version, p.cfg.VersionNumber = v, num
+	if num < firstVersion {
+		// Iometer 1.1.0 says so and reads the file all the same.
+		p.ignore(first.n, "version %s is earlier than 1998.01.05 (Iometer: \"Version number earlier than 1998.01.05 or incorrectly formatted\"); read as Iometer reads it all the same", v)
+	}
 	p.i++
 	for {
 		p.skipBlank()
@@ -234,7 +242,7 @@ func (p *parser) file() error {
 		case hasPrefixFold(l.text, "'RESULTS DISPLAY"):
 			p.i++
 			err = p.skipSection(l, "'END results display", "RESULTS DISPLAY section (clyde prints its own results)")
-		case hasPrefixFold(l.text, "'ACCESS SPECIFICATIONS") && oldSpecs(p.cfg.Version):
+		case hasPrefixFold(l.text, "'ACCESS SPECIFICATIONS") && oldSpecs(p.cfg.VersionNumber):
 			p.i++
 			err = p.accessSpecsOld()
 		case hasPrefixFold(l.text, "'ACCESS SPECIFICATIONS"):
@@ -253,23 +261,51 @@ func (p *parser) file() error {
 	}
 }
 
-// versionOf reads "Version 1.1.0" or "Version 2006.07.27 ".
-func versionOf(s string) (string, bool) {
+// versionOf reads the version line: "Version " and the version as
+// Iometer writes it ("1.1.0", "2006.07.27", "2008.06.18-RC2"), and the
+// number Iometer 1.1.0's GetVersion (src/ICF_ifstream.cpp) makes of it,
+// the one number that decides the file's format. GetVersion takes the
+// first three runs of digits, whatever lies between them; a major part
+// above 1900 is a date, yyyy*10000+mm*100+dd, any other the 1.1.0
+// numbering, major*10^10+middle*10^5+minor ("3.26.97" is 30002600097, so
+// the special case GetVersion keeps for 1998's OLTP.txt, 32697 taken as
+// 1998.01.05, is reached only by "0.0.32697"). clyde also wants the word
+// Version first: it is how a file that is no .icf is told apart.
+func versionOf(s string) (text string, number uint64, ok bool) {
 	if !hasPrefixFold(s, "Version") {
-		return "", false
+		return "", 0, false
 	}
-	v := strings.TrimSpace(s[len("Version"):])
-	parts := strings.Split(v, ".")
-	if len(parts) != 3 {
-		return "", false
-	}
-	for _, x := range parts {
-		if _, err := strconv.ParseUint(x, 10, 32); err != nil {
-			return "", false
+	text = strings.TrimSpace(s[len("Version"):])
+	var parts [3]uint64
+	rest := text
+	for i := range parts {
+		start := strings.IndexFunc(rest, isDigit)
+		if start < 0 {
+			return "", 0, false
 		}
+		rest = rest[start:]
+		end := strings.IndexFunc(rest, func(r rune) bool { return !isDigit(r) })
+		if end < 0 {
+			end = len(rest)
+		}
+		if end > 9 { // past what Iometer's atoi holds
+			return "", 0, false
+		}
+		parts[i], _ = strconv.ParseUint(rest[:end], 10, 64)
+		rest = rest[end:]
 	}
-	return v, true
+	if parts[0] > 1900 {
+		number = parts[0]*10000 + parts[1]*100 + parts[2]
+	} else {
+		number = parts[0]*10_000_000_000 + parts[1]*100_000 + parts[2]
+	}
+	if number == 32697 {
+		number = firstVersion
+	}
+	return text, number, true
 }
+
+func isDigit(r rune) bool { return r >= '0' && r <= '9' }
 
 func (p *parser) skipSection(start line, end, what string) error {
 	for !p.eof() {
@@ -444,9 +480,20 @@ func (p *parser) accessSpecs() error {
 				return err
 			}
 		default:
-			return p.errf(key.n, "%q in the ACCESS SPECIFICATIONS section; want 'Access specification name,default assignment", key.text)
+			return p.errf(key.n, "%q in the ACCESS SPECIFICATIONS section; want 'Access specification name,default assignment%s", key.text, p.formatHint())
 		}
 	}
+}
+
+// formatHint is what a refusal in the named format adds for a file whose
+// version line does not read as a date: Iometer 1.1.0 takes "Version
+// 3.26.97" as its own numbering, after every date, so such a file's
+// specifications are read in the named format, as clyde reads them.
+func (p *parser) formatHint() string {
+	if p.cfg.VersionNumber < 10_000_000_000 || strings.HasPrefix(p.cfg.Version, "1.") {
+		return ""
+	}
+	return fmt.Sprintf(" (a file of \"Version %s\" has named access specifications to Iometer 1.1.0, which reads that version as %d, after 1998.05.21)", p.cfg.Version, p.cfg.VersionNumber)
 }
 
 func (p *parser) accessSpec(key, val line) error {
@@ -746,6 +793,14 @@ func (p *parser) targets(w *Worker) error {
 		switch {
 		case strings.EqualFold(key.text, "'End target assignments"):
 			return nil
+		case strings.EqualFold(key.text, "'End target"):
+			// A second 'End target, as the files QEMU's test suite gives
+			// Iometer have (tp-qemu's iometer_multi_3disks.icf): what the
+			// file means is plain, and the line is skipped. Iometer 1.1.0
+			// itself (Worker::LoadConfigTargets) stops there: it reports
+			// the line and leaves the rest of the manager list unread.
+			p.ignore(key.n, "a second 'End target in worker %q's target assignments, skipped (Iometer 1.1.0 reports \"Expected a \"Target\" comment\" here and reads no further workers)", w.Name)
+			continue
 		case !strings.EqualFold(key.text, "'Target"):
 			return p.errf(key.n, "%q in worker %q's target assignments; want 'Target", key.text, w.Name)
 		}

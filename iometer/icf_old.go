@@ -33,30 +33,21 @@ import (
 // oldFormatAlign is the alignment Iometer leaves on an old line.
 const oldFormatAlign = 2048
 
-// oldSpecs says whether a file of version v (its version line) has
-// access specifications in the old format: versions 1998.01.05 to
-// 1998.05.20 (GetVersion's major*10000+middle*100+minor), and the ancient
-// "3.26.97" OLTP.txt that GetVersion takes as 1998.01.05. Later files
-// (1998.05.21 on, and 1.1.0's "1.1.0") have the named format.
-func oldSpecs(v string) bool {
-	if v == "3.26.97" {
-		return true
-	}
-	parts := strings.Split(v, ".")
-	if len(parts) != 3 {
-		return false
-	}
-	var n [3]int
-	for i, s := range parts {
-		x, err := strconv.Atoi(s)
-		if err != nil {
-			return false
-		}
-		n[i] = x
-	}
-	version := n[0]*10000 + n[1]*100 + n[2]
-	return version >= 19980105 && version < 19980521
-}
+// The version numbers Iometer 1.1.0's loaders compare a file's with
+// (versionOf): 1998.01.05 is the earliest GetVersion knows, and files
+// before 1998.05.21 have the old access specifications
+// (AccessSpecList::LoadConfig).
+const (
+	firstVersion      = 19980105
+	namedSpecsVersion = 19980521
+)
+
+// oldSpecs says whether a file whose version line reads as v has its
+// access specifications in the old format: the one rule Iometer 1.1.0's
+// AccessSpecList::LoadConfig applies, whatever the section holds. A
+// "Version 3.26.97" file is 30002600097 to it, so it reads its
+// specifications in the named format.
+func oldSpecs(v uint64) bool { return v < namedSpecsVersion }
 
 // accessSpecsOld reads an old ACCESS SPECIFICATIONS section, as
 // LoadConfigOld does; it stops at the next comment line, and takes an

@@ -66,10 +66,11 @@ func TestOldFormatSpecs(t *testing.T) {
 }
 
 func TestOldFormatVersions(t *testing.T) {
-	for v, old := range map[string]bool{"1998.01.05": true, "1998.05.20": true, "3.26.97": true,
-		"1998.05.21": false, "1998.10.08": false, "2006.07.27": false, "1.1.0": false} {
-		if oldSpecs(v) != old {
-			t.Errorf("version %s: old format %v, want %v", v, !old, old)
+	for v, old := range map[string]bool{"1998.01.05": true, "1998.05.20": true, "1997.12.31": true, "0.0.32697": true,
+		"3.26.97": false, "1998.05.21": false, "1998.10.08": false, "2006.07.27": false, "2008.06.18-RC2": false, "1.1.0": false} {
+		_, n, ok := versionOf("Version " + v)
+		if !ok || oldSpecs(n) != old {
+			t.Errorf("version %s (%d, %v): old format %v, want %v", v, n, ok, !old, old)
 		}
 	}
 }

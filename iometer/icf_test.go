@@ -299,7 +299,7 @@ func TestNoManagerList(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, p := range []string{shipped, "testdata/two-workers.icf"} {
+	for _, p := range []string{shipped, "testdata/two-workers.icf", "testdata/oltp_32697.icf", "testdata/tp-qemu/iometer_multi_3disks.icf"} {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
 		}

@@ -1,7 +1,8 @@
 // Package orion is Oracle ORION's I/O calibration test on clyde's block
 // engine: ORION's command line (-run, -testname reading T.lun, -num_disks,
 // -size_small, -size_large, -type, -num_streamIO, -write, -duration,
-// -matrix, -num_small, -num_large, -cache_size, -simulate, -verbose), its
+// -matrix, -num_small, -num_large, -cache_size, -simulate, -stripe,
+// -hugenotneeded, -verbose), its
 // load matrices, its data points (small random I/O and large random I/O or
 // sequential streams at once, one blockbench group each) and its output
 // files (T_<yyyymmdd_hhmm>_summary.txt, _iops.csv, _mbps.csv, _lat.csv,
@@ -11,6 +12,7 @@
 package orion
 
 import (
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -84,7 +86,14 @@ type Options struct {
 	NumSmall, NumLarge int // NotGiven when left out
 	CacheSize          int // MiB; NotGiven when left out
 	Simulate           string
-	Verbose            bool
+	// Stripe is -stripe, -simulate raid0's stripe depth in KiB; 0 when
+	// not given (StripeBytes, or the large I/O size when larger).
+	Stripe int
+	// HugeNotNeeded is -hugenotneeded: ORION then runs without large
+	// pages configured. clyde allocates none, so it changes nothing and is
+	// noted in the result.
+	HugeNotNeeded bool
+	Verbose       bool
 	// OutputDir is where the output files go; "" writes none (clyde block
 	// --profile orion prints its table instead).
 	OutputDir   string
@@ -197,6 +206,8 @@ func (o *Options) mapping() (mapped, error) {
 		return m, result.Usagef("-cache_size", "%d is negative; give the array cache in MB, or 0 for no warm-up", o.CacheSize)
 	case o.Simulate != "concat" && o.Simulate != "raid0":
 		return m, result.Usagef("-simulate", "unknown array type %q; accepted: concat, raid0", o.Simulate)
+	case o.Stripe < 0 || o.Stripe > 1<<20:
+		return m, result.Usagef("-stripe", "%d is not a stripe depth in KiB between 1 and 1048576, such as 1024", o.Stripe)
 	case o.NumSmall < NotGiven:
 		return m, result.Usagef("-num_small", "%d is negative", o.NumSmall)
 	case o.NumLarge < NotGiven:
@@ -259,4 +270,18 @@ func (o *Options) mapping() (mapped, error) {
 		}
 	}
 	return m, nil
+}
+
+// Notes says what the flags that change nothing in clyde were read as:
+// -hugenotneeded always, -stripe without -simulate raid0. The result and
+// its text carry them (Run).
+func (o *Options) Notes() []string {
+	var notes []string
+	if o.Stripe > 0 && o.Simulate != "raid0" {
+		notes = append(notes, fmt.Sprintf("-stripe %d was read and changes nothing: only -simulate raid0 stripes the LUNs (this is -simulate %s)", o.Stripe, o.Simulate))
+	}
+	if o.HugeNotNeeded {
+		notes = append(notes, "-hugenotneeded was read and changes nothing: clyde allocates no large pages, so it never needs them configured")
+	}
+	return notes
 }

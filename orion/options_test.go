@@ -39,6 +39,10 @@ func TestValidate(t *testing.T) {
 		{"negative cache", func(o *Options) { o.CacheSize = -5 }, "-cache_size"},
 		{"large size 0", func(o *Options) { o.SizeLarge = 0 }, "-size_large"},
 		{"no small size", func(o *Options) { o.SizeSmall = nil }, "-size_small"},
+		{"stripe", func(o *Options) { o.Simulate, o.Stripe = "raid0", 2048 }, ""},
+		{"negative stripe", func(o *Options) { o.Stripe = -1 }, "-stripe"},
+		{"stripe above 1 GiB", func(o *Options) { o.Stripe = 1<<20 + 1 }, "-stripe"},
+		{"hugenotneeded", func(o *Options) { o.HugeNotNeeded = true }, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -51,9 +51,15 @@ func (t *Test) target() target {
 	return target{filename: t.luns[0].Path, volume: v, size: total}
 }
 
-// stripe is -simulate raid0's stripe depth: ASM's 1 MB, or the large I/O
-// size when that is larger, so that no I/O crosses a stripe.
-func (t *Test) stripe() int64 { return max(StripeBytes, int64(t.opt.SizeLarge)<<10) }
+// stripe is -simulate raid0's stripe depth: -stripe, or else ASM's 1 MB,
+// or the large I/O size when that is larger, so that no I/O crosses a
+// stripe.
+func (t *Test) stripe() int64 {
+	if t.opt.Stripe > 0 {
+		return int64(t.opt.Stripe) << 10
+	}
+	return max(StripeBytes, int64(t.opt.SizeLarge)<<10)
+}
 
 // checkStripe refuses I/O sizes that do not divide the stripe: such an I/O
 // would span two LUNs, which one request cannot.

@@ -191,6 +191,7 @@ func (t *Test) Run(ctx context.Context) (*result.Block, error) {
 		return nil, err
 	}
 	res.Orion = t.describe()
+	res.Notes = append(res.Notes, t.opt.Notes()...)
 	if t.byWorkers {
 		res.Notes = append(res.Notes, "the engine keeps one I/O in flight, so each load of N outstanding I/Os ran as N workers of one I/O each")
 	}

@@ -5,16 +5,19 @@
 # with only what must change on a test machine: its directory= and
 # filename= pointed into a scratch directory (a device name becomes a
 # file), size= cut to (or, for a device's whole size, set to) SIZE,
-# runtime= to RUNTIME and loops= to 2. Each tool runs in a
+# runtime= to RUNTIME and loops= to 2 (scripts/fio-example-prepare.sh makes
+# the edits, as for fiojob's survey). Each tool runs in a
 # directory of its own and lays out its own files.
 #
-# Env: FIO_EXAMPLES (fio's examples/ directory; default
-# /usr/share/doc/fio/examples, else a checkout's), EXAMPLES (the file
+# Env: FIO_EXAMPLES (fio's examples/ directory; default $FIO_SRC/examples,
+# as .ci/run and fiojob's survey take it from Debian's fio source package,
+# else /usr/share/doc/fio/examples), EXAMPLES (the file
 # names), SIZE (default 64m), RUNTIME (s, default 3), DIR (default
 # /var/tmp), BIN (clyde binary; built when unset).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+FIO_EXAMPLES=${FIO_EXAMPLES:-${FIO_SRC:+$FIO_SRC/examples}}
 FIO_EXAMPLES=${FIO_EXAMPLES:-/usr/share/doc/fio/examples}
 EXAMPLES=${EXAMPLES:-"fio-rand-read.fio fio-seq-write.fio fio-rand-RW.fio ssd-test.fio aio-read.fio"}
 SIZE=${SIZE:-64m} RUNTIME=${RUNTIME:-3} DIR=${DIR:-/var/tmp}
@@ -39,15 +42,9 @@ if [ -z "$BIN" ]; then
 	(cd "$root" && go build -o "$BIN" ./cmd/clyde)
 fi
 
-# prepare EXAMPLE OUT TOOLDIR: the example with its places and sizes cut.
-prepare() {
-	sed -E -e 's|^([[:space:]]*)directory=.*|\1directory='"$3"'|' \
-		-e 's|^([[:space:]]*)filename=(/dev/)?([^[:space:];#]*/)?([^/[:space:];#]+).*|\1filename=\4|' \
-		-e 's|^([[:space:]]*)size=.*|\1size='"$SIZE"'|' \
-		-e 's|^([[:space:]]*)runtime=.*|\1runtime='"$RUNTIME"'|' \
-		-e 's|^([[:space:]]*)loops=.*|\1loops=2|' "$1" |
-		awk -v dir="$3" -v size="$SIZE" 'BEGIN { print "[global]"; print "directory=" dir; print "size=" size } { print }' >"$2"
-}
+# prepare EXAMPLE OUT TOOLDIR: the example with its places and sizes cut,
+# as fiojob's survey of fio's files cuts them (scripts/fio-example-prepare.sh).
+prepare() { SIZE=$SIZE RUNTIME=$RUNTIME "$root/scripts/fio-example-prepare.sh" "$1" "$2" "$3"; }
 
 figures() {
 	jq -r '.jobs[] | . as $j | ["read", "write"][] as $d | $j[$d] | select(.total_ios > 0) |

@@ -26,7 +26,7 @@ func orionCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "orion",
 		Usage:     "Oracle ORION's I/O calibration test: small random and large I/O load matrices, ORION's output files",
-		UsageText: "clyde orion -run simple|normal|advanced|dss|oltp [-testname T] [-num_disks N] [-size_small KiB[,KiB...]] [-size_large KiB] [-type rand|seq] [-num_streamIO N] [-write PCT] [-duration S] [-matrix basic|detailed|point|col|row|max] [-num_small N] [-num_large N] [-cache_size MB] [-simulate concat|raid0] [-verbose]",
+		UsageText: "clyde orion -run simple|normal|advanced|dss|oltp [-testname T] [-num_disks N] [-size_small KiB[,KiB...]] [-size_large KiB] [-type rand|seq] [-num_streamIO N] [-write PCT] [-duration S] [-matrix basic|detailed|point|col|row|max] [-num_small N] [-num_large N] [-cache_size MB] [-simulate concat|raid0] [-stripe KiB] [-hugenotneeded] [-verbose]",
 		Description: "Takes ORION's flags (single dash) with their meanings and defaults. T.lun lists the files or block\n" +
 			"devices to test, one per line; they must exist. Writes T_<yyyymmdd_hhmm>_summary.txt, _iops.csv,\n" +
 			"_mbps.csv, _lat.csv, _trace.txt and ORION 12c's _hist.txt in the current directory (or -output-dir). Every data point runs\n" +
@@ -51,6 +51,8 @@ func orionCommand() *cli.Command {
 			&cli.IntFlag{Name: "num_large", Usage: "large I/Os in flight, or streams with -type seq (-matrix row, point, max)"},
 			&cli.IntFlag{Name: "cache_size", Usage: "array cache in MB: before each point with sequential streams, read that much at random, unmeasured"},
 			&cli.StringFlag{Name: "simulate", Value: d.Simulate, Usage: "several LUNs as one volume: concat or raid0 (1 MiB stripes)"},
+			&cli.IntFlag{Name: "stripe", Usage: "-simulate raid0's stripe depth in KiB", DefaultText: "1024, or -size_large when larger"},
+			&cli.BoolFlag{Name: "hugenotneeded", Usage: "run without large pages configured (clyde never needs them: read and noted)"},
 			&cli.BoolFlag{Name: "verbose", Usage: "print each data point as it finishes"},
 			&cli.StringFlag{Name: "output-dir", Value: d.OutputDir, Usage: "where ORION's files go"},
 			&cli.BoolFlag{Name: "destroy-data", Usage: "allow -write above 0 on existing files and devices, destroying what they hold"},
@@ -94,6 +96,12 @@ func orionOptions(c *cli.Context) (orion.Options, error) {
 		}
 	}
 	o.Simulate, o.Verbose = strings.ToLower(c.String("simulate")), c.Bool("verbose")
+	o.HugeNotNeeded = c.Bool("hugenotneeded")
+	if c.IsSet("stripe") {
+		if o.Stripe = c.Int("stripe"); o.Stripe < 1 {
+			return o, result.Usagef("-stripe", "%d is not a stripe depth in KiB; give one such as 1024", o.Stripe)
+		}
+	}
 	o.OutputDir, o.DestroyData, o.Direct, o.Seed = c.String("output-dir"), c.Bool("destroy-data"), c.Bool("direct"), c.Uint64("seed")
 	o.AllowSparse = c.Bool("allow_sparse")
 	o.AllowCached = c.Bool("allow_cached")

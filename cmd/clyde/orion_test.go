@@ -110,3 +110,51 @@ func TestPastedDash(t *testing.T) {
 		})
 	}
 }
+
+// Oracle's sample command for striped sequential streams takes -stripe,
+// and ORION 11.2's -hugenotneeded: both are read, the stripe recorded, and
+// the flag that changes nothing noted in the text and the JSON.
+func TestOrionStripeAndHugeNotNeeded(t *testing.T) {
+	dir := t.TempDir()
+	var luns string
+	for _, n := range []string{"a.img", "b.img"} {
+		p := filepath.Join(dir, n)
+		if err := os.WriteFile(p, make([]byte, 4<<20), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		luns += p + "\n"
+	}
+	if err := os.WriteFile(filepath.Join(dir, "t.lun"), []byte(luns), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	js := filepath.Join(dir, "r.json")
+	code, out, stderr := runClyde(t, "orion", "-run", "advanced", "-testname", filepath.Join(dir, "t"), "-num_disks", "1", "-simulate", "raid0",
+		"-stripe", "2048", "-write", "0", "-type", "seq", "-matrix", "point", "-num_small", "0", "-num_large", "1", "-hugenotneeded",
+		"-duration", "1", "-output-dir", dir, "--direct=false", "--no-history", "--json", js)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "note: -hugenotneeded was read and changes nothing") {
+		t.Errorf("the text does not note -hugenotneeded:\n%s", out)
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res result.Block
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Orion == nil || res.Orion.StripeKiB != 2048 || !slicesContains(res.Notes, "-hugenotneeded was read") {
+		t.Errorf("orion %+v, notes %q: want the 2048 KiB stripe and the note", res.Orion, res.Notes)
+	}
+}
+
+func slicesContains(list []string, sub string) bool {
+	for _, s := range list {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
