@@ -155,6 +155,10 @@ type Workload struct {
 	// result should echo beside the resolved ones (a job file's own
 	// options); the resolved ones win.
 	Options map[string]string
+	// JobOptions, when set, is the job's options exactly as fio echoes
+	// them (fiojob: a job file's section or a fio command line's job, as
+	// written); the shape hook writes them instead of the resolved ones.
+	JobOptions result.Options
 }
 
 // ReportOptions are fio's options for what a job's latency objects hold.
@@ -208,9 +212,9 @@ type Plan struct {
 	// files are its own (RankFileName) and every group starts and ends
 	// with every rank's (Ranks.Phases).
 	Ranks *Ranks
-	// GlobalOptions is a job file's [global] section, echoed as fio's
-	// "global options".
-	GlobalOptions map[string]string
+	// GlobalOptions is a job file's [global] sections as written, echoed
+	// as fio's "global options".
+	GlobalOptions result.Options
 	// WriteLog writes one file a workload's Log asked for, after its
 	// group ran: name is the file's name (fiojob.LogNames lists fio's
 	// logs), write fills it. It must be set when any Log writes.

@@ -1,6 +1,7 @@
 package fiojob
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -359,11 +360,32 @@ func weightedDist(ds []result.Dist, weights []float64) result.Dist {
 	return out
 }
 
-// options is the workload as it ran in fio's option syntax: sizes as
-// "4k"/"1g", times in seconds ("5", "500ms" when not whole), flags as 0/1,
-// iodepth and ioengine what ran, data options by fio's names, and the
+// options is the job's "job options": a job written in fio's language
+// echoes its own options as fio does (Workload.JobOptions, echo.go), an
+// entry group_reporting sums those of its last member, as fio's stat.c
+// (opt_lists[j] is each member's in turn); any other job its options as
+// it ran (resolvedOptions), sorted by name.
+func options(jm *blockbench.JobMeasure) result.Options {
+	last := jm.Workload
+	if n := len(jm.Members); n > 0 {
+		last = jm.Members[n-1]
+	}
+	if last.JobOptions != nil {
+		return slices.Clone(last.JobOptions)
+	}
+	m := resolvedOptions(jm)
+	out := make(result.Options, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, result.Option{Name: k, Value: m[k]})
+	}
+	return out
+}
+
+// resolvedOptions is the workload as it ran in fio's option syntax: sizes
+// as "4k"/"1g", times in seconds ("5", "500ms" when not whole), flags as
+// 0/1, iodepth and ioengine what ran, data options by fio's names, and the
 // Iometer access specification it drew from.
-func options(jm *blockbench.JobMeasure) map[string]string {
+func resolvedOptions(jm *blockbench.JobMeasure) map[string]string {
 	w := jm.Workload
 	m := map[string]string{}
 	for k, v := range w.Options {
@@ -372,9 +394,7 @@ func options(jm *blockbench.JobMeasure) map[string]string {
 	set := func(k, v string) { m[k] = v }
 	set("name", w.Name)
 	set("filename", w.Filename)
-	if _, given := w.Options["rw"]; !given {
-		set("rw", string(w.RW)) // a job file's rw=MODE:N echoes as written, as fio's
-	}
+	set("rw", string(w.RW))
 	if w.RW.Mixed() {
 		set("rwmixread", strconv.Itoa(w.RWMixRead))
 	}
@@ -382,11 +402,7 @@ func options(jm *blockbench.JobMeasure) map[string]string {
 	set("size", sizeString(w.Size))
 	set("offset", sizeString(w.Offset))
 	set("iodepth", strconv.Itoa(jm.Depth))
-	if _, clone := w.Options["numjobs"]; !clone || w.NumJobs > 1 {
-		// A job file's clone (one workload of fio's numjobs) echoes the
-		// job's numjobs, as fio's job options do.
-		set("numjobs", strconv.Itoa(w.NumJobs))
-	}
+	set("numjobs", strconv.Itoa(w.NumJobs))
 	set("ioengine", string(jm.Engine))
 	set("direct", boolOpt(w.Direct))
 	set("runtime", durationString(w.Runtime))

@@ -77,7 +77,7 @@ func TestFioJobFields(t *testing.T) {
 			if tc.engine == blockbench.EngineIOUring && job.Read.Slat.N == 0 {
 				t.Error("io_uring has a submission stage, and slat_ns is empty")
 			}
-			if job.Options["filename"] != j.Filename || job.Options["bs"] != "4k" || job.Options["size"] != "4m" {
+			if job.Options.Get("filename") != j.Filename || job.Options.Get("bs") != "4k" || job.Options.Get("size") != "4m" {
 				t.Errorf("job options %v", job.Options)
 			}
 			if !strings.HasPrefix(res.FioVersion, "clyde-") || !strings.Contains(res.FioVersion, "fio-3.33") || res.Time == "" {

@@ -47,7 +47,7 @@ func TestBlockJobFile(t *testing.T) {
 			t.Errorf("%s ran %d ns; the flag after the file says 100ms", j.JobName, j.Config.RuntimeNs)
 		}
 	}
-	if res.Jobs[1].Options["bs"] != "8k" || res.GlobalOptions["size"] != "4m" {
+	if res.Jobs[1].Options.Get("bs") != "8k" || res.GlobalOptions.Get("size") != "4m" {
 		t.Errorf("job options %v, global options %v", res.Jobs[1].Options, res.GlobalOptions)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "f")); err == nil {
@@ -115,11 +115,11 @@ func TestKDiskMark(t *testing.T) {
 				t.Errorf("config %+v, syncs %d: want direct, refilled buffers and end_fsync, not counted in sync as fio", j.Config, j.Sync.TotalIOs)
 			}
 			if blockbench.EngineAvailable(blockbench.EngineLibaio) == nil {
-				if j.Options["ioengine"] != "libaio" || strings.Contains(stderr, "libaio") {
-					t.Errorf("ioengine %q, stderr %q: libaio runs as itself, without a note", j.Options["ioengine"], stderr)
+				if j.Options.Get("ioengine") != "libaio" || strings.Contains(stderr, "libaio") {
+					t.Errorf("ioengine %q, stderr %q: libaio runs as itself, without a note", j.Options.Get("ioengine"), stderr)
 				}
-			} else if j.Options["ioengine"] == "libaio" || !strings.Contains(stderr, "libaio") {
-				t.Errorf("ioengine %q, stderr %q: libaio runs as another engine, said on stderr", j.Options["ioengine"], stderr)
+			} else if j.Options.Get("ioengine") == "libaio" || !strings.Contains(stderr, "libaio") {
+				t.Errorf("ioengine %q, stderr %q: libaio runs as another engine, said on stderr", j.Options.Get("ioengine"), stderr)
 			}
 		})
 	}
