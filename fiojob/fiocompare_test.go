@@ -644,7 +644,7 @@ ioengine=libaio
 iodepth=8
 direct=0
 `},
-	{name: "null: no file, depth 1 and 8", files: true, text: `[global]
+	{name: "null: no file, depth 1 and 8", files: true, depthDist: 0.2, batchDist: 0.2, text: `[global]
 size=1m
 bs=4k
 ioengine=null
@@ -902,6 +902,35 @@ fdatasync=4
 [onclose]
 filename=c.dat
 fsync_on_close=1
+`},
+	// fio's echo of the options: blanks after '=' kept, fio's names for
+	// aliases, each section sorted by option priority (kb_base and
+	// unit_base first, filename_format and filename last), a second bs=
+	// kept, bare options left out, two [global*] sections, numjobs
+	// clones, and a job with no option of its own (no "job options").
+	{name: "job options as fio echoes them", files: true, text: `[global]
+bs = 4k
+readwrite=read
+ioengine=sync
+size=64k
+[global-two]
+kb_base=1000
+thread
+[echo]
+size=256KiB
+blocksize=8k
+iodepth_batch_submit=1
+bs=4k
+description=a "q" \ b
+unit_base=1
+filename_format=echo.$jobnum
+directory=.
+numjobs=2
+[bare]
+[filename-last]
+zero_buffers
+filename=last.dat
+rw=write
 `},
 	{name: "an example's shape", text: `; -- start job file --
 [global]

@@ -141,34 +141,52 @@ func sum(counts []int64) int64 {
 // jobFields is what only fio's readers look at: the depth distributions
 // and fio's latency buckets of the clat histograms (context switches and
 // faults are the caller's).
+//
+// The depth is counted as fio's td_io_queue counts it, the same for every
+// engine: an I/O the engine queued is in the bucket of the I/Os in flight
+// it joined (the engine's InFlight), one that completed inside its own
+// queue call (a synchronous engine; null at iodepth 1, which fio runs as
+// FIO_SYNCIO) in bucket 1. So a worker that did I/O and counted none in
+// flight did all of it at depth 1.
 func jobFields(m *blockbench.JobMeasure) result.BlockJobFio {
 	f := result.BlockJobFio{LatencyDepth: m.Depth, LatencyPercentile: 100}
-	var depth, reaps [7]int64
+	var depth, queued, reaps [7]int64
 	var ios int64
 	for _, w := range m.Workers {
-		ios += w.IOs[0] + w.IOs[1]
+		n := w.IOs[0] + w.IOs[1]
+		ios += n
 		wd, wr := fioLevels(w.InFlight, depthBucket), fioLevels(w.Reaped, batchBucket)
+		if sum(wd[:]) == 0 {
+			depth[0] += n // completed in the queue call: fio's io_u_mark_depth(td, 1)
+		}
 		for i := range depth {
 			depth[i] += wd[i]
+			queued[i] += wd[i]
 			reaps[i] += wr[i]
 		}
 	}
 	if !m.Queues {
-		// One I/O per call, submitted and completed in it.
-		depth, reaps = [7]int64{ios}, [7]int64{0, ios}
+		// An engine without a commit stage (psync, mmap): fio's
+		// td_io_queue counts one submission and one completion per I/O.
+		reaps = [7]int64{0, ios}
 	}
 	// What each io_uring_enter / io_submit took (fio's io_u_mark_submit);
-	// an engine that counts none submits one I/O per call. depth counts
-	// I/Os (a batch at once, as fio's io_u_map), so the fallback is one
-	// submit call per I/O.
+	// a queueing engine that counts none submits one I/O per call. queued
+	// counts the I/Os it queued (a batch at once, as fio's io_u_map), so
+	// the fallback is one submit call per queued I/O; a synchronous
+	// completion in an engine with a commit stage (null at iodepth 1) is
+	// in no submit and no reap, as in fio.
 	var submits [7]int64
 	for _, w := range m.Workers {
 		for i, c := range fioLevels(w.Submitted, batchBucket) {
 			submits[i] += c
 		}
 	}
-	if !m.Queues || sum(submits[:]) == 0 {
-		submits = [7]int64{0, sum(depth[:])}
+	switch {
+	case !m.Queues:
+		submits = [7]int64{0, ios}
+	case sum(submits[:]) == 0:
+		submits = [7]int64{0, sum(queued[:])}
 	}
 	f.IODepthLevel = dist(depthLabels, depth[:], sum(depth[:]), 0.1)
 	f.IODepthSubmit = dist(batchLabels, submits[:], sum(submits[:]), 0.1)
