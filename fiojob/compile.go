@@ -26,6 +26,9 @@ type Options struct {
 	// Exists says whether a target path exists, for the "no size for a new
 	// file" refusal; nil asks the filesystem.
 	Exists func(path string) bool
+	// Sections, when set, runs only the jobs it names, as fio's --section
+	// (every [global] section still applies).
+	Sections []string
 }
 
 // Load reads and compiles the job file at path.
@@ -47,18 +50,22 @@ func Load(path string, env Env, o Options) (blockbench.Plan, error) {
 // sections; each job's own section.
 func Compile(f *File, o Options) (blockbench.Plan, error) {
 	p := blockbench.Plan{SizeGiven: true, Shape: Shape}
+	overrides := byFioPriority(o.Overrides)
 	p.GlobalOptions = appendEcho(p.GlobalOptions, o.Overrides)
 	var globals [][]Option
 	for _, sec := range f.Sections {
 		if isGlobal(sec.Name) {
-			globals = append(globals, sec.Options)
-			p.GlobalOptions = appendEcho(p.GlobalOptions, byFioPriority(sec.Options))
+			globals = append(globals, sec.parseOrder())
+			p.GlobalOptions = appendEcho(p.GlobalOptions, sec.parseOrder())
+			continue
+		}
+		if skipSection(o.Sections, sec.Name) {
 			continue
 		}
 		j := newJob(sec, o)
-		for i, list := range append(append(globals[:len(globals):len(globals)], sec.Options), o.Overrides) {
+		for i, list := range append(append(globals[:len(globals):len(globals)], sec.parseOrder()), overrides) {
 			j.inGlobal = i < len(globals)
-			for _, opt := range byFioPriority(list) {
+			for _, opt := range list {
 				if err := j.apply(opt); err != nil {
 					return blockbench.Plan{}, err
 				}
@@ -144,7 +151,7 @@ func newJob(sec Section, o Options) *job {
 		Name: sec.Name, RW: blockbench.Read, RWMixRead: blockbench.DefaultRWMixRead, BS: blockbench.DefaultBS,
 		IODepth: 1, NumJobs: 1, IOEngine: blockbench.EnginePsync, Buffer: blockbench.Buffer{Kind: blockbench.BufferRandom},
 		Seed: blockbench.DefaultSeed, Invalidate: true, FadviseHint: blockbench.CanAdviseAccess, RandomMap: true, Loops: 1,
-		JobOptions: echoSection(sec.Options),
+		JobOptions: echoSection(sec),
 	}}
 }
 

@@ -57,11 +57,11 @@ func byFioPriority(list []Option) []Option {
 	return out
 }
 
-// echoSection is a job file section's options as fio echoes them: sorted
-// by priority. It is never nil, so that a job whose section holds no
-// option echoes none (blockbench.Workload.JobOptions).
-func echoSection(list []Option) result.Options {
-	return appendEcho(result.Options{}, byFioPriority(list))
+// echoSection is a section's options as fio echoes them, in fio's parse
+// order. It is never nil, so that a job whose section holds no option
+// echoes none (blockbench.Workload.JobOptions).
+func echoSection(sec Section) result.Options {
+	return appendEcho(result.Options{}, sec.parseOrder())
 }
 
 // appendEcho appends the options of list that fio echoes, in list's order.

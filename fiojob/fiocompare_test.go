@@ -151,7 +151,12 @@ func runFio(fio, dir, text string, logs bool) (view, error) {
 	if err := os.WriteFile(filepath.Join(dir, "job.fio"), []byte(text), 0o644); err != nil {
 		return view{}, err
 	}
-	cmd := exec.Command(fio, "--output-format=json", "--output=out.json", "--eta=never", "job.fio")
+	return runFioArgs(fio, dir, text, logs, "job.fio")
+}
+
+// runFioArgs runs fio with args in dir; text is the job file's, if any.
+func runFioArgs(fio, dir, text string, logs bool, args ...string) (view, error) {
+	cmd := exec.Command(fio, append([]string{"--output-format=json", "--output=out.json", "--eta=never"}, args...)...)
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return view{}, fmt.Errorf("fio: %v\n%s", err, out)
@@ -255,6 +260,12 @@ func clydeInDir(t *testing.T, dir, text string, edit func(*blockbench.Plan)) (vi
 	if err != nil {
 		t.Fatalf("clyde refused: %v", err)
 	}
+	return clydeFileInDir(t, dir, f, edit)
+}
+
+// clydeFileInDir is clydeInDir for a parsed job file (or command line).
+func clydeFileInDir(t *testing.T, dir string, f *File, edit func(*blockbench.Plan)) (view, *result.Block) {
+	t.Helper()
 	p, err := Compile(f, Options{})
 	if err != nil {
 		t.Fatalf("clyde refused: %v", err)

@@ -51,6 +51,17 @@ type Section struct {
 	Name    string
 	Pos     string
 	Options []Option
+	// Typed says the options come from fio's command line: fio parses
+	// and echoes them as typed, a job file's section by option priority.
+	Typed bool
+}
+
+// parseOrder is the order fio parses, and echoes, the section's options.
+func (s Section) parseOrder() []Option {
+	if s.Typed {
+		return s.Options
+	}
+	return byFioPriority(s.Options)
 }
 
 // File is a parsed job file: its sections in order, [global] ones
