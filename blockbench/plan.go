@@ -224,6 +224,11 @@ type Plan struct {
 	// MB/s, and the time left for the whole plan. It rewrites the line in
 	// place, so it is for a terminal; nil prints nothing.
 	Progress io.Writer
+	// ProgressEvery is how often the progress line is redrawn (fio's
+	// --eta-interval); 0 is every 500 ms. ProgressNewline, when set, ends
+	// the line and starts another that often instead of rewriting it
+	// (fio's --eta-newline).
+	ProgressEvery, ProgressNewline time.Duration
 	// Labels name the groups for Progress, one per group: consecutive
 	// groups of one Row share its line. nil makes every group a row named
 	// after its first workload.

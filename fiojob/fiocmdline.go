@@ -1,8 +1,11 @@
 package fiojob
 
 import (
+	"strconv"
 	"strings"
+	"time"
 
+	"github.com/clydebench/clyde/blockbench"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -167,4 +170,56 @@ func skipSection(sections []string, name string) bool {
 		}
 	}
 	return true
+}
+
+// ClydeStyleNote is the one note a job of clyde block's own command line
+// (no --name, no preset) carries: each default it ran with that fio's
+// command line would not have, by fio's option names, "" when the flags
+// given leave none. given says whether a flag was given.
+func ClydeStyleNote(j *blockbench.Job, given func(flag string) bool) string {
+	var d []string
+	add := func(flag string, differs bool, text string) {
+		if differs && !given(flag) {
+			d = append(d, text)
+		}
+	}
+	add("time_based", j.TimeBased, "time_based=1 (fio: 0, one pass over size)")
+	add("runtime", j.Runtime > 0, "runtime="+durationString(j.Runtime)+" (fio: no limit)")
+	add("ioengine", j.IOEngine == blockbench.EngineAuto && j.IODepth > 1,
+		"ioengine=auto, io_uring where the kernel has it (fio: psync, one I/O at a time)")
+	add("invalidate", !j.Invalidate, "invalidate=0 (fio: 1, the file's cache dropped before the job)")
+	add("fadvise_hint", !j.FadviseHint && blockbench.CanAdviseAccess, "fadvise_hint=0 (fio: 1)")
+	add("size", true, "size: the whole target, "+sizeString(blockbench.DefaultSize)+" for a new file (fio: a new file needs size=)")
+	if j.NumJobs > 1 {
+		d = append(d, "numjobs="+strconv.Itoa(j.NumJobs)+" summed into one entry (fio: an entry per clone without group_reporting)")
+	}
+	if len(d) == 0 {
+		return ""
+	}
+	return "clyde's own command line (no --name) ran with defaults that are not fio's: " + strings.Join(d, ", ") +
+		"; a line with --name NAME is fio's, with fio's defaults"
+}
+
+// minEtaInterval is fio's DISK_UTIL_MSEC, the shortest --eta-interval.
+const minEtaInterval = 250 * time.Millisecond
+
+// ParseEtaTimes reads fio's --eta-interval and --eta-newline as fio does
+// (seconds, or a number with a unit; "" when not given): the interval at
+// least 250 ms, the newline period above 0.
+func ParseEtaTimes(interval, newline string) (every, line time.Duration, err error) {
+	if interval != "" {
+		d, ok := parseFioTime(interval)
+		if !ok || d < minEtaInterval {
+			return 0, 0, result.Usagef("--eta-interval", "%q: give a time of at least 250ms (seconds, or with ms, s, m), as fio", interval)
+		}
+		every = d
+	}
+	if newline != "" {
+		d, ok := parseFioTime(newline)
+		if !ok || d <= 0 {
+			return 0, 0, result.Usagef("--eta-newline", "%q: give a time above 0 (seconds, or with ms, s, m), as fio", newline)
+		}
+		line = d
+	}
+	return every, line, nil
 }
