@@ -78,7 +78,7 @@ type FlagOption struct{ Flag, Option string }
 // JobFileFlags are the flags that override a job file's options, by fio's
 // option names.
 var JobFileFlags = []FlagOption{
-	{"filename", "filename"}, {"name", "name"}, {"size", "size"}, {"offset", "offset"}, {"rw", "rw"},
+	{"filename", "filename"}, {"size", "size"}, {"offset", "offset"}, {"rw", "rw"},
 	{"rwmixread", "rwmixread"}, {"bs", "bs"}, {"iodepth", "iodepth"}, {"numjobs", "numjobs"}, {"ioengine", "ioengine"},
 	{"direct", "direct"}, {"runtime", "runtime"}, {"ramp_time", "ramp_time"}, {"time_based", "time_based"},
 	{"zero_buffers", "zero_buffers"}, {"refill_buffers", "refill_buffers"}, {"buffer_compress_percentage", "buffer_compress_percentage"},
