@@ -84,6 +84,9 @@ func Compile(f *File, o Options) (blockbench.Plan, error) {
 		*g = append(*g, j.clones(w)...)
 	}
 	if len(p.Groups) == 0 {
+		if f.Path == commandLinePath {
+			return blockbench.Plan{}, result.Usagef("--name", "no job to run: every --name given is a global one or one --section skips")
+		}
 		return blockbench.Plan{}, result.Usagef(f.Path, "no job section; add one such as [randread] with its options")
 	}
 	return p, nil

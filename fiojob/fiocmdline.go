@@ -78,7 +78,7 @@ func IsJobOption(name string) bool {
 // clydeFlag says whether the CLI knows a flag and whether it takes the
 // next word as its value.
 func ParseCommandLine(args []string, clydeFlag func(name string) (known, takesValue bool)) (*File, []string, error) {
-	f := &File{Path: "the command line"}
+	f := &File{Path: commandLinePath}
 	var rest, sections []string
 	cur := -1 // the section options go to; -1: a [global] one, made when needed
 	for i := 0; i < len(args); i++ {
@@ -157,6 +157,9 @@ func ParseCommandLine(args []string, clydeFlag func(name string) (known, takesVa
 	}
 	return f, rest, nil
 }
+
+// commandLinePath is the File.Path of a fio command line's jobs.
+const commandLinePath = "the command line"
 
 // skipSection is fio's skip_this_section: with --section given, a job
 // whose name it does not list is skipped; [global] ones never are.

@@ -83,9 +83,13 @@ func TestParseCommandLine(t *testing.T) {
 		{name: "a bool without a value", args: "--name=x --direct --rw=read", err: "--direct: needs a value"},
 		{name: "a value at the end", args: "--name=x --bs", err: "--bs: needs a value"},
 		{name: "an empty name", args: "--name= --rw=read", err: "--name: needs a job name"},
+		{name: "--section skips every job", args: "--section=c --name=a --size=1m", err: "--name: no job to run"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f, rest, err := ParseCommandLine(strings.Fields(c.args), cliFlags)
+			if c.err != "" && err == nil {
+				_, err = Compile(f, Options{Exists: noFiles}) // what a line without a job says
+			}
 			if c.err != "" {
 				if !result.IsUsage(err) || !strings.Contains(err.Error(), c.err) {
 					t.Fatalf("err %v, want a usage error with %q", err, c.err)
