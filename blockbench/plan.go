@@ -151,9 +151,9 @@ type Workload struct {
 	// so that the workloads fio's numjobs clones become draw offsets of
 	// their own.
 	CloneIndex int
-	// Options are the fio options this workload was written with that the
-	// result should echo beside the resolved ones (a job file's own
-	// options); the resolved ones win.
+	// Options are fio options the result should echo beside the resolved
+	// ones (the engine's, such as auto's reap policy); the resolved ones
+	// win. A job written in fio's language has JobOptions instead.
 	Options map[string]string
 	// JobOptions, when set, is the job's options exactly as fio echoes
 	// them (fiojob: a job file's section or a fio command line's job, as

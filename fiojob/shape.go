@@ -448,8 +448,8 @@ func resolvedOptions(jm *blockbench.JobMeasure) map[string]string {
 	if w.FsyncOnClose {
 		set("fsync_on_close", "1")
 	}
-	// The batching knobs that ran, by fio's name, unless the job file gave
-	// them (by that name or an alias), which echo as written.
+	// The batching knobs that ran, by fio's name, unless the workload's
+	// Options (its engine's echo) hold them already.
 	given := func(keys ...string) bool {
 		for _, k := range keys {
 			if _, ok := w.Options[k]; ok {

@@ -314,3 +314,38 @@ func TestBlockFioCommandLine(t *testing.T) {
 		t.Errorf("the text report lacks the note:\n%s", text)
 	}
 }
+
+// TestBlockSectionAndEta: fio's --section picks a job file's jobs and a
+// fio command line's; --eta always draws the progress line on stderr
+// even when it is no terminal, never draws none.
+func TestBlockSectionAndEta(t *testing.T) {
+	dir := t.TempDir()
+	job := writeJobFile(t, "[global]\nsize=256k\nrw=write\n[a]\nfilename="+filepath.Join(dir, "a")+"\n[b]\nfilename="+filepath.Join(dir, "b")+"\n")
+	for _, c := range []struct {
+		name  string
+		args  []string
+		jobs  string
+		drawn bool
+	}{
+		{"a job file's section", []string{job, "--section", "b", "--eta=always"}, "b", true},
+		{"two sections", []string{job, "--section=b", "--section=a", "--eta=never"}, "a b", false},
+		{"fio's command line", []string{"--section=y", "--name=x", "--size=256k", "--filename=" + filepath.Join(dir, "x"), "--name=y", "--size=256k", "--filename=" + filepath.Join(dir, "y")}, "y", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, stderr := runClyde(t, append(append([]string{"block"}, c.args...), "--output-format=json", "--no-history")...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var names []string
+			for _, j := range decodeBlock(t, out).Jobs {
+				names = append(names, j.JobName)
+			}
+			if got := strings.Join(names, " "); got != c.jobs {
+				t.Errorf("jobs %q, want %q", got, c.jobs)
+			}
+			if drawn := strings.Contains(stderr, "ETA "); drawn != c.drawn {
+				t.Errorf("progress line drawn %v, want %v: %q", drawn, c.drawn, stderr)
+			}
+		})
+	}
+}
