@@ -179,7 +179,7 @@ func TestAccessSpecRunsItsMix(t *testing.T) {
 			if got := job.Read.IOBytes + job.Write.IOBytes; got != wantBytes {
 				t.Errorf("io_bytes %d, want the lines' %d", got, wantBytes)
 			}
-			if job.Options["access_spec"] != "mix" || job.Config.RW != "randrw" || job.Config.BSBytes != 8192 {
+			if job.Options.Get("access_spec") != "mix" || job.Config.RW != "randrw" || job.Config.BSBytes != 8192 {
 				t.Errorf("options %v config %+v do not describe the spec", job.Options, job.Config)
 			}
 		})

@@ -34,7 +34,7 @@ func ExampleRun() {
 	r := b.Jobs[0].Read
 	// total_ios, io_bytes, clat_ns percentiles; the engine that ran, in
 	// clyde's config and in fio's job options.
-	fmt.Println(r.TotalIOs, r.IOBytes, len(r.Clat.Percentile) > 0, b.Jobs[0].Config.IOEngine, b.Jobs[0].Options["ioengine"])
+	fmt.Println(r.TotalIOs, r.IOBytes, len(r.Clat.Percentile) > 0, b.Jobs[0].Config.IOEngine, b.Jobs[0].Options.Get("ioengine"))
 	left, _ := os.ReadDir(dir)
 	fmt.Println("left behind:", len(left))
 	// Output:

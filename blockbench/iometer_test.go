@@ -37,6 +37,10 @@ func syntheticPlanJobs(p Plan, seconds int, perIO func(w *workload) (iops int64,
 						dir, off, size := wk.pattern.next(wk)
 						lat := max(10, int64(meanNs*(0.5+rng.ExpFloat64()*0.5)))
 						wk.complete(dir, size, size, off, 0, lat/10, lat)
+						if wl.engine.queues() {
+							wk.markDepth(wl.depth) // as a full queue counts it
+							wk.markReap(1)
+						}
 					}
 					wk.marks = append(wk.marks, mark{atNs: int64(sec+1) * int64(time.Second), ios: wk.ios, bytes: wk.bytes})
 				}

@@ -1,6 +1,7 @@
 package blockbench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -57,6 +58,10 @@ type live struct {
 	stop    chan struct{}
 	done    chan struct{}
 	running bool
+	// every is the redraw period; newline, when set, how often a new
+	// line starts (lineAt: when the line drawn on began).
+	every, newline time.Duration
+	lineAt         time.Time
 }
 
 type prevSnap struct{ ios, bytes, atNs int64 }
@@ -66,7 +71,8 @@ func newLive(p *Plan, groups [][]*workload) *live {
 	if p.Progress == nil {
 		return nil
 	}
-	l := &live{w: p.Progress, labels: p.Labels, runs: make([]time.Duration, len(groups)), idles: make([]time.Duration, len(groups))}
+	l := &live{w: p.Progress, labels: p.Labels, runs: make([]time.Duration, len(groups)), idles: make([]time.Duration, len(groups)),
+		every: cmp.Or(p.ProgressEvery, liveEvery), newline: p.ProgressNewline}
 	for i, ws := range groups {
 		var d time.Duration
 		for _, w := range ws {
@@ -150,7 +156,7 @@ func (l *live) run() {
 	l.stop, l.done, l.running = make(chan struct{}), make(chan struct{}), true
 	go func() {
 		defer close(l.done)
-		t := time.NewTicker(liveEvery)
+		t := time.NewTicker(l.every)
 		defer t.Stop()
 		for {
 			select {
@@ -211,6 +217,12 @@ func (l *live) sample() {
 func (l *live) draw() {
 	elapsed := time.Since(l.began)
 	var b strings.Builder
+	if now := time.Now(); !l.open || l.newline > 0 && now.Sub(l.lineAt) >= l.newline {
+		if l.open {
+			b.WriteByte('\n') // fio's --eta-newline: keep the line, start another
+		}
+		l.lineAt = now
+	}
 	fmt.Fprintf(&b, "\r\033[K%s", l.row)
 	if l.status != "" {
 		fmt.Fprintf(&b, "  %s", l.status)
@@ -279,7 +291,7 @@ func (l *live) idle(ctx context.Context, i int, ws []*workload, d time.Duration)
 		l.waiting = 0
 		l.mu.Unlock()
 	}()
-	tick := time.NewTicker(liveEvery)
+	tick := time.NewTicker(l.every)
 	defer tick.Stop()
 	for {
 		l.mu.Lock()

@@ -42,3 +42,28 @@ func TestLiveLinePerRow(t *testing.T) {
 		t.Errorf("the first row never showed a rate: %q", lines[0])
 	}
 }
+
+// TestLiveEtaOptions: fio's --eta-interval redraws the line that often,
+// --eta-newline keeps each line and starts another that often, one row
+// still one row.
+func TestLiveEtaOptions(t *testing.T) {
+	w := Workload{Name: "rr", Filename: filepath.Join(t.TempDir(), "f"), RW: RandRead, BS: 4096, Size: 1 << 20, IODepth: 1, NumJobs: 1,
+		IOEngine: EnginePsync, Runtime: 600 * time.Millisecond, TimeBased: true, Buffer: Buffer{Kind: BufferRandom}}
+	var out clydetest.SyncBuffer
+	p := Plan{Groups: []Group{{w}}, Progress: &out, ProgressEvery: 50 * time.Millisecond, ProgressNewline: 200 * time.Millisecond}
+	if _, err := RunPlan(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	// 600 ms of redraws every 50 ms: more than the default 500 ms's one
+	// or two; new lines every 200 ms: more than one line.
+	if n := strings.Count(s, "\r"); n < 4 || len(lines) < 2 {
+		t.Fatalf("%d redraws on %d lines, want at least 4 on 2: %q", n, len(lines), s)
+	}
+	for _, l := range lines {
+		if !strings.Contains(l, "rr") {
+			t.Errorf("a line without its row: %q", l)
+		}
+	}
+}

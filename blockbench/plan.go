@@ -151,10 +151,14 @@ type Workload struct {
 	// so that the workloads fio's numjobs clones become draw offsets of
 	// their own.
 	CloneIndex int
-	// Options are the fio options this workload was written with that the
-	// result should echo beside the resolved ones (a job file's own
-	// options); the resolved ones win.
+	// Options are fio options the result should echo beside the resolved
+	// ones (the engine's, such as auto's reap policy); the resolved ones
+	// win. A job written in fio's language has JobOptions instead.
 	Options map[string]string
+	// JobOptions, when set, is the job's options exactly as fio echoes
+	// them (fiojob: a job file's section or a fio command line's job, as
+	// written); the shape hook writes them instead of the resolved ones.
+	JobOptions result.Options
 }
 
 // ReportOptions are fio's options for what a job's latency objects hold.
@@ -208,9 +212,9 @@ type Plan struct {
 	// files are its own (RankFileName) and every group starts and ends
 	// with every rank's (Ranks.Phases).
 	Ranks *Ranks
-	// GlobalOptions is a job file's [global] section, echoed as fio's
-	// "global options".
-	GlobalOptions map[string]string
+	// GlobalOptions is a job file's [global] sections as written, echoed
+	// as fio's "global options".
+	GlobalOptions result.Options
 	// WriteLog writes one file a workload's Log asked for, after its
 	// group ran: name is the file's name (fiojob.LogNames lists fio's
 	// logs), write fills it. It must be set when any Log writes.
@@ -220,6 +224,11 @@ type Plan struct {
 	// MB/s, and the time left for the whole plan. It rewrites the line in
 	// place, so it is for a terminal; nil prints nothing.
 	Progress io.Writer
+	// ProgressEvery is how often the progress line is redrawn (fio's
+	// --eta-interval); 0 is every 500 ms. ProgressNewline, when set, ends
+	// the line and starts another that often instead of rewriting it
+	// (fio's --eta-newline).
+	ProgressEvery, ProgressNewline time.Duration
 	// Labels name the groups for Progress, one per group: consecutive
 	// groups of one Row share its line. nil makes every group a row named
 	// after its first workload.

@@ -166,7 +166,7 @@ func TestRecordHook(t *testing.T) {
 	if !slices.Contains(ja.Notes, "recorded a.2") || !slices.Contains(jc.Notes, "recorded c.4") || slices.ContainsFunc(res.Jobs[1].Notes, func(s string) bool { return strings.HasPrefix(s, "recorded") }) {
 		t.Errorf("notes a %q, b %q, c %q", ja.Notes, res.Jobs[1].Notes, jc.Notes)
 	}
-	if ja.Options["test_record"] != "1" || res.Jobs[1].Options["test_record"] != "" {
+	if ja.Options.Get("test_record") != "1" || res.Jobs[1].Options.Get("test_record") != "" {
 		t.Errorf("options a %v, b %v: the spec's options echo in its job only", ja.Options, res.Jobs[1].Options)
 	}
 }

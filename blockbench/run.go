@@ -75,7 +75,7 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 	res := &result.Block{SchemaVersion: result.SchemaVersion, Kind: "block",
 		FioVersion:    result.FioVersionSlot(buildinfo.Version()),
 		Provenance:    sysinfo.NewProvenance(cmdline, buildinfo.Version(), buildinfo.Commit(), provenancePath(targets[0])),
-		GlobalOptions: result.Options(p.GlobalOptions),
+		GlobalOptions: p.GlobalOptions,
 		Notes:         append(append([]string(nil), p.Notes...), notes...)}
 	for _, t := range targets {
 		if res.CacheNote == "" {

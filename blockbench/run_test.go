@@ -472,7 +472,7 @@ func TestDepthRecordsWhatRan(t *testing.T) {
 			if c := job.Config; c.IODepth != tc.ran || c.IODepthRequested != tc.requested {
 				t.Errorf("config iodepth %d (requested %d), want %d (%d)", c.IODepth, c.IODepthRequested, tc.ran, tc.requested)
 			}
-			if got := job.Options["iodepth"]; got != strconv.Itoa(tc.ran) {
+			if got := job.Options.Get("iodepth"); got != strconv.Itoa(tc.ran) {
 				t.Errorf("job options iodepth %q, want %d: fio's options say what ran", got, tc.ran)
 			}
 			if tc.ran == 1 {

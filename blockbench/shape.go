@@ -34,10 +34,13 @@ type JobMeasure struct {
 	// runs at depth 1), and Queues says the engine keeps several I/Os in
 	// flight and counted its depth and reaps.
 	Workload *Workload
-	Depth    int
-	Engine   Engine
-	Queues   bool
-	Workers  []WorkerMeasure
+	// Members are the workloads whose workers the job sums, in the plan's
+	// order: Workload alone, or every one group_reporting joined to it.
+	Members []*Workload
+	Depth   int
+	Engine  Engine
+	Queues  bool
+	Workers []WorkerMeasure
 	// Clat holds every worker's completion latencies merged, per
 	// direction (0 read, 1 write).
 	Clat [2]*latency.Recorder
@@ -75,6 +78,9 @@ func measureOf(wl *workload, workers []*worker, recs []*latency.Recorder) *JobMe
 		Clat: [2]*latency.Recorder{recs[recClat+dirRead], recs[recClat+dirWrite]}}
 	m.Workers = make([]WorkerMeasure, len(workers))
 	for i, w := range workers {
+		if i == 0 || w.spec != workers[i-1].spec {
+			m.Members = append(m.Members, &w.spec.Workload)
+		}
 		wm := &m.Workers[i]
 		wm.IOs = w.ios
 		wm.Marks = make([]Mark, len(w.marks))

@@ -344,8 +344,8 @@ func TestURingAutoRecordsItsReap(t *testing.T) {
 				t.Fatal(err)
 			}
 			o := res.Jobs[0].Options
-			if o["ioengine"] != "io_uring" || o["iodepth_batch_complete_max"] != c.want {
-				t.Errorf("job options ioengine=%q iodepth_batch_complete_max=%q, want io_uring and %q", o["ioengine"], o["iodepth_batch_complete_max"], c.want)
+			if o.Get("ioengine") != "io_uring" || o.Get("iodepth_batch_complete_max") != c.want {
+				t.Errorf("job options ioengine=%q iodepth_batch_complete_max=%q, want io_uring and %q", o.Get("ioengine"), o.Get("iodepth_batch_complete_max"), c.want)
 			}
 		})
 	}

@@ -57,8 +57,8 @@ func TestVerifyPassesCleanRun(t *testing.T) {
 			if j.Write.IOBytes != w.Size || j.Read.IOBytes != w.Size || j.Read.TotalIOs != verifyBlocks {
 				t.Errorf("write %d bytes, read %d bytes in %d I/Os; want %d each, %d reads", j.Write.IOBytes, j.Read.IOBytes, j.Read.TotalIOs, w.Size, verifyBlocks)
 			}
-			if j.Options["verify"] != string(c.kind) {
-				t.Errorf("job options verify=%q", j.Options["verify"])
+			if j.Options.Get("verify") != string(c.kind) {
+				t.Errorf("job options verify=%q", j.Options.Get("verify"))
 			}
 		})
 	}
@@ -170,8 +170,8 @@ func TestVerifyOnlyWhenAsked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j := res.Jobs[0]; j.Read.TotalIOs != 0 || j.Write.TotalIOs != verifyBlocks || j.Options["do_verify"] != "0" {
-		t.Errorf("%d reads, %d writes, do_verify=%q; want 0, %d, 0", j.Read.TotalIOs, j.Write.TotalIOs, j.Options["do_verify"], verifyBlocks)
+	if j := res.Jobs[0]; j.Read.TotalIOs != 0 || j.Write.TotalIOs != verifyBlocks || j.Options.Get("do_verify") != "0" {
+		t.Errorf("%d reads, %d writes, do_verify=%q; want 0, %d, 0", j.Read.TotalIOs, j.Write.TotalIOs, j.Options.Get("do_verify"), verifyBlocks)
 	}
 }
 

@@ -25,7 +25,7 @@ func batchHandlers() map[string]handler {
 			v = blockbench.MaxIODepth // init.c: "If batch number isn't set, default to the same as iodepth"
 		}
 		j.w.SubmitBatch = v
-		return echo(j, o)
+		return nil
 	}
 	complete := func(j *job, o Option) error {
 		var v int
@@ -35,7 +35,7 @@ func batchHandlers() map[string]handler {
 		// 0: fio_ioring_getevents and fio_libaio_getevents ask with
 		// actual_min 0, never sleeping.
 		j.w.ReapMin, j.w.ReapPoll = v, v == 0
-		return echo(j, o)
+		return nil
 	}
 	return map[string]handler{
 		"iodepth_batch_submit":       submit,
@@ -47,13 +47,13 @@ func batchHandlers() map[string]handler {
 			if err := j.intIn(o, 0, blockbench.MaxIODepth, &j.w.IODepthBatchCompleteMax); err != nil {
 				return err
 			}
-			return echo(j, o)
+			return nil
 		},
 		"iodepth_low": func(j *job, o Option) error {
 			if err := j.intIn(o, 0, blockbench.MaxIODepth, &j.w.LowWater); err != nil {
 				return err
 			}
-			return echo(j, o)
+			return nil
 		},
 	}
 }

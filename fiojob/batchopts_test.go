@@ -22,14 +22,14 @@ func TestBatchOptions(t *testing.T) {
 		note       string // a note the job must carry
 	}{
 		{name: "complete_max", opts: uring + "iodepth_batch_complete_max=4", check: func(w blockbench.Workload) bool {
-			return w.IODepthBatchCompleteMax == 4 && w.Options["iodepth_batch_complete_max"] == "4"
+			return w.IODepthBatchCompleteMax == 4 && w.JobOptions.Get("iodepth_batch_complete_max") == "4"
 		}},
 		{name: "complete_max 0 is the default", opts: uring + "iodepth_batch_complete_max=0", check: func(w blockbench.Workload) bool { return w.IODepthBatchCompleteMax == 0 }},
 		{name: "submit 8 complete 4", opts: uring + "iodepth_batch_submit=8\niodepth_batch_complete_min=4", check: func(w blockbench.Workload) bool {
-			return w.SubmitBatch == 8 && w.ReapMin == 4 && !w.ReapPoll && w.Options["iodepth_batch_submit"] == "8" && w.Options["iodepth_batch_complete_min"] == "4"
+			return w.SubmitBatch == 8 && w.ReapMin == 4 && !w.ReapPoll && w.JobOptions.Get("iodepth_batch") == "8" && w.JobOptions.Get("iodepth_batch_complete_min") == "4"
 		}},
 		{name: "aliases", opts: "ioengine=libaio\ndirect=1\niodepth=16\niodepth_batch=16\niodepth_batch_complete=2", check: func(w blockbench.Workload) bool {
-			return w.SubmitBatch == 16 && w.ReapMin == 2 && w.Options["iodepth_batch"] == "16"
+			return w.SubmitBatch == 16 && w.ReapMin == 2 && w.JobOptions.Get("iodepth_batch") == "16"
 		}},
 		{name: "iodepth_batch 0 is iodepth", opts: uring + "iodepth_batch=0", check: func(w blockbench.Workload) bool {
 			return w.SubmitBatch >= w.IODepth
@@ -42,10 +42,10 @@ func TestBatchOptions(t *testing.T) {
 		{name: "options before the engine", opts: "iodepth_batch_submit=4\niodepth=8\nioengine=io_uring", check: func(w blockbench.Workload) bool { return w.SubmitBatch == 4 }},
 		{name: "fio's defaults spelled out on psync", opts: "iodepth_batch_submit=1\niodepth_batch_complete_min=1\niodepth_batch=1\niodepth_batch_complete=1",
 			check: func(w blockbench.Workload) bool {
-				return w.Options["iodepth_batch_submit"] == "1" && w.SubmitBatch == 0 && w.ReapMin == 0
+				return w.JobOptions.Get("iodepth_batch") == "1" && w.SubmitBatch == 0 && w.ReapMin == 0
 			}},
 		{name: "psync ignores them as fio does", opts: "ioengine=psync\niodepth=16\niodepth_batch_submit=8\niodepth_low=2\niodepth_batch_complete_min=4", check: func(w blockbench.Workload) bool {
-			return w.SubmitBatch == 0 && w.LowWater == 0 && w.ReapMin == 0 && w.Options["iodepth_batch_submit"] == "8"
+			return w.SubmitBatch == 0 && w.LowWater == 0 && w.ReapMin == 0 && w.JobOptions.Get("iodepth_batch") == "8"
 		}},
 		{name: "psync polling says what fio counts", opts: "ioengine=psync\niodepth_batch_complete_min=0", check: func(w blockbench.Workload) bool { return !w.ReapPoll },
 			note: "empty reap after every I/O"},

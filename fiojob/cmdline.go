@@ -1,10 +1,6 @@
 package fiojob
 
-import (
-	"strings"
-
-	"github.com/clydebench/clyde/result"
-)
+import "strings"
 
 // fio's command line, as clyde block takes it: the rules that are fio's
 // (which words a flag takes, where the job file may stand, what a job file's
@@ -19,9 +15,7 @@ var LogFlags = []string{"write_bw_log", "write_iops_log", "write_lat_log"}
 // word that is not a flag (the job file, which fio takes anywhere) moves
 // after the flags, behind "--"; a bare log flag (--write_lat_log) gets the
 // next word as its value when that is not a flag (--write_lat_log lg
-// writes lg_clat.1.log), else an empty one. A second --name is refused:
-// fio would start a second job, which a command line of flags cannot
-// express.
+// writes lg_clat.1.log), else an empty one.
 //
 // takesValue says whether a flag (by its name without dashes) takes the
 // next word as its value (false for booleans and unknown flags); checkWord,
@@ -29,7 +23,6 @@ var LogFlags = []string{"write_bw_log", "write_iops_log", "write_lat_log"}
 func NormalizeArgs(args []string, takesValue func(name string) bool, checkWord func(word string) error) ([]string, error) {
 	out := make([]string, 0, len(args)+1)
 	var words []string
-	names := 0
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -46,11 +39,6 @@ func NormalizeArgs(args []string, takesValue func(name string) bool, checkWord f
 			continue
 		}
 		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if name == "name" {
-			if names++; names > 1 {
-				return nil, result.Usagef("--name", "given twice: fio would start a second job, clyde block's flags run one; write the jobs in a job file (clyde block FILE.fio)")
-			}
-		}
 		if isLogFlag(name) && !hasValue {
 			// fio takes the next word as the prefix, and none before
 			// another flag or at the end: the job's name.
@@ -90,7 +78,7 @@ type FlagOption struct{ Flag, Option string }
 // JobFileFlags are the flags that override a job file's options, by fio's
 // option names.
 var JobFileFlags = []FlagOption{
-	{"filename", "filename"}, {"name", "name"}, {"size", "size"}, {"offset", "offset"}, {"rw", "rw"},
+	{"filename", "filename"}, {"size", "size"}, {"offset", "offset"}, {"rw", "rw"},
 	{"rwmixread", "rwmixread"}, {"bs", "bs"}, {"iodepth", "iodepth"}, {"numjobs", "numjobs"}, {"ioengine", "ioengine"},
 	{"direct", "direct"}, {"runtime", "runtime"}, {"ramp_time", "ramp_time"}, {"time_based", "time_based"},
 	{"zero_buffers", "zero_buffers"}, {"refill_buffers", "refill_buffers"}, {"buffer_compress_percentage", "buffer_compress_percentage"},

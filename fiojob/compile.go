@@ -3,7 +3,6 @@ package fiojob
 import (
 	"errors"
 	"io/fs"
-	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -27,6 +26,9 @@ type Options struct {
 	// Exists says whether a target path exists, for the "no size for a new
 	// file" refusal; nil asks the filesystem.
 	Exists func(path string) bool
+	// Sections, when set, runs only the jobs it names, as fio's --section
+	// (every [global] section still applies).
+	Sections []string
 }
 
 // Load reads and compiles the job file at path.
@@ -42,25 +44,28 @@ func Load(path string, env Env, o Options) (blockbench.Plan, error) {
 // job section is a workload with fio's defaults under the [global]
 // sections before it, its own options and the overrides; jobs run at the
 // same time until one has stonewall, which starts the next group. The
-// plan's GlobalOptions echo the [global] options that have values, as fio's
-// "global options" does.
+// plan's GlobalOptions and each workload's JobOptions echo the options as
+// fio's "global options" and "job options" do (echo.go): the overrides,
+// which fio would have read from its command line first, and the [global]
+// sections; each job's own section.
 func Compile(f *File, o Options) (blockbench.Plan, error) {
-	p := blockbench.Plan{SizeGiven: true, GlobalOptions: map[string]string{}, Shape: Shape}
+	p := blockbench.Plan{SizeGiven: true, Shape: Shape}
+	overrides := byFioPriority(o.Overrides)
+	p.GlobalOptions = appendEcho(p.GlobalOptions, o.Overrides)
 	var globals [][]Option
 	for _, sec := range f.Sections {
 		if isGlobal(sec.Name) {
-			globals = append(globals, sec.Options)
-			for _, opt := range sec.Options {
-				if opt.HasValue {
-					p.GlobalOptions[opt.Name] = opt.Value
-				}
-			}
+			globals = append(globals, sec.parseOrder())
+			p.GlobalOptions = appendEcho(p.GlobalOptions, sec.parseOrder())
+			continue
+		}
+		if skipSection(o.Sections, sec.Name) {
 			continue
 		}
 		j := newJob(sec, o)
-		for i, list := range append(append(globals[:len(globals):len(globals)], sec.Options), o.Overrides) {
+		for i, list := range append(append(globals[:len(globals):len(globals)], sec.parseOrder()), overrides) {
 			j.inGlobal = i < len(globals)
-			for _, opt := range byPriority(list) {
+			for _, opt := range list {
 				if err := j.apply(opt); err != nil {
 					return blockbench.Plan{}, err
 				}
@@ -79,6 +84,9 @@ func Compile(f *File, o Options) (blockbench.Plan, error) {
 		*g = append(*g, j.clones(w)...)
 	}
 	if len(p.Groups) == 0 {
+		if f.Path == commandLinePath {
+			return blockbench.Plan{}, result.Usagef("--name", "no job to run: every --name given is a global one or one --section skips")
+		}
 		return blockbench.Plan{}, result.Usagef(f.Path, "no job section; add one such as [randread] with its options")
 	}
 	return p, nil
@@ -87,24 +95,6 @@ func Compile(f *File, o Options) (blockbench.Plan, error) {
 // isGlobal is fio's test for a [global] section: its name starts with
 // "global" (fio's strncmp(name, "global", 6)).
 func isGlobal(name string) bool { return strings.HasPrefix(name, "global") }
-
-// byPriority orders one section's options as fio's sort_options does: kb_base
-// (fio's only option of priority above 0 that clyde reads) before the rest,
-// so that it governs every size of the section wherever it is written.
-func byPriority(list []Option) []Option {
-	out := make([]Option, 0, len(list))
-	for _, o := range list {
-		if o.Name == "kb_base" {
-			out = append(out, o)
-		}
-	}
-	for _, o := range list {
-		if o.Name != "kb_base" {
-			out = append(out, o)
-		}
-	}
-	return out
-}
 
 // clones are the job's numjobs copies as fio makes them: one workload each
 // (fio reports every clone on its own unless group_reporting), numbered
@@ -119,8 +109,6 @@ func (j *job) clones(w blockbench.Workload) []blockbench.Workload {
 	for i := range out {
 		c := w
 		c.NumJobs, c.CloneIndex = 1, i
-		c.Options = maps.Clone(w.Options)
-		c.Options["numjobs"] = strconv.Itoa(n)
 		if j.ownFiles {
 			c.Filename = j.fileFor(i)
 		}
@@ -166,7 +154,7 @@ func newJob(sec Section, o Options) *job {
 		Name: sec.Name, RW: blockbench.Read, RWMixRead: blockbench.DefaultRWMixRead, BS: blockbench.DefaultBS,
 		IODepth: 1, NumJobs: 1, IOEngine: blockbench.EnginePsync, Buffer: blockbench.Buffer{Kind: blockbench.BufferRandom},
 		Seed: blockbench.DefaultSeed, Invalidate: true, FadviseHint: blockbench.CanAdviseAccess, RandomMap: true, Loops: 1,
-		Options: map[string]string{},
+		JobOptions: echoSection(sec),
 	}}
 }
 
@@ -235,7 +223,7 @@ func init() {
 				return result.Usagef(o.Pos, "thinktime=%q is not a time; give microseconds or a number with s, ms or us", o.Value)
 			}
 			j.w.ThinkTime = d
-			return echo(j, o)
+			return nil
 		},
 		"thinktime_blocks": func(j *job, o Option) error { return j.intIn(o, 1, math.MaxInt32, &j.w.ThinkTimeBlocks) },
 		"rate":             func(j *job, o Option) error { return j.rate(o, &j.w.Rate, true) },
@@ -246,7 +234,7 @@ func init() {
 				return result.Usagef(o.Pos, "kb_base=%q: give 1024 (fio's default: KB, MB are powers of 1024, KiB, MiB powers of 1000) or 1000 (KB powers of 1000, KiB of 1024)", o.Value)
 			}
 			j.kb = kb
-			return echo(j, o)
+			return nil
 		},
 		"unit_base":       (*job).unitBase,
 		"filename_format": (*job).setFilenameFormat,
@@ -264,9 +252,9 @@ func init() {
 			if err := boolean(o, &j.w.GroupReporting); err != nil {
 				return err
 			}
-			return echo(j, o)
+			return nil
 		},
-		"thread": echo, // clyde's workers are threads
+		"thread": accept, // clyde's workers are threads
 		// gtod_reduce=1 turns fio's latency and bandwidth clocks off (its
 		// null example sets it); clyde keeps timing every I/O and says so.
 		"gtod_reduce": func(j *job, o Option) error {
@@ -277,11 +265,11 @@ func init() {
 			if b {
 				j.notes = append(j.notes, "job "+j.sec.Name+": gtod_reduce=1: fio would read no clock per I/O and report no latency; clyde still times every I/O, so its latencies are there and its IOPS pays for the clock reads fio skips")
 			}
-			return echo(j, o)
+			return nil
 		},
 		"description": func(j *job, o Option) error {
 			j.w.Desc = o.Value
-			return echo(j, o)
+			return nil
 		},
 		// random_generator: clyde draws with its own seeded generators
 		// (fio's offsets are never the same as clyde's anyway); lfsr's
@@ -295,7 +283,7 @@ func init() {
 			default:
 				return result.Usagef(o.Pos, "random_generator=%q: give tausworthe, tausworthe64 or lfsr", o.Value)
 			}
-			return echo(j, o)
+			return nil
 		},
 		"norandommap": func(j *job, o Option) error {
 			var b bool
@@ -303,7 +291,7 @@ func init() {
 				return err
 			}
 			j.w.RandomMap = !b
-			return echo(j, o)
+			return nil
 		},
 		"random_distribution": (*job).randomDistribution,
 		"zonemode":            (*job).zoneMode,
@@ -417,14 +405,9 @@ func orErr(err, other error) error {
 	return other
 }
 
-func echo(j *job, o Option) error {
-	if o.HasValue {
-		j.w.Options[o.Name] = o.Value
-	} else {
-		j.w.Options[o.Name] = "1"
-	}
-	return nil
-}
+// accept is the handler of an option that changes nothing clyde runs
+// (thread: clyde's workers are threads); the job's options echo it.
+func accept(*job, Option) error { return nil }
 
 func needValue(o Option) error {
 	if !o.HasValue || o.Value == "" {
@@ -537,7 +520,7 @@ func (j *job) rate(o Option, dst *[2]int64, bytes bool) error {
 		out[1] = out[0] // one value caps each direction, as fio's
 	}
 	*dst = out
-	return echo(j, o)
+	return nil
 }
 
 // parseFioTimeIn reads fio's time with unit for a bare number: seconds for
@@ -678,7 +661,6 @@ func (j *job) resolveEngine(w *blockbench.Workload) error {
 	}
 	if o.Value == "libaio" && !w.Direct && blockbench.EngineAvailable(blockbench.EngineLibaio) != nil {
 		w.IOEngine = blockbench.EnginePsync
-		w.Options["ioengine"] = "libaio"
 		j.notes = append(j.notes, "job "+j.sec.Name+": ioengine libaio with direct=0: clyde has no libaio engine here, and buffered libaio is synchronous in the kernel (io_submit returns when the copy is done), so clyde ran psync, one I/O at a time, as fio's buffered libaio runs")
 		return nil
 	}
@@ -718,7 +700,7 @@ func (j *job) unitBase(o Option) error {
 	default:
 		return result.Usagef(o.Pos, "unit_base=%q: give 0 (automatic), 1 (bytes) or 8 (bits)", o.Value)
 	}
-	return echo(j, o)
+	return nil
 }
 
 // fileKeywords are what fio's filename_format expands.

@@ -49,7 +49,7 @@ func dataHandlers() map[string]handler {
 			if err := boolean(o, &j.w.VerifyFatal); err != nil {
 				return err
 			}
-			return echo(j, o)
+			return nil
 		},
 		"do_verify": func(j *job, o Option) error {
 			var b bool
@@ -57,7 +57,7 @@ func dataHandlers() map[string]handler {
 				return err
 			}
 			j.w.NoVerifyPass = !b
-			return echo(j, o)
+			return nil
 		},
 	}
 }
@@ -82,7 +82,7 @@ func (j *job) verify(o Option) error {
 		return err
 	}
 	j.w.Verify = v
-	return echo(j, o)
+	return nil
 }
 
 // ParseVerifyFlag reads a verify= value as fio names it, for a job file's

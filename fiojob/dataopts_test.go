@@ -19,13 +19,13 @@ func TestDataOptions(t *testing.T) {
 		{name: "fdatasync with a unit", opts: "fdatasync=1k", check: func(w blockbench.Workload) bool { return w.Fdatasync == 1024 }},
 		{name: "fsync_on_close bare", opts: "fsync_on_close", check: func(w blockbench.Workload) bool { return w.FsyncOnClose }},
 		{name: "verify crc32c", opts: "verify=crc32c", check: func(w blockbench.Workload) bool {
-			return w.Verify == blockbench.VerifyCRC32C && !w.VerifyFatal && !w.NoVerifyPass && w.Options["verify"] == "crc32c"
+			return w.Verify == blockbench.VerifyCRC32C && !w.VerifyFatal && !w.NoVerifyPass && w.JobOptions.Get("verify") == "crc32c"
 		}},
 		{name: "verify crc32c-intel", opts: "verify=crc32c-intel", check: func(w blockbench.Workload) bool { return w.Verify == blockbench.VerifyCRC32CIntel }},
 		{name: "verify md5 fatal", opts: "verify=md5\nverify_fatal=1", check: func(w blockbench.Workload) bool {
-			return w.Verify == blockbench.VerifyMD5 && w.VerifyFatal && w.Options["verify_fatal"] == "1"
+			return w.Verify == blockbench.VerifyMD5 && w.VerifyFatal && w.JobOptions.Get("verify_fatal") == "1"
 		}},
-		{name: "do_verify=0", opts: "verify=md5\ndo_verify=0", check: func(w blockbench.Workload) bool { return w.NoVerifyPass && w.Options["do_verify"] == "0" }},
+		{name: "do_verify=0", opts: "verify=md5\ndo_verify=0", check: func(w blockbench.Workload) bool { return w.NoVerifyPass && w.JobOptions.Get("do_verify") == "0" }},
 		{name: "verify=0 is none", opts: "verify=0", check: func(w blockbench.Workload) bool { return w.Verify == blockbench.VerifyNone }},
 		{name: "rw=trim", opts: "rw=trim", check: func(w blockbench.Workload) bool { return w.RW == blockbench.Trim }},
 		{name: "rw=randtrim", opts: "rw=randtrim", check: func(w blockbench.Workload) bool { return w.RW == blockbench.RandTrim && w.RW.Random() }},

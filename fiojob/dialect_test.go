@@ -45,8 +45,8 @@ func TestDialect(t *testing.T) {
 				var files []string
 				for _, w := range g {
 					files = append(files, w.Filename)
-					if w.NumJobs != 1 || w.Options["numjobs"] == "" {
-						t.Errorf("%s: numjobs %d, echoed %q", w.Name, w.NumJobs, w.Options["numjobs"])
+					if w.NumJobs != 1 || w.JobOptions.Get("numjobs") == "" {
+						t.Errorf("%s: numjobs %d, echoed %q", w.Name, w.NumJobs, w.JobOptions.Get("numjobs"))
 					}
 				}
 				want := "/srv/own.0.0 /srv/own.1.0 /srv/own.2.0 /srv/fmt-0.0 /srv/fmt-1.0 /srv/s /srv/s"

@@ -182,7 +182,7 @@ func (j *job) randomDistribution(o Option) error {
 		return err
 	}
 	j.w.Distribution = d
-	return echo(j, o)
+	return nil
 }
 
 // zoneMode is fio's zonemode: none (fio's default) or strided; zbd drives
@@ -196,7 +196,7 @@ func (j *job) zoneMode(o Option) error {
 	default:
 		return result.Usagef(o.Pos, "zonemode=%q: give none or strided", o.Value)
 	}
-	return echo(j, o)
+	return nil
 }
 
 // zoneSize reads zonesize, zonerange and zoneskip: fio's sizes.
@@ -204,7 +204,7 @@ func (j *job) zoneSize(o Option, dst *int64) error {
 	if err := j.size(o, dst); err != nil {
 		return err
 	}
-	return echo(j, o)
+	return nil
 }
 
 // finishZones holds fio's rules between the zone and distribution options

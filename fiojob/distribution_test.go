@@ -129,13 +129,13 @@ func TestZoneOptions(t *testing.T) {
 		check      func(w blockbench.Workload) bool
 	}{
 		{"strided", "zonemode=strided\nzonesize=1m\nzonerange=4m\nzoneskip=4m\n", func(w blockbench.Workload) bool {
-			return w.Zones == blockbench.StridedZones{Size: 1 << 20, Range: 4 << 20, Skip: 4 << 20} && w.Options["zonemode"] == "strided"
+			return w.Zones == blockbench.StridedZones{Size: 1 << 20, Range: 4 << 20, Skip: 4 << 20} && w.JobOptions.Get("zonemode") == "strided"
 		}},
 		{"zonerange and zoneskip without zones are ignored, as fio's", "zonerange=4m\nzoneskip=4m\n", func(w blockbench.Workload) bool {
 			return w.Zones == blockbench.StridedZones{}
 		}},
 		{"zipf turns the random map off", "random_distribution=zipf:1.2\n", func(w blockbench.Workload) bool {
-			return !w.RandomMap && w.Distribution.Kind == blockbench.DistZipf && w.Options["random_distribution"] == "zipf:1.2"
+			return !w.RandomMap && w.Distribution.Kind == blockbench.DistZipf && w.JobOptions.Get("random_distribution") == "zipf:1.2"
 		}},
 		{"random keeps it", "random_distribution=random\n", func(w blockbench.Workload) bool { return w.RandomMap }},
 		{"zoned in strided zones", "zonemode=strided\nzonesize=1m\nzonerange=4m\nrandom_distribution=zoned:50/10:50/90\n", func(w blockbench.Workload) bool {

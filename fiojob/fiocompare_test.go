@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,7 +46,10 @@ type fioJob struct {
 			N int64 `json:"N"`
 		} `json:"lat_ns"`
 	} `json:"sync"`
-	Options    map[string]string `json:"job options"`
+	// Options is fio's "job options", compared member for member, in
+	// order (fio echoes a job's own option lines as written).
+	Options    result.Options `json:"job options"`
+	HasOptions bool           `json:"-"`
 	DepthLevel map[string]float64
 	// Submit and Complete are fio's iodepth_submit and iodepth_complete:
 	// how many I/Os each submission and each reap took.
@@ -62,9 +66,13 @@ type dirIO struct {
 // view is one run's entries, and the files left in (fio) or named by
 // (clyde) the run, for the cases that check them.
 type view struct {
-	jobs  []fioJob
-	files []string
-	notes []string
+	jobs []fioJob
+	// global is "global options", hasGlobal whether the object is there
+	// (fio writes none for a run without global options).
+	global    result.Options
+	hasGlobal bool
+	files     []string
+	notes     []string
 	// offsets are the distinct offsets of the first latency log, when the
 	// case writes one.
 	offsets map[int64]bool
@@ -145,7 +153,12 @@ func runFio(fio, dir, text string, logs bool) (view, error) {
 	if err := os.WriteFile(filepath.Join(dir, "job.fio"), []byte(text), 0o644); err != nil {
 		return view{}, err
 	}
-	cmd := exec.Command(fio, "--output-format=json", "--output=out.json", "--eta=never", "job.fio")
+	return runFioArgs(fio, dir, text, logs, "job.fio")
+}
+
+// runFioArgs runs fio with args in dir; text is the job file's, if any.
+func runFioArgs(fio, dir, text string, logs bool, args ...string) (view, error) {
+	cmd := exec.Command(fio, append([]string{"--output-format=json", "--output=out.json", "--eta=never"}, args...)...)
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return view{}, fmt.Errorf("fio: %v\n%s", err, out)
@@ -154,19 +167,9 @@ func runFio(fio, dir, text string, logs bool) (view, error) {
 	if err != nil {
 		return view{}, err
 	}
-	var out struct {
-		Jobs []json.RawMessage `json:"jobs"`
-	}
-	if err := json.Unmarshal(data[strings.IndexByte(string(data), '{'):], &out); err != nil {
+	v, err := decodeRun(data[strings.IndexByte(string(data), '{'):])
+	if err != nil {
 		return view{}, fmt.Errorf("fio's JSON: %v", err)
-	}
-	v := view{}
-	for _, raw := range out.Jobs {
-		j, err := decodeJob(raw)
-		if err != nil {
-			return view{}, err
-		}
-		v.jobs = append(v.jobs, j)
 	}
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
@@ -184,19 +187,45 @@ func runFio(fio, dir, text string, logs bool) (view, error) {
 	return v, err
 }
 
+// decodeRun reads one run's JSON, fio's or clyde's, into a view: its
+// entries and its global options.
+func decodeRun(data []byte) (view, error) {
+	var out struct {
+		Global *result.Options   `json:"global options"`
+		Jobs   []json.RawMessage `json:"jobs"`
+	}
+	if err := json.Unmarshal(data, &out); err != nil {
+		return view{}, err
+	}
+	v := view{hasGlobal: out.Global != nil}
+	if out.Global != nil {
+		v.global = *out.Global
+	}
+	for _, raw := range out.Jobs {
+		j, err := decodeJob(raw)
+		if err != nil {
+			return view{}, err
+		}
+		v.jobs = append(v.jobs, j)
+	}
+	return v, nil
+}
+
 func decodeJob(raw json.RawMessage) (fioJob, error) {
 	var j fioJob
 	if err := json.Unmarshal(raw, &j); err != nil {
 		return j, err
 	}
-	var levels struct {
+	var extra struct {
 		L json.RawMessage `json:"iodepth_level"`
+		O json.RawMessage `json:"job options"`
 	}
-	if err := json.Unmarshal(raw, &levels); err != nil {
+	if err := json.Unmarshal(raw, &extra); err != nil {
 		return j, err
 	}
+	j.HasOptions = extra.O != nil
 	j.DepthLevel = map[string]float64{}
-	return j, json.Unmarshal(levels.L, &j.DepthLevel)
+	return j, json.Unmarshal(extra.L, &j.DepthLevel)
 }
 
 // runClyde compiles and runs the job file in a directory of its own, as
@@ -208,18 +237,7 @@ func runClyde(t *testing.T, text string, logs bool) view { return runClydePlan(t
 func runClydePlan(t *testing.T, text string, logs bool, edit func(*blockbench.Plan)) view {
 	t.Helper()
 	dir := t.TempDir()
-	v, res := clydeInDir(t, dir, text, edit)
-	seen := map[string]bool{}
-	for i := range v.jobs {
-		if res.Jobs[i].Options["ioengine"] == "null" {
-			continue // fio's null uses no file, and neither did clyde
-		}
-		if name := filepath.Base(res.Jobs[i].Options["filename"]); !seen[name] {
-			seen[name] = true
-			v.files = append(v.files, name)
-		}
-	}
-	sort.Strings(v.files)
+	v, _ := clydeInDir(t, dir, text, edit)
 	var err error
 	if logs {
 		if v.offsets, v.order, err = logOffsets(filepath.Join(dir, "lg_lat.1.log")); err != nil {
@@ -244,6 +262,12 @@ func clydeInDir(t *testing.T, dir, text string, edit func(*blockbench.Plan)) (vi
 	if err != nil {
 		t.Fatalf("clyde refused: %v", err)
 	}
+	return clydeFileInDir(t, dir, f, edit)
+}
+
+// clydeFileInDir is clydeInDir for a parsed job file (or command line).
+func clydeFileInDir(t *testing.T, dir string, f *File, edit func(*blockbench.Plan)) (view, *result.Block) {
+	t.Helper()
 	p, err := Compile(f, Options{})
 	if err != nil {
 		t.Fatalf("clyde refused: %v", err)
@@ -277,20 +301,21 @@ func clydeInDir(t *testing.T, dir, text string, edit func(*blockbench.Plan)) (vi
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out struct {
-		Jobs []json.RawMessage `json:"jobs"`
-	}
-	if err := json.Unmarshal(data, &out); err != nil {
+	v, err := decodeRun(data)
+	if err != nil {
 		t.Fatal(err)
 	}
-	v := view{notes: append(append([]string(nil), p.Notes...), res.Notes...)}
-	for _, raw := range out.Jobs {
-		j, err := decodeJob(raw)
-		if err != nil {
-			t.Fatal(err)
+	v.notes = append(append([]string(nil), p.Notes...), res.Notes...)
+	seen := map[string]bool{}
+	for _, g := range p.Groups {
+		for _, w := range g {
+			if name := filepath.Base(w.Filename); !w.Diskless() && !seen[name] {
+				seen[name] = true // fio's null uses no file, and neither did clyde
+				v.files = append(v.files, name)
+			}
 		}
-		v.jobs = append(v.jobs, j)
 	}
+	sort.Strings(v.files)
 	return v, res
 }
 
@@ -336,6 +361,9 @@ func compareRuns(fio, clyde view, explained map[string]string, timed bool, appro
 		}
 		diffs = append(diffs, field+": "+fmt.Sprintf(format, args...))
 	}
+	if fio.hasGlobal != clyde.hasGlobal || !slices.Equal(fio.global, clyde.global) {
+		differs("global options", "fio %s, clyde %s", optionsText(fio.hasGlobal, fio.global), optionsText(clyde.hasGlobal, clyde.global))
+	}
 	if len(fio.jobs) != len(clyde.jobs) {
 		differs("jobs", "fio reports %d entries, clyde %d (%s / %s)", len(fio.jobs), len(clyde.jobs), names(fio), names(clyde))
 		return diffs
@@ -348,8 +376,8 @@ func compareRuns(fio, clyde view, explained map[string]string, timed bool, appro
 		if f.Desc != c.Desc {
 			differs("desc", "entry %d: fio %q, clyde %q", i, f.Desc, c.Desc)
 		}
-		if n, given := f.Options["numjobs"]; given && n != c.Options["numjobs"] {
-			differs("numjobs", "entry %d: fio echoes numjobs %q, clyde %q", i, f.Options["numjobs"], c.Options["numjobs"])
+		if f.HasOptions != c.HasOptions || !slices.Equal(f.Options, c.Options) {
+			differs("job options", "entry %s: fio %s, clyde %s", f.Name, optionsText(f.HasOptions, f.Options), optionsText(c.HasOptions, c.Options))
 		}
 		if f.Group != c.Group {
 			differs("groupid", "entry %d: fio %d, clyde %d", i, f.Group, c.Group)
@@ -460,6 +488,16 @@ func compareBatchDist(fio, clyde view, tol float64) []string {
 		}
 	}
 	return diffs
+}
+
+// optionsText is an options object as the JSON has it, or "none" when
+// the JSON has no such object.
+func optionsText(present bool, o result.Options) string {
+	if !present {
+		return "none"
+	}
+	b, _ := json.Marshal(o)
+	return string(b)
 }
 
 func share(r, w int64) float64 { return float64(r) * 100 / float64(r+w) }
@@ -619,7 +657,7 @@ ioengine=libaio
 iodepth=8
 direct=0
 `},
-	{name: "null: no file, depth 1 and 8", files: true, text: `[global]
+	{name: "null: no file, depth 1 and 8", files: true, depthDist: 0.2, batchDist: 0.2, text: `[global]
 size=1m
 bs=4k
 ioengine=null
@@ -877,6 +915,35 @@ fdatasync=4
 [onclose]
 filename=c.dat
 fsync_on_close=1
+`},
+	// fio's echo of the options: blanks after '=' kept, fio's names for
+	// aliases, each section sorted by option priority (kb_base and
+	// unit_base first, filename_format and filename last), a second bs=
+	// kept, bare options left out, two [global*] sections, numjobs
+	// clones, and a job with no option of its own (no "job options").
+	{name: "job options as fio echoes them", files: true, text: `[global]
+bs = 4k
+readwrite=read
+ioengine=sync
+size=64k
+[global-two]
+kb_base=1000
+thread
+[echo]
+size=256KiB
+blocksize=8k
+iodepth_batch_submit=1
+bs=4k
+description=a "q" \ b
+unit_base=1
+filename_format=echo.$jobnum
+directory=.
+numjobs=2
+[bare]
+[filename-last]
+zero_buffers
+filename=last.dat
+rw=write
 `},
 	{name: "an example's shape", text: `; -- start job file --
 [global]

@@ -51,7 +51,7 @@ func compile(t *testing.T, text string, vars map[string]string, files map[string
 // planView is what the golden records of a plan: its groups as they run.
 type planView struct {
 	Groups        []blockbench.Group
-	GlobalOptions map[string]string
+	GlobalOptions result.Options
 	SizeGiven     bool
 	Notes         []string
 }
@@ -193,7 +193,7 @@ func TestCompile(t *testing.T) {
 			}
 		}},
 		{"global options echo values only", "[global]\nfilename=f\nsize=1m\ntime_based\nruntime=1\n[a]\n", nil, func(t *testing.T, p blockbench.Plan) {
-			if _, ok := p.GlobalOptions["time_based"]; ok || p.GlobalOptions["runtime"] != "1" || p.GlobalOptions["filename"] != "f" {
+			if _, ok := p.GlobalOptions.Lookup("time_based"); ok || p.GlobalOptions.Get("runtime") != "1" || p.GlobalOptions.Get("filename") != "f" {
 				t.Errorf("%v", p.GlobalOptions)
 			}
 		}},

@@ -36,8 +36,11 @@ const maxIncludeDepth = 16
 // Option is one option line: its name, its value when it has one ("bs=4k";
 // "time_based" has none), and where it was written.
 type Option struct {
-	Name     string
-	Value    string
+	Name  string
+	Value string
+	// Written is the value as written, blanks after the '=' kept, for
+	// fio's echo of it (echo.go); "" when it is Value.
+	Written  string
 	HasValue bool
 	// Pos is "FILE:LINE", or the flag for an option from the command line.
 	Pos string
@@ -48,6 +51,17 @@ type Section struct {
 	Name    string
 	Pos     string
 	Options []Option
+	// Typed says the options come from fio's command line: fio parses
+	// and echoes them as typed, a job file's section by option priority.
+	Typed bool
+}
+
+// parseOrder is the order fio parses, and echoes, the section's options.
+func (s Section) parseOrder() []Option {
+	if s.Typed {
+		return s.Options
+	}
+	return byFioPriority(s.Options)
 }
 
 // File is a parsed job file: its sections in order, [global] ones
@@ -159,6 +173,9 @@ func (p *parser) parse(name string, data []byte, depth int) error {
 		if opt.Value, err = p.expand(pos, opt.Value); err != nil {
 			return err
 		}
+		if opt.Written != "" {
+			opt.Written, _ = p.expand(pos, opt.Written) // Value's expansion went through
+		}
 		if len(p.file.Sections) == 0 {
 			return result.Usagef(pos, "option %q comes before any section; put it under [global] or a [job]", opt.Name)
 		}
@@ -264,8 +281,8 @@ func validEnvName(s string) bool {
 // ParseOption reads one option as a job file line or a command-line flag
 // writes it: "name=value" or "name". pos says where it came from.
 func ParseOption(pos, s string) (Option, error) {
-	name, value, has := strings.Cut(s, "=")
-	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+	name, written, has := strings.Cut(s, "=")
+	name, value := strings.TrimSpace(name), strings.TrimSpace(written)
 	switch {
 	case name == "":
 		return Option{}, result.Usagef(pos, "malformed line; write option=value")
@@ -274,7 +291,11 @@ func ParseOption(pos, s string) (Option, error) {
 		// mistake) must not have its lines copied to stderr and logs.
 		return Option{}, result.Usagef(pos, "malformed option name; write option=value (letters, digits and _)")
 	}
-	return Option{Name: name, Value: value, HasValue: has, Pos: pos}, nil
+	opt := Option{Name: name, Value: value, HasValue: has, Pos: pos}
+	if written != value {
+		opt.Written = written
+	}
+	return opt, nil
 }
 
 func unwrapPath(err error) error {

@@ -24,7 +24,6 @@ func (j *job) rw(o Option) error {
 		return result.Usagef(o.Pos, "rw=%s: accepted: read, write, randread, randwrite, rw (readwrite), randrw, trim, randtrim, trimwrite, randtrimwrite, each with :N", o.Value)
 	}
 	j.w.RW, j.w.SeqGap, j.w.SeqRepeat = rw, 0, 0
-	delete(j.w.Options, "rw")
 	if !hasMod {
 		return nil
 	}
@@ -42,8 +41,6 @@ func (j *job) rw(o Option) error {
 	default:
 		j.w.SeqGap = n
 	}
-	// fio's job options echo rw= as written, modifier and all.
-	j.w.Options["rw"] = o.Value
 	return nil
 }
 
@@ -79,7 +76,7 @@ func (j *job) rwSequencer(o Option) error {
 	default:
 		return result.Usagef(o.Pos, "rw_sequencer=%q: give sequential (the I/Os after a random offset follow it) or identical (they repeat it)", o.Value)
 	}
-	return echo(j, o)
+	return nil
 }
 
 // rwNotes say where what clyde runs for the job's rw mode is not what the
@@ -90,7 +87,7 @@ func (j *job) rwNotes(w blockbench.Workload) []string {
 		notes = append(notes, "job "+j.sec.Name+": rw=randtrimwrite with offset=: fio 3.33 writes each trimmed block at its offset plus offset= again (fixed by axboe/fio#1932, 2025), so its writes land elsewhere or the job ends after its first trim; clyde writes each block where it trimmed it, as fio does since")
 	}
 	if w.SeqRepeat > 1 {
-		notes = append(notes, "job "+j.sec.Name+": rw="+w.Options["rw"]+": clyde draws the first offset at random, as fio does since its init.c sets ddir_seq_nr to 1; fio 3.33 issues the first run from the start of the region")
+		notes = append(notes, "job "+j.sec.Name+": rw="+j.set["rw"].Value+": clyde draws the first offset at random, as fio does since its init.c sets ddir_seq_nr to 1; fio 3.33 issues the first run from the start of the region")
 	}
 	return notes
 }

@@ -49,9 +49,9 @@ func TestRWModifier(t *testing.T) {
 		{name: "random run", opts: "rw=randread:8", repeat: 8, echo: "randread:8"},
 		{name: "identical", opts: "rw_sequencer=identical\nrw=randrw:4", repeat: 4, same: true, echo: "randrw:4"},
 		{name: "sequential sequencer", opts: "rw=randwrite:2\nrw_sequencer=sequential", repeat: 2, echo: "randwrite:2"},
-		{name: "random :1 is fio's default", opts: "rw=randread:1"},
-		{name: "sequential :0 is fio's default", opts: "rw=read:0"},
-		{name: "a later rw= clears it", opts: "rw=read:8k\nrw=write"},
+		{name: "random :1 is fio's default", opts: "rw=randread:1", echo: "randread:1"},
+		{name: "sequential :0 is fio's default", opts: "rw=read:0", echo: "read:0"},
+		{name: "a later rw= clears it", opts: "rw=read:8k\nrw=write", echo: "write"},
 		{name: "random :0", opts: "rw=randread:0", refused: "from 1"},
 		{name: "random negative", opts: "rw=randread:-2", refused: "from 1"},
 		{name: "not a number", opts: "rw=read:lots", refused: "not a number"},
@@ -70,9 +70,9 @@ func TestRWModifier(t *testing.T) {
 				t.Fatal(err)
 			}
 			w := p.Groups[0][0]
-			if w.SeqGap != c.gap || w.SeqRepeat != c.repeat || w.SeqRepeatSame != c.same || w.Options["rw"] != c.echo {
+			if w.SeqGap != c.gap || w.SeqRepeat != c.repeat || w.SeqRepeatSame != c.same || w.JobOptions.Get("rw") != c.echo {
 				t.Errorf("gap %d, run %d, identical %v, rw echoed %q; want %d, %d, %v, %q",
-					w.SeqGap, w.SeqRepeat, w.SeqRepeatSame, w.Options["rw"], c.gap, c.repeat, c.same, c.echo)
+					w.SeqGap, w.SeqRepeat, w.SeqRepeatSame, w.JobOptions.Get("rw"), c.gap, c.repeat, c.same, c.echo)
 			}
 		})
 	}

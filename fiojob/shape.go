@@ -1,6 +1,7 @@
 package fiojob
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -140,34 +141,52 @@ func sum(counts []int64) int64 {
 // jobFields is what only fio's readers look at: the depth distributions
 // and fio's latency buckets of the clat histograms (context switches and
 // faults are the caller's).
+//
+// The depth is counted as fio's td_io_queue counts it, the same for every
+// engine: an I/O the engine queued is in the bucket of the I/Os in flight
+// it joined (the engine's InFlight), one that completed inside its own
+// queue call (a synchronous engine; null at iodepth 1, which fio runs as
+// FIO_SYNCIO) in bucket 1. So a worker that did I/O and counted none in
+// flight did all of it at depth 1.
 func jobFields(m *blockbench.JobMeasure) result.BlockJobFio {
 	f := result.BlockJobFio{LatencyDepth: m.Depth, LatencyPercentile: 100}
-	var depth, reaps [7]int64
+	var depth, queued, reaps [7]int64
 	var ios int64
 	for _, w := range m.Workers {
-		ios += w.IOs[0] + w.IOs[1]
+		n := w.IOs[0] + w.IOs[1]
+		ios += n
 		wd, wr := fioLevels(w.InFlight, depthBucket), fioLevels(w.Reaped, batchBucket)
+		if sum(wd[:]) == 0 {
+			depth[0] += n // completed in the queue call: fio's io_u_mark_depth(td, 1)
+		}
 		for i := range depth {
 			depth[i] += wd[i]
+			queued[i] += wd[i]
 			reaps[i] += wr[i]
 		}
 	}
 	if !m.Queues {
-		// One I/O per call, submitted and completed in it.
-		depth, reaps = [7]int64{ios}, [7]int64{0, ios}
+		// An engine without a commit stage (psync, mmap): fio's
+		// td_io_queue counts one submission and one completion per I/O.
+		reaps = [7]int64{0, ios}
 	}
 	// What each io_uring_enter / io_submit took (fio's io_u_mark_submit);
-	// an engine that counts none submits one I/O per call. depth counts
-	// I/Os (a batch at once, as fio's io_u_map), so the fallback is one
-	// submit call per I/O.
+	// a queueing engine that counts none submits one I/O per call. queued
+	// counts the I/Os it queued (a batch at once, as fio's io_u_map), so
+	// the fallback is one submit call per queued I/O; a synchronous
+	// completion in an engine with a commit stage (null at iodepth 1) is
+	// in no submit and no reap, as in fio.
 	var submits [7]int64
 	for _, w := range m.Workers {
 		for i, c := range fioLevels(w.Submitted, batchBucket) {
 			submits[i] += c
 		}
 	}
-	if !m.Queues || sum(submits[:]) == 0 {
-		submits = [7]int64{0, sum(depth[:])}
+	switch {
+	case !m.Queues:
+		submits = [7]int64{0, ios}
+	case sum(submits[:]) == 0:
+		submits = [7]int64{0, sum(queued[:])}
 	}
 	f.IODepthLevel = dist(depthLabels, depth[:], sum(depth[:]), 0.1)
 	f.IODepthSubmit = dist(batchLabels, submits[:], sum(submits[:]), 0.1)
@@ -359,11 +378,32 @@ func weightedDist(ds []result.Dist, weights []float64) result.Dist {
 	return out
 }
 
-// options is the workload as it ran in fio's option syntax: sizes as
-// "4k"/"1g", times in seconds ("5", "500ms" when not whole), flags as 0/1,
-// iodepth and ioengine what ran, data options by fio's names, and the
+// options is the job's "job options": a job written in fio's language
+// echoes its own options as fio does (Workload.JobOptions, echo.go), an
+// entry group_reporting sums those of its last member, as fio's stat.c
+// (opt_lists[j] is each member's in turn); any other job its options as
+// it ran (resolvedOptions), sorted by name.
+func options(jm *blockbench.JobMeasure) result.Options {
+	last := jm.Workload
+	if n := len(jm.Members); n > 0 {
+		last = jm.Members[n-1]
+	}
+	if last.JobOptions != nil {
+		return slices.Clone(last.JobOptions)
+	}
+	m := resolvedOptions(jm)
+	out := make(result.Options, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, result.Option{Name: k, Value: m[k]})
+	}
+	return out
+}
+
+// resolvedOptions is the workload as it ran in fio's option syntax: sizes
+// as "4k"/"1g", times in seconds ("5", "500ms" when not whole), flags as
+// 0/1, iodepth and ioengine what ran, data options by fio's names, and the
 // Iometer access specification it drew from.
-func options(jm *blockbench.JobMeasure) map[string]string {
+func resolvedOptions(jm *blockbench.JobMeasure) map[string]string {
 	w := jm.Workload
 	m := map[string]string{}
 	for k, v := range w.Options {
@@ -372,9 +412,7 @@ func options(jm *blockbench.JobMeasure) map[string]string {
 	set := func(k, v string) { m[k] = v }
 	set("name", w.Name)
 	set("filename", w.Filename)
-	if _, given := w.Options["rw"]; !given {
-		set("rw", string(w.RW)) // a job file's rw=MODE:N echoes as written, as fio's
-	}
+	set("rw", string(w.RW))
 	if w.RW.Mixed() {
 		set("rwmixread", strconv.Itoa(w.RWMixRead))
 	}
@@ -382,11 +420,7 @@ func options(jm *blockbench.JobMeasure) map[string]string {
 	set("size", sizeString(w.Size))
 	set("offset", sizeString(w.Offset))
 	set("iodepth", strconv.Itoa(jm.Depth))
-	if _, clone := w.Options["numjobs"]; !clone || w.NumJobs > 1 {
-		// A job file's clone (one workload of fio's numjobs) echoes the
-		// job's numjobs, as fio's job options do.
-		set("numjobs", strconv.Itoa(w.NumJobs))
-	}
+	set("numjobs", strconv.Itoa(w.NumJobs))
 	set("ioengine", string(jm.Engine))
 	set("direct", boolOpt(w.Direct))
 	set("runtime", durationString(w.Runtime))
@@ -414,8 +448,8 @@ func options(jm *blockbench.JobMeasure) map[string]string {
 	if w.FsyncOnClose {
 		set("fsync_on_close", "1")
 	}
-	// The batching knobs that ran, by fio's name, unless the job file gave
-	// them (by that name or an alias), which echo as written.
+	// The batching knobs that ran, by fio's name, unless the workload's
+	// Options (its engine's echo) hold them already.
 	given := func(keys ...string) bool {
 		for _, k := range keys {
 			if _, ok := w.Options[k]; ok {

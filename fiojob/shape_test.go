@@ -3,6 +3,7 @@ package fiojob
 import (
 	"context"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -77,11 +78,56 @@ func TestFioJobFields(t *testing.T) {
 			if tc.engine == blockbench.EngineIOUring && job.Read.Slat.N == 0 {
 				t.Error("io_uring has a submission stage, and slat_ns is empty")
 			}
-			if job.Options["filename"] != j.Filename || job.Options["bs"] != "4k" || job.Options["size"] != "4m" {
+			if job.Options.Get("filename") != j.Filename || job.Options.Get("bs") != "4k" || job.Options.Get("size") != "4m" {
 				t.Errorf("job options %v", job.Options)
 			}
 			if !strings.HasPrefix(res.FioVersion, "clyde-") || !strings.Contains(res.FioVersion, "fio-3.33") || res.Time == "" {
 				t.Errorf("fio version %q, time %q", res.FioVersion, res.Time)
+			}
+		})
+	}
+}
+
+// TestDepthCounting checks the depth rule, the same for every engine, on
+// the distributions fio 3.33 reports for the same jobs (fio --ioengine=X
+// --iodepth=N, 256 I/Os): an I/O that completes inside its queue call is
+// at depth 1; only an engine without a commit stage also counts it as a
+// submission and a completion.
+func TestDepthCounting(t *testing.T) {
+	const ios = 256
+	counted := func(slot int) []int64 { h := make([]int64, 8); h[slot] = ios; return h }
+	for _, tc := range []struct {
+		name                     string
+		queues                   bool
+		inflight, reaped, submit []int64
+		level, submits, reaps    string // fio's iodepth_level, iodepth_submit, iodepth_complete
+	}{
+		// psync, mmap: fio's td_io_queue marks depth, submit and complete.
+		{name: "psync", level: "1:100", submits: "4:100", reaps: "4:100"},
+		// null at iodepth 1 is FIO_SYNCIO with a commit hook: depth only.
+		{name: "null iodepth 1", queues: true, level: "1:100", submits: "", reaps: ""},
+		// null at iodepth 8: each I/O queued, committed and reaped alone.
+		{name: "null iodepth 8", queues: true, inflight: counted(1), reaped: counted(1), level: "1:100", submits: "4:100", reaps: "4:100"},
+		{name: "io_uring iodepth 8", queues: true, inflight: counted(7), reaped: counted(1), submit: counted(1), level: "4:100", submits: "4:100", reaps: "4:100"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &blockbench.JobMeasure{Queues: tc.queues, Workers: []blockbench.WorkerMeasure{{
+				IOs: [2]int64{ios, 0}, InFlight: tc.inflight, Reaped: tc.reaped, Submitted: tc.submit}}}
+			f := jobFields(m)
+			for _, d := range []struct {
+				name string
+				got  result.Dist
+				want string
+			}{{"iodepth_level", f.IODepthLevel, tc.level}, {"iodepth_submit", f.IODepthSubmit, tc.submits}, {"iodepth_complete", f.IODepthComplete, tc.reaps}} {
+				var nonzero []string
+				for _, b := range d.got {
+					if b.Value != 0 {
+						nonzero = append(nonzero, b.Key+":"+strconv.FormatFloat(b.Value, 'f', -1, 64))
+					}
+				}
+				if got := strings.Join(nonzero, " "); got != d.want {
+					t.Errorf("%s %q, fio's %q", d.name, got, d.want)
+				}
 			}
 		})
 	}

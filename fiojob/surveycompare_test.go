@@ -7,12 +7,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/clydebench/clyde/result"
 )
 
 // surveyJob is one entry as both tools report a 16 MiB random read at
 // depth 8: 4096 reads of 4 KiB, the queue full for nearly all of them.
 func surveyJob() fioJob {
-	j := fioJob{Name: "job", Options: map[string]string{"rw": "randread", "bs": "4k"},
+	j := fioJob{Name: "job", Options: result.Options{{Name: "rw", Value: "randread"}, {Name: "bs", Value: "4k"}},
 		DepthLevel: map[string]float64{"1": 0.1, "2": 0.1, "4": 0.1, "8": 99.7, "16": 0, "32": 0, ">=64": 0}}
 	j.Read = dirIO{IOBytes: 16 << 20, TotalIOs: 4096}
 	return j
@@ -44,9 +46,13 @@ func TestSurveyCompare(t *testing.T) {
 		{"depth distribution", func(c *fioJob) {
 			c.DepthLevel = map[string]float64{"1": 0.1, "2": 0.1, "4": 30, "8": 69.8}
 		}, false, []string{"depth distribution"}},
-		{"job options: a value", func(c *fioJob) { c.Options = map[string]string{"rw": "randread", "bs": "4K"} }, false, []string{"job options"}},
-		{"job options: one more", func(c *fioJob) { c.Options = map[string]string{"rw": "randread", "bs": "4k", "size": "16m"} }, false, []string{"job options"}},
-		{"job options: one less", func(c *fioJob) { c.Options = map[string]string{"rw": "randread"} }, false, []string{"job options"}},
+		{"job options: a value", func(c *fioJob) {
+			c.Options = result.Options{{Name: "rw", Value: "randread"}, {Name: "bs", Value: "4K"}}
+		}, false, []string{"job options"}},
+		{"job options: one more", func(c *fioJob) {
+			c.Options = result.Options{{Name: "rw", Value: "randread"}, {Name: "bs", Value: "4k"}, {Name: "size", Value: "16m"}}
+		}, false, []string{"job options"}},
+		{"job options: one less", func(c *fioJob) { c.Options = result.Options{{Name: "rw", Value: "randread"}} }, false, []string{"job options"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, c := surveyJob(), surveyJob()

@@ -59,8 +59,8 @@ func TestCDMOnExt4IsUnbuffered(t *testing.T) {
 		t.Fatalf("%d jobs, cdm %+v: want 8 rows of a warm-up and a pass", len(res.Jobs), res.CDM)
 	}
 	for _, j := range res.Jobs {
-		if j.Options["direct"] != "1" {
-			t.Errorf("job %s ran with direct %q", j.JobName, j.Options["direct"])
+		if j.Options.Get("direct") != "1" {
+			t.Errorf("job %s ran with direct %q", j.JobName, j.Options.Get("direct"))
 		}
 	}
 	if !strings.HasPrefix(res.Target.ResolvedPath, filepath.Join(fs.dir, "clyde.")) || res.Space == nil || res.Space.MountPoint != fs.dir {
@@ -87,8 +87,8 @@ func TestCDMOnTmpfsNeedsBuffered(t *testing.T) {
 		t.Fatalf("--buffered: exit %d: %s", o.code, o.stderr)
 	}
 	for _, j := range res.Jobs {
-		if j.Options["direct"] != "0" {
-			t.Errorf("job %s ran with direct %q under --buffered", j.JobName, j.Options["direct"])
+		if j.Options.Get("direct") != "0" {
+			t.Errorf("job %s ran with direct %q under --buffered", j.JobName, j.Options.Get("direct"))
 		}
 	}
 	if res.CDM.Direct {
@@ -192,9 +192,9 @@ func TestIometerFile(t *testing.T) {
 	for i, want := range []float64{1, 10, 50, 90} {
 		it := res.Iometer.Tests[i]
 		share := float64(it.WriteIOs) / float64(it.ReadIOs+it.WriteIOs) * 100
-		if it.OutstandingIOs != 1 || share > want+5 || share < want-5 || res.Jobs[i].Options["direct"] != "1" {
+		if it.OutstandingIOs != 1 || share > want+5 || share < want-5 || res.Jobs[i].Options.Get("direct") != "1" {
 			t.Errorf("test %q: %d outstanding, %.1f%% writes (want %.0f), direct %s", it.AccessSpec, it.OutstandingIOs, share, want,
-				res.Jobs[i].Options["direct"])
+				res.Jobs[i].Options.Get("direct"))
 		}
 	}
 	if !strings.Contains(o.stderr, "ignored") || strings.Count(o.stderr, "\n") != 1 {

@@ -27,9 +27,10 @@ type Block struct {
 	TimestampMs int64 `json:"timestamp_ms"`
 	// Time is the start time as fio prints it (C's ctime, local time).
 	Time string `json:"time"`
-	// GlobalOptions is a job file's [global] section as it was written
-	// ({} for a command line), as fio's "global options".
-	GlobalOptions Options     `json:"global options"`
+	// GlobalOptions is fio's "global options": a job file's [global]
+	// sections as written (and a fio command line's options before its
+	// first --name); absent when there are none, as in fio.
+	GlobalOptions Options     `json:"global options,omitempty"`
 	Target        BlockTarget `json:"target"`
 	Jobs          []BlockJob  `json:"jobs"`
 	// DiskUtil is the target's disk from /sys/block/*/stat before and after
@@ -92,9 +93,12 @@ type BlockJob struct {
 	// start of the run to its end, as fio's.
 	Eta     int64 `json:"eta"`
 	Elapsed int64 `json:"elapsed"`
-	// Options echoes the job as it ran, in fio's option syntax ("4k",
-	// "1"), as fio's "job options" does: strings.
-	Options Options `json:"job options"`
+	// Options is fio's "job options": a job written in fio's language (a
+	// job file's section, a fio command line's job) echoes its own options
+	// as fio does, as written; any other job (clyde's own command line, a
+	// preset) the options it ran with, in fio's syntax ("4k", "1"). Absent
+	// when there are none, as in fio.
+	Options Options `json:"job options,omitempty"`
 	// Config is the same job in typed form.
 	Config BlockJobConfig `json:"config"`
 	Read   BlockDir       `json:"read"`

@@ -78,17 +78,68 @@ type BlockDiskUtil struct {
 	Util        float64 `json:"util"`
 }
 
-// Options is fio's "job options" and "global options" object: option
-// names to values as fio's job files write them. It encodes as {} when
-// empty, never null, for tools that merge the two objects.
-type Options map[string]string
+// Options is fio's "job options" and "global options" object: each option
+// line as fio echoes it (stat.c's json_add_job_opts: fio's name for the
+// option, its value as written), in the order fio writes them; an option
+// given twice is there twice, as in fio's JSON. A caller that wants the
+// value an option took reads Get, the last one.
+type Options []Option
 
-// MarshalJSON writes o with its keys sorted, {} when o is nil.
-func (o Options) MarshalJSON() ([]byte, error) {
-	if o == nil {
-		return []byte("{}"), nil
+// Option is one member of an Options object.
+type Option struct{ Name, Value string }
+
+// Get is the last value given for name, "" when there is none.
+func (o Options) Get(name string) string {
+	v, _ := o.Lookup(name)
+	return v
+}
+
+// Lookup is the last value given for name and whether there is one.
+func (o Options) Lookup(name string) (string, bool) {
+	for i := len(o) - 1; i >= 0; i-- {
+		if o[i].Name == name {
+			return o[i].Value, true
+		}
 	}
-	return json.Marshal(map[string]string(o))
+	return "", false
+}
+
+// MarshalJSON writes o as one object in its own order, duplicates kept, as
+// fio writes it; {} when o is empty.
+func (o Options) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, opt := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if err := writeKey(&b, opt.Name); err != nil {
+			return nil, err
+		}
+		b.WriteByte(':')
+		if err := writeKey(&b, opt.Value); err != nil {
+			return nil, err
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads an options object back in the order it was written.
+func (o *Options) UnmarshalJSON(data []byte) error {
+	out, err := orderedObject(data, func(v json.RawMessage) (string, error) {
+		var s string
+		err := json.Unmarshal(v, &s)
+		return s, err
+	})
+	if err != nil {
+		return err
+	}
+	*o = (*o)[:0]
+	for _, kv := range out {
+		*o = append(*o, Option{Name: kv.key, Value: kv.value})
+	}
+	return nil
 }
 
 // DistBucket is one bucket of a fio distribution: its label as fio writes it

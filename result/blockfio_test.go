@@ -22,6 +22,19 @@ func TestFioObjectsRoundTrip(t *testing.T) {
 	if b, _ := json.Marshal(struct{ O Options }{}); string(b) != `{"O":{}}` {
 		t.Errorf("nil Options encode as %s; fio readers merge the object, so never null", b)
 	}
+	// fio echoes every option line: its order, a second bs=, a quote.
+	o := Options{{"kb_base", "1000"}, {"bs", "1M"}, {"bs", " 4k"}, {"description", `a "q"`}}
+	b, err = json.Marshal(o)
+	if want := `{"kb_base":"1000","bs":"1M","bs":" 4k","description":"a \"q\""}`; err != nil || string(b) != want {
+		t.Fatalf("Options encode as %s, %v; want %s", b, err, want)
+	}
+	var obak Options
+	if err := json.Unmarshal(b, &obak); err != nil || len(obak) != 4 || obak[2] != o[2] || obak.Get("bs") != " 4k" {
+		t.Fatalf("decoded %v, %v", obak, err)
+	}
+	if v, ok := obak.Lookup("rw"); ok || v != "" {
+		t.Errorf("Lookup of an option not given: %q, %v", v, ok)
+	}
 	var bins FioBins
 	if err := json.Unmarshal([]byte(`{"1128": 5, "764": 2}`), &bins); err != nil || bins[0].ValueNs != 764 || bins[1].Count != 5 {
 		t.Errorf("bins %v, %v", bins, err)

@@ -86,7 +86,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	app.Metadata = map[string]any{typedKey: args}
 	err := checkCommand(app, args)
 	if err == nil {
-		args, err = checkBlockArgs(args)
+		args, err = prepareBlockArgs(app, args)
 	}
 	if err == nil {
 		err = app.RunContext(ctx, rewriteIometerArgs(rewriteBonnieArgs(args)))

@@ -59,7 +59,11 @@ func blockCommand() *cli.Command {
 			"  clyde block job.fio --output-format json --runtime 10",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "filename", Usage: "file or block device (symlinks and /dev/disk/by-* are resolved); a job file may name them instead"},
-			&cli.StringFlag{Name: "name", Usage: "job name prefix (default: the rw mode)"},
+			&cli.StringFlag{Name: "name", Usage: "fio's --name: starts a fio job, and the whole line is then fio's command line, with fio's defaults (one pass over --size, psync, invalidate=1; see docs/block.md); without it the line is clyde's own, its differing defaults named in a note"},
+			&cli.StringSliceFlag{Name: "section", Usage: "fio's --section: run only the jobs of this name (of a job file or of fio's command line); give it more than once for more"},
+			&cli.StringFlag{Name: "eta", Value: "auto", Usage: "fio's --eta: the progress line on stderr: auto (on a terminal), always, never"},
+			&cli.StringFlag{Name: "eta-interval", Usage: "fio's --eta-interval: redraw the progress line this often (default 500ms, at least 250ms; a job file or fio's command line)"},
+			&cli.StringFlag{Name: "eta-newline", Usage: "fio's --eta-newline: start a new progress line this often instead of rewriting it (a job file or fio's command line)"},
 			&cli.StringFlag{Name: "size", Usage: "region per job: 4k, 64m, 1g, 0x100000 (default: the whole existing target, 1g for a new file); units as fio reads them (--kb_base)"},
 			&cli.StringFlag{Name: "kb_base", Value: "1024", Usage: "fio's kb_base: 1024 (fio's default) reads k, KB, MB as powers of 1024 and KiB, MiB as powers of 1000; 1000 the other way round"},
 			&cli.StringFlag{Name: "offset", Value: "0", Usage: "start of the region"},
@@ -156,10 +160,13 @@ func wrapWords(s string, width int) string {
 
 // checkBlockArgs prepares clyde block's arguments for the flag parser by
 // fio's command-line rules (fiojob.NormalizeArgs); urfave/cli's side is
-// which flags take a value, and the pasted-dash check of bare words.
-func checkBlockArgs(args []string) ([]string, error) {
+// which flags take a value, and the pasted-dash check of bare words. A
+// fio command line (fiojob.IsFioCommandLine: a --name) is read by fio's
+// rules (fiojob.ParseCommandLine): its jobs are returned as the job file
+// they stand for, and only the other flags go on to the flag parser.
+func checkBlockArgs(args []string) ([]string, *fiojob.File, error) {
 	if len(args) < 2 || args[1] != "block" {
-		return args, nil
+		return args, nil, nil
 	}
 	takesValue := map[string]bool{}
 	for _, f := range blockCommand().Flags {
@@ -168,11 +175,44 @@ func checkBlockArgs(args []string) ([]string, error) {
 			takesValue[n] = !isBool
 		}
 	}
-	rest, err := fiojob.NormalizeArgs(args[2:], func(name string) bool { return takesValue[name] }, pastedDash)
-	if err != nil {
-		return nil, err
+	rest := args[2:]
+	var fioLine *fiojob.File
+	if fiojob.IsFioCommandLine(rest) {
+		var err error
+		fioLine, rest, err = fiojob.ParseCommandLine(rest, func(name string) (bool, bool) {
+			v, known := takesValue[name]
+			return known, v
+		})
+		if err != nil {
+			return nil, nil, err
+		}
 	}
-	return append(append([]string(nil), args[:2]...), rest...), nil
+	rest, err := fiojob.NormalizeArgs(rest, func(name string) bool { return takesValue[name] }, pastedDash)
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(append([]string(nil), args[:2]...), rest...), fioLine, nil
+}
+
+// prepareBlockArgs is checkBlockArgs, keeping a fio command line's jobs in
+// app's Metadata for the block command's action (fioCommandLine).
+func prepareBlockArgs(app *cli.App, args []string) ([]string, error) {
+	args, fioLine, err := checkBlockArgs(args)
+	if fioLine != nil {
+		app.Metadata[fioLineKey] = fioLine
+	}
+	return args, err
+}
+
+// fioLineKey holds, in the app's Metadata, the jobs of a fio command line
+// (checkBlockArgs), nil for any other.
+const fioLineKey = "fio command line"
+
+// fioCommandLine is the jobs of clyde block's fio command line, nil when
+// the line is clyde's own.
+func fioCommandLine(c *cli.Context) *fiojob.File {
+	f, _ := c.App.Metadata[fioLineKey].(*fiojob.File)
+	return f
 }
 
 // blockJob turns the flags into a Job; every parse error is a usage error.
@@ -180,7 +220,11 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 	j := blockbench.NewJob(c.String("filename"))
 	j.Shape = fiojob.Shape // clyde's block JSON is fio's, for every preset
 	var err error
-	j.Name = c.String("name")
+	for _, f := range []string{"section", "eta-interval", "eta-newline"} {
+		if c.IsSet(f) {
+			return j, result.Usagef("--"+f, "goes with a job file or fio's command line (a line with --name)")
+		}
+	}
 	kb, err := fiojob.ParseKBBaseFlag("--kb_base", c.String("kb_base"))
 	if err != nil {
 		return j, err
@@ -265,8 +309,8 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 	j.Log = blockLog(c, j.Name, string(j.RW))
 	j.Warn = c.App.ErrWriter
 	j.CommandLine = os.Args
-	if isTerminal(c.App.ErrWriter) {
-		j.Progress = c.App.ErrWriter
+	if j.Progress, err = blockProgress(c); err != nil {
+		return j, err
 	}
 	if err := cdmOptions(c, &j); err != nil {
 		return j, err
@@ -274,7 +318,30 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 	if err := sustainedFlags(c, &j); err != nil {
 		return j, err
 	}
+	if j.Profile == blockbench.ProfileNone {
+		if n := fiojob.ClydeStyleNote(&j, c.IsSet); n != "" {
+			j.Notes = append(j.Notes, n)
+		}
+	}
 	return j, j.Validate()
+}
+
+// blockProgress is where fio's --eta puts the progress line: stderr when
+// it is a terminal (auto), always, or nowhere.
+func blockProgress(c *cli.Context) (io.Writer, error) {
+	switch eta := c.String("eta"); eta {
+	case "auto":
+		if isTerminal(c.App.ErrWriter) {
+			return c.App.ErrWriter, nil
+		}
+		return nil, nil
+	case "always":
+		return c.App.ErrWriter, nil
+	case "never":
+		return nil, nil
+	default:
+		return nil, result.Usagef("--eta", "%q: give auto (on a terminal), always or never, as fio", eta)
+	}
 }
 
 // sustainedFlags applies the sustained preset's settings to every flag not
@@ -371,15 +438,48 @@ func blockLog(c *cli.Context, name, rw string) fiojob.LogSpec {
 		func(flag string) (string, bool) { return c.String(flag), c.IsSet(flag) })
 }
 
+// clydeOnlyFlags are clyde block's flags for its own command line and its
+// presets, which a job file and fio's command line do not take.
+var clydeOnlyFlags = []string{"profile", "passes", "buffer", "cdm-preset", "test-data", "mix", "mix-read", "interval",
+	"passes-kept", "buffered", "fill", "steadystate", "ss_dur", "ss_ramp", "ss-round", "until-steady"}
+
+// refuseClydeOnly refuses the clydeOnlyFlags given (and more) with what
+// the line is.
+func refuseClydeOnly(c *cli.Context, what string, more ...string) error {
+	for _, f := range append(clydeOnlyFlags, more...) {
+		if c.IsSet(f) {
+			return result.Usagef("--"+f, "does not go with %s; its options say what each job does", what)
+		}
+	}
+	return nil
+}
+
+// fioLinePlan compiles fio's command line (checkBlockArgs read its jobs)
+// as the job file it stands for, with fio's defaults.
+func fioLinePlan(c *cli.Context, f *fiojob.File) (blockbench.Plan, error) {
+	if c.NArg() > 0 {
+		return blockbench.Plan{}, result.Usagef(c.Args().First(), "a job file and --name: fio would run the command line's job and then the file's; clyde runs one or the other, so put the job in the file")
+	}
+	if c.IsSet("seed") {
+		return blockbench.Plan{}, result.Usagef("--seed", "is clyde's own; fio's command line (a line with --name) says --randseed")
+	}
+	if err := refuseClydeOnly(c, "fio's command line (a line with --name)", "cleanup", "force"); err != nil {
+		return blockbench.Plan{}, err
+	}
+	p, err := fiojob.Compile(f, fiojob.Options{})
+	if err != nil {
+		return p, err
+	}
+	return finishPlan(c, p)
+}
+
 // jobFilePlan compiles the job file with the flags given after it as
 // overrides of every job's options.
 func jobFilePlan(c *cli.Context, path string) (blockbench.Plan, error) {
-	for _, f := range []string{"profile", "passes", "buffer", "cdm-preset", "test-data", "mix", "mix-read", "interval", "passes-kept", "buffered", "fill"} {
-		if c.IsSet(f) {
-			return blockbench.Plan{}, result.Usagef("--"+f, "does not go with a job file; the file's options say what each job does")
-		}
+	if err := refuseClydeOnly(c, "a job file"); err != nil {
+		return blockbench.Plan{}, err
 	}
-	o := fiojob.Options{Overrides: fiojob.FlagOverrides(func(flag string) (string, bool) {
+	o := fiojob.Options{Sections: c.StringSlice("section"), Overrides: fiojob.FlagOverrides(func(flag string) (string, bool) {
 		if !c.IsSet(flag) {
 			return "", false
 		}
@@ -397,11 +497,24 @@ func jobFilePlan(c *cli.Context, path string) (blockbench.Plan, error) {
 	if err != nil {
 		return p, err
 	}
+	return finishPlan(c, p)
+}
+
+// finishPlan adds to a compiled plan what the run's flags say: safety,
+// where warnings and the progress line go (fio's --eta flags).
+func finishPlan(c *cli.Context, p blockbench.Plan) (blockbench.Plan, error) {
 	p.DestroyData = c.Bool("destroy-data")
 	p.AllowSparse = c.Bool("allow-sparse")
 	p.AllowCached = c.Bool("allow-cached")
 	p.Warn = c.App.ErrWriter
-	p.CommandLine = os.Args
+	p.CommandLine = typedArgs(c)
+	var err error
+	if p.Progress, err = blockProgress(c); err != nil {
+		return p, err
+	}
+	if p.ProgressEvery, p.ProgressNewline, err = fiojob.ParseEtaTimes(c.String("eta-interval"), c.String("eta-newline")); err != nil {
+		return p, err
+	}
 	for _, n := range p.Notes {
 		fmt.Fprintf(c.App.ErrWriter, "clyde: note: %s\n", n)
 	}
@@ -511,7 +624,8 @@ func mapValues(m map[string]*outfile.Target) []*outfile.Target {
 }
 
 func blockAction(c *cli.Context) error {
-	if c.Bool("cleanup") {
+	fioLine := fioCommandLine(c)
+	if c.Bool("cleanup") && fioLine == nil {
 		// The other flags are checked as for a run: an invalid one is
 		// refused, not ignored.
 		if c.NArg() == 0 {
@@ -534,9 +648,15 @@ func blockAction(c *cli.Context) error {
 	var plan blockbench.Plan
 	var job blockbench.Job
 	var logNames []string
-	jobFile := c.NArg() == 1
-	if jobFile {
-		if plan, err = jobFilePlan(c, c.Args().First()); err != nil {
+	// planned: a job file or fio's command line, compiled into a plan.
+	planned := c.NArg() == 1 || fioLine != nil
+	if planned {
+		if fioLine != nil {
+			plan, err = fioLinePlan(c, fioLine)
+		} else {
+			plan, err = jobFilePlan(c, c.Args().First())
+		}
+		if err != nil {
 			return err
 		}
 		logNames = fiojob.LogNames(plan)
@@ -553,14 +673,14 @@ func blockAction(c *cli.Context) error {
 	defer release()
 	// Many clients: every rank says hello with the job before any file is
 	// made; ranks other than 0 keep no history and write no files.
-	br, err := joinBlockRanks(c, jobFile, plan, job, logNames)
+	br, err := joinBlockRanks(c, planned, plan, job, logNames)
 	if err != nil {
 		return err
 	}
 	if br != nil {
 		plan.Ranks, job.Ranks = br.place(), br.place()
 		if br.rj.info.Rank != 0 {
-			return rankBlockAction(c, br, jobFile, plan, job, formats)
+			return rankBlockAction(c, br, planned, plan, job, formats)
 		}
 	}
 	kp, err := beginKeep(c) // checks --output too, before anything is created
@@ -583,7 +703,7 @@ func blockAction(c *cli.Context) error {
 	if br != nil {
 		ctx = br.rj.ctx // a lost rank stops this one too
 	}
-	if jobFile {
+	if planned {
 		plan.WriteLog = writeLog
 		res, runErr = blockbench.RunPlan(ctx, plan)
 	} else {

@@ -56,9 +56,13 @@ func TestBlockDataFlags(t *testing.T) {
 				t.Fatalf("%d jobs, want 1", len(res.Jobs))
 			}
 			j := res.Jobs[0]
+			o := j.Options
+			if c.jobFile != "" {
+				o = res.GlobalOptions // fio echoes its command line's options there
+			}
 			for k, v := range c.options {
-				if j.Options[k] != v {
-					t.Errorf("job option %s=%q, want %q (options %v)", k, j.Options[k], v, j.Options)
+				if o.Get(k) != v {
+					t.Errorf("option %s=%q, want %q (options %v)", k, o.Get(k), v, o)
 				}
 			}
 			if j.Write.IOBytes != size || j.Read.IOBytes != c.readBytes {

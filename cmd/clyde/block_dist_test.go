@@ -30,9 +30,13 @@ func TestBlockDistributionFlags(t *testing.T) {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
 			res := decodeBlock(t, out)
+			o := res.Jobs[0].Options
+			if c.args[0] == job {
+				o = res.GlobalOptions // fio echoes its command line's options there
+			}
 			for k, v := range c.want {
-				if res.Jobs[0].Options[k] != v {
-					t.Errorf("job options %v, want %s=%s", res.Jobs[0].Options, k, v)
+				if o.Get(k) != v {
+					t.Errorf("options %v, want %s=%s", o, k, v)
 				}
 			}
 		})

@@ -33,8 +33,8 @@ func TestBlockIOEngineFlag(t *testing.T) {
 			}
 			res := decodeBlock(t, out)
 			j := res.Jobs[0]
-			if j.Options["ioengine"] != c.engine || j.Read.IOBytes == 0 {
-				t.Errorf("ran %q, read %d bytes; want %s reading", j.Options["ioengine"], j.Read.IOBytes, c.engine)
+			if j.Options.Get("ioengine") != c.engine || j.Read.IOBytes == 0 {
+				t.Errorf("ran %q, read %d bytes; want %s reading", j.Options.Get("ioengine"), j.Read.IOBytes, c.engine)
 			}
 			if c.stderr != "" && !strings.Contains(stderr, c.stderr) {
 				t.Errorf("stderr %q, want it to say %q", stderr, c.stderr)

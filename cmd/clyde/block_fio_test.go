@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,7 +48,7 @@ func TestBlockJobFile(t *testing.T) {
 			t.Errorf("%s ran %d ns; the flag after the file says 100ms", j.JobName, j.Config.RuntimeNs)
 		}
 	}
-	if res.Jobs[1].Options["bs"] != "8k" || res.GlobalOptions["size"] != "4m" {
+	if res.Jobs[1].Options.Get("bs") != "8k" || res.GlobalOptions.Get("size") != "4m" {
 		t.Errorf("job options %v, global options %v", res.Jobs[1].Options, res.GlobalOptions)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "f")); err == nil {
@@ -72,9 +73,24 @@ func TestBlockJobFileRefusals(t *testing.T) {
 		}, "cannot read the job file"},
 		{"preset with a job file", func(t *testing.T) []string { return []string{"block", good, "--profile", "cdm"} }, "--profile"},
 		{"bad override", func(t *testing.T) []string { return []string{"block", good, "--rw", "randappend"} }, "--rw: rw=randappend"},
-		{"two names", func(t *testing.T) []string {
-			return []string{"block", "--name=a", "--rw=read", "--name=b", "--filename=x"}
-		}, "--name: given twice"},
+		{"a job file and --name", func(t *testing.T) []string { return []string{"block", good, "--name=a", "--rw=read"} }, "a job file and --name"},
+		{"a preset on fio's command line", func(t *testing.T) []string {
+			return []string{"block", "--name=a", "--filename=x", "--size=1m", "--profile", "cdm"}
+		}, "--profile: does not go with fio's command line"},
+		{"clyde's seed on fio's command line", func(t *testing.T) []string {
+			return []string{"block", "--name=a", "--filename=x", "--size=1m", "--seed", "7"}
+		}, "--randseed"},
+		{"a bool without its value on fio's command line", func(t *testing.T) []string {
+			return []string{"block", "--name=a", "--direct", "--rw=read"}
+		}, "--direct: needs a value"},
+		{"an option clyde does not run, on fio's command line", func(t *testing.T) []string {
+			return []string{"block", "--name=a", "--filename=x", "--size=1m", "--cpus_allowed=0"}
+		}, "--cpus_allowed: option cpus_allowed is not one clyde block supports"},
+		{"--section without jobs to pick", func(t *testing.T) []string {
+			return []string{"block", "--filename=x", "--section=a"}
+		}, "--section: goes with a job file"},
+		{"an unknown --eta", func(t *testing.T) []string { return []string{"block", good, "--eta=sometimes"} }, "--eta"},
+		{"a short --eta-interval", func(t *testing.T) []string { return []string{"block", good, "--eta-interval=100ms"} }, "--eta-interval"},
 		{"no target", func(t *testing.T) []string { return []string{"block", "--rw", "read"} }, "--filename"},
 	}
 	for _, tc := range cases {
@@ -114,12 +130,17 @@ func TestKDiskMark(t *testing.T) {
 			if !j.Config.Direct || !strings.Contains(j.Config.Buffer, "refill") || j.Sync.TotalIOs != 0 || !j.Config.EndFsync {
 				t.Errorf("config %+v, syncs %d: want direct, refilled buffers and end_fsync, not counted in sync as fio", j.Config, j.Sync.TotalIOs)
 			}
+			// fio's echo says what was written (in the global options:
+			// the line gives it before --name); config what ran.
+			if res.GlobalOptions.Get("ioengine") != "libaio" {
+				t.Errorf("global options %v: fio echoes ioengine=libaio there", res.GlobalOptions)
+			}
 			if blockbench.EngineAvailable(blockbench.EngineLibaio) == nil {
-				if j.Options["ioengine"] != "libaio" || strings.Contains(stderr, "libaio") {
-					t.Errorf("ioengine %q, stderr %q: libaio runs as itself, without a note", j.Options["ioengine"], stderr)
+				if j.Config.IOEngine != "libaio" || strings.Contains(stderr, "libaio") {
+					t.Errorf("ioengine %q, stderr %q: libaio runs as itself, without a note", j.Config.IOEngine, stderr)
 				}
-			} else if j.Options["ioengine"] == "libaio" || !strings.Contains(stderr, "libaio") {
-				t.Errorf("ioengine %q, stderr %q: libaio runs as another engine, said on stderr", j.Options["ioengine"], stderr)
+			} else if j.Config.IOEngine == "libaio" || !strings.Contains(stderr, "libaio") {
+				t.Errorf("ioengine %q, stderr %q: libaio runs as another engine, said on stderr", j.Config.IOEngine, stderr)
 			}
 		})
 	}
@@ -180,7 +201,7 @@ func TestCheckBlockArgs(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := checkBlockArgs(c.args)
+			got, _, err := checkBlockArgs(c.args)
 			if err != nil || strings.Join(got, " ") != strings.Join(c.want, " ") {
 				t.Errorf("checkBlockArgs(%q) = %q, %v; want %q", c.args, got, err, c.want)
 			}
@@ -205,5 +226,126 @@ func TestBlockFlagUnits(t *testing.T) {
 		if got := res.Jobs[0].Write.IOBytes; got != c.want {
 			t.Errorf("--size %s --kb_base %s wrote %d bytes, fio %d", c.size, c.kb, got, c.want)
 		}
+	}
+}
+
+// TestBlockFioCommandLine: clyde block with fio's command line does what
+// fio does with the same words: fio's defaults (one pass over --size, as
+// many I/Os as fio), fio's job options and no global options; without
+// --name, one note names clyde's own defaults that are not fio's.
+func TestBlockFioCommandLine(t *testing.T) {
+	dir := t.TempDir()
+	words := []string{"--name=x", "--rw=randread", "--bs=4k", "--size=16m", "--filename=" + filepath.Join(dir, "f")}
+	code, out, stderr := runClyde(t, append(append([]string{"block"}, words...), "--output-format=json", "--no-history")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	res := decodeBlock(t, out)
+	j := res.Jobs[0]
+	if len(res.Jobs) != 1 || j.JobName != "x" || j.Read.TotalIOs != 4096 || j.Config.TimeBased || j.Config.IOEngine != "psync" {
+		t.Fatalf("jobs %d, %q: %d reads, time_based %v, %s; fio reads 16m once: 4096 reads with psync", len(res.Jobs), j.JobName, j.Read.TotalIOs, j.Config.TimeBased, j.Config.IOEngine)
+	}
+	if len(res.GlobalOptions) != 0 || strings.Contains(out, `"global options"`) {
+		t.Errorf("global options %v; fio writes none for this line", res.GlobalOptions)
+	}
+	for _, n := range res.Notes {
+		if strings.Contains(n, "clyde's own command line") {
+			t.Errorf("fio's command line carries clyde's own note: %q", n)
+		}
+	}
+	want := `{"name":"x","rw":"randread","bs":"4k","size":"16m","filename":"` + filepath.Join(dir, "f") + `"}`
+	if fio, err := exec.LookPath("fio"); err == nil {
+		// fio itself is the oracle where it is installed (CI installs it).
+		cmd := exec.Command(fio, append(words, "--output-format=json", "--eta=never")...)
+		fout, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("fio: %v", err)
+		}
+		var fres struct {
+			Jobs []struct {
+				Options json.RawMessage `json:"job options"`
+				Read    struct {
+					TotalIOs int64 `json:"total_ios"`
+				} `json:"read"`
+			} `json:"jobs"`
+		}
+		if err := json.Unmarshal(fout[strings.IndexByte(string(fout), '{'):], &fres); err != nil {
+			t.Fatal(err)
+		}
+		var o result.Options
+		if err := json.Unmarshal(fres.Jobs[0].Options, &o); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(o)
+		want = string(b)
+		if fres.Jobs[0].Read.TotalIOs != j.Read.TotalIOs {
+			t.Errorf("fio did %d reads, clyde %d", fres.Jobs[0].Read.TotalIOs, j.Read.TotalIOs)
+		}
+	}
+	if got, _ := json.Marshal(j.Options); string(got) != want {
+		t.Errorf("job options %s, fio's %s", got, want)
+	}
+
+	// clyde's own line: its defaults are named in one note, in the JSON
+	// and the text report.
+	code, out, stderr = runClyde(t, "block", "--rw=randread", "--size=1m", "--runtime=100ms", "--iodepth=4", "--filename="+filepath.Join(dir, "g"), "--output-format=normal,json", "--no-history")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	text, js, _ := strings.Cut(out, "{\n")
+	res = decodeBlock(t, "{\n"+js)
+	var note string
+	for _, n := range res.Notes {
+		if strings.Contains(n, "clyde's own command line") {
+			note = n
+		}
+	}
+	for _, want := range []string{"time_based=1", "ioengine=auto", "invalidate=0", "--name"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("note %q does not name %s", note, want)
+		}
+	}
+	for _, given := range []string{"runtime=", "size: "} {
+		if strings.Contains(note, given) {
+			t.Errorf("note %q names %s, which the line gave", note, given)
+		}
+	}
+	if !strings.Contains(text, note) {
+		t.Errorf("the text report lacks the note:\n%s", text)
+	}
+}
+
+// TestBlockSectionAndEta: fio's --section picks a job file's jobs and a
+// fio command line's; --eta always draws the progress line on stderr
+// even when it is no terminal, never draws none.
+func TestBlockSectionAndEta(t *testing.T) {
+	dir := t.TempDir()
+	job := writeJobFile(t, "[global]\nsize=256k\nrw=write\n[a]\nfilename="+filepath.Join(dir, "a")+"\n[b]\nfilename="+filepath.Join(dir, "b")+"\n")
+	for _, c := range []struct {
+		name  string
+		args  []string
+		jobs  string
+		drawn bool
+	}{
+		{"a job file's section", []string{job, "--section", "b", "--eta=always"}, "b", true},
+		{"two sections", []string{job, "--section=b", "--section=a", "--eta=never"}, "a b", false},
+		{"fio's command line", []string{"--section=y", "--name=x", "--size=256k", "--filename=" + filepath.Join(dir, "x"), "--name=y", "--size=256k", "--filename=" + filepath.Join(dir, "y")}, "y", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, stderr := runClyde(t, append(append([]string{"block"}, c.args...), "--output-format=json", "--no-history")...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var names []string
+			for _, j := range decodeBlock(t, out).Jobs {
+				names = append(names, j.JobName)
+			}
+			if got := strings.Join(names, " "); got != c.jobs {
+				t.Errorf("jobs %q, want %q", got, c.jobs)
+			}
+			if drawn := strings.Contains(stderr, "ETA "); drawn != c.drawn {
+				t.Errorf("progress line drawn %v, want %v: %q", drawn, c.drawn, stderr)
+			}
+		})
 	}
 }

@@ -68,7 +68,7 @@ func TestEveryBlockCommandShapesAsFio(t *testing.T) {
 				if d.TotalIOs == 0 {
 					d = j.Write
 				}
-				if len(j.IODepthLevel) != 7 || len(j.LatencyUs) != 10 || j.Options["ioengine"] == "" || j.Options["rw"] != j.Config.RW ||
+				if len(j.IODepthLevel) != 7 || len(j.LatencyUs) != 10 || len(j.Options) == 0 || j.Options.Get("rw") != j.Config.RW ||
 					d.IOPSSamples == 0 || d.BWAgg == 0 {
 					t.Errorf("job %s lacks fio's fields: iodepth_level %v, latency_us %v, options %v, iops samples %d, bw_agg %v",
 						j.JobName, j.IODepthLevel, j.LatencyUs, j.Options, d.IOPSSamples, d.BWAgg)
