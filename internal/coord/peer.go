@@ -27,6 +27,10 @@ func Join(ctx context.Context, addrs []string, cfg Config) (*Job, error) {
 				break
 			}
 			if isFinal(err) {
+				var pe *ProofError
+				if errors.As(err, &pe) {
+					err = fmt.Errorf("rank %d: %w", j.cfg.Rank, err)
+				}
 				j.cancel(err)
 				return nil, err
 			}
