@@ -147,8 +147,8 @@ func TestMpiexecBlockFaults(t *testing.T) {
 			t.Fatalf("exit %d, want 130: %s", code, p.stderr.String())
 		}
 		// A job that did not finish prints no result: rank 0's part is
-		// not the job's.
-		if out := p.stdout.String(); out != "" {
+		// not the job's (mpiexec's own lines may be there).
+		if out := p.stdout.String(); strings.Contains(out, "IOPS=") || strings.Contains(out, "clyde") {
 			t.Errorf("an interrupted job printed a result:\n%s", out)
 		}
 		emptyDir(t, dir)
@@ -240,7 +240,9 @@ func TestMpiexecCopy(t *testing.T) {
 	emptyDir(t, dir)
 	t.Run("method all refused", func(t *testing.T) {
 		p := startProc(t, launcherEnv(), mpiexec, "-n", "2", clydeBin, "copy", "-d", dir, "--set", "4k:2", "--method", "all", "--no-history")
-		if code := p.wait(t, time.Minute); code != 2 || !strings.Contains(p.stderr.String(), "give one method across 2 ranks") {
+		// A usage error, but under mpiexec every rank exits 1: Hydra ORs
+		// the ranks' codes, and a 2 beside another rank's 1 reads as 3.
+		if code := p.wait(t, time.Minute); code != 1 || !strings.Contains(p.stderr.String(), "give one method across 2 ranks") {
 			t.Fatalf("exit %d: %s", code, p.stderr.String())
 		}
 		emptyDir(t, dir)

@@ -52,8 +52,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Usage:   "storage benchmark: the bonnie++ suite and a raw block engine",
 		Version: version,
 		Description: "Exit codes: 0 ok, 1 run failed, 2 usage error, 3 regression found, 130 interrupted\n" +
-			"(a rank of a many-client job exits 1 for a usage error, and every rank of a job that did not finish\n" +
-			"exits alike, 1 or 130: mpiexec ORs the ranks' codes; see docs/many-clients.md).\n" +
+			"(every rank of a many-client job that did not finish exits alike, 1 or 130, and a rank under mpiexec\n" +
+			"exits 1 for a usage error: mpiexec ORs the ranks' codes; see docs/many-clients.md).\n" +
 			"Run 'clyde COMMAND --help' for a command's flags.",
 		Writer:    stdout,
 		ErrWriter: stderr,
@@ -90,9 +90,9 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		err = app.RunContext(ctx, rewriteIometerArgs(rewriteBonnieArgs(args)))
 	}
 	code := exitCode(err)
-	if code == exitUsage && launch.ManyRanks(os.Getenv) {
-		// One of several ranks: Hydra ORs the ranks' codes, and this 2
-		// beside another rank's 1 (waiting for this one) would read as 3.
+	if code == exitUsage && launch.UnderHydra(os.Getenv) {
+		// One of several ranks under mpiexec, which ORs the ranks'
+		// codes: this 2 beside another rank's 1 would read as 3.
 		code = exitFailed
 	}
 	if err != nil && !errors.Is(err, errSilent) {

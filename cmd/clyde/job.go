@@ -486,7 +486,7 @@ func (rj *rankJob) aborted(runErr error) error {
 // every rank: 130 when the job was interrupted, else 1, whatever this rank's
 // own error was (a usage error found on one rank is 1 here). Hydra ORs the
 // ranks' codes, so a 2 beside a 1 would read as 3, "regression found"; srun
-// takes the highest. No result is printed for such a job (resultsOf).
+// takes the highest. No result is printed for such a job (jobAborted).
 type abortedJob struct {
 	err         error
 	interrupted bool

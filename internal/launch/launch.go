@@ -316,23 +316,20 @@ func (i *Info) DialAddrs() []string {
 	return out
 }
 
-// ManyRanks reports whether a launcher in env started this process as one
-// of several ranks (PMI_SIZE, SLURM_NTASKS of a step, OMPI_COMM_WORLD_SIZE
-// above 1, or an Indexed Job's index), before any flag is read: such a
-// process exits 1, not 2, for a usage error (see the exit codes in
-// cmd/clyde), since Hydra ORs the ranks' codes and 2 with another rank's 1
-// would read as 3.
-func ManyRanks(env Env) bool {
-	above1 := func(k string) bool { n, err := strconv.Atoi(env(k)); return err == nil && n > 1 }
-	switch {
-	case env("PMI_FD") != "" || env("PMI_PORT") != "":
-		return above1("PMI_SIZE")
-	case env("OMPI_COMM_WORLD_SIZE") != "":
-		return above1("OMPI_COMM_WORLD_SIZE")
-	case env("SLURM_PROCID") != "" && env("SLURM_STEP_ID") != "":
-		return above1("SLURM_NTASKS")
+// UnderHydra reports whether MPICH's (or Intel MPI's) Hydra started this
+// process as one of several ranks (PMI_FD or PMI_PORT, PMI_SIZE above 1,
+// and not srun's PMI-2), before any flag is read. mpiexec ORs its ranks'
+// exit codes, so such a process exits 1, not 2, for a usage error (see the
+// exit codes in cmd/clyde): another rank's 1 (waiting for this one at the
+// barrier, say) with this 2 would read as 3, "regression found". srun takes
+// the highest code, Open MPI's mpirun the first rank's, and a Kubernetes
+// Job keeps each pod's: a 2 stays a 2 there.
+func UnderHydra(env Env) bool {
+	if env("PMI_FD") == "" && env("PMI_PORT") == "" || env("PMI_JOBID") != "" || env("SLURM_MPI_TYPE") == "pmi2" {
+		return false
 	}
-	return env("JOB_COMPLETION_INDEX") != ""
+	n, err := strconv.Atoi(env("PMI_SIZE"))
+	return err == nil && n > 1
 }
 
 // Close ends the PMI session, if any; a second Close does nothing.

@@ -227,21 +227,20 @@ func TestCoordinatorPorts(t *testing.T) {
 	}
 }
 
-func TestManyRanks(t *testing.T) {
+func TestUnderHydra(t *testing.T) {
 	for name, tc := range map[string]struct {
 		env  map[string]string
 		want bool
 	}{
 		"hydra":        {recordedEnv(t, "hydra-rank1"), true},
-		"srun pmi2":    {recordedEnv(t, "srun-pmi2-rank2"), true},
-		"plain srun":   {recordedEnv(t, "srun-plain-rank1"), true},
+		"srun pmi2":    {recordedEnv(t, "srun-pmi2-rank2"), false},
+		"plain srun":   {recordedEnv(t, "srun-plain-rank1"), false},
 		"mpiexec -n 1": {map[string]string{"PMI_FD": "6", "PMI_RANK": "0", "PMI_SIZE": "1"}, false},
-		"batch script": {map[string]string{"SLURM_PROCID": "0", "SLURM_NTASKS": "4", "SLURM_JOB_ID": "9"}, false},
-		"indexed job":  {map[string]string{"JOB_COMPLETION_INDEX": "0"}, true},
+		"indexed job":  {map[string]string{"JOB_COMPLETION_INDEX": "0"}, false},
 		"nothing":      {map[string]string{}, false},
 	} {
-		if got := ManyRanks(envOf(tc.env)); got != tc.want {
-			t.Errorf("%s: ManyRanks %v, want %v", name, got, tc.want)
+		if got := UnderHydra(envOf(tc.env)); got != tc.want {
+			t.Errorf("%s: UnderHydra %v, want %v", name, got, tc.want)
 		}
 	}
 }
