@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -95,7 +94,7 @@ func firstFree(ports []int, listen func(int) (net.Listener, error)) (net.Listene
 		if err == nil {
 			return ln, nil
 		}
-		if !errors.Is(err, syscall.EADDRINUSE) {
+		if !addrInUse(err) {
 			return nil, err
 		}
 		inUse = append(inUse, strconv.Itoa(p))
