@@ -140,6 +140,10 @@ func TestCoordinatorFlood(t *testing.T) {
 	ps := indexedJob(t, dir, 1, 2, port, token, "-n", "1:0:0:2", "--rank-timeout", "5m")
 	rank0 := ps[0].cmd.Process.Pid
 	waitListening(t, addr, ps[0])
+	// It listens where the ranks dial, not on every address.
+	if ls := listenersOn(t, port); len(ls) == 0 || strings.Contains(strings.Join(ls, " "), "every address") {
+		t.Fatalf("rank 0 listens on %v, want 127.0.0.1 alone", ls)
+	}
 	before := vmHWM(t, rank0)
 	var conns []net.Conn
 	defer func() {
@@ -212,6 +216,32 @@ func waitListening(t *testing.T, addr string, p *proc) {
 		}
 	}
 	t.Fatalf("nothing listens on %s", addr)
+}
+
+// listenersOn lists the local addresses of the TCP sockets listening on
+// port, from /proc/net/tcp and tcp6; a wildcard one reads "every address".
+func listenersOn(t *testing.T, port int) []string {
+	t.Helper()
+	var out []string
+	suffix := fmt.Sprintf(":%04X", port)
+	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(b), "\n")[1:] {
+			fs := strings.Fields(l)
+			if len(fs) < 4 || fs[3] != "0A" || !strings.HasSuffix(fs[1], suffix) {
+				continue
+			}
+			ip := strings.TrimSuffix(fs[1], suffix)
+			if strings.Trim(ip, "0") == "" {
+				ip = "every address"
+			}
+			out = append(out, ip)
+		}
+	}
+	return out
 }
 
 // vmHWM is pid's peak resident set, in bytes.

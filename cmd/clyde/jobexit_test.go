@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"net"
+	"os"
+	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -124,5 +127,26 @@ func TestAbortedJobExitsAlike(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTokenExposed: a token file that group or others may read or write is
+// flagged (rank 0 warns once for every rank that has one); one only its
+// owner reads is not.
+func TestTokenExposed(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no mode bits")
+	}
+	for mode, want := range map[os.FileMode]bool{0o600: false, 0o400: false, 0o640: true, 0o604: true, 0o620: true, 0o644: true} {
+		p := filepath.Join(t.TempDir(), "token")
+		if err := os.WriteFile(p, []byte("0123456789abcdef\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		if got := tokenExposed(p); got != want {
+			t.Errorf("mode %v: exposed %v, want %v", mode, got, want)
+		}
 	}
 }
