@@ -282,7 +282,7 @@ func warnExposedToken(c *cli.Context, peers []coord.Peer) {
 	if len(where) > 8 {
 		where = append(where[:8], fmt.Sprintf("and %d more", len(where)-8))
 	}
-	fmt.Fprintf(c.App.ErrWriter, "clyde: warning: --token-file %s can be read or written by other users on rank %s: anyone who reads it can join this job or pose as its rank 0; chmod 600 it (a Kubernetes Secret: defaultMode 0400)\n", c.String("token-file"), strings.Join(where, ", "))
+	fmt.Fprintf(c.App.ErrWriter, "clyde: warning: the --token-file of rank %s can be read or written by other users: anyone who reads it can join this job or pose as its rank 0; chmod 600 it (a Kubernetes Secret: defaultMode 0400)\n", strings.Join(where, ", "))
 }
 
 // optionsHash names the benchmark every rank must run the same: the
