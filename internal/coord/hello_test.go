@@ -349,3 +349,25 @@ func TestInterruptedWhileWaiting(t *testing.T) {
 		t.Fatalf("rank 1: %v, want rank 0's interruption", err)
 	}
 }
+
+// TestSilentConnectionDeadline: a connection that says nothing is closed
+// at the hello's deadline, and its place is free again.
+func TestSilentConnectionDeadline(t *testing.T) {
+	defer func(d time.Duration) { handshakeTimeout = d }(handshakeTimeout)
+	handshakeTimeout = 100 * time.Millisecond
+	ln := listen(t)
+	cfg := cfgFor(0, 2)
+	cfg.HelloTimeout = time.Minute // rank 0 still waits for its rank when the stranger's time is up
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _, _ = Lead(ctx, ln, cfg) }()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	if _, err := c.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
+		t.Fatalf("a silent connection: %v, want rank 0 to close it at the hello's deadline", err)
+	}
+}
