@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/clydebench/clyde/internal/coord"
 )
 
@@ -133,6 +135,10 @@ func TestImpostorOnCoordinatorPort(t *testing.T) {
 // 286 MB). The job then runs.
 func TestCoordinatorFlood(t *testing.T) {
 	const flood, floodBound = 4000, 48 << 20
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil || lim.Cur < flood+256 {
+		t.Skipf("needs %d descriptors for the flood; RLIMIT_NOFILE is %d (%v)", flood+256, lim.Cur, err)
+	}
 	dir := t.TempDir()
 	token := tokenFile(t, "0123456789abcdef-secret")
 	port := freePort(t)
