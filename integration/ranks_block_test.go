@@ -146,9 +146,10 @@ func TestMpiexecBlockFaults(t *testing.T) {
 		if code := p.wait(t, 30*time.Second); code != 130 {
 			t.Fatalf("exit %d, want 130: %s", code, p.stderr.String())
 		}
-		// What rank 0 prints is its own part, and says so.
-		if out := p.stdout.String(); out != "" && !strings.Contains(out, "did not finish: these figures are rank 0's alone") {
-			t.Errorf("rank 0's partial report does not say whose it is:\n%s", out)
+		// A job that did not finish prints no result: rank 0's part is
+		// not the job's (mpiexec's own lines may be there).
+		if out := p.stdout.String(); strings.Contains(out, "IOPS=") || strings.Contains(out, "clyde") {
+			t.Errorf("an interrupted job printed a result:\n%s", out)
 		}
 		emptyDir(t, dir)
 	})
@@ -239,7 +240,9 @@ func TestMpiexecCopy(t *testing.T) {
 	emptyDir(t, dir)
 	t.Run("method all refused", func(t *testing.T) {
 		p := startProc(t, launcherEnv(), mpiexec, "-n", "2", clydeBin, "copy", "-d", dir, "--set", "4k:2", "--method", "all", "--no-history")
-		if code := p.wait(t, time.Minute); code != 2 || !strings.Contains(p.stderr.String(), "give one method across 2 ranks") {
+		// A usage error, but under mpiexec every rank exits 1: Hydra ORs
+		// the ranks' codes, and a 2 beside another rank's 1 reads as 3.
+		if code := p.wait(t, time.Minute); code != 1 || !strings.Contains(p.stderr.String(), "give one method across 2 ranks") {
 			t.Fatalf("exit %d: %s", code, p.stderr.String())
 		}
 		emptyDir(t, dir)

@@ -366,7 +366,7 @@ func TestIndexedJobFaults(t *testing.T) {
 			"--ranks", "2", "--coordinator", "127.0.0.1:"+strconv.Itoa(port), "--token-file", good)
 		stranger := startProc(t, launcherEnv("JOB_COMPLETION_INDEX=1"), clydeBin, "fs", "-d", dir, "-s", "0", "-n", "1:0:0:2", "--no-history",
 			"--ranks", "2", "--coordinator", "127.0.0.1:"+strconv.Itoa(port), "--token-file", tokenFile(t, "not the right secret at all"))
-		if code := stranger.wait(t, time.Minute); code != 1 || !strings.Contains(stranger.stderr.String(), "refused by rank 0: wrong job token") {
+		if code := stranger.wait(t, time.Minute); code != 1 || !strings.Contains(stranger.stderr.String(), "cannot prove it holds the job's token") {
 			t.Fatalf("stranger: exit %d: %s", code, stranger.stderr.String())
 		}
 		// The job goes on and finishes with the real rank 1.

@@ -16,6 +16,7 @@ import (
 	"github.com/clydebench/clyde/internal/atexit"
 	"github.com/clydebench/clyde/internal/buildinfo"
 	"github.com/clydebench/clyde/internal/keep"
+	"github.com/clydebench/clyde/internal/launch"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -56,6 +57,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Usage:   "storage benchmark: the bonnie++ suite and a raw block engine",
 		Version: version,
 		Description: exitCodeList + "\n" +
+			"(every rank of a many-client job that did not finish exits alike, 1 or 130, and a rank under mpiexec\n" +
+			"exits 1 for a usage error: mpiexec ORs the ranks' codes; see docs/many-clients.md).\n" +
 			"Run 'clyde COMMAND --help' for a command's flags.",
 		Writer:    stdout,
 		ErrWriter: stderr,
@@ -93,6 +96,11 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	err = stopInWords(app, ctx, err)
 	code := exitCode(err)
+	if code == exitUsage && launch.UnderHydra(os.Getenv) {
+		// One of several ranks under mpiexec, which ORs the ranks'
+		// codes: this 2 beside another rank's 1 would read as 3.
+		code = exitFailed
+	}
 	if err != nil && !errors.Is(err, errSilent) {
 		fmt.Fprintf(stderr, "clyde: %v\n", err)
 	}

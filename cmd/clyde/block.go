@@ -716,6 +716,9 @@ func blockAction(c *cli.Context) error {
 	}
 	if br != nil {
 		runErr = br.finish(c.Context, res, runErr)
+		if jobAborted(runErr) {
+			return kp.noResult(c.App.Writer, runErr)
+		}
 	}
 	if res == nil {
 		return runErr

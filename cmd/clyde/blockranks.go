@@ -271,16 +271,12 @@ func blockPart(jobs []result.BlockJob) rankPart {
 // finish ends this rank's part (rankJob.end); on rank 0 the result
 // becomes the job's.
 func (br *blockRanks) finish(ctx context.Context, res *result.Block, runErr error) error {
-	err := br.rj.end(ctx, runErr, func() error {
+	return br.rj.end(ctx, runErr, func() error {
 		if res == nil {
 			return nil
 		}
 		return br.merge(res)
 	})
-	if err != nil && res != nil && res.Job == nil {
-		res.Notes = append(res.Notes, br.rj.aloneNote())
-	}
-	return err
 }
 
 // merge turns rank 0's own result into the job's: every job summed over
@@ -321,12 +317,6 @@ func groupLabel(jobs []result.BlockJob) string {
 		names[i] = j.JobName
 	}
 	return strings.Join(names, "+")
-}
-
-// aloneNote says that a result of a job that did not finish is this
-// rank's alone: the ranks' parts are merged only when every rank finished.
-func (rj *rankJob) aloneNote() string {
-	return fmt.Sprintf("the job of %d ranks did not finish: these figures are rank %d's alone (on %s), not the job's", rj.info.Size, rj.info.Rank, rj.info.Host)
 }
 
 // perSec is v per second over ns.
@@ -411,7 +401,7 @@ func rankBlockAction(c *cli.Context, br *blockRanks, jobFile bool, plan blockben
 		res, runErr = blockbench.Run(br.rj.ctx, job)
 	}
 	runErr = br.finish(c.Context, res, runErr)
-	if res != nil && c.Bool("per-rank") && !c.Bool("silent") {
+	if res != nil && !jobAborted(runErr) && c.Bool("per-rank") && !c.Bool("silent") {
 		if err := blockreport.WriteAll(c.App.Writer, formats, res); err != nil && runErr == nil {
 			runErr = err
 		}

@@ -154,6 +154,9 @@ func copyAction(c *cli.Context) error {
 	res, runErr := copybench.Run(ctx, o)
 	if cr != nil {
 		runErr = cr.finish(c.Context, res, runErr)
+		if jobAborted(runErr) {
+			return kp.noResult(stdout, runErr)
+		}
 	}
 	if res == nil {
 		return runErr

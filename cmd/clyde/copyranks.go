@@ -71,16 +71,12 @@ func (cr *copyRanks) After(ctx context.Context, step int, fig result.CopyFigure)
 }
 
 func (cr *copyRanks) finish(ctx context.Context, res *result.Copy, runErr error) error {
-	err := cr.rj.end(ctx, runErr, func() error {
+	return cr.rj.end(ctx, runErr, func() error {
 		if res == nil {
 			return nil
 		}
 		return cr.merge(res)
 	})
-	if err != nil && res != nil && res.Job == nil {
-		res.Notes = append(res.Notes, cr.rj.aloneNote())
-	}
-	return err
 }
 
 // merge makes rank 0's result the job's: every figure summed over the
@@ -113,7 +109,7 @@ func rankCopyAction(c *cli.Context, cr *copyRanks, o copybench.Options) error {
 	o.Progress = nil
 	res, runErr := copybench.Run(cr.rj.ctx, o)
 	runErr = cr.finish(c.Context, res, runErr)
-	if res != nil && len(res.Results) > 0 && c.Bool("per-rank") && !c.Bool("quiet") {
+	if res != nil && !jobAborted(runErr) && len(res.Results) > 0 && c.Bool("per-rank") && !c.Bool("quiet") {
 		if err := copyreport.Text(c.App.Writer, res); err != nil && runErr == nil {
 			runErr = err
 		}

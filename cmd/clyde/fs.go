@@ -324,6 +324,9 @@ func fsAction(c *cli.Context) error {
 	res, runErr := fsbench.Run(ctx, o)
 	if rj != nil {
 		runErr = rj.finish(c.Context, res, runErr)
+		if jobAborted(runErr) {
+			return kp.noResult(stdout, runErr)
+		}
 	}
 	if res == nil {
 		return runErr

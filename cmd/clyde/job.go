@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -39,7 +40,7 @@ func jobFlags() []cli.Flag {
 		&cli.StringFlag{Name: "coordinator", Usage: "rank 0's `HOST:PORT` (Open MPI, an Indexed Job: JOB-0.SERVICE:PORT, plain srun: default the step's first node, port 7787); under mpiexec or srun --mpi=pmi2 rank 0 publishes it itself"},
 		&cli.StringFlag{Name: "token-file", Usage: "`FILE` holding the job's secret, the same on every rank (a Kubernetes Secret); under PMI rank 0 makes one and shares it"},
 		&cli.BoolFlag{Name: "per-rank", Usage: "many ranks: every rank also prints its own tables and CSV (rank 0 prints the job's)"},
-		&cli.DurationFlag{Name: "rank-timeout", Value: coord.DefaultHelloTimeout, Usage: "many ranks: how long rank 0 waits for every rank to connect"},
+		&cli.DurationFlag{Name: "rank-timeout", Value: coord.DefaultHelloTimeout, Usage: "many ranks: how long every rank waits at the launcher's barrier (mpiexec, srun --mpi=pmi2) and rank 0 for every rank to connect"},
 		&cli.BoolFlag{Name: "shared-dir", Usage: "many ranks (mdtest without -u): every rank creates its small files in one tree that rank 0 makes, each name prefixed with its rank and copy, instead of a private directory each"},
 		&cli.IntFlag{Name: "rank-shift", Usage: "many ranks (mdtest's -N): each rank stats and deletes the small files of the rank `N` places on, so the client that created them is not the one whose cache answers; every rank's -d must show one shared directory"},
 	}
@@ -137,30 +138,19 @@ func joinRanks(c *cli.Context, o fsbench.Options, info *launch.Info) (*rankJob, 
 // hello with hash, the options it must share with every other, and
 // nothing is written before every rank did.
 func joinJob(c *cli.Context, info *launch.Info, hash string) (*rankJob, error) {
-	token, err := jobToken(c, info)
+	token, exposed, err := jobToken(c, info)
 	if err != nil {
 		return nil, err
 	}
+	timeout := c.Duration("rank-timeout")
 	cfg := coord.Config{Rank: info.Rank, Size: info.Size, Host: info.Host, Version: buildinfo.Version(),
-		OptionsHash: hash, HelloTimeout: c.Duration("rank-timeout")}
+		OptionsHash: hash, HelloTimeout: timeout, Job: info.JobID, TokenExposed: exposed}
 	rj := &rankJob{info: info}
 	rj.finished.Store(-1)
 	if info.Rank == 0 {
-		ln, err := net.Listen("tcp", ":"+strconv.Itoa(info.ListenPort()))
+		ln, err := rankZeroListener(c, info, &token)
 		if err != nil {
-			return nil, fmt.Errorf("rank 0: listen for the other ranks: %w", err)
-		}
-		if info.KVS != nil {
-			token = coord.NewToken()
-			value := token + "," + strings.Join(listenAddrs(ln), ",")
-			if err := info.KVS.Put(pmiKey, value); err != nil {
-				ln.Close()
-				return nil, fmt.Errorf("rank 0: publish the coordinator: %w", err)
-			}
-			if err := info.KVS.Fence(); err != nil {
-				ln.Close()
-				return nil, fmt.Errorf("rank 0: PMI fence: %w", err)
-			}
+			return nil, err
 		}
 		cfg.Token = []byte(token)
 		job, err := coord.Lead(c.Context, ln, cfg)
@@ -168,11 +158,12 @@ func joinJob(c *cli.Context, info *launch.Info, hash string) (*rankJob, error) {
 			return nil, err
 		}
 		rj.job = job
+		warnExposedToken(c, job.Peers())
 	} else {
-		addrs := []string{info.Coordinator}
+		addrs := info.DialAddrs()
 		if info.KVS != nil {
-			if err := info.KVS.Fence(); err != nil {
-				return nil, fmt.Errorf("rank %d: PMI fence: %w", info.Rank, err)
+			if err := info.KVS.Fence(c.Context, timeout); err != nil {
+				return nil, fmt.Errorf("rank %d: %w", info.Rank, err)
 			}
 			v, err := info.KVS.Get(pmiKey)
 			if err != nil {
@@ -214,42 +205,84 @@ func (rj *rankJob) lockDir(dir string) error {
 	return nil
 }
 
-// jobToken is --token-file's secret; under PMI rank 0 makes one instead.
-func jobToken(c *cli.Context, info *launch.Info) (string, error) {
+// rankZeroListener opens rank 0's listener on the addresses the ranks dial
+// (coord.ListenFor, coord.ListenPublished). Under PMI it also makes the
+// job's token, publishes it with those addresses, and waits at the
+// launcher's barrier for every rank, at most --rank-timeout.
+func rankZeroListener(c *cli.Context, info *launch.Info, token *string) (net.Listener, error) {
+	if info.KVS == nil {
+		ln, note, err := coord.ListenFor(c.Context, info.CoordinatorHost(), info.CoordinatorPorts())
+		if err != nil {
+			return nil, fmt.Errorf("rank 0: listen for the other ranks on %s: %w", info.Coordinator, err)
+		}
+		if note != "" {
+			fmt.Fprintln(c.App.ErrWriter, "clyde: note: "+note)
+		}
+		return ln, nil
+	}
+	ln, addrs, err := coord.ListenPublished()
+	if err != nil {
+		return nil, fmt.Errorf("rank 0: listen for the other ranks: %w", err)
+	}
+	*token = coord.NewToken()
+	if err := info.KVS.Put(pmiKey, *token+","+strings.Join(addrs, ",")); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("rank 0: publish the coordinator: %w", err)
+	}
+	if err := info.KVS.Fence(c.Context, c.Duration("rank-timeout")); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("rank 0: %w", err)
+	}
+	return ln, nil
+}
+
+// jobToken is --token-file's secret, and whether other users can read or
+// write the file; under PMI rank 0 makes one instead.
+func jobToken(c *cli.Context, info *launch.Info) (string, bool, error) {
 	path := c.String("token-file")
 	if path == "" {
 		if info.KVS != nil {
-			return "", nil
+			return "", false, nil
 		}
-		return "", result.Usagef("--token-file", "rank %d of %d under %s: give --token-file FILE, the same secret on every rank (a Kubernetes Secret mounted as a file); without PMI the ranks cannot share one", info.Rank, info.Size, info.Launcher)
+		return "", false, result.Usagef("--token-file", "rank %d of %d under %s: give --token-file FILE, the same secret on every rank (a Kubernetes Secret mounted as a file); without PMI the ranks cannot share one", info.Rank, info.Size, info.Launcher)
 	}
 	// The one reader of named inputs: a regular file (a Secret's symlinks
 	// are followed), read without blocking, at most maxTokenFile+1 bytes.
 	b, err := input.ReadFile(c.Context, path, maxTokenFile+1)
 	if err != nil {
-		return "", result.Usagef("--token-file", "%v", err)
+		return "", false, result.Usagef("--token-file", "%v", err)
 	}
 	tok := strings.TrimSpace(string(b))
 	if len(tok) < 16 || len(b) > maxTokenFile {
-		return "", result.Usagef("--token-file", "%s holds %d characters; want a secret of 16 or more, such as `head -c 32 /dev/urandom | base64`", path, len(tok))
+		return "", false, result.Usagef("--token-file", "%s holds %d characters; want a secret of 16 or more, such as `head -c 32 /dev/urandom | base64`", path, len(tok))
 	}
-	return tok, nil
+	return tok, tokenExposed(path), nil
 }
 
-// listenAddrs are the addresses other ranks may reach ln on: this host's
-// unicast IPs, loopback last.
-func listenAddrs(ln net.Listener) []string {
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	var out []string
-	if ifs, err := net.InterfaceAddrs(); err == nil {
-		for _, a := range ifs {
-			ipn, ok := a.(*net.IPNet)
-			if ok && ipn.IP.IsGlobalUnicast() {
-				out = append(out, net.JoinHostPort(ipn.IP.String(), port))
-			}
+// tokenExposed reports whether users other than the file's owner may read
+// or write the token file (group or other bits; Windows has none).
+func tokenExposed(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && runtime.GOOS != "windows" && fi.Mode().Perm()&0o066 != 0
+}
+
+// warnExposedToken is rank 0's one line naming the ranks whose token file
+// others can read: anyone who reads it can join the job or pose as its
+// rank 0.
+func warnExposedToken(c *cli.Context, peers []coord.Peer) {
+	var where []string
+	for _, p := range peers {
+		if p.TokenExposed {
+			where = append(where, fmt.Sprintf("%d (%s)", p.Rank, p.Host))
 		}
 	}
-	return append(out, net.JoinHostPort("127.0.0.1", port))
+	if len(where) == 0 {
+		return
+	}
+	if len(where) > 8 {
+		where = append(where[:8], fmt.Sprintf("and %d more", len(where)-8))
+	}
+	fmt.Fprintf(c.App.ErrWriter, "clyde: warning: the --token-file of rank %s can be read or written by other users: anyone who reads it can join this job or pose as its rank 0; chmod 600 it (a Kubernetes Secret: defaultMode 0400)\n", strings.Join(where, ", "))
 }
 
 // optionsHash names the benchmark every rank must run the same: the
@@ -407,7 +440,9 @@ func (rj *rankJob) finish(ctx context.Context, res *result.FS, runErr error) err
 }
 
 // end is finish for any engine: merge, on rank 0 of a job that went well,
-// makes its result the job's.
+// makes its result the job's. A job that did not finish ends every rank
+// with an *abortedJob: the same exit code on all (the job's verdict), and
+// no result printed.
 func (rj *rankJob) end(ctx context.Context, runErr error, merge func() error) error {
 	defer rj.release()
 	rj.job.Ran() // done with anything the ranks share: rank 0 may remove it
@@ -415,7 +450,10 @@ func (rj *rankJob) end(ctx context.Context, runErr error, merge func() error) er
 		if err := rj.job.Close(ctx); err != nil {
 			runErr = err
 		} else if rj.info.Rank == 0 {
-			return merge()
+			if err := merge(); err != nil {
+				return &abortedJob{err: err}
+			}
+			return nil
 		} else {
 			return nil
 		}
@@ -425,7 +463,52 @@ func (rj *rankJob) end(ctx context.Context, runErr error, merge func() error) er
 		runErr = fmt.Errorf("job aborted: %w", ae)
 	}
 	rj.job.Stop(runErr, coord.DefaultStopWait)
-	return runErr
+	return rj.aborted(runErr)
+}
+
+// aborted is this rank's error in a job that did not finish: its own line,
+// or the job's abort when another rank ended it, and the exit code of the
+// job's verdict (rank 0's, told to every rank), so that every rank exits
+// alike (see abortedJob).
+func (rj *rankJob) aborted(runErr error) error {
+	interrupted := errors.Is(runErr, context.Canceled) || errors.Is(runErr, errInterrupted)
+	if v := rj.job.Verdict(); v != nil {
+		interrupted = v.Interrupted
+		if v.Rank != rj.info.Rank {
+			runErr = fmt.Errorf("job aborted: %w", v)
+		}
+	}
+	return &abortedJob{err: runErr, interrupted: interrupted}
+}
+
+// abortedJob is a rank's end in a many-client job that did not finish: its
+// message is the rank's line, and its exit code is the job's, the same on
+// every rank: 130 when the job was interrupted, else 1, whatever this rank's
+// own error was (a usage error found on one rank is 1 here). Hydra ORs the
+// ranks' codes, so a 2 beside a 1 would read as 3, "regression found"; srun
+// takes the highest. No result is printed for such a job (jobAborted).
+type abortedJob struct {
+	err         error
+	interrupted bool
+}
+
+func (e *abortedJob) Error() string { return e.err.Error() }
+
+// Unwrap is context.Canceled for an interrupted job (exit 130), nothing
+// otherwise: the rank's own error's kind (usage, say) no longer decides.
+func (e *abortedJob) Unwrap() error {
+	if e.interrupted {
+		return context.Canceled
+	}
+	return nil
+}
+
+// jobAborted reports whether err ends a many-client job that did not
+// finish: its ranks print no result, not even rank 0's own part (a CSV
+// line that `tail -1` would collect as the job's).
+func jobAborted(err error) bool {
+	var aj *abortedJob
+	return errors.As(err, &aj)
 }
 
 func (rj *rankJob) release() {
@@ -586,7 +669,7 @@ func rankAction(c *cli.Context, rj *rankJob, o fsbench.Options) error {
 	o.Progress, o.Live = nil, false
 	res, runErr := fsbench.Run(rj.ctx, o)
 	runErr = rj.finish(c.Context, res, runErr)
-	if res != nil && c.Bool("per-rank") && !c.Bool("silent") {
+	if res != nil && !jobAborted(runErr) && c.Bool("per-rank") && !c.Bool("silent") {
 		if err := fsreport.Write(c.App.Writer, c.App.Writer, res, fsreport.Options{CSVOnly: c.IsSet("iterations"), Percentiles: c.Bool("percentiles")}); err != nil && runErr == nil {
 			runErr = err
 		}

@@ -161,6 +161,19 @@ func stopped(err error) bool {
 	return code == exitInterrupted || code == exitOverTime
 }
 
+// noResult ends a many-client job that did not finish (jobAborted): no
+// result anywhere and no history, since rank 0's part alone is not the
+// job's. A result file keeps the previous run's; an in-place target (a
+// FIFO whose reader waits) is opened and closed, so its reader sees the end.
+func (k *keeper) noResult(out io.Writer, runErr error) error {
+	if k.result != nil {
+		if err := k.result.WriteResult(k.ctx, out, false, func(io.Writer) error { return nil }); err != nil {
+			return joinLine(runErr, err)
+		}
+	}
+	return runErr
+}
+
 // measured reports whether a run's result holds anything worth a file: it
 // measured something, or it ended without an error, or a stop (^C,
 // timeout) ended it, whose partial result says what was stopped. A run

@@ -9,15 +9,12 @@ package coord
 import (
 	"bufio"
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
-	"strconv"
 	"sync"
 	"time"
 )
@@ -26,13 +23,12 @@ import (
 const (
 	DefaultHelloTimeout = 2 * time.Minute
 	DefaultLostAfter    = 15 * time.Second
-	// handshakeTimeout bounds one connection's hello, so a stranger that
-	// connects and says nothing holds nothing.
-	handshakeTimeout = 10 * time.Second
 	// MaxMessage bounds one JSON line: a phase result with its latency
 	// histogram is far below it.
 	MaxMessage = 16 << 20
-	maxHello   = 64 << 10
+	// readBuffer is each connection's read buffer; a longer line is read
+	// in pieces (wire.recv), so a connection in its hello costs this much.
+	readBuffer = 4 << 10
 )
 
 // Config is one rank's view of the job.
@@ -44,9 +40,17 @@ type Config struct {
 	// OptionsHash is a hash of the resolved options: every rank must run
 	// the same benchmark, so a rank with another is refused at hello.
 	OptionsHash string
-	// Token is the job's secret; a connection that cannot prove it knows
-	// it is refused.
+	// Token is the job's secret; rank 0 and every rank prove to each
+	// other that they hold it (hello.go).
 	Token []byte
+	// Job is the job's identity from its launcher (SLURM_JOB_ID.STEP, the
+	// PMI kvsname or jobid), "" where it gives none: a rank talks only to
+	// a rank 0 of its own job, so two jobs that share a token file and a
+	// host never join each other.
+	Job string
+	// TokenExposed says that this rank's token file can be read by other
+	// users; rank 0 names such ranks once (Job.Exposed).
+	TokenExposed bool
 	// HelloTimeout is how long rank 0 waits for every rank, and how long a
 	// rank keeps dialing rank 0.
 	HelloTimeout time.Duration
@@ -76,6 +80,8 @@ type Peer struct {
 	Rank int    `json:"rank"`
 	Host string `json:"host"`
 	PID  int    `json:"pid"`
+	// TokenExposed: this rank's token file can be read by other users.
+	TokenExposed bool `json:"token_exposed,omitempty"`
 }
 
 // AbortError ends a job: which rank ended it, on which host, and why.
@@ -106,7 +112,9 @@ func (e *RefusedError) Error() string { return "refused by rank 0: " + e.Reason 
 // message is every line on the wire; T says which fields matter.
 type message struct {
 	T     string          `json:"t"`
+	Job   string          `json:"job,omitempty"`
 	Nonce string          `json:"nonce,omitempty"`
+	MAC   string          `json:"mac,omitempty"`
 	Hello *hello          `json:"hello,omitempty"`
 	Name  string          `json:"name,omitempty"`
 	Data  json.RawMessage `json:"data,omitempty"`
@@ -121,13 +129,9 @@ type hello struct {
 	Size        int    `json:"size"`
 	Version     string `json:"version"`
 	OptionsHash string `json:"options_hash"`
-	MAC         string `json:"mac"`
-}
-
-func mac(token []byte, nonce string, rank int) string {
-	m := hmac.New(sha256.New, token)
-	m.Write([]byte(nonce + "/" + strconv.Itoa(rank)))
-	return hex.EncodeToString(m.Sum(nil))
+	// Via is the HOST:PORT this rank dialed, as it connected.
+	Via string `json:"via"`
+	MAC string `json:"mac"`
 }
 
 // wire is one connection: JSON lines out under a lock, bounded lines in.
@@ -137,9 +141,14 @@ type wire struct {
 	mu   sync.Mutex
 }
 
-func newWire(c net.Conn) *wire { return &wire{conn: c, r: bufio.NewReaderSize(c, 64<<10)} }
+func newWire(c net.Conn) *wire { return &wire{conn: c, r: bufio.NewReaderSize(c, readBuffer)} }
 
 func (w *wire) send(m message, timeout time.Duration) error {
+	return w.sendBy(m, time.Now().Add(timeout))
+}
+
+// sendBy is send with an absolute deadline (the hello's).
+func (w *wire) sendBy(m message, deadline time.Time) error {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
@@ -147,13 +156,19 @@ func (w *wire) send(m message, timeout time.Duration) error {
 	b = append(b, '\n')
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	_ = w.conn.SetWriteDeadline(time.Now().Add(timeout))
+	_ = w.conn.SetWriteDeadline(deadline)
 	_, err = w.conn.Write(b)
 	return err
 }
 
 func (w *wire) recv(timeout time.Duration, limit int) (message, error) {
-	_ = w.conn.SetReadDeadline(time.Now().Add(timeout))
+	return w.recvBy(time.Now().Add(timeout), limit)
+}
+
+// recvBy is recv with an absolute deadline: a peer that sends a byte at a
+// time cannot stretch it.
+func (w *wire) recvBy(deadline time.Time, limit int) (message, error) {
+	_ = w.conn.SetReadDeadline(deadline)
 	var line []byte
 	for {
 		chunk, err := w.r.ReadSlice('\n')
@@ -228,6 +243,9 @@ type Job struct {
 	// passes on): an abort is told once, even after the job's context was
 	// cancelled by the process's own signal.
 	told bool
+	// verdict is the abort the job ended with: on rank 0 the first it
+	// heard of (and told every rank), on the others the one rank 0 told.
+	verdict *AbortError
 
 	// rank 0
 	ln    net.Listener
@@ -280,6 +298,9 @@ func (j *Job) fail(ae *AbortError) {
 		return
 	}
 	j.told = true
+	if j.cfg.Rank == 0 && j.verdict == nil {
+		j.verdict = ae
+	}
 	if j.ctx.Err() == nil {
 		j.cancel(ae)
 	}
@@ -297,6 +318,17 @@ func (j *Job) fail(ae *AbortError) {
 	if j.up != nil {
 		_ = j.up.send(msg, time.Second)
 	}
+}
+
+// Verdict is the abort the job ended with as rank 0 decided it (the first
+// it heard of, told to every rank), nil while the job runs or when rank 0
+// never said (it is gone). Every rank exits on it, so that all exit with
+// one code: a launcher that ORs the codes (Hydra) or takes the highest
+// (srun) then reads what happened to the job.
+func (j *Job) Verdict() *AbortError {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.verdict
 }
 
 // Abort ends the job because this rank failed (or was interrupted: err is

@@ -192,10 +192,17 @@ func TestStrangerRefused(t *testing.T) {
 	}()
 	cfg := cfgFor(1, 2)
 	cfg.Token = []byte("not the token")
+	// A rank with another token cannot check rank 0's proof: it stops
+	// there and sends nothing more.
 	_, err := Join(context.Background(), []string{ln.Addr().String()}, cfg)
-	var re *RefusedError
-	if !errors.As(err, &re) || re.Reason != "wrong job token" {
+	var pe *ProofError
+	if !errors.As(err, &pe) {
 		t.Fatalf("stranger: %v", err)
+	}
+	// One that sends its hello anyway, with a MAC from the wrong token,
+	// is refused.
+	if reply := rawHello(t, ln.Addr().String(), cfg); reply.T != "refuse" || reply.Text != "wrong job token" {
+		t.Fatalf("a hello with the wrong token got %+v", reply)
 	}
 	// A raw connection that says nothing holds nothing either; the job
 	// still starts with the real rank.

@@ -2,7 +2,6 @@ package coord
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -20,7 +19,7 @@ func newJob(ctx context.Context, cfg Config) *Job {
 	j := &Job{cfg: cfg, ctx: jctx, cancel: cancel, xs: map[string]*exchange{}, counters: map[string]func() int64{}, firsts: map[string]chan struct{}{},
 		stop: make(chan struct{}), released: make(chan struct{}), stopped: newRankSet(cfg.Size), ran: newRankSet(cfg.Size)}
 	j.peers = make([]Peer, cfg.Size)
-	j.peers[cfg.Rank] = Peer{Rank: cfg.Rank, Host: cfg.Host, PID: cfg.PID}
+	j.peers[cfg.Rank] = Peer{Rank: cfg.Rank, Host: cfg.Host, PID: cfg.PID, TokenExposed: cfg.TokenExposed}
 	return j
 }
 
@@ -51,6 +50,9 @@ func Lead(ctx context.Context, ln net.Listener, cfg Config) (*Job, error) {
 	case <-timer.C:
 		j.fail(&AbortError{Rank: 0, Host: j.cfg.Host, Reason: "gave up: " + j.missing() + " never connected within " + j.cfg.HelloTimeout.String()})
 	case <-j.ctx.Done():
+		// Interrupted while waiting: the ranks already in hear it, and
+		// stop as interrupted rather than as ranks whose rank 0 is lost.
+		j.Abort(j.ctx.Err())
 	}
 	if err := j.Err(); err != nil {
 		j.shutdown()
@@ -98,6 +100,10 @@ func (j *Job) acceptLoop(joined chan struct{}) {
 		if err != nil {
 			return // the listener closes when the job ends
 		}
+		if !j.pendingSlot(c) {
+			c.Close() // MaxPending hellos under way: a real rank retries
+			continue
+		}
 		j.wg.Add(1)
 		go func() {
 			defer j.wg.Done()
@@ -106,42 +112,30 @@ func (j *Job) acceptLoop(joined chan struct{}) {
 	}
 }
 
-// handshake checks one connection's hello. A stranger (no token) is turned
-// away and the job goes on; a rank of this job with other options, another
-// version or a duplicate rank ends the job before anything is written.
+// onWelcome, set by tests, hears of each rank that rank 0 welcomed.
+var onWelcome func(rank int)
+
+// handshake checks one connection's hello (leadHello). A stranger (no
+// token), another job's rank or a silent connection is turned away and the
+// job goes on; a rank of this job with other options, another version or a
+// duplicate rank ends the job before anything is written. The connection
+// holds its pending slot (MaxPending) until its hello is done, at most
+// handshakeTimeout.
 func (j *Job) handshake(c net.Conn, joined chan struct{}) {
-	j.mu.Lock()
-	if j.ctx.Err() != nil || j.closing {
-		j.mu.Unlock()
-		c.Close()
-		return
-	}
-	j.pending[c] = true
-	j.mu.Unlock()
 	defer func() {
 		j.mu.Lock()
 		delete(j.pending, c)
 		j.mu.Unlock()
 	}()
+	deadline := time.Now().Add(handshakeTimeout)
 	w := newWire(c)
-	nonce := NewToken()
-	if err := w.send(message{T: "challenge", Nonce: nonce}, handshakeTimeout); err != nil {
-		c.Close()
-		return
-	}
-	m, err := w.recv(handshakeTimeout, maxHello)
-	if err != nil || m.T != "hello" || m.Hello == nil {
-		c.Close()
-		return
-	}
-	h := m.Hello
-	if subtle.ConstantTimeCompare([]byte(h.MAC), []byte(mac(j.cfg.Token, nonce, h.Rank))) != 1 {
-		_ = w.send(message{T: "refuse", Text: "wrong job token"}, handshakeTimeout)
+	h := j.leadHello(w, deadline)
+	if h == nil {
 		c.Close()
 		return
 	}
 	refuse := func(why string) {
-		_ = w.send(message{T: "refuse", Text: why}, handshakeTimeout)
+		_ = w.sendBy(message{T: "refuse", Text: why}, deadline)
 		c.Close()
 		j.fail(&AbortError{Rank: h.Rank, Host: h.Host, Reason: "refused at hello: " + why})
 	}
@@ -180,6 +174,9 @@ func (j *Job) handshake(c net.Conn, joined chan struct{}) {
 	if err := w.send(message{T: "welcome"}, j.cfg.LostAfter); err != nil {
 		j.fail(&AbortError{Rank: h.Rank, Host: h.Host, Reason: describe(err, j.cfg.LostAfter)})
 		return
+	}
+	if onWelcome != nil {
+		onWelcome(h.Rank)
 	}
 	if all {
 		close(joined)

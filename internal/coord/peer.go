@@ -11,7 +11,10 @@ import (
 
 // Join is every rank but 0: it dials rank 0 at one of addrs (tried in
 // order, again and again until HelloTimeout, since rank 0 may start later),
-// proves it holds the token, and returns once every rank is in.
+// checks that rank 0 holds the token before it says anything else, proves
+// it holds it too, and returns once every rank is in. An address where
+// another job's rank 0 (or no clyde) answers is passed over; one that
+// claims this job without the proof ends the search (*ProofError).
 func Join(ctx context.Context, addrs []string, cfg Config) (*Job, error) {
 	j := newJob(ctx, cfg)
 	deadline := time.Now().Add(j.cfg.HelloTimeout)
@@ -23,19 +26,24 @@ func Join(ctx context.Context, addrs []string, cfg Config) (*Job, error) {
 				j.up = w
 				break
 			}
-			var refused *RefusedError
-			if errors.As(err, &refused) {
+			if isFinal(err) {
+				var pe *ProofError
+				if errors.As(err, &pe) {
+					err = fmt.Errorf("rank %d: %w", j.cfg.Rank, err)
+				}
 				j.cancel(err)
 				return nil, err
 			}
-			lastErr = err
+			if lastErr == nil || !isOtherJob(lastErr) || isOtherJob(err) {
+				lastErr = err // "another job's rank 0" says more than "connection refused"
+			}
 		}
 		if j.up != nil {
 			break
 		}
 		if time.Now().After(deadline) {
 			j.cancel(lastErr)
-			return nil, fmt.Errorf("rank %d: cannot reach rank 0 at %v within %s: %w", j.cfg.Rank, addrs, j.cfg.HelloTimeout, lastErr)
+			return nil, fmt.Errorf("rank %d: cannot reach rank 0 at %s within %s: %w", j.cfg.Rank, addrList(addrs), j.cfg.HelloTimeout, lastErr)
 		}
 		select {
 		case <-ctx.Done():
@@ -50,11 +58,21 @@ func Join(ctx context.Context, addrs []string, cfg Config) (*Job, error) {
 		defer j.wg.Done()
 		j.heartbeat(func(m message) { _ = j.up.send(m, j.cfg.LostAfter) })
 	}()
+	// Interrupted while waiting for the start: tell rank 0 (it stops the
+	// job as interrupted, not as a lost rank) and stop reading.
+	stopWatch := context.AfterFunc(ctx, func() {
+		_ = j.up.send(message{T: "abort", Abort: &AbortError{Rank: j.cfg.Rank, Host: j.cfg.Host, Reason: "interrupted", Interrupted: true}}, time.Second)
+		_ = j.up.conn.SetReadDeadline(time.Now())
+	})
+	defer stopWatch()
 	// Wait for the start: every rank is in.
 	for {
 		m, err := j.up.recv(j.cfg.HelloTimeout+j.cfg.LostAfter, MaxMessage)
 		if err != nil {
-			ae := &AbortError{Rank: 0, Host: "?", Reason: describe(err, j.cfg.HelloTimeout)}
+			var ae error = &AbortError{Rank: 0, Host: "?", Reason: describe(err, j.cfg.HelloTimeout)}
+			if ctx.Err() != nil {
+				ae = ctx.Err()
+			}
 			j.cancel(ae)
 			j.shutdown()
 			return nil, ae
@@ -82,7 +100,22 @@ func Join(ctx context.Context, addrs []string, cfg Config) (*Job, error) {
 	}
 }
 
-// dial makes one connection and hello; a refusal is final.
+func isOtherJob(err error) bool {
+	var oe *otherJobError
+	return errors.As(err, &oe)
+}
+
+// addrList names the addresses tried: a long list (a port range) by its
+// first and last.
+func addrList(addrs []string) string {
+	if len(addrs) > 3 {
+		return fmt.Sprintf("%s ... %s (%d addresses)", addrs[0], addrs[len(addrs)-1], len(addrs))
+	}
+	return fmt.Sprint(addrs)
+}
+
+// dial makes one connection and hello (joinHello), all of it within
+// handshakeTimeout.
 func (j *Job) dial(ctx context.Context, addr string) (*wire, error) {
 	d := net.Dialer{Timeout: 2 * time.Second}
 	c, err := d.DialContext(ctx, "tcp", addr)
@@ -90,28 +123,9 @@ func (j *Job) dial(ctx context.Context, addr string) (*wire, error) {
 		return nil, err
 	}
 	w := newWire(c)
-	m, err := w.recv(handshakeTimeout, maxHello)
-	if err != nil || m.T != "challenge" {
-		c.Close()
-		return nil, fmt.Errorf("%s is not a clyde rank 0 (no challenge): %v", addr, err)
-	}
-	h := &hello{Peer: Peer{Rank: j.cfg.Rank, Host: j.cfg.Host, PID: j.cfg.PID}, Size: j.cfg.Size,
-		Version: j.cfg.Version, OptionsHash: j.cfg.OptionsHash, MAC: mac(j.cfg.Token, m.Nonce, j.cfg.Rank)}
-	if err := w.send(message{T: "hello", Hello: h}, handshakeTimeout); err != nil {
+	if err := j.joinHello(w, addr, time.Now().Add(handshakeTimeout)); err != nil {
 		c.Close()
 		return nil, err
-	}
-	m, err = w.recv(handshakeTimeout, maxHello)
-	switch {
-	case err != nil:
-		c.Close()
-		return nil, fmt.Errorf("hello to %s: %w", addr, err)
-	case m.T == "refuse":
-		c.Close()
-		return nil, &RefusedError{Reason: m.Text}
-	case m.T != "welcome":
-		c.Close()
-		return nil, fmt.Errorf("hello to %s: got %q", addr, m.T)
 	}
 	return w, nil
 }
@@ -158,6 +172,9 @@ func (j *Job) readLeader() {
 				}
 				// rank 0 told everyone: this rank need not tell it back
 				j.told = true
+				if j.verdict == nil {
+					j.verdict = m.Abort
+				}
 				j.mu.Unlock()
 			}
 		case "first":

@@ -8,11 +8,13 @@
 package launch
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Launchers, as Info.Launcher names them.
@@ -29,18 +31,29 @@ const (
 // space to publish a chosen one (plain srun without --coordinator).
 const DefaultPort = 7787
 
+// DefaultPorts is how many ports from DefaultPort a plain-srun rank 0 may
+// take, and its ranks try: two steps whose first node is the same host (two
+// jobs, or two sruns in one allocation) each get one. Every hello names the
+// job (SLURM_JOB_ID.SLURM_STEP_ID), so a rank passes over the other job's
+// rank 0 to its own.
+const DefaultPorts = 32
+
 // Info is this process's place in the job.
 type Info struct {
 	Launcher string
 	Rank     int
 	Size     int
 	Host     string
-	// JobID names the job for markers and messages ("" when the launcher
-	// gives none).
+	// JobID names the job ("" when the launcher gives none): every hello
+	// carries it, and a rank joins only a rank 0 of the same job.
 	JobID string
 	// Coordinator is rank 0's HOST:PORT when the flags or the launcher name
 	// it; "" when rank 0 publishes it through KVS.
 	Coordinator string
+	// Ports is how many ports from Coordinator's rank 0 may listen on and
+	// the ranks try: DefaultPorts for plain srun's default, else 1 (a port
+	// the user named is that port).
+	Ports int
 	// KVS is the launcher's key-value space (PMI); nil without one.
 	KVS KVS
 }
@@ -49,7 +62,11 @@ type Info struct {
 // are visible to every rank after it), then Get.
 type KVS interface {
 	Put(key, value string) error
-	Fence() error
+	// Fence waits for every rank, at most timeout (0: no bound) and until
+	// ctx ends: a rank that never starts holds up the others no longer
+	// (ErrFenceTimeout). After a Fence that failed the session is gone:
+	// Close only closes the socket.
+	Fence(ctx context.Context, timeout time.Duration) error
 	Get(key string) (string, error)
 	// Close ends the PMI session (finalize); the launcher then lets the
 	// process exit without calling the job broken.
@@ -75,6 +92,35 @@ type Error struct {
 }
 
 func (e *Error) Error() string { return "launch: " + e.Launcher + ": " + e.Msg }
+
+// ErrFenceTimeout is a launcher's barrier that not every rank reached in
+// time.
+var ErrFenceTimeout = errors.New("not every rank reached the launcher's barrier (PMI fence)")
+
+// fence runs one blocking barrier exchange on conn: call, bounded by
+// timeout and cancelled with ctx (which closes conn: the PMI session is
+// over either way). broken is set when it fails.
+func fence(ctx context.Context, conn net.Conn, timeout time.Duration, broken *bool, call func(time.Duration) error) error {
+	if err := ctx.Err(); err != nil {
+		*broken = true
+		return err
+	}
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	err := call(timeout)
+	stop()
+	if err == nil {
+		return nil
+	}
+	*broken = true
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Errorf("%w within %s (--rank-timeout): a rank is late, hung or never started", ErrFenceTimeout, timeout)
+	}
+	return err
+}
 
 // OpenPMI connects to the PMI server on a descriptor (PMI_FD); tests swap
 // it for a transcript.
@@ -156,7 +202,7 @@ func detectPMI(env Env, f Flags, host string, open OpenPMI) (*Info, error) {
 	if err != nil {
 		return nil, &Error{launcher, fmt.Sprintf("PMI_FD=%d: %v (was clyde started by the launcher itself, not by a shell it started?)", fd, err)}
 	}
-	info := &Info{Launcher: launcher, Rank: rank, Size: size, Host: host, Coordinator: f.Coordinator}
+	info := &Info{Launcher: launcher, Rank: rank, Size: size, Host: host, Coordinator: f.Coordinator, Ports: 1}
 	if launcher == SlurmPMI2 {
 		info.JobID = env("PMI_JOBID")
 		info.KVS, err = newPMI2(conn, info.JobID, rank, size)
@@ -184,7 +230,7 @@ func detectOpenMPI(env Env, f Flags, host string) (*Info, error) {
 	if size > 1 && f.Coordinator == "" {
 		return nil, &Error{OpenMPI, "needs --coordinator HOST:PORT naming rank 0's host (clyde speaks PMI-1/PMI-2, not Open MPI's PMIx)"}
 	}
-	return &Info{Launcher: OpenMPI, Rank: rank, Size: size, Host: host, Coordinator: f.Coordinator, JobID: env("OMPI_MCA_ess_base_jobid")}, nil
+	return &Info{Launcher: OpenMPI, Rank: rank, Size: size, Host: host, Coordinator: f.Coordinator, Ports: 1, JobID: env("OMPI_MCA_ess_base_jobid")}, nil
 }
 
 func detectSlurm(env Env, f Flags, host string) (*Info, error) {
@@ -195,7 +241,7 @@ func detectSlurm(env Env, f Flags, host string) (*Info, error) {
 	if f.Ranks > 0 && f.Ranks != size {
 		return nil, &Error{Slurm, fmt.Sprintf("--ranks %d but srun started %d tasks", f.Ranks, size)}
 	}
-	info := &Info{Launcher: Slurm, Rank: rank, Size: size, Host: host, Coordinator: f.Coordinator,
+	info := &Info{Launcher: Slurm, Rank: rank, Size: size, Host: host, Coordinator: f.Coordinator, Ports: 1,
 		JobID: env("SLURM_JOB_ID") + "." + env("SLURM_STEP_ID")}
 	if info.Coordinator == "" && size > 1 {
 		list := env("SLURM_STEP_NODELIST")
@@ -209,6 +255,7 @@ func detectSlurm(env Env, f Flags, host string) (*Info, error) {
 		// srun's default block distribution puts task 0 on the step's
 		// first node.
 		info.Coordinator = net.JoinHostPort(nodes[0], strconv.Itoa(DefaultPort))
+		info.Ports = DefaultPorts
 	}
 	return info, nil
 }
@@ -224,7 +271,7 @@ func detectIndexed(env Env, f Flags, host string) (*Info, error) {
 	if f.Ranks > 1 && f.Coordinator == "" {
 		return nil, &Error{Kubernetes, "needs --coordinator HOST:PORT naming rank 0 (index 0's pod, e.g. JOB-0.SERVICE:7787)"}
 	}
-	return &Info{Launcher: Kubernetes, Rank: rank, Size: f.Ranks, Host: host, Coordinator: f.Coordinator}, nil
+	return &Info{Launcher: Kubernetes, Rank: rank, Size: f.Ranks, Host: host, Coordinator: f.Coordinator, Ports: 1}, nil
 }
 
 func splitHostPort(s string) (string, int, error) {
@@ -239,14 +286,50 @@ func splitHostPort(s string) (string, int, error) {
 	return h, n, nil
 }
 
-// ListenPort is the port rank 0 listens on for info: the one the launcher
-// or flags name, else 0 (any, published through the KVS).
-func (i *Info) ListenPort() int {
+// CoordinatorHost and CoordinatorPorts are where rank 0 listens and the
+// ranks dial: Coordinator's host, and its port and the next Ports-1 (that
+// stay below 65536). Both are empty where rank 0 publishes its addresses
+// through the KVS.
+func (i *Info) CoordinatorHost() string {
+	h, _, _ := splitHostPort(i.Coordinator)
+	return h
+}
+
+func (i *Info) CoordinatorPorts() []int {
 	if i.Coordinator == "" {
-		return 0
+		return nil
 	}
 	_, p, _ := splitHostPort(i.Coordinator)
-	return p
+	ports := []int{p}
+	for k := 1; k < i.Ports && p+k <= 65535 && p != 0; k++ {
+		ports = append(ports, p+k)
+	}
+	return ports
+}
+
+// DialAddrs are the HOST:PORTs a rank tries, in order.
+func (i *Info) DialAddrs() []string {
+	var out []string
+	for _, p := range i.CoordinatorPorts() {
+		out = append(out, net.JoinHostPort(i.CoordinatorHost(), strconv.Itoa(p)))
+	}
+	return out
+}
+
+// UnderHydra reports whether MPICH's (or Intel MPI's) Hydra started this
+// process as one of several ranks (PMI_FD or PMI_PORT, PMI_SIZE above 1,
+// and not srun's PMI-2), before any flag is read. mpiexec ORs its ranks'
+// exit codes, so such a process exits 1, not 2, for a usage error (see the
+// exit codes in cmd/clyde): another rank's 1 (waiting for this one at the
+// barrier, say) with this 2 would read as 3, "regression found". srun takes
+// the highest code, Open MPI's mpirun the first rank's, and a Kubernetes
+// Job keeps each pod's: a 2 stays a 2 there.
+func UnderHydra(env Env) bool {
+	if env("PMI_FD") == "" && env("PMI_PORT") == "" || env("PMI_JOBID") != "" || env("SLURM_MPI_TYPE") == "pmi2" {
+		return false
+	}
+	n, err := strconv.Atoi(env("PMI_SIZE"))
+	return err == nil && n > 1
 }
 
 // Close ends the PMI session, if any; a second Close does nothing.

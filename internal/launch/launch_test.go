@@ -2,6 +2,7 @@ package launch
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // recordedEnv reads testdata/NAME.env, recorded with `env` under the real
@@ -35,15 +37,32 @@ func envOf(m map[string]string) Env { return func(k string) string { return m[k]
 // when the client sends anything else.
 func replay(t *testing.T, name string) OpenPMI {
 	t.Helper()
+	return replayLines(t, transcript(t, name), nil)
+}
+
+func transcript(t *testing.T, name string) []string {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name+".transcript"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	return strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+}
+
+// replayLines plays lines; with hold non-nil the server then keeps the
+// connection open, answering nothing, until hold is closed (a launcher
+// whose barrier waits for a rank that never comes).
+func replayLines(t *testing.T, lines []string, hold chan struct{}) OpenPMI {
 	return func(int) (net.Conn, error) {
 		client, server := net.Pipe()
 		go func() {
 			defer server.Close()
+			if hold != nil {
+				defer func() {
+					go func() { _, _ = io.Copy(io.Discard, server) }()
+					<-hold
+				}()
+			}
 			r := bufio.NewReader(server)
 			for _, l := range lines {
 				dir, body := l[:2], l[2:]
@@ -94,7 +113,7 @@ func TestPMITranscripts(t *testing.T) {
 			if err := info.KVS.Put("clyde-r0", "127.0.0.1:990"); err != nil {
 				t.Fatal(err)
 			}
-			if err := info.KVS.Fence(); err != nil {
+			if err := info.KVS.Fence(context.Background(), time.Minute); err != nil {
 				t.Fatal(err)
 			}
 			v, err := info.KVS.Get("clyde-r0")
@@ -108,6 +127,121 @@ func TestPMITranscripts(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestFenceBounded: a launcher's barrier that waits for a rank that never
+// starts holds this rank for --rank-timeout, not forever, and a ^C ends the
+// wait at once; either way the session is over and Close does not wait for
+// a finalize.
+func TestFenceBounded(t *testing.T) {
+	cases := []struct {
+		name, transcript, upTo string
+		env                    map[string]string
+	}{
+		{"hydra", "hydra-pmi1-rank0", "> cmd=barrier_in", map[string]string{"PMI_FD": "6", "PMI_RANK": "0", "PMI_SIZE": "2"}},
+		{"srun-pmi2", "slurm-pmi2-rank0", "> 14    cmd=kvs-fence;", map[string]string{"PMI_FD": "11", "PMI_JOBID": "3.0", "PMI_RANK": "0", "PMI_SIZE": "2", "SLURM_MPI_TYPE": "pmi2"}},
+	}
+	for _, tc := range cases {
+		lines := transcript(t, tc.transcript)
+		for i, l := range lines {
+			if l == tc.upTo {
+				lines = lines[:i+1]
+				break
+			}
+		}
+		for _, how := range []string{"timeout", "interrupt"} {
+			t.Run(tc.name+"/"+how, func(t *testing.T) {
+				hold := make(chan struct{})
+				defer close(hold)
+				info, err := Detect(envOf(tc.env), Flags{}, "vm", replayLines(t, lines, hold))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := info.KVS.Put("clyde-r0", "127.0.0.1:990"); err != nil {
+					t.Fatal(err)
+				}
+				ctx, cancel := context.WithCancel(context.Background())
+				timeout := time.Hour
+				if how == "timeout" {
+					timeout = 50 * time.Millisecond
+				} else {
+					time.AfterFunc(50*time.Millisecond, cancel)
+				}
+				defer cancel()
+				done := make(chan error, 1)
+				go func() { done <- info.KVS.Fence(ctx, timeout) }()
+				select {
+				case err = <-done:
+				case <-time.After(time.Minute):
+					t.Fatal("the fence still waits")
+				}
+				switch how {
+				case "timeout":
+					if !errors.Is(err, ErrFenceTimeout) || !strings.Contains(err.Error(), "--rank-timeout") {
+						t.Fatalf("got %v, want ErrFenceTimeout", err)
+					}
+				case "interrupt":
+					if !errors.Is(err, context.Canceled) {
+						t.Fatalf("got %v, want the cancellation", err)
+					}
+				}
+				if err := info.Close(); err != nil {
+					t.Fatalf("close after a failed fence: %v", err)
+				}
+			})
+		}
+	}
+}
+
+func TestCoordinatorPorts(t *testing.T) {
+	cases := []struct {
+		name string
+		env  map[string]string
+		f    Flags
+		want string
+	}{
+		{"plain srun", recordedEnv(t, "srun-plain-rank1"), Flags{}, "vm:7787 vm:7788 vm:7818"},
+		{"plain srun coordinator", recordedEnv(t, "srun-plain-rank1"), Flags{Coordinator: "10.0.0.1:9000"}, "10.0.0.1:9000"},
+		{"indexed job", map[string]string{"JOB_COMPLETION_INDEX": "1"}, Flags{Ranks: 2, Coordinator: "[::1]:65535"}, "[::1]:65535"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			info, err := Detect(envOf(tc.env), tc.f, "vm", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := info.DialAddrs()
+			short := strings.Join(got, " ")
+			if len(got) > 2 {
+				short = strings.Join([]string{got[0], got[1], got[len(got)-1]}, " ")
+			}
+			if short != tc.want || (len(got) > 2 && len(got) != DefaultPorts) {
+				t.Fatalf("dial %v, want %s", got, tc.want)
+			}
+		})
+	}
+	info, _ := Detect(envOf(recordedEnv(t, "srun-plain-rank1")), Flags{}, "vm", nil)
+	if info.JobID == "" || info.JobID == "." {
+		t.Fatalf("plain srun's job id %q", info.JobID)
+	}
+}
+
+func TestUnderHydra(t *testing.T) {
+	for name, tc := range map[string]struct {
+		env  map[string]string
+		want bool
+	}{
+		"hydra":        {recordedEnv(t, "hydra-rank1"), true},
+		"srun pmi2":    {recordedEnv(t, "srun-pmi2-rank2"), false},
+		"plain srun":   {recordedEnv(t, "srun-plain-rank1"), false},
+		"mpiexec -n 1": {map[string]string{"PMI_FD": "6", "PMI_RANK": "0", "PMI_SIZE": "1"}, false},
+		"indexed job":  {map[string]string{"JOB_COMPLETION_INDEX": "0"}, false},
+		"nothing":      {map[string]string{}, false},
+	} {
+		if got := UnderHydra(envOf(tc.env)); got != tc.want {
+			t.Errorf("%s: UnderHydra %v, want %v", name, got, tc.want)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package launch
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"net"
 	"strings"
@@ -19,6 +20,8 @@ type pmi1 struct {
 	r       *bufio.Reader
 	kvsname string
 	valMax  int
+	// broken: a Fence failed, the session is gone.
+	broken bool
 }
 
 func newPMI1(conn net.Conn) (*pmi1, error) {
@@ -126,10 +129,12 @@ func (p *pmi1) Put(key, value string) error {
 }
 
 // Fence is barrier_in/barrier_out; it waits as long as the slowest rank
-// takes to start, so it has no deadline of its own.
-func (p *pmi1) Fence() error {
-	_, err := p.call("cmd=barrier_in", "barrier_out", 0)
-	return err
+// takes to start, bounded by timeout (KVS.Fence).
+func (p *pmi1) Fence(ctx context.Context, timeout time.Duration) error {
+	return fence(ctx, p.conn, timeout, &p.broken, func(d time.Duration) error {
+		_, err := p.call("cmd=barrier_in", "barrier_out", d)
+		return err
+	})
 }
 
 func (p *pmi1) Get(key string) (string, error) {
@@ -144,6 +149,10 @@ func (p *pmi1) Get(key string) (string, error) {
 }
 
 func (p *pmi1) Close() error {
+	if p.broken {
+		_ = p.conn.Close() // the session ended with the Fence
+		return nil
+	}
 	_, err := p.call("cmd=finalize", "finalize_ack", pmiTimeout)
 	if cerr := p.conn.Close(); err == nil {
 		err = cerr

@@ -2,6 +2,7 @@ package launch
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -17,6 +18,8 @@ type pmi2 struct {
 	conn  net.Conn
 	r     *bufio.Reader
 	jobid string
+	// broken: a Fence failed, the session is gone.
+	broken bool
 }
 
 func newPMI2(conn net.Conn, jobid string, rank, size int) (*pmi2, error) {
@@ -111,9 +114,11 @@ func (p *pmi2) Put(key, value string) error {
 	return err
 }
 
-func (p *pmi2) Fence() error {
-	_, err := p.call("cmd=kvs-fence;", "kvs-fence-response", 0)
-	return err
+func (p *pmi2) Fence(ctx context.Context, timeout time.Duration) error {
+	return fence(ctx, p.conn, timeout, &p.broken, func(d time.Duration) error {
+		_, err := p.call("cmd=kvs-fence;", "kvs-fence-response", d)
+		return err
+	})
 }
 
 func (p *pmi2) Get(key string) (string, error) {
@@ -128,6 +133,10 @@ func (p *pmi2) Get(key string) (string, error) {
 }
 
 func (p *pmi2) Close() error {
+	if p.broken {
+		_ = p.conn.Close() // the session ended with the Fence
+		return nil
+	}
 	_, err := p.call("cmd=finalize;", "finalize-response", pmiTimeout)
 	if cerr := p.conn.Close(); err == nil {
 		err = cerr
