@@ -88,8 +88,11 @@ stage:
 	$(STAGE)/clyde completion zsh > $(STAGE)/completion/_clyde
 	$(STAGE)/clyde completion fish > $(STAGE)/completion/clyde.fish
 
+# The directories install creates are remembered in $(STAGE)/installed-dirs
+# (scripts/installdirs.sh); uninstall removes those of them that are empty
+# and leaves every directory that was there before.
 install: stage
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	scripts/installdirs.sh make $(STAGE)/installed-dirs $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
 	install -m 0755 $(STAGE)/clyde $(DESTDIR)$(BINDIR)/clyde
 	install -m 0644 $(STAGE)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(STAGE)/completion/clyde.bash $(DESTDIR)$(BASHCOMPDIR)/clyde
@@ -99,6 +102,7 @@ install: stage
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/clyde $(DESTDIR)$(MANDIR)/man1/clyde.1 $(DESTDIR)$(MANDIR)/man1/clyde-*.1 \
 		$(DESTDIR)$(BASHCOMPDIR)/clyde $(DESTDIR)$(ZSHCOMPDIR)/_clyde $(DESTDIR)$(FISHCOMPDIR)/clyde.fish
+	scripts/installdirs.sh remove $(STAGE)/installed-dirs
 
 # A Debian package for this machine's architecture (DEB_ARCH=arm64 with
 # GOARCH=arm64 for another), built with dpkg-deb.
