@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/clydebench/clyde/blockbench"
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
@@ -132,7 +133,7 @@ func fioBinary(t *testing.T) string {
 	t.Helper()
 	path, err := exec.LookPath("fio")
 	if err != nil {
-		t.Skip("fio is not installed (apt-get install fio; CI installs it): nothing to compare clyde with")
+		clydetest.Skip(t, "fio is not installed (apt-get install fio; CI installs it): nothing to compare clyde with")
 	}
 	return path
 }
@@ -926,7 +927,7 @@ func TestAgainstFio(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			run := <-runs[i]
 			if strings.Contains(c.text, "direct=1") && !directWorks(t) {
-				t.Skip("the temporary directory's filesystem does not take O_DIRECT")
+				clydetest.Skip(t, "the temporary directory's filesystem does not take O_DIRECT")
 			}
 			if run.err != nil {
 				t.Fatal(run.err)

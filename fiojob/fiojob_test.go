@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/clydebench/clyde/blockbench"
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -380,7 +381,7 @@ func TestRunsAsFio(t *testing.T) {
 	}
 	fio, err := exec.LookPath("fio")
 	if err != nil {
-		t.Skip("fio is not here to compare with")
+		clydetest.Skip(t, "fio is not here to compare with")
 	}
 	cmd := exec.Command(fio, "--output-format=json", "testdata/stonewall.fio")
 	cmd.Env = append(os.Environ(), "TARGET="+filepath.Join(dir, "fio.tmp"))

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/clydebench/clyde/blockbench"
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // memLogs is a WriteLog that keeps every file in memory.
@@ -80,7 +81,7 @@ func parseLog(t *testing.T, name string, data []byte, offset bool) []logLine {
 func logPlan(t *testing.T, engine blockbench.Engine, log LogSpec, runtime time.Duration, numJobs int) (blockbench.Plan, *memLogs) {
 	t.Helper()
 	if engine == blockbench.EngineIOUring && blockbench.EngineAvailable(blockbench.EngineIOUring) != nil {
-		t.Skip("io_uring not available here")
+		clydetest.Skip(t, "io_uring not available here")
 	}
 	m := &memLogs{}
 	w := blockbench.Workload{Name: "j", Filename: filepath.Join(t.TempDir(), "f"), RW: blockbench.RandRW, RWMixRead: 50, BS: 4096, Size: 1 << 20,
@@ -195,7 +196,7 @@ func TestAveragedLogs(t *testing.T) {
 func TestFio2gnuplotReadsLogs(t *testing.T) {
 	tool, err := exec.LookPath("fio2gnuplot")
 	if err != nil {
-		t.Skip("needs fio2gnuplot (Debian's fio package): not in PATH")
+		clydetest.Skip(t, "needs fio2gnuplot (Debian's fio package): not in PATH")
 	}
 	p, m := logPlan(t, blockbench.EnginePsync, LogSpec{BW: "clyde", AvgMsec: 100}, 500*time.Millisecond, 1)
 	if _, err := blockbench.RunPlan(context.Background(), p); err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/cpuclock"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
@@ -189,7 +190,7 @@ func TestRunENOSPCNamesPhaseAndFile(t *testing.T) {
 	// A file that grows to fill the disk is what ENOSPC looks like; a
 	// read-only target directory is simpler to make anywhere.
 	if os.Geteuid() == 0 {
-		t.Skip("root ignores directory permissions; the read-only and ENOSPC cases run in the loop-device suite")
+		clydetest.Skip(t, "root ignores directory permissions; the read-only and ENOSPC cases run in the loop-device suite")
 	}
 	dir := t.TempDir()
 	if err := os.Chmod(dir, 0o500); err != nil {
@@ -295,7 +296,7 @@ func (b *cpuBrackets) After(_ context.Context, _ int, test result.FSTest, _ *res
 // does between the two reads, so a figure five times too large exceeds it.
 func TestCPUIsTheProcesssOwn(t *testing.T) {
 	if _, err := cpuclock.ProcessCPU(); err != nil {
-		t.Skipf("no process CPU time here: %v", err)
+		clydetest.Skipf(t, "no process CPU time here: %v", err)
 	}
 	o := smallOptions(t.TempDir())
 	b := &cpuBrackets{around: map[result.FSTest]cpuclock.Usage{}}

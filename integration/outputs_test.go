@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -29,7 +30,7 @@ func quickFS(dir string, extra ...string) []string {
 func needRootHere(t *testing.T, why string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("needs root: " + why)
+		clydetest.Skip(t, "needs root: "+why)
 	}
 }
 
@@ -70,7 +71,7 @@ func TestJSONAtADeviceNode(t *testing.T) {
 			nodes := t.TempDir()
 			node := filepath.Join(nodes, dev.name)
 			if err := unix.Mknod(node, unix.S_IFCHR|0o666, int(unix.Mkdev(dev.major, dev.minor))); err != nil {
-				t.Skipf("mknod: %v", err)
+				clydetest.Skipf(t, "mknod: %v", err)
 			}
 			before := victimState(t, node)
 			r := runClyde(t, quickFS(t.TempDir(), "--json", node)...)
@@ -140,7 +141,7 @@ func guardDevStdout(t *testing.T) {
 	t.Helper()
 	const dest = "/proc/self/fd/1"
 	if got, err := os.Readlink("/dev/stdout"); err != nil || got != dest {
-		t.Skipf("/dev/stdout is not the usual symlink to %s (%q, %v)", dest, got, err)
+		clydetest.Skipf(t, "/dev/stdout is not the usual symlink to %s (%q, %v)", dest, got, err)
 	}
 	t.Cleanup(func() {
 		if got, err := os.Readlink("/dev/stdout"); err == nil && got == dest {
@@ -267,7 +268,7 @@ func TestCompareStdinHonoursInterrupt(t *testing.T) {
 func TestForeignDatabase(t *testing.T) {
 	sqlite3, err := exec.LookPath("sqlite3")
 	if err != nil {
-		t.Skip("needs the sqlite3 tool (Debian package sqlite3)")
+		clydetest.Skip(t, "needs the sqlite3 tool (Debian package sqlite3)")
 	}
 	dbDir := t.TempDir()
 	db := filepath.Join(dbDir, "places.sqlite")

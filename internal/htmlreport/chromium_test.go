@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -25,7 +26,7 @@ func chromiumDOM(t *testing.T, page []byte, args ...string) string {
 	bin, err := exec.LookPath("chromium")
 	if err != nil {
 		if _, err := os.Stat("/usr/bin/chromium"); err != nil {
-			t.Skip("chromium is not installed (Debian package chromium); CI installs it")
+			clydetest.Skip(t, "chromium is not installed (Debian package chromium); CI installs it")
 		}
 		bin = "/usr/bin/chromium"
 	}

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/osio"
 )
 
@@ -28,7 +29,7 @@ const other = 65534
 func fixture(t *testing.T) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("needs root: the fixtures are owned by another user (uid 65534)")
+		clydetest.Skip(t, "needs root: the fixtures are owned by another user (uid 65534)")
 	}
 	s := t.TempDir()
 	must := func(err error) {
