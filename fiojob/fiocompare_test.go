@@ -536,6 +536,20 @@ rw=read
 [second]
 rw=write
 `},
+	// fio's parser takes any section whose name starts with "global" for
+	// [global] (init.c: strncmp(name, "global", 6)).
+	{name: "[global-foo] and [globalx] are global", files: true, text: `[global-foo]
+size=128k
+bs=4k
+[globalx]
+rw=write
+[job]
+filename=g.dat
+[global2]
+size=64k
+[later]
+filename=h.dat
+`},
 	{name: "name in a job renames its entry", text: `[sec]
 name=renamed
 filename=f.dat

@@ -135,6 +135,15 @@ func TestCompile(t *testing.T) {
 				t.Errorf("bs %d, %d; want 4096, 8192", p.Groups[0][0].BS, p.Groups[0][1].BS)
 			}
 		}},
+		{"a section named global-anything is global, as in fio", "[global-foo]\nfilename=f\nsize=1m\n[globalx]\nbs=8k\n[a]\n[global2]\nbs=16k\n[b]\n", nil, func(t *testing.T, p blockbench.Plan) {
+			// fio: strncmp(name, "global", 6) in parse_jobs_ini.
+			if n := len(p.Groups[0]); n != 2 || p.Groups[0][0].Name != "a" || p.Groups[0][1].Name != "b" {
+				t.Fatalf("%d jobs (%v), want a and b only", n, p.Groups[0])
+			}
+			if p.Groups[0][0].BS != 8192 || p.Groups[0][1].BS != 16384 || p.Groups[0][1].Size != 1<<20 {
+				t.Errorf("bs %d, %d, size %d; want 8k, 16k and the [global-foo] size", p.Groups[0][0].BS, p.Groups[0][1].BS, p.Groups[0][1].Size)
+			}
+		}},
 		{"job options override global", "[global]\nfilename=f\nsize=1m\nbs=8k\n[a]\nbs=16k\n", nil, func(t *testing.T, p blockbench.Plan) {
 			if p.Groups[0][0].BS != 16384 {
 				t.Errorf("bs %d, want 16k", p.Groups[0][0].BS)
