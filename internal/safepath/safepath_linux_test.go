@@ -273,3 +273,46 @@ func FuzzWalk(f *testing.F) {
 		}
 	})
 }
+
+// TestReadLinkRule holds ReadLink, the symlink read outfile uses for the
+// last component of an output path, to the rule itself: another user's link
+// in root's sticky directory (the /tmp attack) is refused, as is another
+// user's absolute link even in their own directory; root's link, and the
+// directory owner's relative one, are read.
+func TestReadLinkRule(t *testing.T) {
+	s := fixture(t)
+	cases := []struct {
+		name, dir, link string
+		want            string // "" when refused
+		errIs           error
+	}{
+		{"another user's link in a sticky dir", "sticky", "link.dat", "", ErrUnsafe},
+		{"root's link in a sticky dir", "sticky", "own.dat", "../root.dat", nil},
+		{"the dir owner's relative link", "theirs", "up", "../root.dat", nil},
+		{"the dir owner's absolute link", "theirs", "abs", "", ErrUnsafe},
+		{"not a link", ".", "root.dat", "", unix.EINVAL},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := OpenDir(filepath.Join(s, c.dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			got, err := ReadLink(d, c.link)
+			if c.errIs != nil {
+				if !errors.Is(err, c.errIs) {
+					t.Fatalf("ReadLink(%s/%s) = %q, %v; want %v", c.dir, c.link, got, err, c.errIs)
+				}
+				var ue *UnsafeError
+				if errors.As(err, &ue) && c.link == "link.dat" && (!ue.Link || ue.FromUID != 1000) {
+					t.Errorf("refusal %+v: want the link named with its owner, uid 1000", ue)
+				}
+				return
+			}
+			if err != nil || got != c.want {
+				t.Fatalf("ReadLink(%s/%s) = %q, %v; want %q", c.dir, c.link, got, err, c.want)
+			}
+		})
+	}
+}
