@@ -106,6 +106,23 @@ func TestRunWholeSuite(t *testing.T) {
 					if tr.Ops != wantOps {
 						t.Fatalf("%s: %d ops, want %d", tr.Name, tr.Ops, wantOps)
 					}
+					// The rate from bonnie++'s definition, not from Ops:
+					// the files (KiB for the I/O tests, seeks) the options
+					// ask for over the test's seconds.
+					var work float64
+					switch {
+					case test == result.Seeks:
+						work = float64(o.Seeks * o.Concurrency)
+					case test == result.PutChar || test == result.GetChar:
+						work = float64(o.ByteIOMiB * 1024 * int64(o.Concurrency))
+					case test.IsIO():
+						work = float64(o.SizeMiB * 1024 * int64(o.Concurrency))
+					default:
+						work = float64(o.Files() * o.Concurrency)
+					}
+					if want := work / (float64(tr.ElapsedNs) / 1e9); math.Abs(tr.RatePerSec-want) > want*1e-9 {
+						t.Errorf("%s: %g %s, want %g (%g over %.3f s)", tr.Name, tr.RatePerSec, tr.RateUnit, want, work, float64(tr.ElapsedNs)/1e9)
+					}
 				}
 			}
 		})
