@@ -60,9 +60,10 @@ func TestFSOnRealFilesystems(t *testing.T) {
 			assertBonnieShapedWithout(t, r.stderr, r.stdout, true, tc.files, skipped)
 			res := readFSResult(t, jsonPath)
 			assertFilesystemNamed(t, res.Provenance.Filesystem, fs)
-			for _, tr := range res.Runs[0].Tests {
-				perChar := tr.Test == result.PutChar || tr.Test == result.GetChar
-				if want := (tr.Test.IsIO() && (tc.perChar || !perChar)) || (!tr.Test.IsIO() && tc.files); !want {
+			for i, tr := range res.Runs[0].Tests {
+				test := result.FSTest(i)
+				perChar := test == result.PutChar || test == result.GetChar
+				if want := (test.IsIO() && (tc.perChar || !perChar)) || (!test.IsIO() && tc.files); !want {
 					if tr.Ran {
 						t.Errorf("%s ran; this case's flags %q skip it", tr.Name, tc.args)
 					}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -108,6 +109,10 @@ func TestSweepAfterKill(t *testing.T) {
 		t.Run(death, func(t *testing.T) {
 			t.Parallel()
 			base := t.TempDir()
+			// Whatever the sweep under test misses, this test's own
+			// cleanup releases with the tools, so a broken sweep fails
+			// the test without leaving the machine its mounts.
+			t.Cleanup(func() { forceRelease(t, base) })
 			timeout := "10m"
 			if death == "timeout" {
 				timeout = "20s"
@@ -182,5 +187,22 @@ func TestSweepAfterKill(t *testing.T) {
 				t.Errorf("the sweep removed %d suite roots, want the dead child's", len(rep.Roots))
 			}
 		})
+	}
+}
+
+// forceRelease kills, unmounts and detaches whatever suiteLeftovers finds
+// under base, with kill, umount and losetup.
+func forceRelease(t *testing.T, base string) {
+	mounts, loops, procs := suiteLeftovers(t, base)
+	for _, p := range procs {
+		if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	for i := len(mounts) - 1; i >= 0; i-- {
+		_ = exec.Command("umount", "--lazy", mounts[i]).Run()
+	}
+	for _, l := range loops {
+		_ = exec.Command("losetup", "--detach", "/dev/"+filepath.Base(filepath.Dir(filepath.Dir(l)))).Run()
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // skipRecorder is a testing.TB that records a skip or a failure instead of
@@ -74,5 +75,31 @@ func TestAllowedSkipsSayWhy(t *testing.T) {
 			t.Errorf("allowed skip %+v: want a reason, once, and why CI may take it", a)
 		}
 		seen[a.Reason] = true
+	}
+}
+
+// TestContextEndsBeforeTheTimeout: a test's Context ends CleanupMargin
+// before the binary's -timeout (go test always gives one), and TestLimit
+// after it began, whichever comes first.
+func TestContextEndsBeforeTheTimeout(t *testing.T) {
+	td, ok := t.Deadline()
+	if !ok {
+		t.Skip("run without -timeout: no deadline to end before")
+	}
+	limit := TestLimit
+	t.Cleanup(func() { TestLimit = limit })
+	for _, l := range []time.Duration{time.Minute, 1000 * time.Hour} {
+		TestLimit = l
+		t.Run(l.String(), func(t *testing.T) {
+			start := time.Now()
+			dl, ok := Context(t).Deadline()
+			margin := min(CleanupMargin, time.Until(td)/4)
+			if !ok || dl.After(td.Add(-margin)) || dl.After(start.Add(l).Add(time.Second)) {
+				t.Errorf("Context ends at %v; want by %v (the -timeout %v less %v) and by %v (TestLimit %v)", dl, td.Add(-margin), td, margin, start.Add(l), l)
+			}
+			if Context(t) != Context(t) {
+				t.Error("two calls for one test give two contexts")
+			}
+		})
 	}
 }
