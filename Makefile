@@ -5,7 +5,7 @@ STATICCHECK_VERSION ?= v0.8.2
 PLATFORMS := linux/amd64 linux/arm64 windows/amd64 windows/arm64 darwin/amd64 darwin/arm64 freebsd/amd64 freebsd/arm64
 FUZZTIME  ?= 30s
 
-.PHONY: build test lint cross bench fuzz clean mutate mutate-short stage install uninstall deb release
+.PHONY: build test test-loaded lint cross bench fuzz clean mutate mutate-short stage install uninstall deb release
 
 build:
 	$(GO) build -o $(BIN) ./cmd/clyde
@@ -17,6 +17,19 @@ build:
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 15m ./...
+
+# The tests outside the integration suite beside a CPU hog on every core
+# (stress-ng --cpu twice the cores): a test that takes a busy machine for a
+# bug fails here. The packaging tests (scripts) and apitest, which only build
+# clyde and a module, are left out. CI runs it once, beside the fuzzing; it
+# needs stress-ng.
+LOADED_PKGS = $(shell $(GO) list ./... | grep -v -e '/integration' -e '/scripts$$' -e '/internal/apitest$$')
+test-loaded:
+	@command -v stress-ng >/dev/null || { echo "make test-loaded needs stress-ng (apt-get install stress-ng)" >&2; exit 1; }
+	@stress-ng --cpu $$(( 2 * $$(nproc) )) --timeout 30m --quiet & hog=$$!; \
+	trap 'kill $$hog 2>/dev/null; wait $$hog 2>/dev/null' EXIT; \
+	echo "stress-ng --cpu $$(( 2 * $$(nproc) )) (pid $$hog) beside the tests"; \
+	$(GO) test -count=1 -timeout 15m $(LOADED_PKGS)
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
