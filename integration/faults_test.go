@@ -29,6 +29,7 @@ var (
 // runs in parallel with the others on a tmpfs of its own, so no one test
 // holds the suite for the 36 runs.
 func TestSignalsInEachPhase(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()

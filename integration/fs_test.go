@@ -23,6 +23,7 @@ var imageMiB = map[fsKind]int{btrfs: 320, ext4: 256, xfs: 320, ntfs: 256, tmpfs:
 // phases (one FUSE request per byte, most of the suite's time on that
 // filesystem) are a case of their own beside its other phases.
 func TestFSOnRealFilesystems(t *testing.T) {
+	t.Parallel()
 	// -f1: per-char over 1 MiB; -f: no per-char.
 	full := []string{"-s", "64", "-r", "0", "-f1", "-n", "2:4k:0:4"}
 	cases := []struct {

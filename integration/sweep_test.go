@@ -103,6 +103,7 @@ func suiteLeftovers(t *testing.T, base string) (mounts, loops, procs []string) {
 // it fires: the child's mounts and loop devices are released by then, and
 // only the directory waits for the sweep.
 func TestSweepAfterKill(t *testing.T) {
+	t.Parallel()
 	needRoot(t)
 	needTool(t, "mkfs.ext4", "e2fsprogs")
 	for _, death := range []string{"SIGKILL", "timeout"} {
