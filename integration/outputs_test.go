@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -247,7 +248,9 @@ func TestCompareStdinHonoursInterrupt(t *testing.T) {
 	}
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
-	time.Sleep(300 * time.Millisecond)
+	// The signal goes once clyde reads its standard input (by then it has
+	// its handlers): a fixed sleep was a guess a busy machine could beat.
+	waitReadingStdin(t, cmd.Process.Pid, done)
 	cmd.Process.Signal(syscall.SIGINT)
 	select {
 	case <-done:
@@ -260,6 +263,31 @@ func TestCompareStdinHonoursInterrupt(t *testing.T) {
 		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitInterrupted, stderr.String())
 	}
 	assertOneLineError(t, stderr.String(), "standard input", "interrupted")
+}
+
+// waitReadingStdin returns once a thread of pid is blocked reading its
+// standard input from a pipe or FIFO (the kernel's wait channel names the
+// pipe read, or the thread's syscall is read(0, ...)); it fails the test if
+// the process ends first or is not there within a minute.
+func waitReadingStdin(t *testing.T, pid int, done <-chan struct{}) {
+	t.Helper()
+	read := strconv.Itoa(unix.SYS_READ) + " 0x0 "
+	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		select {
+		case <-done:
+			t.Fatal("clyde ended before it read its standard input")
+		default:
+		}
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*", pid))
+		for _, task := range tasks {
+			wchan, _ := os.ReadFile(filepath.Join(task, "wchan"))
+			sc, _ := os.ReadFile(filepath.Join(task, "syscall"))
+			if strings.Contains(string(wchan), "pipe") || strings.HasPrefix(string(sc), read) {
+				return
+			}
+		}
+	}
+	t.Fatal("clyde did not block reading its standard input within a minute")
 }
 
 // TestForeignDatabase: CLYDE_DB pointing at another program's SQLite file

@@ -1,6 +1,9 @@
 // Package clydetest holds what the tests that run the clyde binary share:
-// building it once per test binary, and a buffer its output can be watched
-// in while it runs.
+// building it once per test binary, a buffer its output can be watched in
+// while it runs, each test's deadline for the commands it starts (Context),
+// the skip that fails in CI (Skip), and, on Linux, the suite root a test
+// binary that mounts and attaches keeps everything under, swept after a run
+// that died (StartSuite, Sweep).
 package clydetest
 
 import (
