@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/clydebench/clyde/internal/clydetest"
 )
 
@@ -166,10 +168,28 @@ func TestSweepAfterKill(t *testing.T) {
 			} else if len(mounts) != 2 || len(loops) != 2 || len(procs) != 1 {
 				t.Fatalf("the SIGKILL left %v, %v, %v; want all the child made, for the sweep", mounts, loops, procs)
 			}
+			// A run in progress beside the dead one (its marker held, here
+			// by this process) is not the sweep's.
+			live := filepath.Join(base, "clyde-suite-integration.live")
+			if err := os.Mkdir(live, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			lock, err := os.Create(filepath.Join(live, ".clyde-suite"))
+			if err == nil {
+				err = unix.Flock(int(lock.Fd()), unix.LOCK_EX)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
 			rep, err := clydetest.Sweep(base, "integration")
 			if err != nil {
 				t.Fatalf("sweep: %v (released %s)", err, rep)
 			}
+			if _, err := os.Stat(lock.Name()); err != nil {
+				t.Errorf("the sweep took a live run's root: %v", err)
+			}
+			lock.Close()
+			os.RemoveAll(live)
 			t.Logf("swept: %s", rep)
 			// A loop device with a lazily unmounted filesystem on it goes
 			// when the kernel lets go of it.

@@ -72,7 +72,7 @@ const CleanupMargin = 45 * time.Second
 
 // TestLimit bounds one test (or subtest) from its first Context call: no
 // single test may hold the package for longer, however long -timeout is.
-var TestLimit = 6 * time.Minute
+var TestLimit = 10 * time.Minute
 
 var (
 	ctxMu sync.Mutex

@@ -64,12 +64,18 @@ func StartSuite(name string, timeout time.Duration) (*Suite, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	marker, err := os.OpenFile(filepath.Join(dir, suiteMarker), os.O_CREATE|os.O_RDWR|os.O_EXCL, 0o600)
+	// The marker is locked before it has its name: a sweep starting at the
+	// same moment never finds it unlocked.
+	tmp := filepath.Join(dir, suiteMarker+".new")
+	marker, err := os.OpenFile(tmp, os.O_CREATE|os.O_RDWR|os.O_EXCL, 0o600)
 	if err == nil {
 		err = unix.Flock(int(marker.Fd()), unix.LOCK_EX|unix.LOCK_NB)
 	}
 	if err == nil {
 		_, err = fmt.Fprintf(marker, "%d\n", os.Getpid())
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(dir, suiteMarker))
 	}
 	if err != nil {
 		if marker != nil {
