@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/runlock"
 	"github.com/clydebench/clyde/internal/sysinfo"
@@ -174,7 +175,7 @@ func TestSourcesAreCold(t *testing.T) {
 	dir := t.TempDir()
 	fs, err := sysinfo.FilesystemOf(dir)
 	if err != nil || fs.Type == "" {
-		t.Skipf("cannot tell the filesystem of %s: %v", dir, err)
+		clydetest.Skipf(t, "cannot tell the filesystem of %s: %v", dir, err)
 	}
 	res, err := Run(context.Background(), smallOptions(dir))
 	if err != nil {
@@ -259,7 +260,7 @@ func cloneWorks(t *testing.T, dir string) bool {
 func TestCloneIsRefusedWhereItCannotWork(t *testing.T) {
 	dir := t.TempDir()
 	if cloneWorks(t, dir) {
-		t.Skipf("%s can clone; the integration tests check the refusal on ext4", dir)
+		clydetest.Skipf(t, "%s can clone; the integration tests check the refusal on ext4", dir)
 	}
 	o := smallOptions(dir)
 	o.Method = Clone
@@ -415,7 +416,7 @@ func TestSecondRunOnADirectoryIsRefused(t *testing.T) {
 			defer d.Close()
 			lock, err := runlock.Dir(d, locked, nil)
 			if errors.Is(err, result.ErrNotSupported) {
-				t.Skip("no directory locks here")
+				clydetest.Skip(t, "no directory locks here")
 			}
 			if err != nil {
 				t.Fatal(err)

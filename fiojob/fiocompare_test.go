@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/clydebench/clyde/blockbench"
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
@@ -142,7 +143,7 @@ func fioBinary(t *testing.T) string {
 	t.Helper()
 	path, err := exec.LookPath("fio")
 	if err != nil {
-		t.Skip("fio is not installed (apt-get install fio; CI installs it): nothing to compare clyde with")
+		clydetest.Skip(t, "fio is not installed (apt-get install fio; CI installs it): nothing to compare clyde with")
 	}
 	return path
 }
@@ -575,6 +576,20 @@ rw=read
 [second]
 rw=write
 `},
+	// fio's parser takes any section whose name starts with "global" for
+	// [global] (init.c: strncmp(name, "global", 6)).
+	{name: "[global-foo] and [globalx] are global", files: true, text: `[global-foo]
+size=128k
+bs=4k
+[globalx]
+rw=write
+[job]
+filename=g.dat
+[global2]
+size=64k
+[later]
+filename=h.dat
+`},
 	{name: "name in a job renames its entry", text: `[sec]
 name=renamed
 filename=f.dat
@@ -995,7 +1010,7 @@ func TestAgainstFio(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			run := <-runs[i]
 			if strings.Contains(c.text, "direct=1") && !directWorks(t) {
-				t.Skip("the temporary directory's filesystem does not take O_DIRECT")
+				clydetest.Skip(t, "the temporary directory's filesystem does not take O_DIRECT")
 			}
 			if run.err != nil {
 				t.Fatal(run.err)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/clydebench/clyde/blockbench"
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -132,6 +133,15 @@ func TestCompile(t *testing.T) {
 		{"later global reaches later jobs only", "[global]\nfilename=f\nsize=1m\n[a]\n[global]\nbs=8k\n[b]\n", nil, func(t *testing.T, p blockbench.Plan) {
 			if p.Groups[0][0].BS != 4096 || p.Groups[0][1].BS != 8192 {
 				t.Errorf("bs %d, %d; want 4096, 8192", p.Groups[0][0].BS, p.Groups[0][1].BS)
+			}
+		}},
+		{"a section named global-anything is global, as in fio", "[global-foo]\nfilename=f\nsize=1m\n[globalx]\nbs=8k\n[a]\n[global2]\nbs=16k\n[b]\n", nil, func(t *testing.T, p blockbench.Plan) {
+			// fio: strncmp(name, "global", 6) in parse_jobs_ini.
+			if n := len(p.Groups[0]); n != 2 || p.Groups[0][0].Name != "a" || p.Groups[0][1].Name != "b" {
+				t.Fatalf("%d jobs (%v), want a and b only", n, p.Groups[0])
+			}
+			if p.Groups[0][0].BS != 8192 || p.Groups[0][1].BS != 16384 || p.Groups[0][1].Size != 1<<20 {
+				t.Errorf("bs %d, %d, size %d; want 8k, 16k and the [global-foo] size", p.Groups[0][0].BS, p.Groups[0][1].BS, p.Groups[0][1].Size)
 			}
 		}},
 		{"job options override global", "[global]\nfilename=f\nsize=1m\nbs=8k\n[a]\nbs=16k\n", nil, func(t *testing.T, p blockbench.Plan) {
@@ -380,7 +390,7 @@ func TestRunsAsFio(t *testing.T) {
 	}
 	fio, err := exec.LookPath("fio")
 	if err != nil {
-		t.Skip("fio is not here to compare with")
+		clydetest.Skip(t, "fio is not here to compare with")
 	}
 	cmd := exec.Command(fio, "--output-format=json", "testdata/stonewall.fio")
 	cmd.Env = append(os.Environ(), "TARGET="+filepath.Join(dir, "fio.tmp"))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clydebench/clyde/blockbench"
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -31,7 +32,7 @@ func TestFioJobFields(t *testing.T) {
 	}{{blockbench.EnginePsync, 1, "1"}, {blockbench.EngineIOUring, 8, "8"}} {
 		t.Run(string(tc.engine), func(t *testing.T) {
 			if tc.engine == blockbench.EngineIOUring && blockbench.EngineAvailable(tc.engine) != nil {
-				t.Skip("io_uring not available here")
+				clydetest.Skip(t, "io_uring not available here")
 			}
 			j := blockbench.NewJob(filepath.Join(t.TempDir(), "f"))
 			j.RW, j.Size, j.IOEngine, j.IODepth, j.Runtime, j.Shape = blockbench.RandRW, 4<<20, tc.engine, tc.depth, 600*time.Millisecond, Shape

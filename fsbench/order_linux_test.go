@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -53,7 +54,7 @@ func (w *deleteWatch) Before(_ context.Context, _ int, test result.FSTest, _ fun
 	}
 	w.fd, err = unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
-		w.t.Skipf("no inotify here: %v", err)
+		clydetest.Skipf(w.t, "no inotify here: %v", err)
 	}
 	w.wd, err = unix.InotifyAddWatch(w.fd, dir, unix.IN_DELETE)
 	return err

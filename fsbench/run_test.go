@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/cpuclock"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
@@ -105,6 +106,23 @@ func TestRunWholeSuite(t *testing.T) {
 					if tr.Ops != wantOps {
 						t.Fatalf("%s: %d ops, want %d", tr.Name, tr.Ops, wantOps)
 					}
+					// The rate from bonnie++'s definition, not from Ops:
+					// the files (KiB for the I/O tests, seeks) the options
+					// ask for over the test's seconds.
+					var work float64
+					switch {
+					case test == result.Seeks:
+						work = float64(o.Seeks * o.Concurrency)
+					case test == result.PutChar || test == result.GetChar:
+						work = float64(o.ByteIOMiB * 1024 * int64(o.Concurrency))
+					case test.IsIO():
+						work = float64(o.SizeMiB * 1024 * int64(o.Concurrency))
+					default:
+						work = float64(o.Files() * o.Concurrency)
+					}
+					if want := work / (float64(tr.ElapsedNs) / 1e9); math.Abs(tr.RatePerSec-want) > want*1e-9 {
+						t.Errorf("%s: %g %s, want %g (%g over %.3f s)", tr.Name, tr.RatePerSec, tr.RateUnit, want, work, float64(tr.ElapsedNs)/1e9)
+					}
 				}
 			}
 		})
@@ -189,7 +207,7 @@ func TestRunENOSPCNamesPhaseAndFile(t *testing.T) {
 	// A file that grows to fill the disk is what ENOSPC looks like; a
 	// read-only target directory is simpler to make anywhere.
 	if os.Geteuid() == 0 {
-		t.Skip("root ignores directory permissions; the read-only and ENOSPC cases run in the loop-device suite")
+		clydetest.Skip(t, "root ignores directory permissions; the read-only and ENOSPC cases run in the loop-device suite")
 	}
 	dir := t.TempDir()
 	if err := os.Chmod(dir, 0o500); err != nil {
@@ -295,7 +313,7 @@ func (b *cpuBrackets) After(_ context.Context, _ int, test result.FSTest, _ *res
 // does between the two reads, so a figure five times too large exceeds it.
 func TestCPUIsTheProcesssOwn(t *testing.T) {
 	if _, err := cpuclock.ProcessCPU(); err != nil {
-		t.Skipf("no process CPU time here: %v", err)
+		clydetest.Skipf(t, "no process CPU time here: %v", err)
 	}
 	o := smallOptions(t.TempDir())
 	b := &cpuBrackets{around: map[result.FSTest]cpuclock.Usage{}}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // worldDir is a directory anyone may write in, under a path anyone may
@@ -37,7 +39,7 @@ func worldDir(t *testing.T) string {
 // HOME.
 func TestFSUserWithDefaultHistory(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("-u needs root")
+		clydetest.Skip(t, "-u needs root")
 	}
 	unprivilegedUser(t)
 	home, dir := t.TempDir(), worldDir(t) // HOME: root's, mode 0700

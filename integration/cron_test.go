@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/compare"
 	"github.com/clydebench/clyde/internal/history"
 	"github.com/clydebench/clyde/result"
@@ -46,11 +47,13 @@ func cronLine(t *testing.T) string {
 // with no terminal, standard input from /dev/null.
 func cronRun(t *testing.T, line string) outcome {
 	t.Helper()
-	cmd := exec.Command("/usr/bin/env", "-i", "PATH="+filepath.Dir(clydeBin)+":/usr/bin:/bin", "/bin/sh", "-c", line)
+	ctx := clydetest.Context(t)
+	cmd := exec.CommandContext(ctx, "/usr/bin/env", "-i", "PATH="+filepath.Dir(clydeBin)+":/usr/bin:/bin", "/bin/sh", "-c", line)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
+	clydetest.Expired(t, ctx, "the cron line")
 	if _, exited := err.(*exec.ExitError); err != nil && !exited {
 		t.Fatalf("run the cron line: %v", err)
 	}
@@ -125,33 +128,38 @@ func TestUnexplainedShort(t *testing.T) {
 	}
 }
 
-// TestCronRecipe runs the README's nightly cron line as cron would, on a
-// tmpfs (the fastest storage there is, where fixed sizes give +++++):
-//
-//   - twice: nothing on stdout or stderr, exit 0; the first --auto run
-//     calibrates and sizes every test to run past the floor at the rates
-//     it measured (no +++++), the second reuses its sizes from the history;
-//   - on a history whose earlier comparable runs were 10x faster: exit 3
-//     and exactly one line;
-//   - on a damaged history: a non-zero exit and one line.
-func TestCronRecipe(t *testing.T) {
-	fs := makeFS(t, tmpfs, 6144)
-	state := t.TempDir()
-	db := filepath.Join(state, "history.db")
-	prom := filepath.Join(state, "clyde.prom")
+// cronRecipe is the README's cron line with dir, the history db and the
+// textfile prom in place of the recipe's paths, and cronBudget in place
+// of --auto.
+func cronRecipe(t *testing.T, dir, db, prom string) string {
+	t.Helper()
 	recipe := cronLine(t)
 	for _, want := range []string{"/srv/data", "/var/lib/clyde/history.db", "/var/lib/node_exporter/textfile/clyde.prom", " --auto ", "--silent", "--check-regression"} {
 		if !strings.Contains(recipe+" ", want) {
 			t.Fatalf("the recipe %q lacks %q", recipe, want)
 		}
 	}
-	line := func(dir, db string) string {
-		return strings.NewReplacer("/srv/data", dir, "/var/lib/clyde/history.db", db,
-			"/var/lib/node_exporter/textfile/clyde.prom", prom, " --auto ", " "+cronBudget+" ").Replace(recipe + " ")
-	}
+	return strings.NewReplacer("/srv/data", dir, "/var/lib/clyde/history.db", db,
+		"/var/lib/node_exporter/textfile/clyde.prom", prom, " --auto ", " "+cronBudget+" ").Replace(recipe + " ")
+}
+
+// TestCronRecipe runs the README's nightly cron line as cron would, on a
+// tmpfs (the fastest storage there is, where fixed sizes give +++++),
+// twice: nothing on stdout or stderr, exit 0; the first --auto run
+// calibrates and sizes every test to run past the floor at the rates it
+// measured (no +++++), the second reuses its sizes from the history. The
+// other nights of the recipe (a regression, a damaged history) are tests
+// of their own, which run beside this one.
+func TestCronRecipe(t *testing.T) {
+	t.Parallel()
+	fs := makeFS(t, tmpfs, 6144)
+	state := t.TempDir()
+	db := filepath.Join(state, "history.db")
+	prom := filepath.Join(state, "clyde.prom")
+	line := cronRecipe(t, fs.dir, db, prom)
 
 	for night := 1; night <= 2; night++ {
-		o := cronRun(t, line(fs.dir, db))
+		o := cronRun(t, line)
 		// The first night of a new history may say, once, which columns
 		// ran under 0.5 s (the week's note, even with --silent).
 		weekly := night == 1 && strings.HasPrefix(o.stderr, "clyde: note: the regression check cannot judge ") && strings.Count(o.stderr, "\n") == 1
@@ -204,50 +212,71 @@ func TestCronRecipe(t *testing.T) {
 	if err != nil || strings.Count(string(textfile), "\nclyde_fs_rate{") != 12 {
 		t.Fatalf("textfile: %v\n%s", err, textfile)
 	}
+}
 
-	t.Run("regression", func(t *testing.T) {
-		// A directory whose history holds an --auto run of small sizes
-		// (per-char 4 MiB: over 0.5 s on any machine, so its figures
-		// count) and five comparable runs ten times as fast.
-		dir, db2 := t.TempDir(), filepath.Join(t.TempDir(), "history.db")
-		fast := *first
-		fast.Config.Dir, fast.Provenance.Filesystem.Path = dir, dir
-		fast.Config.FileSizeMiB, fast.Config.Seeks, fast.Config.ByteIOMiB, fast.Config.FilesK = 4, 256, 4, 1
-		fast.Runs = []result.FSRun{first.Runs[0]}
-		for i := range fast.Runs[0].Tests {
-			fast.Runs[0].Tests[i].RatePerSec = 1e12 // far above anything
-			fast.Runs[0].Tests[i].TooShort = false
-		}
-		store, err := history.Open(db2)
-		if err != nil {
+// TestCronRecipeRegression: the cron line on a history whose earlier
+// comparable --auto runs were ten times as fast exits 3 with exactly one
+// line.
+func TestCronRecipeRegression(t *testing.T) {
+	t.Parallel()
+	fs := makeFS(t, tmpfs, 512)
+	dir, state := fs.dir, t.TempDir()
+	db, prom := filepath.Join(state, "history.db"), filepath.Join(state, "clyde.prom")
+	// The history's runs are shaped from one real run in dir, with the
+	// options the recipe gives: what --auto compares (host, directory,
+	// every option but the sizes) is then what the cron line's run has.
+	seed := filepath.Join(t.TempDir(), "seed.db")
+	o := runClyde(t, "fs", "-d", dir, "-s", "1", "-f1", "-n", "1", "-q", "--silent", "--db", seed)
+	if o.code != exitOK {
+		t.Fatalf("the run the history is made from: exit %d, stderr %q", o.code, o.stderr)
+	}
+	entries, runs := savedRuns(t, seed)
+	if len(runs) != 1 {
+		t.Fatalf("%d runs in the seed history", len(runs))
+	}
+	// An --auto run of small sizes (per-char 4 MiB: over 0.5 s on any
+	// machine, so its figures count) and five comparable runs ten times
+	// as fast.
+	fast := *runs[0]
+	fast.Config.Auto = &result.FSAuto{BudgetNs: 40e9, TargetNs: 1e9}
+	fast.Config.FileSizeMiB, fast.Config.Seeks, fast.Config.ByteIOMiB, fast.Config.FilesK = 4, 256, 4, 1
+	for i := range fast.Runs[0].Tests {
+		fast.Runs[0].Tests[i].RatePerSec = 1e12 // far above anything
+		fast.Runs[0].Tests[i].TooShort = false
+		fast.Runs[0].Tests[i].Ran = true
+	}
+	store, err := history.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := entries[0]
+	e.Target, e.Params = dir, (&compare.Run{FS: &fast}).Params()
+	data, _ := json.Marshal(&fast)
+	e.JSON = data
+	for range 5 {
+		if _, err := store.Save(context.Background(), e); err != nil {
 			t.Fatal(err)
 		}
-		e := entries[0]
-		e.Target, e.Params = dir, (&compare.Run{FS: &fast}).Params()
-		data, _ := json.Marshal(&fast)
-		e.JSON = data
-		for range 5 {
-			if _, err := store.Save(context.Background(), e); err != nil {
-				t.Fatal(err)
-			}
-		}
-		store.Close()
-		o := cronRun(t, line(dir, db2))
-		if o.code != 3 || o.stdout != "" || strings.Count(o.stderr, "\n") != 1 {
-			t.Fatalf("exit %d, stdout %q, stderr %q; want 3 and one line", o.code, o.stdout, o.stderr)
-		}
-		assertOneLineError(t, o.stderr, "regression found", "columns fell more than 20% against the mean of 5 earlier comparable runs")
-	})
+	}
+	store.Close()
+	o = cronRun(t, cronRecipe(t, dir, db, prom))
+	if o.code != 3 || o.stdout != "" || strings.Count(o.stderr, "\n") != 1 {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want 3 and one line", o.code, o.stdout, o.stderr)
+	}
+	assertOneLineError(t, o.stderr, "regression found", "columns fell more than 20% against the mean of 5 earlier comparable runs")
+}
 
-	t.Run("damaged history", func(t *testing.T) {
-		bad := filepath.Join(t.TempDir(), "history.db")
-		if err := os.WriteFile(bad, bytes.Repeat([]byte("not a database "), 100), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		o := cronRun(t, line(t.TempDir(), bad))
-		if o.code == 0 || o.stdout != "" || strings.Count(o.stderr, "\n") != 1 {
-			t.Fatalf("exit %d, stdout %q, stderr %q; want non-zero and one line", o.code, o.stdout, o.stderr)
-		}
-		assertOneLineError(t, o.stderr, "--db", "not a database")
-	})
+// TestCronRecipeDamagedHistory: the cron line on a damaged history exits
+// non-zero with one line.
+func TestCronRecipeDamagedHistory(t *testing.T) {
+	t.Parallel()
+	bad := filepath.Join(t.TempDir(), "history.db")
+	if err := os.WriteFile(bad, bytes.Repeat([]byte("not a database "), 100), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := cronRun(t, cronRecipe(t, t.TempDir(), bad, filepath.Join(t.TempDir(), "clyde.prom")))
+	if o.code == 0 || o.stdout != "" || strings.Count(o.stderr, "\n") != 1 {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want non-zero and one line", o.code, o.stdout, o.stderr)
+	}
+	assertOneLineError(t, o.stderr, "--db", "not a database")
 }

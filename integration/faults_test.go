@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // Run sizes for the interrupt tests on tmpfs: 256-byte chunks and many seeks
@@ -19,54 +21,66 @@ var (
 	longFilesArgs = []string{"-s", "0", "-n", "96:0:0:4", "-r", "0"}
 )
 
-// TestSignalsInEachPhase sends SIGINT, SIGTERM and SIGHUP right after each phase's
-// progress words (clyde is held with SIGSTOP so the signal lands inside the
-// phase however short it is): clyde must stop with 130, say in one line which phase it
-// stopped in, report what finished, and leave the filesystem as it was.
+// TestSignalsInEachPhase sends SIGINT, SIGTERM and SIGHUP right after each
+// phase's progress words (clyde is held with SIGSTOP so the signal lands
+// inside the phase however short it is): clyde must stop with 130, say in
+// one line which phase it stopped in, report what finished, and leave the
+// filesystem as it was. Each signal is a test of its own and each case
+// runs in parallel with the others on a tmpfs of its own, so no one test
+// holds the suite for the 36 runs.
 func TestSignalsInEachPhase(t *testing.T) {
-	fs := makeFS(t, tmpfs, 512)
-	populate(t, fs.dir)
-	before := listing(t, fs.dir)
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
-		for i, ph := range phases {
-			t.Run(sig.String()+" in "+ph.name, func(t *testing.T) {
-				jsonPath := filepath.Join(t.TempDir(), "r.json")
-				args := append([]string{"fs", "-d", fs.dir, "-z", "3", "--json", jsonPath}, longIOArgs...)
-				if i >= 6 {
-					args = append([]string{"fs", "-d", fs.dir, "-z", "3", "--json", jsonPath}, longFilesArgs...)
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			signalInEachPhase(t, sig)
+		})
+	}
+}
+
+func signalInEachPhase(t *testing.T, sig syscall.Signal) {
+	for i, ph := range phases {
+		t.Run(ph.name, func(t *testing.T) {
+			t.Parallel()
+			fs := makeFS(t, tmpfs, 512)
+			populate(t, fs.dir)
+			before := listing(t, fs.dir)
+			jsonPath := filepath.Join(t.TempDir(), "r.json")
+			args := append([]string{"fs", "-d", fs.dir, "-z", "3", "--json", jsonPath}, longIOArgs...)
+			if i >= 6 {
+				args = append([]string{"fs", "-d", fs.dir, "-z", "3", "--json", jsonPath}, longFilesArgs...)
+			}
+			r := startClyde(t, args...)
+			r.pauseAt(t, ph.word)
+			r.signal(t, sig)
+			r.resume(t)
+			o := r.wait(t)
+			if o.code != exitInterrupted {
+				t.Errorf("exit %d, want %d", o.code, exitInterrupted)
+			}
+			assertOneLineError(t, o.stderr, "interrupted", ph.name)
+			if !strings.Contains(o.stdout, "1.98,clyde,") {
+				t.Errorf("no report of what finished on stdout: %q", o.stdout)
+			}
+			res := readFSResult(t, jsonPath)
+			if !res.Interrupted || len(res.Runs) != 1 {
+				t.Fatalf("JSON interrupted %v runs %d, want an interrupted run", res.Interrupted, len(res.Runs))
+			}
+			tests := res.Runs[0].Tests
+			if !tests[i].Interrupted {
+				t.Errorf("JSON does not mark %s interrupted", tests[i].Name)
+			}
+			first := 0
+			if i >= 6 {
+				first = 6
+			}
+			for k := first; k < i; k++ {
+				if !tests[k].Ran || tests[k].RatePerSec <= 0 {
+					t.Errorf("%s finished before the signal but JSON has ran %v rate %v", tests[k].Name, tests[k].Ran, tests[k].RatePerSec)
 				}
-				r := startClyde(t, args...)
-				r.pauseAt(t, ph.word)
-				r.signal(t, sig)
-				r.resume(t)
-				o := r.wait(t)
-				if o.code != exitInterrupted {
-					t.Errorf("exit %d, want %d", o.code, exitInterrupted)
-				}
-				assertOneLineError(t, o.stderr, "interrupted", ph.name)
-				if !strings.Contains(o.stdout, "1.98,clyde,") {
-					t.Errorf("no report of what finished on stdout: %q", o.stdout)
-				}
-				res := readFSResult(t, jsonPath)
-				if !res.Interrupted || len(res.Runs) != 1 {
-					t.Fatalf("JSON interrupted %v runs %d, want an interrupted run", res.Interrupted, len(res.Runs))
-				}
-				tests := res.Runs[0].Tests
-				if !tests[i].Interrupted {
-					t.Errorf("JSON does not mark %s interrupted", tests[i].Name)
-				}
-				first := 0
-				if i >= 6 {
-					first = 6
-				}
-				for k := first; k < i; k++ {
-					if !tests[k].Ran || tests[k].RatePerSec <= 0 {
-						t.Errorf("%s finished before the signal but JSON has ran %v rate %v", tests[k].Name, tests[k].Ran, tests[k].RatePerSec)
-					}
-				}
-				assertSameListing(t, fs.dir, before)
-			})
-		}
+			}
+			assertSameListing(t, fs.dir, before)
+		})
 	}
 }
 
@@ -202,7 +216,7 @@ func TestReadOnlyMidRun(t *testing.T) {
 		fs := makeFS(t, ext4, 256, "errors=remount-ro")
 		trigger := filepath.Join("/sys/fs/ext4", filepath.Base(fs.dev), "trigger_fs_error")
 		if _, err := os.Stat(trigger); err != nil {
-			t.Skipf("this kernel cannot inject an ext4 error: %v", err)
+			clydetest.Skipf(t, "this kernel cannot inject an ext4 error: %v", err)
 		}
 		populate(t, fs.dir)
 		before := listing(t, fs.dir)
@@ -298,12 +312,12 @@ func unprivilegedUser(t *testing.T) (uid, gid string) {
 	t.Helper()
 	out, err := exec.Command("id", "-u", "nobody").Output()
 	if err != nil {
-		t.Skipf("no user nobody to run as: %v", err)
+		clydetest.Skipf(t, "no user nobody to run as: %v", err)
 	}
 	uid = strings.TrimSpace(string(out))
 	out, err = exec.Command("id", "-g", "nobody").Output()
 	if err != nil {
-		t.Skipf("no group for nobody: %v", err)
+		clydetest.Skipf(t, "no group for nobody: %v", err)
 	}
 	return uid, strings.TrimSpace(string(out))
 }

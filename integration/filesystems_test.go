@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // fsKind names a filesystem the suite can make.
@@ -59,7 +61,7 @@ type testFS struct {
 func needRoot(t *testing.T) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("integration tests need root: they make loop devices and mount filesystems")
+		clydetest.Skip(t, "integration tests need root: they make loop devices and mount filesystems")
 	}
 }
 
@@ -67,14 +69,17 @@ func needRoot(t *testing.T) {
 func needTool(t *testing.T, prog, pkg string) {
 	t.Helper()
 	if _, err := exec.LookPath(prog); err != nil {
-		t.Skipf("%s not installed (apt-get install %s)", prog, pkg)
+		clydetest.Skipf(t, "%s not installed (apt-get install %s)", prog, pkg)
 	}
 }
 
-// sh runs a command and fails the test when it fails.
+// sh runs a command and fails the test when it fails or outlives the
+// test's deadline.
 func sh(t *testing.T, name string, args ...string) string {
 	t.Helper()
-	out, err := exec.Command(name, args...).CombinedOutput()
+	ctx := clydetest.Context(t)
+	out, err := exec.CommandContext(ctx, name, args...).CombinedOutput()
+	clydetest.Expired(t, ctx, name+" "+strings.Join(args, " "))
 	if err != nil {
 		t.Fatalf("%s %s: %v: %s", name, strings.Join(args, " "), err, out)
 	}
@@ -98,8 +103,9 @@ func newImage(t *testing.T, sizeMiB int) string {
 	return img
 }
 
-// attachLoop attaches img to a free loop device, or skips the test with the
-// reason it cannot. The device is detached when the test ends.
+// attachLoop attaches img to a free loop device; the device is detached
+// when the test ends. Where losetup cannot (no loop devices: a container)
+// the test skips with the reason, which in CI is a failure.
 func attachLoop(t *testing.T, img string, partscan bool) string {
 	t.Helper()
 	needTool(t, "losetup", "util-linux")
@@ -109,7 +115,7 @@ func attachLoop(t *testing.T, img string, partscan bool) string {
 	}
 	out, err := exec.Command("losetup", append(args, img)...).CombinedOutput()
 	if err != nil {
-		t.Skipf("no loop devices here: losetup: %v: %s", err, strings.TrimSpace(string(out)))
+		clydetest.Skipf(t, "no loop devices here: losetup: %v: %s", err, strings.TrimSpace(string(out)))
 	}
 	dev := strings.TrimSpace(string(out))
 	t.Cleanup(func() {
@@ -205,7 +211,7 @@ func makeFS(t *testing.T, kind fsKind, sizeMiB int, mountOpts ...string) *testFS
 	case ntfs:
 		needTool(t, "ntfs-3g", "ntfs-3g")
 		if _, err := os.Stat("/dev/fuse"); err != nil {
-			t.Skip("ntfs-3g needs FUSE and /dev/fuse is missing")
+			clydetest.Skip(t, "ntfs-3g needs FUSE and /dev/fuse is missing")
 		}
 		sh(t, "mkntfs", "-Q", "-q", "-F", fs.dev)
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // makeCgroup makes a cgroup of its own with file set to value, in cgroup v2
@@ -18,22 +20,22 @@ import (
 func makeCgroup(t *testing.T, controller, v2file, v1file, value string) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("making a cgroup needs root")
+		clydetest.Skip(t, "making a cgroup needs root")
 	}
 	root, file := "/sys/fs/cgroup", v2file
 	if b, err := os.ReadFile(filepath.Join(root, "cgroup.subtree_control")); err != nil || !strings.Contains(string(b), controller) {
 		root, file = filepath.Join("/sys/fs/cgroup", controller), v1file
 		if _, err := os.Stat(filepath.Join(root, "cgroup.procs")); err != nil {
-			t.Skipf("no cgroup v2 with the %s controller and no v1 %s hierarchy here", controller, controller)
+			clydetest.Skipf(t, "no cgroup v2 with the %s controller and no v1 %s hierarchy here", controller, controller)
 		}
 	}
 	dir := filepath.Join(root, fmt.Sprintf("clyde-test-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-")))
 	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Skipf("cannot make a cgroup: %v", err)
+		clydetest.Skipf(t, "cannot make a cgroup: %v", err)
 	}
 	t.Cleanup(func() { _ = os.Remove(dir) }) // after the process in it has ended
 	if err := os.WriteFile(filepath.Join(dir, file), []byte(value), 0o644); err != nil {
-		t.Skipf("cannot set %s: %v", file, err)
+		clydetest.Skipf(t, "cannot set %s: %v", file, err)
 	}
 	return filepath.Join(dir, "cgroup.procs")
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,6 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -29,7 +31,7 @@ func quickFS(dir string, extra ...string) []string {
 func needRootHere(t *testing.T, why string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("needs root: " + why)
+		clydetest.Skip(t, "needs root: "+why)
 	}
 }
 
@@ -70,7 +72,7 @@ func TestJSONAtADeviceNode(t *testing.T) {
 			nodes := t.TempDir()
 			node := filepath.Join(nodes, dev.name)
 			if err := unix.Mknod(node, unix.S_IFCHR|0o666, int(unix.Mkdev(dev.major, dev.minor))); err != nil {
-				t.Skipf("mknod: %v", err)
+				clydetest.Skipf(t, "mknod: %v", err)
 			}
 			before := victimState(t, node)
 			r := runClyde(t, quickFS(t.TempDir(), "--json", node)...)
@@ -140,7 +142,7 @@ func guardDevStdout(t *testing.T) {
 	t.Helper()
 	const dest = "/proc/self/fd/1"
 	if got, err := os.Readlink("/dev/stdout"); err != nil || got != dest {
-		t.Skipf("/dev/stdout is not the usual symlink to %s (%q, %v)", dest, got, err)
+		clydetest.Skipf(t, "/dev/stdout is not the usual symlink to %s (%q, %v)", dest, got, err)
 	}
 	t.Cleanup(func() {
 		if got, err := os.Readlink("/dev/stdout"); err == nil && got == dest {
@@ -246,7 +248,9 @@ func TestCompareStdinHonoursInterrupt(t *testing.T) {
 	}
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
-	time.Sleep(300 * time.Millisecond)
+	// The signal goes once clyde reads its standard input (by then it has
+	// its handlers): a fixed sleep was a guess a busy machine could beat.
+	waitReadingStdin(t, cmd.Process.Pid, done)
 	cmd.Process.Signal(syscall.SIGINT)
 	select {
 	case <-done:
@@ -261,13 +265,38 @@ func TestCompareStdinHonoursInterrupt(t *testing.T) {
 	assertOneLineError(t, stderr.String(), "standard input", "interrupted")
 }
 
+// waitReadingStdin returns once a thread of pid is blocked reading its
+// standard input from a pipe or FIFO (the kernel's wait channel names the
+// pipe read, or the thread's syscall is read(0, ...)); it fails the test if
+// the process ends first or is not there within a minute.
+func waitReadingStdin(t *testing.T, pid int, done <-chan struct{}) {
+	t.Helper()
+	read := strconv.Itoa(unix.SYS_READ) + " 0x0 "
+	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		select {
+		case <-done:
+			t.Fatal("clyde ended before it read its standard input")
+		default:
+		}
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*", pid))
+		for _, task := range tasks {
+			wchan, _ := os.ReadFile(filepath.Join(task, "wchan"))
+			sc, _ := os.ReadFile(filepath.Join(task, "syscall"))
+			if strings.Contains(string(wchan), "pipe") || strings.HasPrefix(string(sc), read) {
+				return
+			}
+		}
+	}
+	t.Fatal("clyde did not block reading its standard input within a minute")
+}
+
 // TestForeignDatabase: CLYDE_DB pointing at another program's SQLite file
 // (made with the sqlite3 tool) is refused by every command, and the file
 // stays byte for byte what it was, with nothing created beside it.
 func TestForeignDatabase(t *testing.T) {
 	sqlite3, err := exec.LookPath("sqlite3")
 	if err != nil {
-		t.Skip("needs the sqlite3 tool (Debian package sqlite3)")
+		clydetest.Skip(t, "needs the sqlite3 tool (Debian package sqlite3)")
 	}
 	dbDir := t.TempDir()
 	db := filepath.Join(dbDir, "places.sqlite")

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -42,11 +43,11 @@ func needMpiexec(t *testing.T) string {
 	t.Helper()
 	p, err := exec.LookPath("mpiexec")
 	if err != nil {
-		t.Skip("mpiexec (Debian package mpich) is not installed")
+		clydetest.Skip(t, "mpiexec (Debian package mpich) is not installed")
 	}
 	out, _ := exec.Command(p, "--version").CombinedOutput()
 	if !bytes.Contains(out, []byte("HYDRA")) {
-		t.Skip("mpiexec is not MPICH's Hydra")
+		clydetest.Skip(t, "mpiexec is not MPICH's Hydra")
 	}
 	return p
 }
@@ -65,6 +66,7 @@ func startProc(t *testing.T, env []string, name string, args ...string) *proc {
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	clydetest.Watch(t, p.cmd)
 	go func() { _ = p.cmd.Wait(); close(p.done) }()
 	t.Cleanup(func() {
 		select {
@@ -387,11 +389,11 @@ func needSlurm(t *testing.T) string {
 	t.Helper()
 	srun, err := exec.LookPath("srun")
 	if err != nil {
-		t.Skip("srun (Debian package slurm-wlm) is not installed")
+		clydetest.Skip(t, "srun (Debian package slurm-wlm) is not installed")
 	}
 	if os.Getenv("SLURM_CONF") == "" {
 		if _, err := os.Stat("/etc/slurm/slurm.conf"); err != nil {
-			t.Skip("no Slurm configured: no SLURM_CONF and no /etc/slurm/slurm.conf (scripts/slurm-one-node.sh DIR starts a one-node Slurm)")
+			clydetest.Skip(t, "no Slurm configured: no SLURM_CONF and no /etc/slurm/slurm.conf (scripts/slurm-one-node.sh DIR starts a one-node Slurm)")
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -400,7 +402,7 @@ func needSlurm(t *testing.T) string {
 	cmd.Env = launcherEnv("SLURM_CONF=" + os.Getenv("SLURM_CONF"))
 	out, err := cmd.Output()
 	if err != nil || !bytes.Contains(out, []byte("idle")) {
-		t.Skipf("no Slurm controller with an idle node answers (start one with scripts/slurm-one-node.sh DIR and export SLURM_CONF): %v %s", err, out)
+		clydetest.Skipf(t, "no Slurm controller with an idle node answers (start one with scripts/slurm-one-node.sh DIR and export SLURM_CONF): %v %s", err, out)
 	}
 	return srun
 }
@@ -453,10 +455,10 @@ exec unshare --uts sh -c 'hostname "$0" && exec "$@"' "$host" "$@"
 func TestMpiexecHosts(t *testing.T) {
 	mpiexec := needMpiexec(t)
 	if os.Geteuid() != 0 {
-		t.Skip("needs root for UTS namespaces (unshare --uts)")
+		clydetest.Skip(t, "needs root for UTS namespaces (unshare --uts)")
 	}
 	if _, err := exec.LookPath("unshare"); err != nil {
-		t.Skip("unshare (util-linux) is not installed")
+		clydetest.Skip(t, "unshare (util-linux) is not installed")
 	}
 	wrapper := filepath.Join(t.TempDir(), "launcher")
 	if err := os.WriteFile(wrapper, []byte(hostsWrapper), 0o755); err != nil {

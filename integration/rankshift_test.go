@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -91,7 +92,7 @@ func TestSshfsRankShift(t *testing.T) {
 	mpiexec := needMpiexec(t)
 	for _, tool := range []string{"sshfs", "ssh-keygen", "fusermount"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed (Debian packages sshfs, openssh-client, fuse3)", tool)
+			clydetest.Skipf(t, "%s is not installed (Debian packages sshfs, openssh-client, fuse3)", tool)
 		}
 	}
 	port, key := sshd(t)
@@ -138,7 +139,7 @@ func sshd(t *testing.T) (int, string) {
 	bin, err := exec.LookPath("sshd")
 	if err != nil {
 		if bin, err = exec.LookPath("/usr/sbin/sshd"); err != nil {
-			t.Skip("sshd is not installed (Debian package openssh-server)")
+			clydetest.Skip(t, "sshd is not installed (Debian package openssh-server)")
 		}
 	}
 	d := t.TempDir()

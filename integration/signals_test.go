@@ -65,7 +65,7 @@ func assertStoppedCleanly(t *testing.T, o outcome, dir, js string) {
 // own status), and with --preserve-status passes on clyde's 130.
 func TestTimeoutIsOneStop(t *testing.T) {
 	if _, err := exec.LookPath("timeout"); err != nil {
-		t.Skip("no timeout(1) (GNU coreutils) here")
+		clydetest.Skip(t, "no timeout(1) (GNU coreutils) here")
 	}
 	for _, c := range stopCommands {
 		for _, preserve := range []bool{false, true} {

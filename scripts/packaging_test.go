@@ -12,13 +12,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // runMake runs make in the repository with extra variables.
 func runMake(t *testing.T, args ...string) string {
 	t.Helper()
 	if _, err := exec.LookPath("make"); err != nil {
-		t.Skip("make is not installed")
+		clydetest.Skip(t, "make is not installed")
 	}
 	cmd := exec.Command("make", append([]string{"-C", "..", "--no-print-directory"}, args...)...)
 	out, err := cmd.CombinedOutput()
@@ -49,13 +51,41 @@ func filesUnder(t *testing.T, dir string) []string {
 	return out
 }
 
+// dirsUnder lists the directories under dir, relative to it.
+func dirsUnder(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != dir {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // TestInstallUninstall installs into a DESTDIR under a PREFIX, checks the
 // binary, a man page for every command and the three completions, then
-// uninstalls and checks nothing is left.
+// uninstalls and checks nothing is left: no file, and no directory but the
+// one that was there before the install (zsh's site-functions, as
+// zsh-common makes it under /usr/local), which stays.
 func TestInstallUninstall(t *testing.T) {
 	dest := t.TempDir()
 	stage := filepath.Join(t.TempDir(), "stage")
 	vars := []string{"DESTDIR=" + dest, "PREFIX=/opt/clyde", "STAGE=" + stage}
+	theirs := "opt/clyde/share/zsh/site-functions"
+	if err := os.MkdirAll(filepath.Join(dest, theirs), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	runMake(t, append([]string{"install"}, vars...)...)
+	// a second install (an upgrade) creates nothing and forgets nothing
 	runMake(t, append([]string{"install"}, vars...)...)
 	files := filesUnder(t, dest)
 	for _, want := range []string{
@@ -74,6 +104,9 @@ func TestInstallUninstall(t *testing.T) {
 	runMake(t, append([]string{"uninstall"}, vars...)...)
 	if left := filesUnder(t, dest); len(left) > 0 {
 		t.Errorf("make uninstall left %v", left)
+	}
+	if left, want := strings.Join(dirsUnder(t, dest), " "), "opt opt/clyde opt/clyde/share opt/clyde/share/zsh "+theirs; left != want {
+		t.Errorf("make uninstall left the directories %q, want only %q, which was there before, and its parents", left, want)
 	}
 }
 
@@ -142,15 +175,15 @@ func dpkgFiles(t *testing.T) []string {
 // root and dpkg (CI); it always removes the package again.
 func TestDebInstallRemove(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("dpkg -i needs root")
+		clydetest.Skip(t, "dpkg -i needs root")
 	}
 	for _, tool := range []string{"dpkg", "dpkg-deb", "man"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed", tool)
+			clydetest.Skipf(t, "%s is not installed", tool)
 		}
 	}
 	if err := exec.Command("dpkg", "-s", "clyde").Run(); err == nil {
-		t.Skip("a clyde package is installed on this machine already; not replacing it")
+		clydetest.Skip(t, "a clyde package is installed on this machine already; not replacing it")
 	}
 	out := t.TempDir()
 	t.Setenv("DEB_COMPRESS", "gzip") // xz takes most of the time on a busy machine
@@ -227,14 +260,16 @@ func TestDebVersion(t *testing.T) {
 			}
 		})
 	}
-	if _, err := exec.LookPath("dpkg"); err != nil {
-		return
-	}
-	// the order releases come in: dev builds, the tag, commits after it
-	order := []string{"0.1.0~dev.212.g0123456789ab", "0.1.0~dev.213.g1", "0.1.0", "1.2.3", "1.2.3+4.g0123456789ab", "1.3.0~rc1", "1.3.0"}
-	for i := 1; i < len(order); i++ {
-		if err := exec.Command("dpkg", "--compare-versions", order[i-1], "lt", order[i]).Run(); err != nil {
-			t.Errorf("dpkg does not order %s before %s", order[i-1], order[i])
+	t.Run("dpkg orders the releases", func(t *testing.T) {
+		if _, err := exec.LookPath("dpkg"); err != nil {
+			clydetest.Skip(t, "dpkg is not installed (Debian's dpkg package)")
 		}
-	}
+		// the order releases come in: dev builds, the tag, commits after it
+		order := []string{"0.1.0~dev.212.g0123456789ab", "0.1.0~dev.213.g1", "0.1.0", "1.2.3", "1.2.3+4.g0123456789ab", "1.3.0~rc1", "1.3.0"}
+		for i := 1; i < len(order); i++ {
+			if err := exec.Command("dpkg", "--compare-versions", order[i-1], "lt", order[i]).Run(); err != nil {
+				t.Errorf("dpkg does not order %s before %s", order[i-1], order[i])
+			}
+		}
+	})
 }

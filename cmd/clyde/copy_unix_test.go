@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -18,7 +19,7 @@ func TestCopyJSONToAFIFO(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
+		clydetest.Skipf(t, "mkfifo: %v", err)
 	}
 	got := make(chan []byte, 1)
 	go func() {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/clydebench/clyde/blockbench"
 	"github.com/clydebench/clyde/internal/blockreport"
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 func TestVersionNamesCommitAndGo(t *testing.T) {
@@ -42,7 +43,7 @@ func writeManPages(t *testing.T) string {
 // (-ww) and with man -l, and checks each lists its command's flags.
 func TestManPagesRender(t *testing.T) {
 	if _, err := exec.LookPath("groff"); err != nil {
-		t.Skip("groff is not installed (apt-get install groff)")
+		clydetest.Skip(t, "groff is not installed (apt-get install groff)")
 	}
 	dir := writeManPages(t)
 	app := newApp(nil, nil)
@@ -98,7 +99,7 @@ func TestManPagesRender(t *testing.T) {
 func renderMan(t *testing.T, page string) string {
 	t.Helper()
 	if _, err := exec.LookPath("man"); err != nil {
-		t.Skip("man is not installed (apt-get install man-db)")
+		clydetest.Skip(t, "man is not installed (apt-get install man-db)")
 	}
 	cmd := exec.Command("man", "-l", page)
 	cmd.Env = append(os.Environ(), "MANWIDTH=100", "MANPAGER=cat", "PAGER=cat", "LANG=C.UTF-8")
@@ -125,7 +126,7 @@ func renderMan(t *testing.T, page string) string {
 func writeCompletion(t *testing.T, shell string) string {
 	t.Helper()
 	if _, err := exec.LookPath(shell); err != nil {
-		t.Skipf("%s is not installed (CI installs it: .ci/run)", shell)
+		clydetest.Skipf(t, "%s is not installed (CI installs it: .ci/run)", shell)
 	}
 	code, stdout, stderr := runClyde(t, "completion", shell)
 	if code != 0 {

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/history"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/proc"
@@ -313,7 +314,7 @@ func TestLockNamesHolder(t *testing.T) {
 	defer d.Close()
 	l, err := runlock.Dir(d, dir, nil)
 	if errors.Is(err, result.ErrNotSupported) {
-		t.Skipf("no run locks on this filesystem: %v", err)
+		clydetest.Skipf(t, "no run locks on this filesystem: %v", err)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -420,7 +421,7 @@ func TestHTMLInChromium(t *testing.T) {
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
 		if _, err2 := os.Stat("/usr/bin/chromium"); err2 != nil {
-			t.Skip("chromium is not installed (Debian package chromium); CI installs it")
+			clydetest.Skip(t, "chromium is not installed (Debian package chromium); CI installs it")
 		}
 		chromium = "/usr/bin/chromium"
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -64,7 +65,7 @@ func roDir(t *testing.T, parent string) string {
 		return ro
 	}
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", ro).CombinedOutput(); err != nil {
-		t.Skipf("needs a read-only mount: %v %s", err, out)
+		clydetest.Skipf(t, "needs a read-only mount: %v %s", err, out)
 	}
 	t.Cleanup(func() { exec.Command("umount", ro).Run() })
 	return ro

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/proc"
 )
 
@@ -28,7 +29,7 @@ const nobodyUID = 65534
 func sharedScratch(t *testing.T) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("needs root: the files are planted by another user (uid 65534)")
+		clydetest.Skip(t, "needs root: the files are planted by another user (uid 65534)")
 	}
 	s := t.TempDir()
 	for _, d := range []string{filepath.Dir(s), s} {
@@ -241,11 +242,11 @@ func TestProcFilesAreNotEmpty(t *testing.T) {
 // 1 MiB tmpfs, nothing is measured, and --output keeps what it held.
 func TestFailedPrepareKeepsOutput(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("needs root: mounts a 1 MiB tmpfs")
+		clydetest.Skip(t, "needs root: mounts a 1 MiB tmpfs")
 	}
 	mnt := t.TempDir()
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs: %v: %s", err, out)
+		clydetest.Skipf(t, "cannot mount a tmpfs: %v: %s", err, out)
 	}
 	t.Cleanup(func() { exec.Command("umount", mnt).Run() })
 	out := filepath.Join(t.TempDir(), "report.txt")

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // TestFailedPrepareKeepsEveryOutput is case 15's "a run that fails at
@@ -63,7 +65,7 @@ func TestFailedPrepareKeepsEveryOutput(t *testing.T) {
 				}
 				defer f.Close()
 				if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-					t.Skipf("cannot lock the LUN: %v", err)
+					clydetest.Skipf(t, "cannot lock the LUN: %v", err)
 				}
 			}
 			dir, outDir := t.TempDir(), t.TempDir()

@@ -25,6 +25,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // bins are the Windows programs the tests run, built once.
@@ -59,7 +61,7 @@ func need(t *testing.T) *bins {
 	t.Helper()
 	progs.buildOnce.Do(func() { progs.build() })
 	if progs.skip != "" {
-		t.Skip(progs.skip)
+		clydetest.Skip(t, progs.skip)
 	}
 	if progs.err != nil {
 		t.Fatal(progs.err)

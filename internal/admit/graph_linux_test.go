@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
@@ -598,11 +599,11 @@ func TestNewFile(t *testing.T) {
 	}
 	t.Run("a separate mount below /dev", func(t *testing.T) {
 		if _, err := os.Stat("/dev/shm"); err != nil {
-			t.Skip("no /dev/shm here")
+			clydetest.Skip(t, "no /dev/shm here")
 		}
 		var shm, dev unix.Stat_t
 		if unix.Stat("/dev/shm", &shm) != nil || unix.Stat("/dev", &dev) != nil || shm.Dev == dev.Dev {
-			t.Skip("/dev/shm is not a mount of its own here")
+			clydetest.Skip(t, "/dev/shm is not a mount of its own here")
 		}
 		if err := NewFile("/dev/shm/clyde.tmp", "/dev/shm"); err != nil {
 			t.Errorf("refused: %v", err)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // program is what the architecture issue asks another program to be able to
@@ -60,7 +62,7 @@ func TestExternalModule(t *testing.T) {
 	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("needs the go command in PATH")
+		clydetest.Skip(t, "needs the go command in PATH")
 	}
 	root, err := filepath.Abs("../..")
 	if err != nil {

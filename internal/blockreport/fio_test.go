@@ -18,6 +18,7 @@ import (
 
 	"github.com/clydebench/clyde/blockbench"
 	"github.com/clydebench/clyde/fiojob"
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/latency"
 	"github.com/clydebench/clyde/result"
 )
@@ -150,7 +151,7 @@ func decodeNamed(t *testing.T, name string) *result.Block {
 func TestFioJSONPlusClat2CSV(t *testing.T) {
 	tool, err := exec.LookPath("fio_jsonplus_clat2csv")
 	if err != nil {
-		t.Skip("needs fio_jsonplus_clat2csv (Debian's fio package): not in PATH")
+		clydetest.Skip(t, "needs fio_jsonplus_clat2csv (Debian's fio package): not in PATH")
 	}
 	work := t.TempDir()
 	res := decodeNamed(t, "result.json")
@@ -169,7 +170,7 @@ func TestFioJSONPlusClat2CSV(t *testing.T) {
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			var ee *exec.ExitError
 			if errors.As(err, &ee) && strings.Contains(string(msg), "No module named") {
-				t.Skipf("fio_jsonplus_clat2csv cannot run here: %s", msg)
+				clydetest.Skipf(t, "fio_jsonplus_clat2csv cannot run here: %s", msg)
 			}
 			t.Fatalf("%s %v: %v\n%s", tool, args, err, msg)
 		}

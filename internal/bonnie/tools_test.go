@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -39,7 +40,7 @@ func runTool(t *testing.T, tool, input string) (stdout, stderr string) {
 	t.Helper()
 	path, err := exec.LookPath(tool)
 	if err != nil {
-		t.Skipf("%s is not installed (Debian package bonnie++), so clyde's CSV cannot be checked against it", tool)
+		clydetest.Skipf(t, "%s is not installed (Debian package bonnie++), so clyde's CSV cannot be checked against it", tool)
 	}
 	cmd := exec.Command(path)
 	cmd.Stdin = strings.NewReader(input)

@@ -1,15 +1,21 @@
 // Package clydetest holds what the tests that run the clyde binary share:
-// building it once per test binary, and a buffer its output can be watched
-// in while it runs.
+// building it once per test binary, a buffer its output can be watched in
+// while it runs, each test's deadline for the commands it starts (Context),
+// the skip that fails in CI (Skip), and, on Linux, the suite root a test
+// binary that mounts and attaches keeps everything under, swept after a run
+// that died (StartSuite, Sweep).
 package clydetest
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"testing"
+	"time"
 )
 
 // OverlayEnv names the `go build -overlay` file Build builds with: make
@@ -57,4 +63,83 @@ func (b *SyncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// CleanupMargin is how long before the test binary's -timeout a test's
+// Context ends: room for the test to fail and its cleanups (unmounts,
+// detaches, kills) to run before the timeout's panic, which runs none.
+const CleanupMargin = 45 * time.Second
+
+// TestLimit bounds one test (or subtest) from its first Context call: no
+// single test may hold the package for longer, however long -timeout is.
+var TestLimit = 10 * time.Minute
+
+var (
+	ctxMu sync.Mutex
+	ctxs  = map[testing.TB]context.Context{}
+)
+
+// Context is t's context for the processes it starts
+// (exec.CommandContext): cancelled when t ends, and at its deadline, the
+// earlier of TestLimit after the first call for t and CleanupMargin (a
+// quarter of what is left, when less) before the test binary's -timeout. A test whose child hangs then fails with its
+// cleanups run, instead of the whole package's timeout leaving its mounts
+// and loop devices behind.
+func Context(t testing.TB) context.Context {
+	ctxMu.Lock()
+	defer ctxMu.Unlock()
+	if ctx, ok := ctxs[t]; ok {
+		return ctx
+	}
+	end := time.Now().Add(TestLimit)
+	if d, ok := deadlineOf(t); ok {
+		// A short -timeout (a child test binary's) leaves a quarter.
+		margin := min(CleanupMargin, time.Until(d)/4)
+		end = minTime(end, d.Add(-margin))
+	}
+	ctx, cancel := context.WithDeadline(t.Context(), end)
+	ctxs[t] = ctx
+	t.Cleanup(func() {
+		cancel()
+		ctxMu.Lock()
+		delete(ctxs, t)
+		ctxMu.Unlock()
+	})
+	return ctx
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// deadlineOf is t.Deadline for the testing.TB that have one.
+func deadlineOf(t testing.TB) (time.Time, bool) {
+	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		return d.Deadline()
+	}
+	return time.Time{}, false
+}
+
+// Expired fails t, saying what it waited for, when ctx (from Context) ended
+// before t did: the limit, not the command, is then why the command ended.
+func Expired(t testing.TB, ctx context.Context, what string) {
+	t.Helper()
+	if err := ctx.Err(); err != nil {
+		dl, _ := ctx.Deadline()
+		t.Fatalf("%s: the test's deadline (%s, TestLimit %v or %v before -timeout) passed: %v", what, dl.Format(time.TimeOnly), TestLimit, CleanupMargin, err)
+	}
+}
+
+// Watch kills the started cmd's process when t's Context ends: a command
+// made without exec.CommandContext still cannot outlive the test's
+// deadline. Check Expired after its Wait to fail with the reason.
+func Watch(t testing.TB, cmd *exec.Cmd) {
+	ctx, p := Context(t), cmd.Process
+	go func() {
+		<-ctx.Done()
+		_ = p.Kill() // an error: it had ended already
+	}()
 }

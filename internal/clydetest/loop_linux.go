@@ -14,14 +14,14 @@ import (
 // (--sector-size 4096), to a sparse image of size bytes in the test's
 // temporary directory, detached when the test ends, and returns the device
 // and the image. It skips the test where loop devices cannot be made: not
-// root, no losetup, none free.
+// root, no losetup, none free; in CI (CLYDE_CI=1) that is a failure.
 func LoopDevice(t testing.TB, size int64, args ...string) (dev, img string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("loop devices need root")
+		Skip(t, "loop devices need root")
 	}
 	if _, err := exec.LookPath("losetup"); err != nil {
-		t.Skip("losetup not installed")
+		Skip(t, "losetup not installed")
 	}
 	img = filepath.Join(t.TempDir(), "disk.img")
 	if err := os.WriteFile(img, nil, 0o600); err != nil {
@@ -32,7 +32,7 @@ func LoopDevice(t testing.TB, size int64, args ...string) (dev, img string) {
 	}
 	out, err := exec.Command("losetup", append(append([]string{"--find", "--show"}, args...), img)...).CombinedOutput()
 	if err != nil {
-		t.Skipf("losetup %s: %v: %s", strings.Join(args, " "), err, out)
+		Skipf(t, "losetup %s: %v: %s", strings.Join(args, " "), err, out)
 	}
 	dev = strings.TrimSpace(string(out))
 	t.Cleanup(func() { _ = exec.Command("losetup", "--detach", dev).Run() })

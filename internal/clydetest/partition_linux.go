@@ -30,13 +30,13 @@ func PartitionNode(t testing.TB, dev string, n int) string {
 	sysDev := filepath.Join("/sys/class/block", name, "dev")
 	if _, err := os.Stat(sysDev); err != nil {
 		if out, err := exec.Command("partx", "--add", dev).CombinedOutput(); err != nil {
-			t.Skipf("the kernel did not scan the partitions of %s and partx --add failed: %v: %s", dev, err, out)
+			Skipf(t, "the kernel did not scan the partitions of %s and partx --add failed: %v: %s", dev, err, out)
 		}
 		t.Cleanup(func() { _ = exec.Command("partx", "--delete", dev).Run() })
 	}
 	b, err := os.ReadFile(sysDev)
 	if err != nil {
-		t.Skipf("no partitions of %s appear, even after losetup --partscan and partx --add: %v", dev, err)
+		Skipf(t, "no partitions of %s appear, even after losetup --partscan and partx --add: %v", dev, err)
 	}
 	var major, minor uint32
 	if _, err := fmt.Sscanf(strings.TrimSpace(string(b)), "%d:%d", &major, &minor); err != nil {
@@ -44,7 +44,7 @@ func PartitionNode(t testing.TB, dev string, n int) string {
 	}
 	node := filepath.Join(t.TempDir(), name)
 	if err := unix.Mknod(node, unix.S_IFBLK|0o600, int(unix.Mkdev(major, minor))); err != nil {
-		t.Skipf("cannot make a node for %s: %v", name, err)
+		Skipf(t, "cannot make a node for %s: %v", name, err)
 	}
 	return node
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -45,7 +46,7 @@ func TestInputRefuses(t *testing.T) {
 		{"symlink to /dev/zero", func(t *testing.T, tmp string) string {
 			p := filepath.Join(tmp, "r.json")
 			if err := os.Symlink("/dev/zero", p); err != nil {
-				t.Skip(err)
+				clydetest.Skip(t, err)
 			}
 			return p
 		}, 0, "is a character device", true},

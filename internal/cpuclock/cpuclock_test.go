@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // TestStopwatchCountsBusyCPU spins until the process has used 50 ms more
@@ -31,7 +33,7 @@ func TestStopwatchCountsBusyCPU(t *testing.T) {
 	// that reported the process's total would count this too.
 	first, err := ProcessCPU()
 	if err != nil {
-		t.Skipf("no process CPU time on this platform: %v", err)
+		clydetest.Skipf(t, "no process CPU time on this platform: %v", err)
 	}
 	burn(first)
 	// The readings around the stopwatch bound its window from outside,
@@ -116,7 +118,7 @@ func TestNanotimeIsMonotonic(t *testing.T) {
 func TestMaxRSS(t *testing.T) {
 	n, err := MaxRSS()
 	if err != nil {
-		t.Skipf("MaxRSS not available here: %v", err)
+		clydetest.Skipf(t, "MaxRSS not available here: %v", err)
 	}
 	if n < 1<<20 {
 		t.Fatalf("peak RSS %d bytes: a Go test binary is larger than 1 MiB", n)

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // TestThreadCPUIsTheThreadsOwn burns CPU on one thread while another waits
@@ -68,7 +70,7 @@ func TestThreadCPUCountsBothKindsOfSwitch(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if _, _, err := switchesOfThisThread(); err != nil {
-		t.Skipf("no /proc/thread-self/status: %v", err)
+		clydetest.Skipf(t, "no /proc/thread-self/status: %v", err)
 	}
 	_, invol, _ := switchesOfThisThread()
 	if invol == 0 {
@@ -87,7 +89,7 @@ func TestThreadCPUCountsBothKindsOfSwitch(t *testing.T) {
 		}
 		for start := time.Now(); invol == 0; {
 			if time.Since(start) > 10*time.Second {
-				t.Skip("this thread was never switched out against its will")
+				clydetest.Skip(t, "this thread was never switched out against its will")
 			}
 			_, invol, _ = switchesOfThisThread()
 		}

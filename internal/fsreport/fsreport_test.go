@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -113,5 +114,54 @@ func TestNoJournalNote(t *testing.T) {
 		if strings.Contains(csv.String(), "journal") {
 			t.Errorf("%s: the note is in the CSV", tc.name)
 		}
+	}
+}
+
+// TestFileRatesFromFilesAndTime is the oracle beside the goldens: a run
+// whose six file tests each made, read or removed their files in a time of
+// their own, and the rates the CSV line and the text table print are the
+// files over the seconds, computed here from bonnie++'s definition (files/s
+// truncated to whole, as its (int) cast does; CSV fields 26 to 36 as
+// bon_csv2txt reads them), not recorded.
+func TestFileRatesFromFilesAndTime(t *testing.T) {
+	res := sampleResult(t)
+	const files = 16 * 1024 // -n 16
+	secs := map[result.FSTest]float64{
+		result.SeqCreate: 2.0, result.SeqStat: 0.7, result.SeqDelete: 1.3,
+		result.RandCreate: 3.0, result.RandStat: 0.9, result.RandDelete: 1.1,
+	}
+	run := &res.Runs[0]
+	var want []string
+	for test := result.SeqCreate; test < result.FSTestCount; test++ {
+		tr := &run.Tests[test]
+		tr.Ran, tr.Ops, tr.ElapsedNs, tr.CPUKnown = true, files, int64(secs[test]*1e9), false
+		tr.Finish()
+		want = append(want, strconv.Itoa(int(float64(files)/secs[test])))
+	}
+	var text, csv bytes.Buffer
+	if err := Write(&text, &csv, res, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Split(strings.TrimSpace(csv.String()), ",")
+	if len(f) != 50 {
+		t.Fatalf("CSV line of %d fields: %s", len(f), csv.String())
+	}
+	var got []string
+	for i := 26; i <= 36; i += 2 {
+		got = append(got, f[i])
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("CSV file rates %v, want files/s %v (seq create, stat, delete, random create, stat, delete)", got, want)
+	}
+	// The text table's file row: the count, then each test's rate and an
+	// empty %CP.
+	var row string
+	for _, l := range strings.Split(text.String(), "\n") {
+		if fields := strings.Fields(l); len(fields) > 0 && fields[0] == "16" {
+			row = l
+		}
+	}
+	if fields := strings.Fields(row); strings.Join(fields[1:], " ") != strings.Join(want, " ") {
+		t.Errorf("text file row %q, want the rates %v", row, want)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 func entry(i int) Entry {
@@ -316,7 +318,7 @@ func TestOlderHistoryGainsColumns(t *testing.T) {
 		target TEXT NOT NULL, params TEXT NOT NULL, start_time INTEGER NOT NULL, summary TEXT NOT NULL, result BLOB NOT NULL);
 		INSERT INTO runs (kind, host, target, params, start_time, summary, result) VALUES ('fs', 'box', '/srv', '{}', 1, 'old run', '{}');`
 	if out, err := exec.Command("sqlite3", path, old).CombinedOutput(); err != nil {
-		t.Skipf("sqlite3 (the Debian package) is needed to write an old-schema file: %v %s", err, out)
+		clydetest.Skipf(t, "sqlite3 (the Debian package) is needed to write an old-schema file: %v %s", err, out)
 	}
 	ro, err := OpenReadOnly(path)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // TestDBPathRule is case 6 of issue 20 for --db: another user's symlink in
@@ -15,7 +17,7 @@ import (
 // database, nor their symlink in their own directory to root's file.
 func TestDBPathRule(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("needs root: the symlinks belong to another user (uid 65534)")
+		clydetest.Skip(t, "needs root: the symlinks belong to another user (uid 65534)")
 	}
 	dir := t.TempDir()
 	empty := filepath.Join(dir, "root-only")

@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // foreignDB makes another program's SQLite database at path with stmts.
@@ -249,7 +251,7 @@ func readOnlyDir(t *testing.T, dir string) string {
 		return ro
 	}
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", ro).CombinedOutput(); err != nil {
-		t.Skipf("needs a read-only mount: mount tmpfs: %v %s", err, out)
+		clydetest.Skipf(t, "needs a read-only mount: mount tmpfs: %v %s", err, out)
 	}
 	t.Cleanup(func() { exec.Command("umount", ro).Run() })
 	return ro

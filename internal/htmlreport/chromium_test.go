@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -25,7 +26,7 @@ func chromiumDOM(t *testing.T, page []byte, args ...string) string {
 	bin, err := exec.LookPath("chromium")
 	if err != nil {
 		if _, err := os.Stat("/usr/bin/chromium"); err != nil {
-			t.Skip("chromium is not installed (Debian package chromium); CI installs it")
+			clydetest.Skip(t, "chromium is not installed (Debian package chromium); CI installs it")
 		}
 		bin = "/usr/bin/chromium"
 	}
@@ -33,7 +34,7 @@ func chromiumDOM(t *testing.T, page []byte, args ...string) string {
 	if err := os.WriteFile(path, page, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // chromium starts slowly on a busy machine
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+t.TempDir())

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 var errStop = errors.New("interrupted")
@@ -54,17 +56,17 @@ func TestReadFile(t *testing.T) {
 		{"symlink to a FIFO", func(t *testing.T, dir string) string {
 			p := filepath.Join(dir, "link")
 			if err := os.Symlink(mkfifo(t, filepath.Join(dir, "fifo")), p); err != nil {
-				t.Skip(err)
+				clydetest.Skip(t, err)
 			}
 			return p
 		}, 0, "is a FIFO", true},
 		{"symlink to /dev/zero", func(t *testing.T, dir string) string {
 			p := filepath.Join(dir, "link")
 			if _, err := os.Stat("/dev/zero"); err != nil {
-				t.Skip("no /dev/zero")
+				clydetest.Skip(t, "no /dev/zero")
 			}
 			if err := os.Symlink("/dev/zero", p); err != nil {
-				t.Skip(err)
+				clydetest.Skip(t, err)
 			}
 			return p
 		}, 0, "is a character device", true},

@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 func TestEscape(t *testing.T) {
@@ -52,7 +54,7 @@ func TestWriteRendersClean(t *testing.T) {
 		}
 	}
 	if _, err := exec.LookPath("groff"); err != nil {
-		t.Skip("groff is not installed")
+		clydetest.Skip(t, "groff is not installed")
 	}
 	cmd := exec.Command("groff", "-ww", "-z", "-man")
 	cmd.Stdin = strings.NewReader(roff)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // TestEvictionIsCountedByMincore checks that Cold comes from the pages
@@ -28,14 +30,14 @@ func TestEvictionIsCountedByMincore(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var st unix.Statfs_t
 			if err := unix.Statfs(tc.dir, &st); err != nil {
-				t.Skipf("%s: %v", tc.dir, err)
+				clydetest.Skipf(t, "%s: %v", tc.dir, err)
 			}
 			if isTmpfs := st.Type == unix.TMPFS_MAGIC; isTmpfs == tc.cold {
-				t.Skipf("%s is not the filesystem this case needs (tmpfs: %v)", tc.dir, isTmpfs)
+				clydetest.Skipf(t, "%s is not the filesystem this case needs (tmpfs: %v)", tc.dir, isTmpfs)
 			}
 			dir, err := os.MkdirTemp(tc.dir, "clyde-evict")
 			if err != nil {
-				t.Skipf("cannot write in %s: %v", tc.dir, err)
+				clydetest.Skipf(t, "cannot write in %s: %v", tc.dir, err)
 			}
 			defer os.RemoveAll(dir)
 			path := filepath.Join(dir, "f")

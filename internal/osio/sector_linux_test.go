@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // TestSectorSizeOnLinux reads the O_DIRECT alignment of a file, of the
@@ -20,7 +22,7 @@ func TestSectorSizeOnLinux(t *testing.T) {
 	for _, p := range []string{file, dir} {
 		si, err := SectorSize(p)
 		if err != nil {
-			t.Skipf("%s: %v (no block device beneath?)", p, err)
+			clydetest.Skipf(t, "%s: %v (no block device beneath?)", p, err)
 		}
 		if !si.Known() || si.Source == "" {
 			t.Errorf("%s: %+v, want a known sector size and where it came from", p, si)

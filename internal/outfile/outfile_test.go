@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -36,7 +37,7 @@ func fillFails(w io.Writer) error { _, _ = io.WriteString(w, "new "); return err
 func needRoot(t *testing.T, why string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("needs root: " + why)
+		clydetest.Skip(t, "needs root: "+why)
 	}
 }
 
@@ -47,7 +48,7 @@ func mknodLike(t *testing.T, dir, name string, mode uint32, major, minor uint32)
 	needRoot(t, "mknod")
 	p := filepath.Join(dir, name)
 	if err := unix.Mknod(p, mode|0o666, int(unix.Mkdev(major, minor))); err != nil {
-		t.Skipf("mknod %s: %v", p, err)
+		clydetest.Skipf(t, "mknod %s: %v", p, err)
 	}
 	return p
 }
@@ -444,7 +445,7 @@ func readOnlyDir(t *testing.T, dir string) string {
 		return ro
 	}
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", ro).CombinedOutput(); err != nil {
-		t.Skipf("needs a read-only mount: mount tmpfs: %v %s", err, out)
+		clydetest.Skipf(t, "needs a read-only mount: mount tmpfs: %v %s", err, out)
 	}
 	t.Cleanup(func() { exec.Command("umount", ro).Run() })
 	return ro

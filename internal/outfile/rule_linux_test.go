@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -52,7 +53,7 @@ func TestCheckPathRule(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if _, err := os.Lstat(c.path); err != nil {
-				t.Skipf("%s: %v", c.path, err)
+				clydetest.Skipf(t, "%s: %v", c.path, err)
 			}
 			target, err := Check("--prom-textfile", c.path)
 			if err == nil {
@@ -117,7 +118,7 @@ func TestCheckPathRule(t *testing.T) {
 // ENOSPC) goes to standard output instead, and the error says so.
 func TestWriteFallsBackToStdout(t *testing.T) {
 	if _, err := os.Stat("/dev/full"); err != nil {
-		t.Skip("no /dev/full")
+		clydetest.Skip(t, "no /dev/full")
 	}
 	target, err := Check("--json", "/dev/full")
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/proc"
 )
 
@@ -19,7 +20,7 @@ import (
 // marker with a start time of 0. Cleanup removes none and does not hang.
 func TestCleanupRefusesPlantedMarkers(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("needs root: the planted markers belong to uid 65534")
+		clydetest.Skip(t, "needs root: the planted markers belong to uid 65534")
 	}
 	host := proc.Host()
 	dir := t.TempDir()

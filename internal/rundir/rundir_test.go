@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/proc"
 )
@@ -175,17 +176,17 @@ func TestCleanup(t *testing.T) {
 // checks the marker is still there, so a second cleanup finishes the job.
 func TestCleanupRetries(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("needs root: chattr +i")
+		clydetest.Skip(t, "needs root: chattr +i")
 	}
 	if _, err := exec.LookPath("chattr"); err != nil {
-		t.Skip("needs chattr (e2fsprogs)")
+		clydetest.Skip(t, "needs chattr (e2fsprogs)")
 	}
 	host := proc.Host()
 	dir := t.TempDir()
 	p := plant(t, dir, "clyde.1.00000001", Marker{Tool: "clyde", ID: proc.ID{PID: deadPID(t), Host: host, Start: time.Now().Add(-time.Hour)}})
 	stuck := filepath.Join(p, "copy.000", "Bonnie.9")
 	if out, err := exec.Command("chattr", "+i", stuck).CombinedOutput(); err != nil {
-		t.Skipf("this filesystem has no immutable flag: %s", bytes.TrimSpace(out))
+		clydetest.Skipf(t, "this filesystem has no immutable flag: %s", bytes.TrimSpace(out))
 	}
 	defer exec.Command("chattr", "-i", stuck).Run()
 	if _, err := Cleanup(dir, false); err == nil {

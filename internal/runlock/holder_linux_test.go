@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/osio"
 )
 
@@ -55,7 +56,7 @@ func FuzzHolderIn(f *testing.F) {
 // flock(1)) and checks that /proc/locks names it.
 func TestSystemHolderLive(t *testing.T) {
 	if _, err := exec.LookPath("flock"); err != nil {
-		t.Skip("needs flock(1) from util-linux")
+		clydetest.Skip(t, "needs flock(1) from util-linux")
 	}
 	dir := t.TempDir()
 	cmd := exec.Command("flock", "--exclusive", dir, "sleep", "30")

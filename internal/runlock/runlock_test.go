@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
@@ -23,7 +24,7 @@ func TestSecondLockNamesHolder(t *testing.T) {
 	}
 	first, err := Dir(open(), dir, nil)
 	if errors.Is(err, result.ErrNotSupported) {
-		t.Skipf("no locks here: %v", err)
+		clydetest.Skipf(t, "no locks here: %v", err)
 	}
 	if err != nil {
 		t.Fatal(err)

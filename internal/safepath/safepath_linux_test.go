@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/osio"
 )
 
@@ -28,7 +29,7 @@ const other = 65534
 func fixture(t *testing.T) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("needs root: the fixtures are owned by another user (uid 65534)")
+		clydetest.Skip(t, "needs root: the fixtures are owned by another user (uid 65534)")
 	}
 	s := t.TempDir()
 	must := func(err error) {
@@ -271,4 +272,47 @@ func FuzzWalk(f *testing.F) {
 			t.Fatalf("Lookup(%q) = %s, not the inode the kernel resolves the path to", rel, info.Path)
 		}
 	})
+}
+
+// TestReadLinkRule holds ReadLink, the symlink read outfile uses for the
+// last component of an output path, to the rule itself: another user's link
+// in root's sticky directory (the /tmp attack) is refused, as is another
+// user's absolute link even in their own directory; root's link, and the
+// directory owner's relative one, are read.
+func TestReadLinkRule(t *testing.T) {
+	s := fixture(t)
+	cases := []struct {
+		name, dir, link string
+		want            string // "" when refused
+		errIs           error
+	}{
+		{"another user's link in a sticky dir", "sticky", "link.dat", "", ErrUnsafe},
+		{"root's link in a sticky dir", "sticky", "own.dat", "../root.dat", nil},
+		{"the dir owner's relative link", "theirs", "up", "../root.dat", nil},
+		{"the dir owner's absolute link", "theirs", "abs", "", ErrUnsafe},
+		{"not a link", ".", "root.dat", "", unix.EINVAL},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := OpenDir(filepath.Join(s, c.dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			got, err := ReadLink(d, c.link)
+			if c.errIs != nil {
+				if !errors.Is(err, c.errIs) {
+					t.Fatalf("ReadLink(%s/%s) = %q, %v; want %v", c.dir, c.link, got, err, c.errIs)
+				}
+				var ue *UnsafeError
+				if errors.As(err, &ue) && c.link == "link.dat" && (!ue.Link || ue.FromUID != 1000) {
+					t.Errorf("refusal %+v: want the link named with its owner, uid 1000", ue)
+				}
+				return
+			}
+			if err != nil || got != c.want {
+				t.Fatalf("ReadLink(%s/%s) = %q, %v; want %q", c.dir, c.link, got, err, c.want)
+			}
+		})
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 var sample = Program{
@@ -49,7 +51,7 @@ func TestScriptsParse(t *testing.T) {
 				t.Errorf("%s script does not offer the list", sh)
 			}
 			if _, err := exec.LookPath(sh); err != nil {
-				t.Skipf("%s is not installed", sh)
+				clydetest.Skipf(t, "%s is not installed", sh)
 			}
 			args := []string{"-n"}
 			if sh == "fish" {

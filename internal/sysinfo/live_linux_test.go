@@ -10,12 +10,14 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 func TestFilesystemOfDevShm(t *testing.T) {
 	var st unix.Statfs_t
 	if err := unix.Statfs("/dev/shm", &st); err != nil || st.Type != unix.TMPFS_MAGIC {
-		t.Skip("/dev/shm is not a tmpfs on this machine")
+		clydetest.Skip(t, "/dev/shm is not a tmpfs on this machine")
 	}
 	fs, err := FilesystemOf("/dev/shm")
 	if err != nil {
@@ -120,7 +122,7 @@ func TestKernelLive(t *testing.T) {
 func TestIsTerminalPTY(t *testing.T) {
 	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
 	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
+		clydetest.Skipf(t, "no pseudo-terminals here: %v", err)
 	}
 	defer ptmx.Close()
 	if !IsTerminal(ptmx) {
@@ -132,11 +134,11 @@ func TestIsTerminalPTY(t *testing.T) {
 // to check the whole path from mountinfo to sysfs on a real block device.
 func TestFilesystemOfLoopExt4(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("mounting a loop device needs root")
+		clydetest.Skip(t, "mounting a loop device needs root")
 	}
 	for _, tool := range []string{"mkfs.ext4", "mount", "umount"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed", tool)
+			clydetest.Skipf(t, "%s not installed", tool)
 		}
 	}
 	dir := t.TempDir()
@@ -154,10 +156,10 @@ func TestFilesystemOfLoopExt4(t *testing.T) {
 	}
 	f.Close()
 	if out, err := exec.Command("mkfs.ext4", "-q", "-F", img).CombinedOutput(); err != nil {
-		t.Skipf("mkfs.ext4 failed: %v: %s", err, out)
+		clydetest.Skipf(t, "mkfs.ext4 failed: %v: %s", err, out)
 	}
 	if out, err := exec.Command("mount", "-o", "loop,noatime", img, mnt).CombinedOutput(); err != nil {
-		t.Skipf("mount -o loop failed (no loop devices or no mount permission here): %v: %s", err, out)
+		clydetest.Skipf(t, "mount -o loop failed (no loop devices or no mount permission here): %v: %s", err, out)
 	}
 	t.Cleanup(func() {
 		// mount -o loop sets autoclear, so unmounting frees the loop device.

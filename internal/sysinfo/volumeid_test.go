@@ -8,13 +8,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // TestVolumeIDAgainstBlkid makes each filesystem in an image file (no root
 // needed) and reads its UUID as blkid reports it.
 func TestVolumeIDAgainstBlkid(t *testing.T) {
 	if _, err := exec.LookPath("blkid"); err != nil {
-		t.Skip("blkid is not installed (util-linux)")
+		clydetest.Skip(t, "blkid is not installed (util-linux)")
 	}
 	for _, tc := range []struct {
 		fstype, mkfs string
@@ -29,7 +31,7 @@ func TestVolumeIDAgainstBlkid(t *testing.T) {
 	} {
 		t.Run(tc.fstype, func(t *testing.T) {
 			if _, err := exec.LookPath(tc.mkfs); err != nil {
-				t.Skipf("%s is not installed", tc.mkfs)
+				clydetest.Skipf(t, "%s is not installed", tc.mkfs)
 			}
 			img := filepath.Join(t.TempDir(), "img")
 			if err := os.WriteFile(img, nil, 0o600); err != nil {
