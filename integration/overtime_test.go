@@ -52,7 +52,11 @@ func TestCronOnASyncMount(t *testing.T) {
 	}
 	before := listing(t, dir)
 
-	if o := cronRunWithin(t, line, 10*time.Minute); o.code != 0 || o.stdout != "" || o.stderr != "" {
+	// A new history's first night may say, once, which columns ran under
+	// 0.5 s (the week's note, even with --silent).
+	o := cronRunWithin(t, line, 10*time.Minute)
+	weekly := strings.HasPrefix(o.stderr, "clyde: note: the regression check cannot judge ") && strings.Count(o.stderr, "\n") == 1
+	if o.code != 0 || o.stdout != "" || o.stderr != "" && !weekly {
 		t.Fatalf("the healthy night: exit %d, stdout %q, stderr %q; want silence and 0", o.code, o.stdout, o.stderr)
 	}
 	textfile, err := os.ReadFile(prom)
@@ -63,7 +67,7 @@ func TestCronOnASyncMount(t *testing.T) {
 	(&testFS{dir: dir}).remount(t, "sync")
 	// The bound is 100 s from the start; the wait is generous, since what
 	// is tested is who stops the run and what it says, not how soon.
-	o := cronRunWithin(t, line, 10*time.Minute)
+	o = cronRunWithin(t, line, 10*time.Minute)
 	if o.code != exitOverTime {
 		t.Fatalf("the sync night: exit %d, want %d; stderr:\n%s", o.code, exitOverTime, o.stderr)
 	}

@@ -78,12 +78,12 @@ func TestHistoryTellsClonesApart(t *testing.T) {
 	clone := attachLoop(t, img, false)
 	elsewhere := mountPoint(t)
 	mount(t, elsewhere, clone)
-	if o := run(elsewhere); !strings.Contains(o.stderr, "0 earlier comparable run(s)") {
+	if o := run(elsewhere); !strings.Contains(o.stderr, "no earlier comparable run in the history") {
 		t.Errorf("the clone mounted elsewhere took the original's run as its baseline: %s", o.stderr)
 	}
 	unmount(t, elsewhere)
 	mount(t, orig.dir, clone)
-	if o := run(orig.dir); !strings.Contains(o.stderr, "1 earlier comparable run(s)") {
+	if o := run(orig.dir); !strings.Contains(o.stderr, "against the mean of 1 earlier comparable run (") {
 		t.Errorf("the clone where the original was mounted: want its own earlier run alone: %s", o.stderr)
 	}
 }
