@@ -143,6 +143,25 @@ func cronRecipe(t *testing.T, dir, db, prom string) string {
 		"/var/lib/node_exporter/textfile/clyde.prom", prom, " --auto ", " "+cronBudget+" ").Replace(recipe + " ")
 }
 
+// quietNight reports whether a healthy night's stderr says only what a
+// silent cron run may say: on a new history's first night, once, which
+// columns ran under 0.5 s (the week's note); and, on a machine that other
+// tests keep busy, that a phase ran far behind its estimate (true of that
+// night: the line is checked where it must appear, TestCronOnASyncMount).
+func quietNight(stderr string, first bool) bool {
+	for _, l := range strings.SplitAfter(stderr, "\n") {
+		switch {
+		case l == "":
+		case first && strings.HasPrefix(l, "clyde: note: the regression check cannot judge "):
+			first = false // once
+		case strings.HasPrefix(l, "clyde: warning: ") && strings.Contains(l, " is far behind: "):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // TestCronRecipe runs the README's nightly cron line as cron would, on a
 // tmpfs (the fastest storage there is, where fixed sizes give +++++),
 // twice: nothing on stdout or stderr, exit 0; the first --auto run
@@ -160,10 +179,7 @@ func TestCronRecipe(t *testing.T) {
 
 	for night := 1; night <= 2; night++ {
 		o := cronRun(t, line)
-		// The first night of a new history may say, once, which columns
-		// ran under 0.5 s (the week's note, even with --silent).
-		weekly := night == 1 && strings.HasPrefix(o.stderr, "clyde: note: the regression check cannot judge ") && strings.Count(o.stderr, "\n") == 1
-		if o.code != 0 || o.stdout != "" || o.stderr != "" && !weekly {
+		if o.code != 0 || o.stdout != "" || !quietNight(o.stderr, night == 1) {
 			t.Fatalf("night %d: exit %d, stdout %q, stderr %q; want silence and 0", night, o.code, o.stdout, o.stderr)
 		}
 	}
