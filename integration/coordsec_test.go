@@ -35,6 +35,7 @@ s = socket.socket()
 s.bind(("127.0.0.1", int(sys.argv[1])))
 s.listen(64)
 print("listening", flush=True)
+out = threading.Lock()  # one line at a time: print writes its newline apart
 def serve(c):
     f = c.makefile("rwb")
     line = f.readline() if select.select([c], [], [], 0.5)[0] else b""
@@ -42,7 +43,8 @@ def serve(c):
         f.write(b'{"t":"challenge","nonce":"00112233445566778899aabbccddeeff"}\n'); f.flush()
         line = f.readline()
     while line:
-        print("heard " + line.decode().strip(), flush=True)
+        with out:
+            print("heard " + line.decode().strip(), flush=True)
         m = json.loads(line)
         if m.get("t") == "open":
             f.write((json.dumps({"t": "proof", "job": m.get("job", ""), "nonce": "00112233445566778899aabbccddeeff", "mac": "00" * 32}) + "\n").encode()); f.flush()

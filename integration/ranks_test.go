@@ -401,10 +401,26 @@ func needSlurm(t *testing.T) string {
 	cmd := exec.CommandContext(ctx, "sinfo", "-h", "-o", "%t")
 	cmd.Env = launcherEnv("SLURM_CONF=" + os.Getenv("SLURM_CONF"))
 	out, err := cmd.Output()
-	if err != nil || !bytes.Contains(out, []byte("idle")) {
-		clydetest.Skipf(t, "no Slurm controller with an idle node answers (start one with scripts/slurm-one-node.sh DIR and export SLURM_CONF): %v %s", err, out)
+	if err != nil || !slurmNodeUp(out) {
+		clydetest.Skipf(t, "no Slurm controller with a node that is up answers (start one with scripts/slurm-one-node.sh DIR and export SLURM_CONF): %v %s", err, out)
 	}
 	return srun
+}
+
+// slurmNodeUp reports whether sinfo's states (%t) name a node that takes
+// jobs: idle, or busy with another test's (mix, alloc, comp: srun then
+// waits its turn), not down, drained, unknown or not responding (a "*").
+func slurmNodeUp(states []byte) bool {
+	for _, s := range strings.Fields(string(states)) {
+		if strings.HasSuffix(s, "*") {
+			continue
+		}
+		switch strings.TrimRight(s, "~#!%$@^-") {
+		case "idle", "mix", "alloc", "comp":
+			return true
+		}
+	}
+	return false
 }
 
 func TestSrunFS(t *testing.T) {
