@@ -24,13 +24,6 @@ func inode(t *testing.T, path string) uint64 {
 	return st.Ino
 }
 
-func sh(t *testing.T, name string, args ...string) {
-	t.Helper()
-	if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
-		t.Fatalf("%s %s: %v: %s", name, strings.Join(args, " "), err, out)
-	}
-}
-
 // mountOn mounts dev on a new directory, unmounted when the test ends.
 func mountOn(t *testing.T, dev string) string {
 	t.Helper()
