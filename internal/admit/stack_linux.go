@@ -126,7 +126,7 @@ func (g *graph) startIn(i int) int64 {
 }
 
 func describeLoop(l loopDev) StackLoop {
-	sl := StackLoop{Device: "/dev/" + l.name, Backing: l.backing}
+	sl := StackLoop{Device: "/dev/" + l.name, Backing: l.backing, BackingRdev: l.backDev}
 	if len(l.ids) > 0 {
 		sl.File, sl.BackingDev, sl.BackingIno = true, l.ids[0].dev, l.ids[0].ino
 	}
