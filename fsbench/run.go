@@ -147,7 +147,7 @@ func Run(ctx context.Context, opts Options) (*result.FS, error) {
 		Config:        opts.config(),
 		Room:          RoomOf(opts.Dir),
 	}
-	if !opts.NoEvict {
+	if !opts.NoEvict && !opts.fileOnly {
 		r.stack = pagecache.StackOf(opts.Dir, res.Provenance.Filesystem)
 		defer r.stack.Close()
 	}
