@@ -13,7 +13,7 @@ import (
 	"github.com/clydebench/clyde/result"
 )
 
-// TestFSColdReadsThroughTheLoop: the suite's own filesystems are loop
+// TestFSColdReadsThroughTheLoop: the suite's own filesystems (ntfs-3g too) are loop
 // devices without direct I/O over images, which the host caches. clyde fs
 // drops that cache before every read phase, so its reads are cold on each
 // (the JSON's cache.stack names the loop device, evicted), and nothing is
@@ -21,7 +21,7 @@ import (
 // cold, and the text, the JSON, the history and the HTML page say so,
 // naming the loop device and the image.
 func TestFSColdReadsThroughTheLoop(t *testing.T) {
-	for _, kind := range []fsKind{ext4, xfs, btrfs} {
+	for _, kind := range []fsKind{ext4, xfs, btrfs, ntfs} {
 		t.Run(string(kind), func(t *testing.T) {
 			fs := makeFS(t, kind, imageMiB[kind])
 			img := strings.TrimSpace(sh(t, "losetup", "--noheadings", "--output", "BACK-FILE", fs.dev))
