@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/pagecache"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -172,7 +173,7 @@ func TestCDMOnTmpfs(t *testing.T) {
 		t.Skipf("no /dev/shm here: %v", err)
 	}
 	defer os.RemoveAll(dir)
-	if what, _ := cachedOnly(dir); what == "" {
+	if what, _ := pagecache.CachedOnly(dir); what == "" {
 		t.Skipf("%s is not a memory filesystem here", dir)
 	}
 	j := cdmJob(dir)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/clydebench/clyde/internal/clydetest"
+	"github.com/clydebench/clyde/internal/pagecache"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -61,7 +62,7 @@ func TestDirectOnTmpfsIsNoted(t *testing.T) {
 		t.Skipf("no /dev/shm here: %v", err)
 	}
 	defer os.RemoveAll(dir)
-	if what, _ := cachedOnly(dir); !strings.HasPrefix(what, "tmpfs") {
+	if what, _ := pagecache.CachedOnly(dir); !strings.HasPrefix(what, "tmpfs") {
 		t.Skipf("%s is not tmpfs here", dir)
 	}
 	checkCacheNoted(t, dir, "tmpfs")

@@ -19,6 +19,3 @@ func pathSpace(path string) (fsSpace, error) {
 	}
 	return fsSpace{total: s.TotalBytes, free: s.FreeBytes, avail: s.FreeBytes}, nil
 }
-
-// cachedOnly knows no memory filesystems here.
-func cachedOnly(string) (string, error) { return "", nil }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/clydebench/clyde/internal/admit"
 	"github.com/clydebench/clyde/internal/osio"
+	"github.com/clydebench/clyde/internal/pagecache"
 	"github.com/clydebench/clyde/internal/rundir"
 	"github.com/clydebench/clyde/internal/runlock"
 	"github.com/clydebench/clyde/internal/safepath"
@@ -193,7 +194,7 @@ func checkUncached(targets []*target, allowCached bool) error {
 		if t.exists {
 			path = t.resolved
 		}
-		what, err := cachedOnly(path)
+		what, err := pagecache.CachedOnly(path)
 		if err != nil {
 			return result.Usagef("--filename", "cannot tell whether %s can bypass the page cache: %v", path, err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/clydebench/clyde/internal/admit"
 	"github.com/clydebench/clyde/internal/osio"
+	"github.com/clydebench/clyde/internal/pagecache"
 	"github.com/clydebench/clyde/internal/runlock"
 	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/result"
@@ -512,7 +513,7 @@ func (t *target) describe() result.BlockTarget {
 }
 
 // directCacheNote says, for the first direct=1 workload on a target whose
-// O_DIRECT I/O a page cache serves anyway (cachedOnly: tmpfs, ramfs, FUSE,
+// O_DIRECT I/O a page cache serves anyway (pagecache.CachedOnly: tmpfs, ramfs, FUSE,
 // ext4 data=journal, a loop device the host reads its backing file for
 // through its cache), that the figures of the direct jobs there are the
 // cache's: the kernel accepts such opens without a word, and the result
@@ -529,7 +530,7 @@ func (w *workload) directCacheNote(allowed bool) string {
 	if t.exists {
 		path = t.resolved
 	}
-	what, err := cachedOnly(path)
+	what, err := pagecache.CachedOnly(path)
 	switch {
 	case err != nil:
 		return fmt.Sprintf("direct=1 on %s: cannot tell whether O_DIRECT bypasses the page cache there (%v)", t.given, err)

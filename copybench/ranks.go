@@ -80,4 +80,18 @@ func sumCache(m *result.CacheState, c result.CacheState) {
 	if m.Error == "" {
 		m.Error = c.Error
 	}
+	// The levels beneath: the first rank's, or the first rank's that
+	// found one warm (ranks on other hosts read through other stacks).
+	if m.Stack == nil || levelsCold(m.Stack) && !levelsCold(c.Stack) {
+		m.Stack = c.Stack
+	}
+}
+
+func levelsCold(levels []result.CacheLevel) bool {
+	for _, l := range levels {
+		if !l.Cold {
+			return false
+		}
+	}
+	return true
 }

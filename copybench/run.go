@@ -13,6 +13,7 @@ import (
 	"github.com/clydebench/clyde/internal/lanes"
 	"github.com/clydebench/clyde/internal/latency"
 	"github.com/clydebench/clyde/internal/osio"
+	"github.com/clydebench/clyde/internal/pagecache"
 	"github.com/clydebench/clyde/internal/rundir"
 	"github.com/clydebench/clyde/internal/runlock"
 	"github.com/clydebench/clyde/internal/safepath"
@@ -29,9 +30,10 @@ type side struct {
 	lock   *runlock.Lock
 	run    *rundir.Run
 	fsType string
-	// device is the block device beneath a FUSE filesystem (ntfs-3g),
-	// whose page cache must be dropped too for cold reads; "" otherwise.
-	device string
+	// stack is what the side's files are read through beneath their own
+	// page cache (a FUSE filesystem's device, loop devices), decided once
+	// per run: the sources' eviction drops it too (evictSources).
+	stack *pagecache.Stack
 }
 
 // runner holds one clyde copy run.
@@ -82,9 +84,7 @@ func Run(ctx context.Context, opts Options) (*result.Copy, error) {
 		Config:        opts.config(),
 	}
 	r.src.fsType = res.Provenance.Filesystem.Type
-	if fs := res.Provenance.Filesystem; fs.Type == "fuseblk" && strings.HasPrefix(fs.Source, "/dev/") {
-		r.src.device = fs.Source
-	}
+	r.src.stack = pagecache.StackOf(opts.Dir, res.Provenance.Filesystem)
 	r.dst.fsType = r.src.fsType
 	if opts.To != "" {
 		fs, err := sysinfo.FilesystemOf(opts.To)
@@ -163,6 +163,7 @@ func (r *runner) closeSides() {
 	for _, s := range r.sides() {
 		_ = s.lock.Release()
 		_ = s.parent.Close()
+		s.stack.Close()
 	}
 }
 
@@ -279,7 +280,7 @@ func (r *runner) notes(res *result.Copy) []string {
 	case SyncFS:
 		notes = append(notes, "--syncfs: one syncfs of the destination ends each set, inside the timed part (as cp followed by sync -f)")
 	}
-	if t := r.src.fsType; r.src.device == "" && (strings.HasPrefix(t, "fuse") || strings.HasPrefix(t, "nfs") ||
+	if t := r.src.fsType; r.src.stack.Device() == "" && (strings.HasPrefix(t, "fuse") || strings.HasPrefix(t, "nfs") ||
 		t == "cifs" || t == "smb3" || t == "9p" || t == "virtiofs") {
 		notes = append(notes, "the sources are on "+t+": clyde dropped their pages here, but the server or FUSE daemon may keep them in a cache of its own")
 	}

@@ -71,14 +71,17 @@ func (r *runner) writeSource(ctx context.Context, d osio.Dir, si, i int, size in
 
 // evictSources writes every source of the set back and drops it from the
 // page cache, then sums what mincore still finds resident: the copy then
-// reads from the device, and the result says whether it could. Beneath a
-// FUSE filesystem it drops the device's cache too.
+// reads from the device, and the result says whether it could. Then it
+// drops what the sources are read through (the run's pagecache.Stack):
+// beneath a FUSE filesystem the device's cache, beneath a loop device
+// without direct I/O the host's cache of its backing file.
 func (r *runner) evictSources(ctx context.Context, ss *sourceSet, set Set, fig *result.CopyFigure) error {
 	var err error
 	fig.SourceCache, err = r.evictFiles(ctx, ss, set)
-	if err == nil && r.src.device != "" {
-		st := osio.EvictDevice(r.src.device, set.Bytes())
-		fig.DeviceCache = &st
+	if err == nil {
+		d := r.src.stack.Drop(set.Bytes())
+		fig.DeviceCache, fig.SourceCache.Stack = d.Device, d.Stack
+		fig.SourceCache.Cold = fig.SourceCache.Cold && d.Cold
 	}
 	return err
 }

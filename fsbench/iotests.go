@@ -144,17 +144,15 @@ func (r *runner) openAtStart(c *copyState, test result.FSTest) error {
 }
 
 // evict drops the big file from the page cache (outside the timing) and
-// records how cold the cache is.
+// records how cold the cache is. Once the last copy's file is dropped,
+// what every file is read through is dropped too, once for the phase (the
+// run's pagecache.Stack: a FUSE filesystem's device, the host's cache of a
+// loop device's backing file): the phase is cold only if that is too.
 func (r *runner) evict(c *copyState, run *result.FSRun, t result.FSTest) {
 	if r.opts.NoEvict {
 		return
 	}
 	st := evictBig(c, r.opts.SizeMiB<<20)
-	if r.device != "" {
-		dev := osio.EvictDevice(r.device, r.opts.SizeMiB<<20)
-		st.Device = &dev
-		st.Cold = st.Cold && dev.Cold
-	}
 	if prev := run.Tests[t].Cache; prev != nil {
 		// Several copies: the phase is cold only if every copy's file is.
 		prev.ResidentBytes += st.ResidentBytes
@@ -164,9 +162,12 @@ func (r *runner) evict(c *copyState, run *result.FSRun, t result.FSTest) {
 		if st.Error != "" {
 			prev.Error = st.Error
 		}
-		return
+	} else {
+		run.Tests[t].Cache = &st
 	}
-	run.Tests[t].Cache = &st
+	if c == r.copies[len(r.copies)-1] {
+		r.stack.Drop(int64(len(r.copies)) * r.opts.SizeMiB << 20).Apply(run.Tests[t].Cache)
+	}
 }
 
 // evictBig drops the big file's cached pages. No handle of it is open

@@ -111,6 +111,10 @@ type Options struct {
 	// calibrating is, for --auto's calibration runs, how long the whole
 	// calibration may take: the estimate a phase of it is far behind of.
 	calibrating time.Duration
+	// fileOnly is for the tests: the read phases drop the files' own
+	// pages only, not what they are read through (the stack), as before
+	// eviction followed loop devices, so a test can show the difference.
+	fileOnly bool
 	// CommandLine is recorded in the result's provenance; nil records
 	// os.Args.
 	CommandLine []string

@@ -16,6 +16,7 @@ import (
 	"github.com/clydebench/clyde/internal/lanes"
 	"github.com/clydebench/clyde/internal/latency"
 	"github.com/clydebench/clyde/internal/osio"
+	"github.com/clydebench/clyde/internal/pagecache"
 	"github.com/clydebench/clyde/internal/rundir"
 	"github.com/clydebench/clyde/internal/runlock"
 	"github.com/clydebench/clyde/internal/safepath"
@@ -83,9 +84,12 @@ func (c *copyState) at() place {
 // runner holds one clyde fs run.
 type runner struct {
 	opts Options
-	// device is the block device beneath a FUSE filesystem (ntfs-3g),
-	// whose own cache read phases must drop too; "" otherwise.
-	device  string
+	// stack is what the files are read through beneath their own page
+	// cache (a FUSE filesystem's device, loop devices), decided once per
+	// run; the read phases drop it too (evict).
+	stack *pagecache.Stack
+	// direct is the -D note (directCacheNote), decided once per run.
+	direct  string
 	private *rundir.Run
 	copies  []*copyState
 	prog    *progress
@@ -143,9 +147,11 @@ func Run(ctx context.Context, opts Options) (*result.FS, error) {
 		Config:        opts.config(),
 		Room:          RoomOf(opts.Dir),
 	}
-	if fs := res.Provenance.Filesystem; fs.Type == "fuseblk" && strings.HasPrefix(fs.Source, "/dev/") {
-		r.device = fs.Source
+	if !opts.NoEvict && !opts.fileOnly {
+		r.stack = pagecache.StackOf(opts.Dir, res.Provenance.Filesystem)
+		defer r.stack.Close()
 	}
+	r.direct = directCacheNote(&opts)
 	if err := r.makePrivateDir(ctx, parent); err != nil {
 		return res, err
 	}
@@ -164,6 +170,7 @@ func Run(ctx context.Context, opts Options) (*result.FS, error) {
 		}
 		res.Error = err.Error()
 	}
+	res.CacheNote = r.cacheNote(res)
 	res.MaxRSSBytes, _ = cpuclock.MaxRSS()
 	r.closeCopyDirs()
 	if sh := r.sharer(); sh != nil && sh.SharedRank() == 0 {

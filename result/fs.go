@@ -240,6 +240,37 @@ type CacheState struct {
 	// device's own page cache: such a filesystem reads the device through
 	// it, so a file whose pages were dropped can still be read from memory.
 	Device *CacheState `json:"device,omitempty"`
+	// Stack is the loop devices the file's data is read through, nearest
+	// first, each with what became of the host's cache of its backing file
+	// (internal/pagecache); Cold holds only when every level is cold too.
+	Stack []CacheLevel `json:"stack,omitempty"`
+}
+
+// CacheLevel is one loop device beneath a file that is read: a loop device
+// without direct I/O reads its backing file through the host's page cache,
+// so the file's data can be in memory there when the file's own pages are
+// gone, and that cache is dropped too.
+type CacheLevel struct {
+	// Loop is the loop device; Backing its backing file or device, of which
+	// it maps Bytes from OffsetBytes on.
+	Loop        string `json:"loop"`
+	Backing     string `json:"backing"`
+	OffsetBytes int64  `json:"offset_bytes"`
+	Bytes       int64  `json:"bytes"`
+	// DirectIO: the loop device reads its backing with O_DIRECT (losetup
+	// --direct-io=on), past the host's cache: nothing to drop.
+	DirectIO bool `json:"direct_io,omitempty"`
+	// Evicted is set when the range was written back and dropped;
+	// ResidentBytes is what was still in memory after (-1: unknown).
+	Evicted       bool  `json:"evicted"`
+	ResidentBytes int64 `json:"resident_bytes"`
+	// Cold is true when under 1% of the data about to be read was still
+	// resident in the range, or nothing caches it (DirectIO on a disk).
+	Cold bool `json:"cold"`
+	// Cached says why this level keeps the data in memory whatever is
+	// asked (a backing file on tmpfs); Error why it could not be dropped.
+	Cached string `json:"cached,omitempty"`
+	Error  string `json:"error,omitempty"`
 }
 
 // RateUnit is the unit of the test's rate, as bonnie++ prints it.
@@ -297,6 +328,12 @@ type FS struct {
 	Job *FSJob `json:"job,omitempty"`
 	// Check is what --check-regression found (result/check.go).
 	Check *RegressionCheck `json:"regression_check,omitempty"`
+	// CacheNote says that figures of the run are a page cache's, not the
+	// drive's: read phases that could not be made cold (a loop device over
+	// an image on tmpfs), or -D where the host caches what O_DIRECT asks
+	// past (as result.Block.CacheNote). The text, the HTML page and the
+	// history carry it; "" when nothing was cached that way.
+	CacheNote string `json:"cache_note,omitempty"`
 }
 
 // Fixup restores what JSON does not carry (each test's index) after decoding.

@@ -12,6 +12,9 @@ type StackLoop struct {
 	Backing                string
 	File                   bool
 	BackingDev, BackingIno uint64
+	// BackingRdev is the device number of a backing block device (File
+	// false), where the kernel says it; 0 otherwise.
+	BackingRdev uint64
 	// DirectIO is /sys/block/NAME/loop/dio: the loop device does its I/O
 	// to its backing file with O_DIRECT, past the host's page cache
 	// (losetup --direct-io=on). DirectIOKnown is false where sysfs does not

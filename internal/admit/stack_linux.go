@@ -37,7 +37,7 @@ func LoopsUnder(path string) ([]StackLoop, error) {
 		return nil, err
 	}
 	device := st.Mode&unix.S_IFMT == unix.S_IFBLK
-	root, ok := dataRoot(s, st.Dev)
+	root, ok := pathRoot(s, path, st.Dev)
 	if device {
 		root, ok = blockNode(st.Rdev)
 	}
@@ -63,7 +63,7 @@ func LoopsUnder(path string) ([]StackLoop, error) {
 					sl.At = g.startIn(i) // a file's blocks lie where its filesystem put them
 				}
 				out = append(out, sl)
-				if r, ok := dataRoot(s, sl.BackingDev); ok && sl.File {
+				if r, ok := pathRoot(s, sl.Backing, sl.BackingDev); ok && sl.File {
 					next = append(next, r)
 				}
 			}
@@ -83,6 +83,26 @@ func dataRoot(s *system, dev uint64) (node, bool) {
 	}
 	for _, m := range s.mounts {
 		if unix.Mkdev(m.Major, m.Minor) == dev && m.srcDev != 0 {
+			return blockNode(m.srcDev)
+		}
+	}
+	return node{}, false
+}
+
+// pathRoot is dataRoot for the file at path, whose st_dev is dev, and
+// where that device is no mount's (a btrfs subvolume's files report a
+// device of their own, not the mount's) the source of the mount path is
+// on, found by its mount ID (statx STATX_MNT_ID, Linux 5.8).
+func pathRoot(s *system, path string, dev uint64) (node, bool) {
+	if n, ok := dataRoot(s, dev); ok {
+		return n, true
+	}
+	var sx unix.Statx_t
+	if unix.Statx(unix.AT_FDCWD, path, 0, unix.STATX_MNT_ID, &sx) != nil || sx.Mask&unix.STATX_MNT_ID == 0 {
+		return node{}, false
+	}
+	for _, m := range s.mounts {
+		if m.ns.Self && uint64(m.ID) == sx.Mnt_id && m.srcDev != 0 {
 			return blockNode(m.srcDev)
 		}
 	}
@@ -126,7 +146,7 @@ func (g *graph) startIn(i int) int64 {
 }
 
 func describeLoop(l loopDev) StackLoop {
-	sl := StackLoop{Device: "/dev/" + l.name, Backing: l.backing}
+	sl := StackLoop{Device: "/dev/" + l.name, Backing: l.backing, BackingRdev: l.backDev}
 	if len(l.ids) > 0 {
 		sl.File, sl.BackingDev, sl.BackingIno = true, l.ids[0].dev, l.ids[0].ino
 	}

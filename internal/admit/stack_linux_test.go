@@ -129,3 +129,32 @@ func TestLoopsUnderPartition(t *testing.T) {
 		t.Fatalf("%s: %+v (%v), want %s over %s, from 1 MiB in", part, ls, err, dev, img)
 	}
 }
+
+// TestLoopsUnderBtrfs: a btrfs's files report a device of their
+// subvolume's own, which no mount and no block device has; the mount they
+// are on (by its ID) leads to the loop device it is mounted from, and so
+// does an image in it to the loop device beneath.
+func TestLoopsUnderBtrfs(t *testing.T) {
+	if _, err := exec.LookPath("mkfs.btrfs"); err != nil {
+		t.Skip("mkfs.btrfs not installed")
+	}
+	dev, img := clydetest.LoopDevice(t, 320<<20)
+	sh(t, "mkfs.btrfs", "-q", "-f", dev)
+	mnt := mountOn(t, dev)
+	file := filepath.Join(mnt, "f")
+	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{file, mnt} {
+		ls, err := LoopsUnder(p)
+		if err != nil || len(ls) != 1 || ls[0].Device != dev || ls[0].Backing != img {
+			t.Errorf("%s: %+v (%v), want %s over %s under its btrfs", p, ls, err, dev, img)
+		}
+	}
+	inner, _ := clydetest.LoopDeviceIn(t, mnt, 32<<20)
+	sh(t, "mkfs.ext4", "-q", "-F", inner)
+	ls, err := LoopsUnder(mountOn(t, inner))
+	if err != nil || len(ls) != 2 || ls[0].Device != inner || ls[1].Device != dev {
+		t.Errorf("ext4 in an image on the btrfs: %+v (%v), want %s then %s", ls, err, inner, dev)
+	}
+}

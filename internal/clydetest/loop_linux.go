@@ -5,7 +5,6 @@ package clydetest
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -17,16 +16,26 @@ import (
 // root, no losetup, none free; in CI (CLYDE_CI=1) that is a failure.
 func LoopDevice(t testing.TB, size int64, args ...string) (dev, img string) {
 	t.Helper()
+	return LoopDeviceIn(t, t.TempDir(), size, args...)
+}
+
+// LoopDeviceIn is LoopDevice with the image in dir (DiskDir, or /dev/shm
+// for an image in memory).
+func LoopDeviceIn(t testing.TB, dir string, size int64, args ...string) (dev, img string) {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		Skip(t, "loop devices need root")
 	}
 	if _, err := exec.LookPath("losetup"); err != nil {
 		Skip(t, "losetup not installed")
 	}
-	img = filepath.Join(t.TempDir(), "disk.img")
-	if err := os.WriteFile(img, nil, 0o600); err != nil {
-		t.Fatal(err)
+	f, err := os.CreateTemp(dir, "clyde-disk*.img")
+	if err != nil {
+		t.Skipf("no image in %s: %v", dir, err)
 	}
+	img = f.Name()
+	f.Close()
+	t.Cleanup(func() { os.Remove(img) })
 	if err := os.Truncate(img, size); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 
+	"github.com/clydebench/clyde/internal/pagecache"
 	"github.com/clydebench/clyde/internal/rankreport"
 	"github.com/clydebench/clyde/result"
 )
@@ -332,8 +333,16 @@ func verified(res *result.Copy) (n int, all bool) {
 
 // cacheText says why a figure's sources were not cold.
 func cacheText(f *result.CopyFigure) string {
-	if f.SourceCache.Cold && f.DeviceCache != nil {
+	if !pagecache.FileCold(f.SourceCache) {
+		return cacheStateText(f.SourceCache)
+	}
+	if f.DeviceCache != nil && !f.DeviceCache.Cold {
 		return "the device beneath: " + cacheStateText(*f.DeviceCache)
+	}
+	for _, l := range f.SourceCache.Stack {
+		if !l.Cold {
+			return pagecache.ExplainLevel(l)
+		}
 	}
 	return cacheStateText(f.SourceCache)
 }

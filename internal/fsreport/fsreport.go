@@ -32,7 +32,7 @@ func Write(text, csv io.Writer, res *result.FS, o Options) error {
 			return err
 		}
 	}
-	noted := false
+	noted, cacheNoted := false, false
 	for _, run := range res.Runs {
 		if !o.CSVOnly {
 			if err := bonnie.WriteText(text, res.Config, run); err != nil {
@@ -46,6 +46,12 @@ func Write(text, csv io.Writer, res *result.FS, o Options) error {
 			}
 			if err := writeStonewalls(text, run); err != nil {
 				return err
+			}
+			if res.CacheNote != "" && !cacheNoted {
+				cacheNoted = true
+				if _, err := fmt.Fprintf(text, "Note: %s.\n", res.CacheNote); err != nil {
+					return err
+				}
 			}
 			if fs := res.Provenance.Filesystem; fs.NoJournal && !noted && ranFileTests(run) {
 				noted = true

@@ -165,3 +165,21 @@ func TestFileRatesFromFilesAndTime(t *testing.T) {
 		t.Errorf("text file row %q, want the rates %v", row, want)
 	}
 }
+
+// The cache note (result.FS.CacheNote: read phases a page cache served)
+// follows the tables once however many runs there are, never in the CSV.
+func TestCacheNote(t *testing.T) {
+	res := sampleResult(t)
+	res.CacheNote = "the read phases (get_block) were not cold: /dev/loop3 reads its backing file /dev/shm/img from tmpfs, which keeps its files in memory; their figures are memory's, not the drive's"
+	res.Runs = []result.FSRun{res.Runs[0], res.Runs[0]}
+	var text, csv bytes.Buffer
+	if err := Write(&text, &csv, res, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(text.String(), "Note: "+res.CacheNote+".\n"); got != 1 {
+		t.Errorf("the note printed %d times, want once:\n%s", got, text.String())
+	}
+	if strings.Contains(csv.String(), "loop3") {
+		t.Error("the note is in the CSV")
+	}
+}

@@ -39,3 +39,18 @@ func TestCacheNoteOnThePage(t *testing.T) {
 		t.Errorf("a run with no cache note: notes %q", p.Notes)
 	}
 }
+
+// TestFSCacheNoteOnThePage: an fs run whose read phases were not cold (a
+// loop device over an image on tmpfs) says so on its page too.
+func TestFSCacheNoteOnThePage(t *testing.T) {
+	const note = "the read phases (get_block) were not cold: /dev/loop3 reads its backing file /dev/shm/img from tmpfs"
+	runs := load(t, "html/tmpfs-x3-a.json")
+	runs[0].FS.CacheNote = note
+	p, err := buildPage(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(p.Notes, note) {
+		t.Errorf("notes %q, want %q", p.Notes, note)
+	}
+}

@@ -98,16 +98,22 @@ func buildPage(runs []*compare.Run) (*pageData, error) {
 	return p, nil
 }
 
-// cacheNotes are the block runs' notes that their uncached figures are a
-// page cache's (result.Block.CacheNote), which a page read alone must not
-// hide: each run's, named by its letter beside others.
+// cacheNotes are the runs' notes that their figures are a page cache's
+// (result.Block.CacheNote, result.FS.CacheNote), which a page read alone
+// must not hide: each run's, named by its letter beside others.
 func cacheNotes(runs []*compare.Run, infos []runInfo) []string {
 	var out []string
 	for i, r := range runs {
-		if r.Block == nil || r.Block.CacheNote == "" {
+		n := ""
+		switch {
+		case r.Block != nil:
+			n = r.Block.CacheNote
+		case r.FS != nil:
+			n = r.FS.CacheNote
+		}
+		if n == "" {
 			continue
 		}
-		n := r.Block.CacheNote
 		if len(runs) > 1 {
 			n = infos[i].Letter + ": " + n
 		}

@@ -56,18 +56,24 @@ func EvictFile(d Dir, name []byte, fileBytes int64) result.CacheState {
 }
 
 // residentBytes maps the file in windows and asks mincore which pages are in memory.
-func residentBytes(fd int, size int64) (int64, error) {
+func residentBytes(fd int, size int64) (int64, error) { return residentRange(fd, 0, size) }
+
+// residentRange counts with mincore the bytes of [off, off+n) of the file
+// at fd in memory, mapping it a window at a time.
+func residentRange(fd int, off, n int64) (int64, error) {
 	const window = 1 << 30
 	page := int64(os.Getpagesize())
 	vec := make([]byte, window/page)
+	start := off &^ (page - 1) // a mapping starts on a page
+	end := off + n
 	var resident int64
-	for off := int64(0); off < size; off += window {
-		n := min(window, size-off)
-		m, err := unix.Mmap(fd, off, int(n), unix.PROT_READ, unix.MAP_SHARED)
+	for at := start; at < end; at += window {
+		size := min(window, end-at)
+		m, err := unix.Mmap(fd, at, int(size), unix.PROT_READ, unix.MAP_SHARED)
 		if err != nil {
-			return 0, fmt.Errorf("mmap at %d: %w", off, err)
+			return 0, fmt.Errorf("mmap at %d: %w", at, err)
 		}
-		pages := (n + page - 1) / page
+		pages := (size + page - 1) / page
 		err = mincore(m, vec[:pages])
 		if err == nil {
 			for _, v := range vec[:pages] {
@@ -83,7 +89,7 @@ func residentBytes(fd int, size int64) (int64, error) {
 			return 0, err
 		}
 	}
-	return min(resident, size), nil
+	return min(resident, n), nil
 }
 
 // mincore is mincore(2); x/sys/unix does not wrap it.
