@@ -28,7 +28,9 @@ func (s signalStop) Error() string { return "interrupted by " + signalName(s.sig
 // Is makes a signal's stop errInterrupted (exit 130) and a cancellation,
 // which is what the engines and the coordinator (a rank interrupted, not
 // failed) look for.
-func (s signalStop) Is(target error) bool { return target == errInterrupted || target == context.Canceled }
+func (s signalStop) Is(target error) bool {
+	return target == errInterrupted || target == context.Canceled
+}
 
 // signalName is the signal as a person names it (SIGTERM), not Go's word
 // for it ("terminated").
