@@ -377,8 +377,10 @@ func compareRuns(fio, clyde view, explained map[string]string, timed bool, appro
 		if f.Desc != c.Desc {
 			differs("desc", "entry %d: fio %q, clyde %q", i, f.Desc, c.Desc)
 		}
-		if f.HasOptions != c.HasOptions || !slices.Equal(f.Options, c.Options) {
+		if f.HasOptions != c.HasOptions {
 			differs("job options", "entry %s: fio %s, clyde %s", f.Name, optionsText(f.HasOptions, f.Options), optionsText(c.HasOptions, c.Options))
+		} else if d := optionsDiff(f.Options, c.Options); d != "" {
+			differs("job options", "entry %s: %s", f.Name, d)
 		}
 		if f.Group != c.Group {
 			differs("groupid", "entry %d: fio %d, clyde %d", i, f.Group, c.Group)

@@ -450,7 +450,7 @@ func ranToRuntime(v view, p blockbench.Plan) bool {
 // as "field: detail": the against-fio suite's comparison (entries, names,
 // groups, bytes per direction, trim, syncs, the depth the queue ran at),
 // then the I/O counts per direction, the block size of each direction,
-// the share of each iodepth_level bucket and the job options. timed runs
+// the share of each iodepth_level bucket. timed runs
 // are compared in what does not depend on speed.
 func surveyCompare(fio, clyde view, timed bool) []string {
 	diffs := compareRuns(fio, clyde, nil, timed, 0)
@@ -490,9 +490,6 @@ func surveyCompare(fio, clyde view, timed bool) []string {
 					break
 				}
 			}
-		}
-		if d := optionsDiff(f.Options, c.Options); d != "" {
-			diffs = append(diffs, fmt.Sprintf("job options: entry %s: %s", f.Name, d))
 		}
 	}
 	return diffs
