@@ -205,7 +205,9 @@ func newWorker(spec *workload, index int) *worker {
 		w.useVolume()
 	}
 	w.pos = [2]int64{spec.Offset, spec.Offset}
-	w.setupDraws()
+	if spec.Sizes == nil {
+		w.setupDraws()
+	}
 	if spec.Access == nil && (spec.SeqGap != 0 || spec.SeqRepeat > 1) {
 		w.pattern = newSeqPattern(w)
 	}
@@ -225,6 +227,12 @@ func newWorker(spec *workload, index int) *worker {
 	w.remaining = math.MaxInt64
 	if spec.Invalidate && !spec.Direct && (spec.TimeBased || spec.Loops > 1) && osio.CanAdviseAccess && !spec.Diskless() {
 		w.dropEvery = int64(w.nBlocks) * int64(trimWriteIOs(spec.RW))
+	}
+	if spec.Sizes != nil {
+		// The pattern ends each pass and the job, and drops the cache
+		// between passes (sizedraw.go).
+		w.pattern = newSizedPattern(w)
+		w.ioLimit, w.dropEvery = math.MaxInt64, 0
 	}
 	w.paced = spec.ThinkTime > 0 || spec.Rate != [2]int64{} || spec.RateIOPS != [2]int64{}
 	w.marks = make([]mark, 0, markCapacity(spec.Runtime))

@@ -147,10 +147,13 @@ type job struct {
 	scramble       bool
 	// zonemode is the job's zonemode= (distribution.go).
 	zonemode Option
+	// sizes are the job's block-size options (sizeopts.go).
+	sizes jobSizes
 }
 
 func newJob(sec Section, o Options) *job {
-	return &job{sec: sec, opts: o, set: map[string]Option{}, kb: KBBase1024, w: blockbench.Workload{
+	bs := blockbench.DefaultBS
+	return &job{sec: sec, opts: o, set: map[string]Option{}, kb: KBBase1024, sizes: jobSizes{bs: [3]int64{bs, bs, bs}}, w: blockbench.Workload{
 		Name: sec.Name, RW: blockbench.Read, RWMixRead: blockbench.DefaultRWMixRead, BS: blockbench.DefaultBS,
 		IODepth: 1, NumJobs: 1, IOEngine: blockbench.EnginePsync, Buffer: blockbench.Buffer{Kind: blockbench.BufferRandom},
 		Seed: blockbench.DefaultSeed, Invalidate: true, FadviseHint: blockbench.CanAdviseAccess, RandomMap: true, Loops: 1,
@@ -168,15 +171,14 @@ var handlers map[string]handler
 // aliases are fio's other names for an option.
 var aliases = map[string]string{
 	"readwrite": "rw", "blocksize": "bs", "timeout": "runtime", "wait_for_previous": "stonewall",
-	"rand_repeatable": "randrepeat", "fileoffset": "offset",
+	"rand_repeatable": "randrepeat", "fileoffset": "offset", "blockalign": "ba", "blocksize_range": "bsrange",
+	"blocksize_unaligned": "bs_unaligned",
 }
 
 // refusals say why fio options clyde knows of are not supported.
 var refusals = map[string]string{
 	"create_only":          "clyde creates, fills and removes its file in one run; run the job itself, which creates the file it needs",
 	"unified_rw_reporting": "clyde reports read and write apart, as fio does by default",
-	"bssplit":              "clyde runs one block size per job",
-	"bsrange":              "clyde runs one block size per job",
 	"thinktime_spin":       "clyde sleeps through a thinktime; give thinktime alone",
 	"rate_min":             "clyde caps a rate (rate=) but does not fail a job below one",
 	"rate_process":         "clyde paces I/O linearly, fio's default rate_process=linear",
@@ -208,7 +210,6 @@ func init() {
 			j.w.RWMixRead = 100 - v
 			return nil
 		},
-		"bs":      (*job).bs,
 		"size":    func(j *job, o Option) error { return j.size(o, &j.w.Size) },
 		"offset":  func(j *job, o Option) error { return j.size(o, &j.w.Offset) },
 		"iodepth": func(j *job, o Option) error { return j.intIn(o, 1, blockbench.MaxIODepth, &j.w.IODepth) },
@@ -357,6 +358,7 @@ func init() {
 	addDataOptions()  // dataopts.go
 	addBatchOptions() // batchopts.go
 	addRWOptions()    // rwopts.go
+	addSizeOptions()  // sizeopts.go
 }
 
 // Supported lists the option names (and aliases) clyde reads, sorted.
@@ -604,37 +606,6 @@ func (j *job) setDirectory(o Option) error {
 	return nil
 }
 
-func (j *job) bs(o Option) error {
-	if err := needValue(o); err != nil {
-		return err
-	}
-	parts := strings.Split(o.Value, ",")
-	var sizes []int64
-	for _, p := range parts {
-		if p == "" {
-			continue // fio's "bs=,8k" keeps a direction's default; refused below unless all agree
-		}
-		var n int64
-		if err := j.size(Option{Name: "bs", Value: p, HasValue: true, Pos: o.Pos}, &n); err != nil {
-			return err
-		}
-		if n <= 0 {
-			return result.Usagef(o.Pos, "bs=%s: a block size is above 0", o.Value)
-		}
-		sizes = append(sizes, n)
-	}
-	if len(sizes) == 0 || len(sizes) != len(parts) {
-		return result.Usagef(o.Pos, "bs=%s: give one block size for every direction", o.Value)
-	}
-	for _, n := range sizes[1:] {
-		if n != sizes[0] {
-			return result.Usagef(o.Pos, "bs=%s: clyde uses one block size for reads and writes", o.Value)
-		}
-	}
-	j.w.BS = sizes[0]
-	return nil
-}
-
 // ioengine checks the engine's name; which engine runs is decided when the
 // job is complete (resolveEngine), since libaio where it is not available
 // depends on direct=.
@@ -783,6 +754,9 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 	if err := j.resolveEngine(&w); err != nil {
 		return w, nil, err
 	}
+	if err := j.finishSizes(&w); err != nil { // sizeopts.go
+		return w, nil, err
+	}
 	if err := j.finishBatch(&w); err != nil { // batchopts.go
 		return w, nil, err
 	}
@@ -840,6 +814,7 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 	}
 	j.notes = append(j.notes, j.verifyNotes(w)...) // dataopts.go
 	j.notes = append(j.notes, j.rwNotes(w)...)     // rwopts.go
+	j.notes = append(j.notes, j.sizeNotes(w)...)   // sizeopts.go
 	return w, j.notes, nil
 }
 
