@@ -64,10 +64,12 @@ func (p *blockPerm) scatter(x uint64) uint64 {
 // direction, set for every block an I/O covers. A random draw that lands
 // on a used block moves to the next free one (wrapping to the start), and
 // an I/O is cut where the blocks after its first stop being free. Bits
-// 0..n-1 are the region's; bit n, past its end, takes the tail of an I/O
-// that ends in the last partial block, as fio's map takes it in its last
-// word. A second level, a bit per word of the first that is full, keeps
-// the search for a free block short as the map fills.
+// 0..n-1 are the region's; the rest of the last word takes the tail of an
+// I/O that ends in the last partial block, as fio's map takes it in its
+// last word; past that word (fio's null engine lets the last I/O run past the
+// region) a run stops, as fio's, whose map has no room there. A second
+// level, a bit per word of the first that is full, keeps the search for a
+// free block short as the map fills.
 type blockMap struct {
 	n     uint64
 	words []uint64
@@ -75,7 +77,7 @@ type blockMap struct {
 }
 
 func newBlockMap(n uint64) *blockMap {
-	nw := n/64 + 1
+	nw := max(1, (n+63)/64)
 	return &blockMap{n: n, words: make([]uint64, nw), full: make([]uint64, nw/64+1)}
 }
 
@@ -133,15 +135,11 @@ func (m *blockMap) firstFree(b uint64) (uint64, bool) {
 func (m *blockMap) below(v uint64) (uint64, bool) { return v, v < m.n }
 
 // setRun is fio's axmap_set_nr: it marks up to nr blocks from b, stopping
-// at the first one already used, and says how many it marked. Blocks past
-// the map's last word (an I/O of fio's null engine may run past the
-// region's end) count as marked, as fio's map takes them.
+// at the first one already used or the end of the map's last word, and
+// says how many it marked.
 func (m *blockMap) setRun(b, nr uint64) uint64 {
 	var set uint64
-	for nr > 0 {
-		if b/64 >= uint64(len(m.words)) {
-			return set + nr
-		}
+	for nr > 0 && b/64 < uint64(len(m.words)) {
 		w, bit := b/64, b%64
 		k := min(nr, 64-bit)
 		mask := ^uint64(0) >> (64 - k) << bit

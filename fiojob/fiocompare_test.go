@@ -80,6 +80,8 @@ type view struct {
 	logIOs  int
 	// order is every offset of that log, in the log's order.
 	order []int64
+	// ios are that log's I/Os (direction, size, offset).
+	ios []loggedIO
 	// hist is the shape of hh_clat_hist.1.log, when the case writes one.
 	hist *histShape
 }
@@ -181,6 +183,9 @@ func runFioArgs(fio, dir, text string, logs bool, args ...string) (view, error) 
 	if logs {
 		v.offsets, v.order, err = logOffsets(filepath.Join(dir, "lg_lat.1.log"))
 		v.logIOs = len(v.order)
+		if err == nil {
+			v.ios, err = readLogIOs(filepath.Join(dir, "lg_lat.1.log"))
+		}
 	}
 	if err == nil && strings.Contains(text, "write_hist_log") {
 		v.hist, err = readHist(filepath.Join(dir, "hh_clat_hist.1.log"))
@@ -245,6 +250,9 @@ func runClydePlan(t *testing.T, text string, logs bool, edit func(*blockbench.Pl
 			t.Fatal(err)
 		}
 		v.logIOs = len(v.order)
+		if v.ios, err = readLogIOs(filepath.Join(dir, "lg_lat.1.log")); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if strings.Contains(text, "write_hist_log") {
 		if v.hist, err = readHist(filepath.Join(dir, "hh_clat_hist.1.log")); err != nil {
@@ -537,6 +545,9 @@ var fioCases = []struct {
 	// iodepth_submit and iodepth_complete.
 	depthDist float64
 	batchDist float64
+	// sizes, when set, compares the I/O sizes of the first latency log
+	// instead of its offsets, one by one (sizecompare_test.go).
+	sizes *sizeCase
 }{
 	{name: "inline comments", files: true, text: `; fio's example style
 [global]
@@ -962,6 +973,119 @@ zero_buffers
 filename=last.dat
 rw=write
 `},
+	// Block sizes drawn per I/O (issue 34): fio's log of every I/O is
+	// the oracle for each size's share per direction, the I/O count,
+	// where I/Os start and what a pass covers (sizecompare_test.go).
+	{name: "bssplit: Iometer's file server on a file, the map covering it once", logs: true,
+		sizes: &sizeCase{align: [3]int64{512, 512, 512}, cover: 16 << 20}, text: `[iometer]
+filename=io.dat
+size=16m
+rw=randrw
+rwmixread=80
+bssplit=512/10:1k/5:2k/5:4k/60:8k/2:16k/4:32k/4:64k/10
+write_lat_log=lg
+log_offset=1
+`},
+	{name: "bs=4k,8k,16k: a size per direction, each in sequence", logs: true,
+		sizes: &sizeCase{align: [3]int64{4 << 10, 8 << 10, 16 << 10}}, text: `[dirs]
+ioengine=null
+size=16m
+rw=rw
+bs=4k,8k,16k
+write_lat_log=lg
+log_offset=1
+`},
+	{name: "bs=,8k: writes changed alone", logs: true, approx: 0.001,
+		sizes: &sizeCase{align: [3]int64{4 << 10, 8 << 10}}, text: `[writes]
+ioengine=null
+size=16m
+rw=randrw
+bs=,8k
+norandommap
+write_lat_log=lg
+log_offset=1
+`},
+	{name: "bsrange=1k-4k twice: the random map cuts I/Os at used blocks", logs: true,
+		sizes: &sizeCase{align: [3]int64{1 << 10}, cover: 16 << 20, loops: 2}, text: `[range]
+ioengine=null
+size=16m
+rw=randread
+bsrange=1k-4k
+loops=2
+write_lat_log=lg
+log_offset=1
+`},
+	{name: "bssplit per direction, a size without a share", logs: true, approx: 0.01,
+		sizes: &sizeCase{align: [3]int64{4 << 10, 64 << 10}}, text: `[split]
+ioengine=null
+size=64m
+rw=randrw
+bssplit=4k/50:8k/,64k/100
+norandommap
+write_lat_log=lg
+log_offset=1
+`},
+	{name: "bssplit short of 100: the rest to the last size tried", logs: true, approx: 0.01,
+		sizes: &sizeCase{align: [3]int64{4 << 10}}, text: `[short]
+ioengine=null
+size=64m
+rw=randread
+bssplit=4k/10:64k/50
+norandommap
+write_lat_log=lg
+log_offset=1
+`},
+	{name: "bssplit past 100 with a size without a share: fio's unsigned share", logs: true,
+		sizes: &sizeCase{align: [3]int64{4 << 10}, cover: 16 << 20}, text: `[past]
+ioengine=null
+size=16m
+rw=randread
+bssplit=4k/60:8k/50:16k
+write_lat_log=lg
+log_offset=1
+`},
+	{name: "blockalign=4k with bs_unaligned: sizes as drawn, the map off", logs: true, approx: 0.01,
+		sizes: &sizeCase{align: [3]int64{4 << 10}, unaligned: true}, text: `[align]
+ioengine=null
+size=64m
+rw=randread
+bsrange=4k-16k
+blockalign=4k
+bs_unaligned
+write_lat_log=lg
+log_offset=1
+`},
+	{name: "bs_is_seq_rand: random reads take the write size", logs: true,
+		sizes: &sizeCase{align: [3]int64{4 << 10}, cover: 16 << 20}, text: `[seqrand]
+ioengine=null
+size=16m
+rw=randread
+bs=4k,16k
+bs_is_seq_rand=1
+write_lat_log=lg
+log_offset=1
+`},
+	{name: "bs=4k,8k with randwrite: fio's map, in 4k blocks, ends the job early", logs: true, approx: 1,
+		sizes: &sizeCase{align: [3]int64{0, 8 << 10}, short: 16 << 20, countFree: true}, text: `[quirk]
+ioengine=null
+size=16m
+rw=randwrite
+bs=4k,8k
+write_lat_log=lg
+log_offset=1
+`},
+	{name: "bssplit on libaio, direct", logs: true, depthDist: 0.2,
+		sizes: &sizeCase{align: [3]int64{4 << 10}, cover: 16 << 20}, text: `[aio-split]
+filename=aio.dat
+size=16m
+rw=randread
+ioengine=libaio
+iodepth=16
+direct=1
+bssplit=4k/50:64k/50
+write_lat_log=lg
+log_offset=1
+`},
 	{name: "an example's shape", text: `; -- start job file --
 [global]
 description=Emulation of a simple web server   ; what it is
@@ -1021,6 +1145,13 @@ func TestAgainstFio(t *testing.T) {
 			got := runClyde(t, c.text, c.logs)
 			if !c.files {
 				want.files, got.files = nil, nil
+			}
+			if c.sizes != nil {
+				// Sizes drawn per I/O: no two runs issue the same offsets.
+				for _, d := range c.sizes.compare(want, got) {
+					t.Error(d)
+				}
+				want.offsets, got.offsets = nil, nil
 			}
 			for _, d := range compareRuns(want, got, c.explained, c.timed, c.approx) {
 				t.Errorf("%s (clyde's notes: %q)", d, got.notes)
