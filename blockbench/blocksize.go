@@ -168,8 +168,10 @@ func (w *Workload) validateSizes() error {
 		return usagef("--rw", "workload %s: clyde runs gaps and random runs (rw=MODE:N) with one block size; give bs= alone", w.Name)
 	case w.Zones.Size > 0:
 		return usagef("--zonemode", "workload %s: clyde runs strided zones with one block size; give bs= alone", w.Name)
-	case w.Verify != VerifyNone:
-		return usagef("--verify", "workload %s: clyde verifies blocks of one size; give bs= alone with verify=", w.Name)
+	case w.Verify != VerifyNone && (s.SeqRand || s.Unaligned):
+		return usagef("--verify", "workload %s: verify= with bs_is_seq_rand or bs_unaligned: clyde verifies writes of the write direction's sizes, multiples of fio's verify_interval", w.Name)
+	case w.Verify != VerifyNone && !w.RandomMap && w.RW.Random():
+		return usagef("--verify", "workload %s: verify= with norandommap and block sizes that vary: a write may cover part of an earlier one, which fio then cannot verify (fio: norandommap given for variable block sizes, verify limited); clyde refuses it rather than check less", w.Name)
 	case w.RW.TrimsThenWrites():
 		return usagef("--bs", "workload %s: rw=%s trims and then writes each block, of one size; give bs= alone", w.Name, w.RW)
 	}
@@ -353,4 +355,24 @@ func (w *Workload) drawGrid(dir int, span int64) (bs, blocks int64) {
 		span -= ds.Min - bs
 	}
 	return bs, span / bs
+}
+
+// verifyInterval is fio's verify_interval with verify= and no
+// verify_interval=: the write size, or with write sizes that vary their
+// smallest when it divides their largest and else the greatest common
+// divisor of the two (init.c fixup_options). Every write is a whole
+// number of intervals, each with a header of its own.
+func (w *Workload) verifyInterval() int64 {
+	if w.Sizes == nil {
+		return w.BS
+	}
+	ds := &w.Sizes.Dirs[SizeWrite]
+	if ds.Max%ds.Min == 0 {
+		return ds.Min
+	}
+	a, b := ds.Min, ds.Max
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }

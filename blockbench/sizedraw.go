@@ -21,15 +21,20 @@ import (
 //     smallest size of all three directions, so a direction with larger
 //     blocks indexes it as fio's does, in its own units).
 //
-// A pass ends, as fio's do_io, once its I/Os add up to the region's size,
-// or when no I/O can be placed: a sequential direction at the end of the
-// region, a random map with no free block or one that leads past the
-// region, a direction's smallest size not fitting before the end. loops=
-// runs that many passes, each with the map cleared and the positions back
-// at the start; a time-based job starts a new pass (a sequential direction
-// at the end goes back to the start on its own) until its runtime is
-// over. The pass's I/O count is not known in advance, so the pattern draws
-// one I/O ahead and marks the last one for the engines (worker.remaining).
+// A pass ends, as fio's do_io, when no I/O can be placed: a sequential
+// direction at the end of the region, a random map with no free block or
+// one that leads past the region, a direction's smallest size not fitting
+// before the end. loops= runs that many passes, each with the map cleared
+// and the positions back at the start, until the job's I/Os add up to its
+// size times loops (fio's io_issue_bytes_exceeded). An engine that queues
+// (fio's FIO_Q_QUEUED: libaio, io_uring, posixaio, null above iodepth 1)
+// also ends a pass once its own I/Os add up to the size, as do_io counts
+// bytes_issued for those alone: rw=rw with loops=2 on psync runs a pass
+// until one direction reaches the end, on libaio until the size. A
+// time-based job starts a new pass (a sequential direction at the end goes
+// back to the start on its own) until its runtime is over. The job's I/O
+// count is not known in advance, so the pattern draws one I/O ahead and
+// marks the last one for the engines (worker.remaining).
 type sizedPattern struct {
 	draws [3]sizeDraw
 	// rng draws the sizes (fio's bsrange_state), a stream of its own.
@@ -48,10 +53,12 @@ type sizedPattern struct {
 	// slotDir is the direction (Dirs' index) of an I/O counted in the
 	// write slot: a write, or a trim for the trim modes.
 	slotDir int
-	// budget is a pass's bytes (fio's size; 0 for time_based: none),
-	// passBytes those issued in this pass, passesLeft the passes after it
-	// (-1: no end).
+	// budget is a pass's bytes (fio's size, for an engine that queues;
+	// 0: none), passBytes those issued in this pass; total is the job's
+	// bytes (size times loops; 0 for time_based: none), issued those
+	// issued; passesLeft the passes after this one (-1: no end).
 	budget, passBytes int64
+	total, issued     int64
 	passesLeft        int
 	dropOnPass        bool
 	// The next I/O, drawn ahead: have says it is there, drop that the
@@ -115,7 +122,10 @@ func newSizedPattern(w *worker) *sizedPattern {
 		p.seqRandDir = SizeWrite
 	}
 	if !spec.TimeBased {
-		p.budget, p.passesLeft = spec.Size, max(1, spec.Loops)-1
+		p.total, p.passesLeft = spec.Size*int64(max(1, spec.Loops)), max(1, spec.Loops)-1
+		if issueQueues(spec) {
+			p.budget = spec.Size
+		}
 	}
 	p.dropOnPass = spec.Invalidate && !spec.Direct && (spec.TimeBased || spec.Loops > 1) && CanAdviseAccess && !spec.Diskless()
 	mapOK := p.random && spec.RandomMap && spec.Distribution.Uniform()
@@ -214,8 +224,23 @@ func (p *sizedPattern) next(w *worker) (int, int64, int) {
 	return dir, off, size
 }
 
+// issueQueues says fio's engine of the workload returns FIO_Q_QUEUED for
+// a read or a write, so that its do_io counts the pass's bytes.
+func issueQueues(w *workload) bool {
+	switch w.engine.name() {
+	case EnginePsync, EngineMmap:
+		return false
+	case EngineNull:
+		return w.depth > 1 // fio's null is FIO_SYNCIO at iodepth 1
+	}
+	return true
+}
+
 // pull draws the next I/O ahead; false when the job has none left.
 func (p *sizedPattern) pull(w *worker) bool {
+	if p.total > 0 && p.issued >= p.total {
+		return false
+	}
 	drop := false
 	for range 2 {
 		p.wrapd = false
@@ -279,6 +304,7 @@ func (p *sizedPattern) draw(w *worker) bool {
 	}
 	p.pos[dir] = off + size
 	p.passBytes += size
+	p.issued += size
 	p.nDir, p.nOff, p.nSize = slot, off, int(size)
 	return true
 }

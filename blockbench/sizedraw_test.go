@@ -2,6 +2,8 @@ package blockbench
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"math"
 	"path/filepath"
@@ -10,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clydebench/clyde/internal/osio"
 )
 
 const kib = int64(1024)
@@ -479,7 +483,10 @@ func TestBlockSizesRefusals(t *testing.T) {
 		{"direct with bs_unaligned", BlockSizes{Dirs: rng(4*kib, 16*kib).Dirs, Unaligned: true}, func(w *Workload) { w.Direct = true }, "bs_unaligned"},
 		{"direct with a blockalign off 512", BlockSizes{Dirs: [3]DirSizes{{Min: 4 * kib, Max: 8 * kib, Align: 1000}, {Min: 4 * kib, Max: 8 * kib}, {Min: 4 * kib, Max: 8 * kib}}},
 			func(w *Workload) { w.Direct, w.RW = true, RandRead }, "blockalign"},
-		{"verify", rng(4*kib, 16*kib), func(w *Workload) { w.Verify, w.RW = VerifyCRC32C, Write }, "verif"},
+		{"verify without the map", rng(4*kib, 16*kib), func(w *Workload) { w.Verify, w.RW = VerifyCRC32C, RandWrite }, "norandommap"},
+		{"verify with bs_unaligned", BlockSizes{Dirs: rng(4*kib, 16*kib).Dirs, Unaligned: true}, func(w *Workload) { w.Verify, w.RW = VerifyCRC32C, Write }, "bs_unaligned"},
+		{"verify in sequence is fine", rng(4*kib, 16*kib), func(w *Workload) { w.Verify, w.RW = VerifyCRC32C, Write }, ""},
+		{"a verify interval below the header", rng(32, 4*kib), func(w *Workload) { w.Verify, w.RW = VerifyMD5, Write }, "header"},
 		{"zones", rng(4*kib, 16*kib), func(w *Workload) { w.Zones = StridedZones{Size: 256 * kib} }, "zone"},
 		{"a run per draw", rng(4*kib, 16*kib), func(w *Workload) { w.RW, w.SeqRepeat = RandRead, 4 }, "rw=MODE:N"},
 		{"trimwrite", rng(4*kib, 16*kib), func(w *Workload) { w.RW = TrimWrite }, "trims and then writes"},
@@ -515,5 +522,64 @@ func TestSizedQueued(t *testing.T) {
 		Filename: filepath.Join(t.TempDir(), "f")}, split3(SizeShare{4 * kib, 50}, SizeShare{64 * kib, 50}))
 	if o, m := coverage(rs, size); o != 0 || m != 0 {
 		t.Errorf("%s: %d bytes twice, %d never: the map covers the region once", qs[0], o, m)
+	}
+}
+
+// TestVerifySizes: with write sizes that vary, every write carries a
+// header per verify_interval (its smallest size, fio's default), the
+// verify pass reads each write back whole, as fio reads each io_piece,
+// and a damaged block inside a large write is found at its own offset.
+func TestVerifySizes(t *testing.T) {
+	s := split3(SizeShare{4 * kib, 50}, SizeShare{16 * kib, 50})
+	for _, c := range []struct {
+		name   string
+		rw     RW
+		damage bool
+	}{{"sequential", Write, false}, {"random, the map", RandWrite, false}, {"damaged", Write, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			w := verifyWorkload(t, VerifyCRC32C)
+			w.RW, w.Size = c.rw, 1<<20
+			s.Apply(&w)
+			var bigAt int64 = -1
+			rec := &ioLog{}
+			w.Log = rec
+			if c.damage {
+				withBeforeVerify(t, func(t *testing.T, h osio.File) {
+					for _, r := range *rec.got {
+						if r.Dir == dirWrite && r.Bytes == int(16*kib) {
+							bigAt = r.Offset
+							break
+						}
+					}
+					b := pread(t, h, bigAt+2*verifyBS)
+					b[100] ^= 1
+					pwrite(t, h, b, bigAt+2*verifyBS)
+				})
+			}
+			res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}, Shape: fioShape})
+			if c.damage {
+				var ve *VerifyError
+				if !errors.As(err, &ve) || ve.Bad != 1 || !strings.Contains(ve.Lines[0], fmt.Sprintf("verify failed at offset %d, length 4096", bigAt+2*verifyBS)) {
+					t.Fatalf("%v: want the third block of the 16k write at %d named", err, bigAt)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			j := res.Jobs[0]
+			if j.Write.IOBytes != w.Size || j.Read.IOBytes != w.Size || j.Read.TotalIOs != j.Write.TotalIOs {
+				t.Errorf("wrote %d bytes in %d, read %d in %d: want every write read back whole", j.Write.IOBytes, j.Write.TotalIOs, j.Read.IOBytes, j.Read.TotalIOs)
+			}
+			reads := map[int]int{}
+			for _, r := range *rec.got {
+				if r.Dir == dirRead {
+					reads[r.Bytes]++
+				}
+			}
+			if reads[int(16*kib)] == 0 && c.rw == Write {
+				t.Errorf("read sizes %v: want 16k writes read back as 16k", reads)
+			}
+		})
 	}
 }

@@ -207,6 +207,8 @@ func newWorker(spec *workload, index int) *worker {
 	w.pos = [2]int64{spec.Offset, spec.Offset}
 	if spec.Sizes == nil {
 		w.setupDraws()
+	} else {
+		w.pattern = newSizedPattern(w)
 	}
 	if spec.Access == nil && (spec.SeqGap != 0 || spec.SeqRepeat > 1) {
 		w.pattern = newSeqPattern(w)
@@ -231,7 +233,6 @@ func newWorker(spec *workload, index int) *worker {
 	if spec.Sizes != nil {
 		// The pattern ends each pass and the job, and drops the cache
 		// between passes (sizedraw.go).
-		w.pattern = newSizedPattern(w)
 		w.ioLimit, w.dropEvery = math.MaxInt64, 0
 	}
 	w.paced = spec.ThinkTime > 0 || spec.Rate != [2]int64{} || spec.RateIOPS != [2]int64{}

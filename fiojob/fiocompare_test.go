@@ -82,6 +82,13 @@ type view struct {
 	order []int64
 	// ios are that log's I/Os (direction, size, offset).
 	ios []loggedIO
+	// drawn, when set, are the sizes of every I/O of a run whose sizes
+	// are drawn per I/O (the survey's logs), and bytesSlack how far
+	// its bytes may be from the other's: the bytes, the I/O count and
+	// the average size are then compared within what the draws vary
+	// by.
+	drawn      *sizeShares
+	bytesSlack int64
 	// hist is the shape of hh_clat_hist.1.log, when the case writes one.
 	hist *histShape
 }
@@ -395,6 +402,10 @@ func compareRuns(fio, clyde view, explained map[string]string, timed bool, appro
 		}
 		fr, fw, cr, cw := f.Read.IOBytes, f.Write.IOBytes, c.Read.IOBytes, c.Write.IOBytes
 		mixed := fr > 0 && fw > 0
+		// Sizes drawn without fio's random map: a pass ends at the I/O
+		// that reaches its bytes, so each worker may pass them by up to
+		// its largest size.
+		slack := max(fio.bytesSlack, clyde.bytesSlack)
 		switch {
 		case approx > 0:
 			// Paced by a rate or a thinktime: as many bytes in the same
@@ -407,10 +418,20 @@ func compareRuns(fio, clyde view, explained map[string]string, timed bool, appro
 			if (fr > 0) != (cr > 0) || (fw > 0) != (cw > 0) {
 				differs("bytes", "entry %s: fio read %d write %d, clyde read %d write %d", f.Name, fr, fw, cr, cw)
 			}
-		case !mixed && (fr != cr || fw != cw):
+		case !mixed && (abs64(fr-cr) > slack || abs64(fw-cw) > slack):
 			differs("bytes", "entry %s: fio read %d write %d, clyde read %d write %d", f.Name, fr, fw, cr, cw)
-		case mixed && fr+fw != cr+cw:
+		case mixed && abs64(fr+fw-cr-cw) > slack:
 			differs("bytes", "entry %s: fio %d bytes, clyde %d", f.Name, fr+fw, cr+cw)
+		case mixed && fio.drawn != nil && clyde.drawn != nil:
+			// Sizes drawn too: a share of bytes is as noisy as the
+			// largest sizes are rare, so the shares of I/Os are
+			// compared, within what their draws vary by.
+			nf, nc := float64(f.Read.TotalIOs+f.Write.TotalIOs), float64(c.Read.TotalIOs+c.Write.TotalIOs)
+			pf, pc := float64(f.Read.TotalIOs)/nf, float64(c.Read.TotalIOs)/nc
+			p := (pf*nf + pc*nc) / (nf + nc)
+			if math.Abs(pf-pc) > sharePoints*math.Sqrt(p*(1-p)*(1/nf+1/nc))+0.01 {
+				differs("read share", "entry %s: fio %.1f%% of its I/Os reads, clyde %.1f%%", f.Name, 100*pf, 100*pc)
+			}
 		case mixed:
 			// Each I/O draws its direction: the shares agree within
 			// what a few hundred draws vary by.
@@ -512,6 +533,8 @@ func optionsText(present bool, o result.Options) string {
 }
 
 func share(r, w int64) float64 { return float64(r) * 100 / float64(r+w) }
+
+func abs64(v int64) int64 { return max(v, -v) }
 
 func names(v view) string {
 	var out []string

@@ -177,6 +177,7 @@ type sizeShares struct {
 	count   [3]map[int64]int
 	n       [3]int
 	sum, sq float64
+	max     int64
 }
 
 func shareOf(ios []loggedIO) sizeShares {
@@ -192,8 +193,24 @@ func shareOf(ios []loggedIO) sizeShares {
 		s.n[io.dir]++
 		s.sum += float64(io.size)
 		s.sq += float64(io.size) * float64(io.size)
+		s.max = max(s.max, io.size)
 	}
 	return s
+}
+
+// meanVar are direction d's mean size and the sizes' variance.
+func (s sizeShares) meanVar(d int) (mean, variance float64) {
+	if s.n[d] == 0 {
+		return 0, 0
+	}
+	var sum, sq float64
+	for size, k := range s.count[d] {
+		sum += float64(size) * float64(k)
+		sq += float64(size) * float64(size) * float64(k)
+	}
+	n := float64(s.n[d])
+	mean = sum / n
+	return mean, max(0, sq/n-mean*mean)
 }
 
 // cv is the sizes' coefficient of variation: how much the I/O count of a
