@@ -164,7 +164,7 @@ type verifyState struct {
 	seeds  []uint64 // per block of the region; 0: not written
 	base   int64
 	bs     int64
-	maxIO  int // the largest write: what the verify pass reads at most
+	maxIO  int       // the largest write: what the verify pass reads at most
 	rng    *rand.PCG // the blocks' seeds
 	data   rand.PCG  // a block's contents, reseeded per write
 	off    int64     // the offset the pattern drew last
