@@ -166,6 +166,9 @@ func TestSizeDraw(t *testing.T) {
 			map[int64]float64{4 * kib: 10, 64 * kib: 90}, nil},
 		{"split near the end: only what fits", sizeDraw{min: 4 * kib, max: 64 * kib, varies: true, split: split(SizeShare{4 * kib, 10}, SizeShare{64 * kib, 50}, SizeShare{32 * kib, 40})}, 1<<20 - 40*kib,
 			map[int64]float64{4 * kib: 20, 32 * kib: 80}, nil}, // a draw for 64k is drawn again
+		{"split near the end: a size that does not fit gives its draws to the next", sizeDraw{min: 4 * kib, max: 16 * kib, varies: true,
+			split: split(SizeShare{16 * kib, 20}, SizeShare{4 * kib, 30}, SizeShare{8 * kib, 50})}, 1<<20 - 8*kib,
+			map[int64]float64{4 * kib: 50, 8 * kib: 50}, nil}, // fio's loop goes on past a size that does not fit
 		{"unaligned", sizeDraw{min: 4 * kib, max: 16 * kib, varies: true, unaligned: true}, 0, nil,
 			func(b int64) bool { return b >= 4*kib && b <= 16*kib }},
 		{"split cut to a multiple of a smallest that is no power of two", sizeDraw{min: 3 * kib, max: 4 * kib, varies: true, split: split(SizeShare{3 * kib, 50}, SizeShare{4 * kib, 50})}, 0,
@@ -381,19 +384,26 @@ func TestSizedPasses(t *testing.T) {
 		}
 	})
 	t.Run("blockalign: random offsets on its grid, the map off", func(t *testing.T) {
-		s := BlockSizes{Dirs: [3]DirSizes{{Min: 4 * kib, Max: 16 * kib, Align: 4 * kib}, {Min: 4 * kib, Max: 16 * kib, Align: 4 * kib}, {Min: 4 * kib, Max: 16 * kib, Align: 4 * kib}}, Unaligned: true}
+		d := DirSizes{Min: 8 * kib, Max: 32 * kib, Align: 4 * kib}
+		s := BlockSizes{Dirs: [3]DirSizes{d, d, d}, Unaligned: true}
 		rs, _ := runSized(t, Workload{RW: RandRead, Size: size, RandomMap: true}, s)
-		odd := 0
+		odd, half := 0, 0
 		for _, r := range rs {
 			if r.Offset%(4*kib) != 0 {
 				t.Fatalf("offset %d off the 4k grid", r.Offset)
+			}
+			if r.Offset%(8*kib) != 0 {
+				half++
 			}
 			if r.Bytes%int(4*kib) != 0 {
 				odd++
 			}
 		}
-		if odd == 0 {
-			t.Errorf("every size a multiple of 4k: bs_unaligned keeps a drawn size")
+		if odd == 0 || half == 0 {
+			t.Errorf("%d sizes off 4k, %d offsets off 8k: bs_unaligned keeps a drawn size, blockalign=4k places I/Os of 8k and more on 4k", odd, half)
+		}
+		if o, _ := coverage(rs, size); o == 0 {
+			t.Errorf("no byte read twice: fio turns its map off at a blockalign other than the smallest size")
 		}
 	})
 	t.Run("bs_is_seq_rand: random I/Os take the write sizes", func(t *testing.T) {
@@ -581,5 +591,29 @@ func TestVerifySizes(t *testing.T) {
 				t.Errorf("read sizes %v: want 16k writes read back as 16k", reads)
 			}
 		})
+	}
+}
+
+// TestSizedPassEnds: where fio's do_io ends a pass of rw=rw with sizes
+// that vary and loops=2 (16m, bssplit=512/50:1M/50; fio 3.33 with
+// ioengine=null: 1962 reads and 2063 writes at iodepth 1, 38 and 40 at
+// iodepth 4): an engine that returns FIO_Q_COMPLETED counts no bytes
+// for the pass, which goes on until a direction reaches the end, its
+// last megabyte in 512-byte I/Os; one that queues ends the pass at the
+// size.
+func TestSizedPassEnds(t *testing.T) {
+	s := split3(SizeShare{512, 50}, SizeShare{1 << 20, 50})
+	for _, c := range []struct {
+		depth      int
+		minN, maxN int
+	}{{1, 2000, 6000}, {4, 40, 400}} {
+		rs, _ := runSized(t, Workload{RW: ReadWrite, RWMixRead: 50, Size: 16 << 20, Loops: 2, IODepth: c.depth}, s)
+		var bytes int64
+		for _, r := range rs {
+			bytes += int64(r.Bytes)
+		}
+		if len(rs) < c.minN || len(rs) > c.maxN || bytes < 32<<20 || bytes >= 32<<20+1<<20 {
+			t.Errorf("iodepth %d: %d I/Os of %d bytes; want %d to %d, 32m up to one more I/O", c.depth, len(rs), bytes, c.minN, c.maxN)
+		}
 	}
 }

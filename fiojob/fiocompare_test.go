@@ -1067,12 +1067,12 @@ bssplit=4k/60:8k/50:16k
 write_lat_log=lg
 log_offset=1
 `},
-	{name: "blockalign=4k with bs_unaligned: sizes as drawn, the map off", logs: true, approx: 0.01,
+	{name: "blockalign=4k under 8k-32k with bs_unaligned: sizes as drawn, the map off", logs: true, approx: 0.01,
 		sizes: &sizeCase{align: [3]int64{4 << 10}, unaligned: true}, text: `[align]
 ioengine=null
 size=64m
 rw=randread
-bsrange=4k-16k
+bsrange=8k-32k
 blockalign=4k
 bs_unaligned
 write_lat_log=lg
