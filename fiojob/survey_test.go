@@ -201,12 +201,17 @@ func surveyFile(fio, prep, path, name, scratch string) outcome {
 	if err != nil {
 		return failed(o, "clyde failed", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), surveyTimeout)
-	defer cancel()
-	want, err := surveyFio(ctx, fio, filepath.Join(scratch, "fio"), texts["fio"])
+	// Each tool gets surveyTimeout of its own: a file that lays out a
+	// large file (t0002's offset=4G) takes a while in both on a loaded
+	// machine.
+	fioCtx, fioCancel := context.WithTimeout(context.Background(), surveyTimeout)
+	defer fioCancel()
+	want, err := surveyFio(fioCtx, fio, filepath.Join(scratch, "fio"), texts["fio"])
 	if err != nil {
 		return failed(o, "fio failed", err)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), surveyTimeout)
+	defer cancel()
 	got, err := surveyClyde(ctx, plan, filepath.Join(scratch, "clyde"))
 	if err != nil {
 		if ctx.Err() == nil && result.IsUsage(err) {
