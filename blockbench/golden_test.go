@@ -119,17 +119,25 @@ func goldenProfile(p Profile) result.Block {
 	j.Profile, j.IOEngine, j.Passes, j.Size = p, EngineIOUring, 2, 1<<30
 	pl, steps, table, _ := j.plan()
 	b := fixtureBlock()
+	b.Jobs = goldenPlanJobs(pl)
+	b.Profile = table.finish(steps, b.Jobs)
+	return b
+}
+
+// goldenPlanJobs runs the first workload of each group of pl on synthetic
+// workers, the group's number seeding them.
+func goldenPlanJobs(pl Plan) []result.BlockJob {
+	var jobs []result.BlockJob
 	for i, g := range pl.Groups {
 		wl := resolvedForTest(g[0], 1<<30)
 		load := int64(wl.depth * wl.NumJobs)
 		perIO := 20_000 + float64(wl.BS)/2 // ns
 		iops := min(int64(float64(load)*1e9/perIO), 3_000_000_000/wl.BS) / int64(wl.NumJobs) / 20
 		workers, recs := syntheticWorkers(wl, 2, func(int) int64 { return iops + int64(i%3) }, perIO*float64(min(load, 4)), uint64(i))
-		b.Jobs = append(b.Jobs, summarize(wl, workers, recs, fixedCPU))
-		reportGroups(b.Jobs[i:], i, fioShape)
+		jobs = append(jobs, summarize(wl, workers, recs, fixedCPU))
+		reportGroups(jobs[i:], i, fioShape)
 	}
-	b.Profile = table.finish(steps, b.Jobs)
-	return b
+	return jobs
 }
 
 func checkGolden(t *testing.T, name string, v any) {

@@ -54,10 +54,13 @@ func (j *Job) plan() (Plan, []step, *profileTable, error) {
 		}
 		return p, steps, nil, nil
 	}
-	if j.Profile == ProfileOrion {
+	switch j.Profile {
+	case ProfileOrion:
 		// ORION's load matrices, data points and files are package orion's;
 		// blockbench cannot import it, so the CLI hands the job over there.
 		return p, nil, nil, result.Usagef("--profile", "orion runs through package orion (orion.RunJob), which clyde block calls for it")
+	case ProfileIometerMix:
+		return p, nil, nil, result.Usagef("--profile", "iometer-mix runs through package iometer (iometer.RunMix), which clyde block calls for it")
 	}
 	t := &profileTable{name: j.Profile, rows: profileRows(j)}
 	for r, row := range t.rows {

@@ -9,7 +9,7 @@ import (
 // Each preset, run for real on a small file with short passes, fills every
 // row of its table.
 func TestProfilesProduceTables(t *testing.T) {
-	wantRows := map[Profile]int{ProfileCDM: 8, ProfileIometerMix: 6, ProfileBSSweep: len(SweepSizes())}
+	wantRows := map[Profile]int{ProfileCDM: 8, ProfileBSSweep: len(SweepSizes())}
 	for p, rows := range wantRows {
 		t.Run(string(p), func(t *testing.T) {
 			j := NewJob(filepath.Join(t.TempDir(), "f"))

@@ -36,8 +36,6 @@ func Run(ctx context.Context, j Job) (*result.Block, error) {
 		return nil, err
 	}
 	switch j.Profile {
-	case ProfileIometerMix:
-		return RunIometer(ctx, iometerMixSetup(&j))
 	case ProfileCDM:
 		return runCDM(ctx, j)
 	}
@@ -378,7 +376,7 @@ func (w *workload) resolve() (string, error) {
 		return "", err
 	}
 	if w.Access != nil {
-		if err := w.Access.fits(w.Offset, w.Size); err != nil {
+		if err := w.Access.CheckRegion(w.Offset, w.Size); err != nil {
 			return "", err
 		}
 	}
@@ -512,12 +510,8 @@ func (w *Workload) validate() error {
 		return result.Usagef("--fadvise_hint", "needs posix_fadvise, which this platform lacks; give fadvise_hint=0")
 	}
 	if w.Access != nil {
-		if err := w.Access.validate(w.Direct); err != nil {
+		if err := w.Access.Check(w); err != nil {
 			return err
-		}
-		if w.RW != w.Access.rw() || w.BS != w.Access.maxSize() {
-			return usagef("access specifications", "workload %s: rw %s and bs %d do not describe access specification %q; set them with AccessSpec.Apply",
-				w.Name, w.RW, w.BS, w.Access.Name)
 		}
 	}
 	if err := w.validateVerify(); err != nil {

@@ -357,55 +357,6 @@ func TestLoopsDoNotAllocate(t *testing.T) {
 	}
 }
 
-// TestAccessSpecLoopDoesNotAllocate runs an access specification with a
-// sequential line, a burst and two sizes: every branch of its draw runs,
-// and none allocates.
-func TestAccessSpecLoopDoesNotAllocate(t *testing.T) {
-	spec := &AccessSpec{Name: "mixed", Lines: []AccessLine{
-		{Size: 4096, Weight: 60, ReadPct: 70, RandomPct: 100},
-		{Size: 65536, Weight: 30, ReadPct: 0, RandomPct: 0, Burst: 4},
-		{Size: 512, Weight: 10, ReadPct: 100, RandomPct: 50, Align: 4096},
-	}}
-	for _, engine := range []Engine{EnginePsync, EngineIOUring} {
-		t.Run(string(engine), func(t *testing.T) {
-			if e, _ := engineByName(engine); e.available() != nil {
-				t.Skipf("%s not available here", engine)
-			}
-			loopAllocs(t, engine, true, spec)
-		})
-	}
-}
-
-func loopAllocs(t *testing.T, engine Engine, access bool, spec *AccessSpec) {
-	path := filepath.Join(t.TempDir(), "f")
-	if err := os.WriteFile(path, make([]byte, 1<<20), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	h, err := osio.OpenFile(path, osio.ReadWrite)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, _ := engineByName(engine)
-	wl := &workload{Workload: Workload{RW: RandRW, RWMixRead: 50, BS: 4096, Size: 1 << 20, IODepth: 16, NumJobs: 1,
-		IOEngine: engine, Buffer: Buffer{Kind: BufferRandom}, Seed: 1}, engine: e, depth: 16}
-	if access {
-		spec.Apply(&wl.Workload)
-	}
-	w := newWorker(wl, 0)
-	w.h, w.ctx = h, context.Background()
-	defer w.close()
-	w.ioLimit, w.remaining = 20_000, 20_000
-	allocs := runCountingAllocs(t, e, w)
-	if n := w.ios[0] + w.ios[1]; n != 20_000 {
-		t.Fatalf("%d I/Os, want 20000", n)
-	}
-	// Setup (a buffer per slot, a goroutine) and a per-second mark
-	// may allocate; one allocation per I/O may not.
-	if allocs > 100 {
-		t.Errorf("%d allocations for 20000 I/Os", allocs)
-	}
-}
-
 // runCountingAllocs runs w's I/O loop on engine e to its I/O limit and
 // returns the allocations made meanwhile; a failed run ends the test. The
 // io_uring engine locks its goroutine to its thread for good, so the loop

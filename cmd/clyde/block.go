@@ -15,6 +15,7 @@ import (
 	"github.com/clydebench/clyde/internal/blockreport"
 	"github.com/clydebench/clyde/internal/compare"
 	"github.com/clydebench/clyde/internal/outfile"
+	"github.com/clydebench/clyde/iometer"
 	"github.com/clydebench/clyde/orion"
 	"github.com/clydebench/clyde/result"
 )
@@ -709,8 +710,11 @@ func blockAction(c *cli.Context) error {
 	} else {
 		job.WriteLog = writeLog
 		run := blockbench.Run
-		if job.Profile == blockbench.ProfileOrion {
+		switch job.Profile {
+		case blockbench.ProfileOrion:
 			run = orion.RunJob // ORION's planner; blockbench cannot import it
+		case blockbench.ProfileIometerMix:
+			run = iometer.RunMix
 		}
 		res, runErr = run(ctx, job)
 	}
