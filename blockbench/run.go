@@ -363,7 +363,7 @@ func (w *workload) resolve() (string, error) {
 	}
 	w.Offset, w.Size = reg.offset, reg.size
 	if w.vol != nil {
-		w.vmap = newVolumeMap(w.vol, w.Volume.Stripe, w.BS, reg)
+		w.vmap = newVolumeMap(w.Volume, w.vol, w.BS, reg)
 	}
 	if w.BS > w.Size {
 		return "", result.Usagef("--bs", "%d is larger than the region of %d bytes; give a smaller --bs or a larger --size", w.BS, w.Size)
