@@ -272,23 +272,23 @@ func TestNewFileInDev(t *testing.T) {
 }
 
 // TestNewFilePreflight: a new test file that does not fit is refused
-// before anything is created, for block and for CDM's own file.
+// before anything is created, for block and for a preset's own file in a
+// private directory (CrystalDiskMark's).
 func TestNewFilePreflight(t *testing.T) {
 	const huge = 1 << 50 // 1 PiB: no test machine has it free
 	for _, tc := range []struct {
 		name string
-		job  func(dir string) Job
+		plan func(dir string) Plan
 	}{
-		{"block", func(dir string) Job { return countJob(filepath.Join(dir, "f"), Write, huge, 4096) }},
-		{"cdm in a directory", func(dir string) Job {
-			j := cdmJob(dir)
-			j.Size, j.CDM.Buffered = huge, true
-			return j
+		{"block", func(dir string) Plan {
+			j := countJob(filepath.Join(dir, "f"), Write, huge, 4096)
+			return j.Plan()
 		}},
+		{"a private directory's file", func(dir string) Plan { return privatePlan(dir, huge, true) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			_, err := Run(context.Background(), tc.job(dir))
+			_, err := RunPlan(context.Background(), tc.plan(dir))
 			if err == nil || !strings.Contains(err.Error(), "preflight: the test file needs") {
 				t.Fatalf("err = %v, want the preflight refusal", err)
 			}
@@ -317,9 +317,10 @@ func TestNewFileOnSmallTmpfs(t *testing.T) {
 	}
 }
 
-// TestCDMDirectoryRunLock: CDM on a directory takes the run lock fs and
-// copy take there, so it does not run beside another run in it.
-func TestCDMDirectoryRunLock(t *testing.T) {
+// TestPrivateDirectoryRunLock: a plan's private directory (CDM's, in the
+// directory it is given) takes the run lock fs and copy take there, so it
+// does not run beside another run in it.
+func TestPrivateDirectoryRunLock(t *testing.T) {
 	dir := t.TempDir()
 	d, err := osio.OpenDir(dir)
 	if err != nil {
@@ -334,9 +335,7 @@ func TestCDMDirectoryRunLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lock.Release()
-	j := cdmJob(dir)
-	j.Size, j.CDM.Buffered = 1<<20, true
-	_, err = Run(context.Background(), j)
+	_, err = RunPlan(context.Background(), privatePlan(dir, 1<<20, true))
 	var held *runlock.HeldError
 	if !errors.As(err, &held) {
 		t.Fatalf("err = %v, want the run lock held", err)

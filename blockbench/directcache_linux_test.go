@@ -23,8 +23,8 @@ func directJob(dir string) Job {
 }
 
 // checkCacheNoted runs a direct job in dir and checks the result says the
-// page cache served it, naming what, and that a CrystalDiskMark run there
-// is refused the same way.
+// page cache served it, naming what, and that a plan that needs uncached
+// I/O there (CrystalDiskMark's) is refused the same way.
 func checkCacheNoted(t *testing.T, dir, what string) {
 	t.Helper()
 	res, err := Run(context.Background(), directJob(dir))
@@ -42,12 +42,10 @@ func checkCacheNoted(t *testing.T, dir, what string) {
 	}) {
 		t.Errorf("direct=1 on %s, and the notes do not say the cache served it: %q", what, res.Notes)
 	}
-	j := cdmJob(dir)
-	j.CDM.Preset, j.CDM.Interval, j.Passes, j.Size, j.TimeBased, j.Runtime = CDMReal, 0, 1, 1<<20, false, 0
-	_, err = Run(context.Background(), j)
+	_, err = RunPlan(context.Background(), privatePlan(dir, 1<<20, false))
 	var ue *result.UsageError
 	if !asUsage(err, &ue) || ue.Flag != "--buffered" || !strings.Contains(ue.Msg, what) {
-		t.Errorf("cdm on %s: err = %v, want a refusal naming it and --buffered", what, err)
+		t.Errorf("uncached plan on %s: err = %v, want a refusal naming it and --buffered", what, err)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("left behind: %v", entries)

@@ -3,6 +3,7 @@ package blockbench
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"math/rand/v2"
 	"os"
@@ -112,20 +113,10 @@ func goldenJob() result.Block {
 	return b
 }
 
-// goldenProfile runs a preset's plan on synthetic workers: throughput grows
-// with block size and queue depth until it saturates.
-func goldenProfile(p Profile) result.Block {
-	j := NewJob("/dev/shm/clyde.tmp")
-	j.Profile, j.IOEngine, j.Passes, j.Size = p, EngineIOUring, 2, 1<<30
-	pl, steps, table, _ := j.plan()
-	b := fixtureBlock()
-	b.Jobs = goldenPlanJobs(pl)
-	b.Profile = table.finish(steps, b.Jobs)
-	return b
-}
-
 // goldenPlanJobs runs the first workload of each group of pl on synthetic
-// workers, the group's number seeding them.
+// workers, the group's number seeding them: throughput grows with block
+// size and queue depth until it saturates (the bs-sweep preset's golden,
+// presets_golden_ext_test.go).
 func goldenPlanJobs(pl Plan) []result.BlockJob {
 	var jobs []result.BlockJob
 	for i, g := range pl.Groups {
@@ -189,20 +180,6 @@ func TestSummarizeGolden(t *testing.T) {
 	}
 }
 
-func TestProfileGoldens(t *testing.T) {
-	for _, p := range []Profile{ProfileBSSweep} { // cdm and iometer-mix: cdm.go and iometer.go; orion: package orion
-		t.Run(string(p), func(t *testing.T) {
-			b := goldenProfile(p)
-			checkGolden(t, "profile-"+string(p)+".json", b)
-			for _, r := range b.Profile.Rows {
-				if len(r.Jobs) == 0 || r.IOPS <= 0 {
-					t.Errorf("row %q has no figures: %+v", r.Label, r)
-				}
-			}
-		})
-	}
-}
-
 func TestPercentileKeysMatchFio(t *testing.T) {
 	// A missing golden is a failure, not a skip: a skip here once hid
 	// that the check had stopped running.
@@ -229,3 +206,5 @@ func TestPercentileKeysMatchFio(t *testing.T) {
 		}
 	}
 }
+
+func asUsage(err error, ue **result.UsageError) bool { return errors.As(err, ue) }

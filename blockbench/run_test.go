@@ -389,10 +389,7 @@ func runCountingAllocs(t *testing.T, e engine, w *worker) uint64 {
 // and workload, unprepared.
 func jobTarget(t *testing.T, j Job) (*target, *workload) {
 	t.Helper()
-	p, _, _, err := j.plan()
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := j.Plan()
 	groups, targets, _, err := resolvePlan(&p)
 	if err != nil {
 		t.Fatal(err)

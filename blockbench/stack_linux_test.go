@@ -59,9 +59,9 @@ func cacheNoted(res *result.Block) bool {
 // TestDirectOnCachedLoopDevice: O_DIRECT on a loop device without direct
 // I/O is served by the host's cache of its backing file, and the result
 // says so, naming the loop device and the file; with losetup
-// --direct-io=on it says nothing. CrystalDiskMark's rows (which need
-// uncached I/O) are refused on the cached one, naming --allow-cached,
-// which runs them with the note.
+// --direct-io=on it says nothing. A plan that needs uncached I/O
+// (CrystalDiskMark's rows) is refused on the cached one, naming
+// --allow-cached, which runs it with the note.
 func TestDirectOnCachedLoopDevice(t *testing.T) {
 	cached, img := clydetest.LoopDevice(t, 16<<20)
 	direct, _ := clydetest.LoopDevice(t, 16<<20, "--direct-io=on")
@@ -86,10 +86,7 @@ func TestDirectOnCachedLoopDevice(t *testing.T) {
 	}
 
 	cdm := func(dev string, allow bool) (*result.Block, error) {
-		j := cdmJob(dev)
-		j.CDM.Preset, j.CDM.Interval, j.Passes, j.Size, j.TimeBased, j.Runtime = CDMReal, 0, 1, 1<<20, false, 0
-		j.DestroyData, j.AllowCached = true, allow
-		return Run(context.Background(), j)
+		return RunPlan(context.Background(), uncachedPlan(dev, 1<<20, allow))
 	}
 	_, err = cdm(cached, false)
 	var ue *result.UsageError

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/clydebench/clyde/blockbench"
+	"github.com/clydebench/clyde/internal/preset"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -37,8 +38,11 @@ func MixSetup(j *blockbench.Job) Setup {
 	return s
 }
 
-// RunMix is clyde block --profile iometer-mix: MixSetup run, with
-// Iometer's table.
+// RunMix is clyde block --profile iometer-mix: the job checked as every
+// preset's is (internal/preset), then MixSetup run, with Iometer's table.
 func RunMix(ctx context.Context, j blockbench.Job) (*result.Block, error) {
+	if err := preset.Validate(&j, MixName, nil); err != nil {
+		return nil, err
+	}
 	return Run(ctx, MixSetup(&j))
 }
