@@ -184,3 +184,32 @@ func TestStopInWords(t *testing.T) {
 		t.Errorf("a failure with no stop became %q", err)
 	}
 }
+
+// TestStopInWordsLeavesAbortedJobs: every rank of a job srun -X or mpiexec
+// interrupted got the SIGINT, and each rank's line is the job's end as the
+// rank knows it: its own stop's words once ("interrupted by SIGINT during
+// interrupted by SIGINT during sequential create" was rank 0's line), or
+// rank 0's verdict, with 130 on every rank.
+func TestStopInWordsLeavesAbortedJobs(t *testing.T) {
+	sig, stop := context.WithCancelCause(context.Background())
+	stop(signalStop{os.Interrupt})
+	for _, own := range []error{
+		lanes.Interrupted(sig, fmt.Errorf("sequential create: %w", context.Canceled)),
+		errors.New("job aborted: rank 0 (h1) interrupted"),
+	} {
+		err := stopInWords(newApp(nil, nil), sig, &abortedJob{err: own, interrupted: true})
+		if err.Error() != own.Error() || exitCode(err) != exitInterrupted {
+			t.Errorf("%q (exit %d), want %q and 130", err, exitCode(err), own)
+		}
+	}
+}
+
+// TestSignalName: the one line names a stop's signal as a person does,
+// SIGQUIT (^\) too, never Go's word for it ("quit").
+func TestSignalName(t *testing.T) {
+	for sig, want := range map[os.Signal]string{os.Interrupt: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP", syscall.SIGQUIT: "SIGQUIT"} {
+		if got := (signalStop{sig}).Error(); got != "interrupted by "+want {
+			t.Errorf("%v: %q, want %q", sig, got, "interrupted by "+want)
+		}
+	}
+}
