@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -138,7 +139,7 @@ func TestAccessSpecRunsItsMix(t *testing.T) {
 	for _, engine := range []Engine{EnginePsync, EngineIOUring} {
 		t.Run(string(engine), func(t *testing.T) {
 			if engine == EngineIOUring && uringAvailable() != nil {
-				t.Skip("io_uring not available here")
+				clydetest.Skip(t, "io_uring not available here")
 			}
 			w := Workload{Name: "mix", Filename: filepath.Join(t.TempDir(), "f"), Size: 10_000 * 8192, IODepth: 4, NumJobs: 1,
 				IOEngine: engine, Buffer: Buffer{Kind: BufferRandom}, Seed: 9}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/pagecache"
 	"github.com/clydebench/clyde/result"
 )
@@ -170,11 +171,11 @@ func TestCDMRefusals(t *testing.T) {
 func TestCDMOnTmpfs(t *testing.T) {
 	dir, err := os.MkdirTemp("/dev/shm", "clyde-cdm-test-")
 	if err != nil {
-		t.Skipf("no /dev/shm here: %v", err)
+		clydetest.Skipf(t, "no /dev/shm here: %v", err)
 	}
 	defer os.RemoveAll(dir)
 	if what, _ := pagecache.CachedOnly(dir); what == "" {
-		t.Skipf("%s is not a memory filesystem here", dir)
+		clydetest.Skipf(t, "%s is not a memory filesystem here", dir)
 	}
 	j := cdmJob(dir)
 	j.CDM.Preset, j.CDM.Interval, j.Passes, j.Size, j.TimeBased, j.Runtime = CDMReal, 0, 1, 1<<20, false, 0

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clydebench/clyde/internal/clydetest"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/clydebench/clyde/result"
@@ -28,7 +30,7 @@ import (
 func TestOneVerdictEverywhere(t *testing.T) {
 	var st unix.Statfs_t
 	if err := unix.Statfs("/dev/shm", &st); err != nil || st.Type != unix.TMPFS_MAGIC {
-		t.Skip("/dev/shm is not a tmpfs here")
+		clydetest.Skip(t, "/dev/shm is not a tmpfs here")
 	}
 	dir, err := os.MkdirTemp("/dev/shm", "clyde-verdict-")
 	if err != nil {

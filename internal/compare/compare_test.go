@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/clydebench/clyde/internal/bonnie"
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/verdict"
 	"github.com/clydebench/clyde/result"
 )
@@ -682,7 +683,7 @@ func TestTmpfsX3AgainstScipy(t *testing.T) {
 		if os.Getenv("CI") != "" {
 			t.Fatal("no python3 with scipy: .ci/run installs python3-scipy")
 		}
-		t.Skip("no python3 with scipy (Debian: python3-scipy)")
+		clydetest.Skip(t, "no python3 with scipy (Debian: python3-scipy)")
 	}
 	tb, err := Compare(load(t, "../html/tmpfs-x3-a.json", "../html/tmpfs-x3-b.json"))
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // The p-values below are worked by hand from the definitions, with the
@@ -317,7 +319,7 @@ func scipyPython(t *testing.T) string {
 	if os.Getenv("CI") != "" {
 		t.Fatal("no python3 with scipy: .ci/run installs python3-scipy")
 	}
-	t.Skip("no python3 with scipy (Debian: apt-get install python3-scipy); the hand-worked cases still ran")
+	clydetest.Skip(t, "no python3 with scipy (Debian: apt-get install python3-scipy); the hand-worked cases still ran")
 	return ""
 }
 
