@@ -19,7 +19,7 @@ import (
 // the README states.
 func BenchmarkWrite(b *testing.B) {
 	if os.Geteuid() != 0 {
-		b.Skip("needs root")
+		clydetest.Skip(b, "needs root")
 	}
 	dev, _ := clydetest.LoopDevice(b, 8<<20)
 	file := filepath.Join(b.TempDir(), "user.img")

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // TestKernelFilesAreNoInput is item 12 of issue 31: /proc/kmsg is a
@@ -72,7 +74,7 @@ func (r readResult) unpack() ([]byte, error) { return r.data, r.err }
 func TestKernelFileOnStandardInput(t *testing.T) {
 	f, err := os.Open("/proc/self/stat")
 	if err != nil {
-		t.Skipf("no procfs here: %v", err)
+		clydetest.Skipf(t, "no procfs here: %v", err)
 	}
 	defer f.Close()
 	_, err = ReadAll(context.Background(), "- (standard input)", f, 0)
