@@ -185,6 +185,12 @@ func TestJudge(t *testing.T) {
 		{"too noisy to judge", []float64{10, 100, 190}, []float64{50}, 20, TooNoisy},
 		{"too noisy even when it held", []float64{10, 100, 190}, []float64{100}, 20, TooNoisy},
 		{"rose beyond the threshold", steady, []float64{150}, 20, Rose},
+		// Even-sized baselines (four runs): the mean of all four, no middle
+		// value. Mean 100.25, s 1.71: t 13.2, df 3, p 0.0009 (scipy).
+		{"even baseline, fell", []float64{100, 102, 98, 101}, []float64{75}, 20, Fell},
+		// Mean 100, s 25.8: 50 is t 1.73 (p 0.18), 0 would be t 3.46 (p
+		// 0.041): judged, and within the noise.
+		{"even baseline, fell within the noise", []float64{70, 130, 90, 110}, []float64{50}, 20, FellWithinNoise},
 		{"one earlier figure", []float64{100}, []float64{10}, 20, NotJudged},
 		{"no earlier figure", nil, []float64{10}, 20, NotJudged},
 		// The run's own repeats against one earlier run's: Welch, 3+3.
@@ -213,8 +219,25 @@ func TestAgainstScipy(t *testing.T) {
 		A []float64 `json:"a"`
 		B []float64 `json:"b"`
 	}
-	var cases []pair
-	for len(cases) < 60 {
+	// The kinds the issue names, written out so that they are always
+	// there (the seeded ones below add more of each): unequal spreads
+	// (one side ten and a hundred times tighter), repeats on one side
+	// only (one figure against 2, 3, 4 and 5), even-sized baselines (4
+	// and 6 figures, against one run and against repeats).
+	cases := []pair{
+		{[]float64{1000, 1001, 999}, []float64{900, 1100, 1000, 1150}},
+		{[]float64{1000, 1000.1, 999.9, 1000.05}, []float64{950, 1010, 890, 1040}},
+		{[]float64{1000, 1010}, []float64{960}},
+		{[]float64{1000, 1010, 990}, []float64{960}},
+		{[]float64{1000, 1010, 990, 1005}, []float64{960}},
+		{[]float64{1000, 1010, 990, 1005, 995}, []float64{960}},
+		{[]float64{960}, []float64{1000, 1010, 990, 1005}},
+		{[]float64{1000, 1040, 980, 1020, 990, 1010}, []float64{940}},
+		{[]float64{1000, 1040, 980, 1020}, []float64{950, 960, 945}},
+		{[]float64{1000, 1040, 980, 1020, 990, 1010}, []float64{950, 990, 945, 1000}},
+	}
+	fixed := len(cases)
+	for len(cases) < 60+fixed {
 		na, nb := 1+rng.IntN(6), 1+rng.IntN(6)
 		if na == 1 && nb == 1 {
 			continue
