@@ -145,6 +145,34 @@ func TestSignalStopKeepsPartial(t *testing.T) {
 	}
 }
 
+// TestMaxTimeStopsBlockFill: clyde block's stop while it fills a new file
+// (a step that returns Go's context.Canceled, which keep then wraps with
+// where the partial result went) is said in words, the step named, never
+// "context canceled". 1 GiB of fresh random data takes far longer than
+// the bound to make.
+func TestMaxTimeStopsBlockFill(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	db := filepath.Join(out, "h.db")
+	code, _, stderr := runClyde(t, "block", "--filename", filepath.Join(dir, "f"), "--rw", "read", "--bs", "1m", "--size", "1g",
+		"--runtime", "10", "--db", db, "--max-time", "100ms")
+	if code != exitOverTime {
+		t.Fatalf("exit %d, want %d; stderr %q", code, exitOverTime, stderr)
+	}
+	var line string
+	for _, l := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		if strings.HasPrefix(l, "clyde: stopped") {
+			line = l
+		}
+	}
+	if !strings.HasPrefix(line, "clyde: stopped by its time bound: 100ms (--max-time 100ms) during fill "+filepath.Join(dir, "f")+"; the partial result is kept as #1 in the history "+db) ||
+		strings.Contains(stderr, "context canceled") {
+		t.Errorf("stderr %q: want the bound, the fill and where the partial result is, in words", stderr)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the stopped fill left %d entries in %s", len(entries), dir)
+	}
+}
+
 // TestMaxTimeDuringCalibration: a bound that ends --auto's calibration
 // says so, and that nothing was kept.
 func TestMaxTimeDuringCalibration(t *testing.T) {
