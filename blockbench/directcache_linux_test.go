@@ -30,7 +30,7 @@ func checkCacheNoted(t *testing.T, dir, what string) {
 	res, err := Run(context.Background(), directJob(dir))
 	if err != nil {
 		if strings.Contains(err.Error(), "O_DIRECT") {
-			t.Skipf("this kernel refuses O_DIRECT on %s: %v", what, err)
+			clydetest.Skipf(t, "this kernel refuses O_DIRECT on %s: %v", what, err)
 		}
 		t.Fatal(err)
 	}
@@ -57,11 +57,11 @@ func checkCacheNoted(t *testing.T, dir, what string) {
 func TestDirectOnTmpfsIsNoted(t *testing.T) {
 	dir, err := os.MkdirTemp("/dev/shm", "clyde-direct-test-")
 	if err != nil {
-		t.Skipf("no /dev/shm here: %v", err)
+		clydetest.Skipf(t, "no /dev/shm here: %v", err)
 	}
 	defer os.RemoveAll(dir)
 	if what, _ := pagecache.CachedOnly(dir); !strings.HasPrefix(what, "tmpfs") {
-		t.Skipf("%s is not tmpfs here", dir)
+		clydetest.Skipf(t, "%s is not tmpfs here", dir)
 	}
 	checkCacheNoted(t, dir, "tmpfs")
 }
@@ -71,7 +71,7 @@ func TestDirectOnTmpfsIsNoted(t *testing.T) {
 func TestDirectOnExt4DataJournalIsNoted(t *testing.T) {
 	for _, tool := range []string{"mkfs.ext4", "mount", "umount"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed", tool)
+			clydetest.Skipf(t, "%s not installed", tool)
 		}
 	}
 	// With direct I/O, so that the loop device adds no cache of its own.
@@ -82,7 +82,7 @@ func TestDirectOnExt4DataJournalIsNoted(t *testing.T) {
 		t.Fatal(err)
 	}
 	if out, err := exec.Command("mount", "-o", "data=journal", dev, mnt).CombinedOutput(); err != nil {
-		t.Skipf("mount -o data=journal failed: %v: %s", err, out)
+		clydetest.Skipf(t, "mount -o data=journal failed: %v: %s", err, out)
 	}
 	t.Cleanup(func() {
 		if out, err := exec.Command("umount", mnt).CombinedOutput(); err != nil {
@@ -111,7 +111,7 @@ func TestDirectOnExt4DataJournalIsNoted(t *testing.T) {
 	// flag is set offline with debugfs, since chattr +j takes
 	// CAP_SYS_RESOURCE, which a container's root may lack.
 	if _, err := exec.LookPath("debugfs"); err != nil {
-		t.Skip("debugfs (e2fsprogs) not installed")
+		clydetest.Skip(t, "debugfs (e2fsprogs) not installed")
 	}
 	journaled := filepath.Join(mnt, "journaled")
 	if err := os.Mkdir(journaled, 0o755); err != nil {

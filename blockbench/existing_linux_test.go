@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clydebench/clyde/internal/clydetest"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -73,7 +75,7 @@ func TestExistingFileWrites(t *testing.T) {
 // marker stays, so the cleanup can be run again.
 func TestCleanupFailureKeepsMarker(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("needs root: making a file immutable (chattr +i) is how its removal is made to fail")
+		clydetest.Skip(t, "needs root: making a file immutable (chattr +i) is how its removal is made to fail")
 	}
 	dir := t.TempDir()
 	path := leftover(t, dir, "f", nil)
@@ -96,7 +98,7 @@ func TestCleanupFailureKeepsMarker(t *testing.T) {
 	}
 	if err := setFlags(true); err != nil {
 		f.Close()
-		t.Skipf("this filesystem cannot make a file immutable: %v", err)
+		clydetest.Skipf(t, "this filesystem cannot make a file immutable: %v", err)
 	}
 	_, err = Cleanup(path, false)
 	if uerr := setFlags(false); uerr != nil {

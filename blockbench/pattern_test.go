@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
@@ -64,7 +65,7 @@ func TestPatternLoopDoesNotAllocate(t *testing.T) {
 	for _, engine := range []Engine{EnginePsync, EngineIOUring} {
 		t.Run(string(engine), func(t *testing.T) {
 			if e, _ := engineByName(engine); e.available() != nil {
-				t.Skipf("%s not available here", engine)
+				clydetest.Skipf(t, "%s not available here", engine)
 			}
 			loopAllocs(t, engine, &sizesPattern{sizes: []int{4096, 65536}, writePct: 30})
 		})

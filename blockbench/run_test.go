@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
@@ -117,7 +118,7 @@ func queueingEngine() (Engine, error) {
 func TestEnginesGiveSameCounts(t *testing.T) {
 	queued, err := queueingEngine()
 	if err != nil {
-		t.Skipf("no queueing engine here: %v", err)
+		clydetest.Skipf(t, "no queueing engine here: %v", err)
 	}
 	dir := testDir(t)
 	for _, rw := range []RW{RandRead, Write, RandRW, ReadWrite} {
@@ -148,7 +149,7 @@ func TestWritesStayInRegion(t *testing.T) {
 	for _, engine := range []Engine{EnginePsync, EngineIOUring} {
 		t.Run(string(engine), func(t *testing.T) {
 			if engine == EngineIOUring && uringAvailable() != nil {
-				t.Skip("io_uring not available here")
+				clydetest.Skip(t, "io_uring not available here")
 			}
 			path := filepath.Join(t.TempDir(), "f")
 			if err := os.WriteFile(path, make([]byte, 3<<20), 0o644); err != nil {
@@ -310,11 +311,11 @@ func TestLoopsDoNotAllocate(t *testing.T) {
 		for _, v := range variants {
 			t.Run(string(engine)+"/"+v.name, func(t *testing.T) {
 				if v.batch && engine != EngineIOUring && engine != EngineLibaio {
-					t.Skipf("%s does not batch", engine)
+					clydetest.Skipf(t, "%s does not batch", engine)
 				}
 				e, _ := engineByName(engine)
 				if err := e.available(); err != nil {
-					t.Skipf("%s not available here: %v", engine, err)
+					clydetest.Skipf(t, "%s not available here: %v", engine, err)
 				}
 				path := filepath.Join(testDir(t), "f")
 				if err := os.WriteFile(path, make([]byte, 1<<20), 0o644); err != nil {

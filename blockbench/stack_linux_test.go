@@ -108,7 +108,7 @@ func TestDirectOnCachedLoopDevice(t *testing.T) {
 func TestDirectFollowsTheMountToTheLoop(t *testing.T) {
 	for _, tool := range []string{"mkfs.ext4", "mount", "umount"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed", tool)
+			clydetest.Skipf(t, "%s not installed", tool)
 		}
 	}
 	for _, tc := range []struct {
@@ -171,7 +171,7 @@ func TestReadOfSparseLoopDeviceRefused(t *testing.T) {
 	}
 	if err := unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, 4<<20, 4<<20); err != nil {
 		f.Close()
-		t.Skipf("cannot punch a hole in %s: %v", img, err)
+		clydetest.Skipf(t, "cannot punch a hole in %s: %v", img, err)
 	}
 	f.Close()
 	if _, err := Run(context.Background(), deviceRead(dev)); !asUsage(err, &ue) || !strings.Contains(ue.Msg, "4.0 MiB of the 8.0 MiB") {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/clydebench/clyde/blockbench"
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/pagecache"
 	"github.com/clydebench/clyde/result"
 )
@@ -140,11 +141,11 @@ func TestCDMRefusals(t *testing.T) {
 func TestCDMOnTmpfs(t *testing.T) {
 	dir, err := os.MkdirTemp("/dev/shm", "clyde-cdm-test-")
 	if err != nil {
-		t.Skipf("no /dev/shm here: %v", err)
+		clydetest.Skipf(t, "no /dev/shm here: %v", err)
 	}
 	defer os.RemoveAll(dir)
 	if what, _ := pagecache.CachedOnly(dir); what == "" {
-		t.Skipf("%s is not a memory filesystem here", dir)
+		clydetest.Skipf(t, "%s is not a memory filesystem here", dir)
 	}
 	j, o := cdmJob(dir)
 	quick(&j, &o)

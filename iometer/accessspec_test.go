@@ -13,6 +13,7 @@ import (
 
 	"github.com/clydebench/clyde/blockbench"
 	"github.com/clydebench/clyde/fiojob"
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -136,7 +137,7 @@ func TestAccessSpecRunsItsMix(t *testing.T) {
 	for _, engine := range []blockbench.Engine{blockbench.EnginePsync, blockbench.EngineIOUring} {
 		t.Run(string(engine), func(t *testing.T) {
 			if engine == blockbench.EngineIOUring && blockbench.EngineAvailable(engine) != nil {
-				t.Skip("io_uring not available here")
+				clydetest.Skip(t, "io_uring not available here")
 			}
 			w := blockbench.Workload{Name: "mix", Filename: filepath.Join(t.TempDir(), "f"), Size: 10_000 * 8192, IODepth: 4, NumJobs: 1,
 				IOEngine: engine, Buffer: blockbench.Buffer{Kind: blockbench.BufferRandom}, Seed: 9}

@@ -33,11 +33,14 @@ func blockCommand() *cli.Command {
 			"Needs --destroy-data: any job or preset that writes (--rw write, randwrite, rw, randrw; cdm,\n" +
 			"iometer-mix; bs-sweep with a writing --rw) on a block device or on an existing file. Reads need nothing.\n\n" +
 			"Always refused, even with --destroy-data: a target when anything it is stacked on or that is stacked\n" +
-			"  on it (loop devices and their backing files or devices, partitions and their disk, dm, LVM, md) is\n" +
-			"  mounted (a filesystem mounted straight from an image file too), swap, a device of a mounted btrfs,\n" +
-			"  held open by another process (a file: open for writing or mapped shared), or claimed exclusively\n" +
-			"  (O_EXCL busy); the refusal names the chain, e.g. /dev/loop9 -> /dev/loop8 -> mounted on /mnt;\n" +
+			"  on it (loop devices and their backing files or devices, partitions and their disk, an msdos extended\n" +
+			"  partition's logical ones, dm, LVM, md; a file on an overlay is its real file) is mounted (in any mount\n" +
+			"  namespace; a filesystem mounted straight from an image file too), swap, a device of a mounted btrfs,\n" +
+			"  held by another process (a file open for writing, a device open at all; either mapped shared and\n" +
+			"  writable, or registered in an io_uring), or claimed exclusively (O_EXCL busy); the refusal names\n" +
+			"  the chain, e.g. /dev/loop9 -> /dev/loop8 -> mounted on /mnt;\n" +
 			"  a file that is the image behind a loop device, even an idle one;\n" +
+			"  a file of procfs, sysfs or another kernel interface, or a new file in one;\n" +
 			"  a new file in /dev or on devtmpfs (a mistyped device name), or one its filesystem has no room for;\n" +
 			"  a file left by a killed run (its marker is there): `clyde block --cleanup --filename F` removes\n" +
 			"  it, when the marker names this host and its process is gone (--force: a marker from another host).\n\n" +
