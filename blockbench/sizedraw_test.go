@@ -617,3 +617,44 @@ func TestSizedPassEnds(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkPatternNext is the cost of drawing one I/O: one block size
+// (fioPattern, what a fixed-size job runs, untouched by sizes that vary),
+// and sizes drawn per I/O (sizedPattern), with and without fio's random
+// map. Time-based, so the pattern never runs out.
+func BenchmarkPatternNext(b *testing.B) {
+	iometer := split3(SizeShare{512, 10}, SizeShare{kib, 5}, SizeShare{2 * kib, 5}, SizeShare{4 * kib, 60}, SizeShare{8 * kib, 2},
+		SizeShare{16 * kib, 4}, SizeShare{32 * kib, 4}, SizeShare{64 * kib, 10})
+	for _, c := range []struct {
+		name  string
+		rw    RW
+		sizes *BlockSizes
+		map_  bool
+	}{
+		{"fixed-4k", RandRead, nil, false},
+		{"fixed-4k-map", RandRead, nil, true},
+		{"bssplit", RandRead, &iometer, false},
+		{"bssplit-map", RandRead, &iometer, true},
+		{"bs=4k,8k-rw", ReadWrite, &BlockSizes{Dirs: [3]DirSizes{{Min: 4 * kib, Max: 4 * kib}, {Min: 8 * kib, Max: 8 * kib}, {Min: 8 * kib, Max: 8 * kib}}}, false},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			e, _ := engineByName(EngineNull)
+			wl := &workload{Workload: Workload{RW: c.rw, RWMixRead: 50, BS: 4096, Size: 256 << 20, IODepth: 1, NumJobs: 1, IOEngine: EngineNull,
+				Seed: 1, Runtime: time.Minute, TimeBased: true, RandomMap: c.map_, Buffer: Buffer{Kind: BufferRandom}}, engine: e, depth: 1, firstWorker: 1}
+			if c.sizes != nil {
+				c.sizes.Apply(&wl.Workload)
+			}
+			w := newWorker(wl, 0)
+			var sum int64
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				_, off, size := w.pattern.next(w)
+				sum += off + int64(size)
+			}
+			if sum == 0 {
+				b.Fatal("no I/O drawn")
+			}
+		})
+	}
+}
