@@ -19,6 +19,7 @@ import (
 	"github.com/clydebench/clyde/internal/admit"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/pagecache"
+	"github.com/clydebench/clyde/internal/preflight"
 	"github.com/clydebench/clyde/internal/rundir"
 	"github.com/clydebench/clyde/internal/runlock"
 	"github.com/clydebench/clyde/internal/safepath"
@@ -58,16 +59,10 @@ func ParseFill(s string) (FillLevel, error) {
 	return FillLevel{Bytes: n, Request: s}, nil
 }
 
-// fsSpace is a filesystem's size: free counts the blocks reserved for the
-// administrator, avail does not (statfs's f_bfree and f_bavail).
-type fsSpace struct{ total, free, avail uint64 }
-
-func (s fsSpace) used() uint64 { return s.total - min(s.free, s.total) }
-
 // target is the bytes in use the level means on a filesystem of s.
-func (f FillLevel) target(s fsSpace) uint64 {
+func (f FillLevel) target(s preflight.FS) uint64 {
 	if f.Pct > 0 {
-		return uint64(math.Ceil(float64(s.total) * f.Pct / 100))
+		return uint64(math.Ceil(float64(s.TotalBytes) * f.Pct / 100))
 	}
 	return uint64(f.Bytes)
 }
@@ -153,7 +148,7 @@ func planPrivate(p *Plan, targets []*target) (*privateDir, error) {
 	if !p.Fill.Set() {
 		return pd, nil
 	}
-	s, err := pathSpace(pd.parentPath)
+	s, err := preflight.Stat(pd.parentPath)
 	if err != nil {
 		return nil, result.Usagef("--fill", "cannot see the space of %s: %v", pd.parentPath, err)
 	}
@@ -161,18 +156,18 @@ func planPrivate(p *Plan, targets []*target) (*privateDir, error) {
 }
 
 // checkRoom refuses a fill and the run's files that do not fit in s.
-func (pd *privateDir) checkRoom(s fsSpace, flag string) error {
+func (pd *privateDir) checkRoom(s preflight.FS, flag string) error {
 	fill := pd.fillBytes(s)
-	if fill+pd.need+fillMargin > s.avail {
+	if fill+pd.need+fillMargin > s.AvailBytes {
 		return result.Usagef(flag, "%s of %s means %s in use, %s more than now; with the test files (%s) and %s to spare that is more than the %s free",
 			pd.fill.Request, pd.parentPath, humanize.IBytes(pd.fill.target(s)), humanize.IBytes(fill), humanize.IBytes(pd.need),
-			humanize.IBytes(fillMargin), humanize.IBytes(s.avail))
+			humanize.IBytes(fillMargin), humanize.IBytes(s.AvailBytes))
 	}
 	return nil
 }
 
-func (pd *privateDir) fillBytes(s fsSpace) uint64 {
-	want, used := pd.fill.target(s), s.used()
+func (pd *privateDir) fillBytes(s preflight.FS) uint64 {
+	want, used := pd.fill.target(s), s.UsedBytes()
 	if !pd.fill.Set() || want <= used {
 		return 0
 	}
@@ -248,7 +243,7 @@ func (pd *privateDir) prepare(ctx context.Context, lv *live, seed uint64) error 
 		return result.Usagef("--filename", "cannot make a private directory in %s: %v", pd.parentPath, err)
 	}
 	pd.run = run
-	before, err := dirSpace(run.Dir)
+	before, err := preflight.StatDir(run.Dir)
 	if err != nil {
 		return err
 	}
@@ -257,11 +252,11 @@ func (pd *privateDir) prepare(ctx context.Context, lv *live, seed uint64) error 
 		if err := pd.checkRoom(before, "--fill"); err != nil {
 			return fmt.Errorf("the free space of %s changed since the run was planned: %w", pd.parentPath, err)
 		}
-		f := &result.BlockFill{Request: pd.fill.Request, TargetUsedBytes: pd.fill.target(before), UsedBeforeBytes: before.used()}
+		f := &result.BlockFill{Request: pd.fill.Request, TargetUsedBytes: pd.fill.target(before), UsedBeforeBytes: before.UsedBytes()}
 		pd.space.Fill = f
 		if pd.fillBytes(before) == 0 {
 			pd.notes = append(pd.notes, fmt.Sprintf("--fill %s: %s already has %s in use, at or above that level; nothing was written",
-				pd.fill.Request, pd.parentPath, humanize.IBytes(before.used())))
+				pd.fill.Request, pd.parentPath, humanize.IBytes(before.UsedBytes())))
 		}
 		start := time.Now()
 		err := pd.writeFill(ctx, lv, int64(pd.fillBytes(before)), seed, f)
@@ -270,11 +265,11 @@ func (pd *privateDir) prepare(ctx context.Context, lv *live, seed uint64) error 
 			return fmt.Errorf("fill %s to %s: %w", pd.parentPath, pd.fill.Request, err)
 		}
 	}
-	now, err := dirSpace(run.Dir)
+	now, err := preflight.StatDir(run.Dir)
 	if err != nil {
 		return err
 	}
-	pd.space.TotalBytes, pd.space.UsedBytes, pd.space.AvailBytes = now.total, now.used(), now.avail
+	pd.space.TotalBytes, pd.space.UsedBytes, pd.space.AvailBytes = now.TotalBytes, now.UsedBytes(), now.AvailBytes
 	return nil
 }
 
@@ -335,11 +330,11 @@ func pathSnapshot(t *target) *result.BlockSpace {
 	if t.device || t.diskless {
 		return nil
 	}
-	s, err := pathSpace(t.dirPath)
+	s, err := preflight.Stat(t.dirPath)
 	if err != nil {
 		return nil
 	}
-	return &result.BlockSpace{Path: t.dirPath, TotalBytes: s.total, UsedBytes: s.used(), AvailBytes: s.avail}
+	return &result.BlockSpace{Path: t.dirPath, TotalBytes: s.TotalBytes, UsedBytes: s.UsedBytes(), AvailBytes: s.AvailBytes}
 }
 
 // CleanupDir removes what killed runs left in dir: the private run

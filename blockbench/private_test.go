@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clydebench/clyde/internal/preflight"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -42,7 +43,7 @@ func TestParseFill(t *testing.T) {
 }
 
 func TestFillBytes(t *testing.T) {
-	s := fsSpace{total: 1000 << 20, free: 900 << 20, avail: 880 << 20} // 100 MiB in use
+	s := preflight.FS{TotalBytes: 1000 << 20, FreeBytes: 900 << 20, AvailBytes: 880 << 20} // 100 MiB in use
 	cases := []struct {
 		name string
 		fill FillLevel
