@@ -21,7 +21,6 @@ import (
 	"github.com/clydebench/clyde/internal/pagecache"
 	"github.com/clydebench/clyde/internal/preflight"
 	"github.com/clydebench/clyde/internal/rundir"
-	"github.com/clydebench/clyde/internal/runlock"
 	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/result"
 )
@@ -80,13 +79,12 @@ const fillFileSize = 256 << 20
 // all in it, at the end.
 type privateDir struct {
 	parentPath string
-	parent     osio.Dir
+	parent     *rundir.Parent
 	run        *rundir.Run
 	fill       FillLevel
 	// need is the bytes the run's new files take.
 	need  uint64
 	space *result.BlockSpace
-	lock  *runlock.Lock
 	fills []string // names of the fill files written
 	notes []string
 }
@@ -224,21 +222,17 @@ func (pd *privateDir) prepare(ctx context.Context, lv *live, seed uint64) error 
 	if pd == nil {
 		return nil
 	}
-	parent, err := safepath.OpenDir(pd.parentPath)
+	// Locked as fs and copy lock theirs: two runs in one directory
+	// measure each other.
+	parent, err := rundir.OpenParent("--filename", pd.parentPath, true)
 	if err != nil {
-		return result.Usagef("--filename", "cannot open %s: %v", pd.parentPath, err)
-	}
-	pd.parent = parent
-	// The run lock fs and copy take: two runs in one directory measure
-	// each other.
-	pd.lock, err = runlock.Dir(parent, pd.parentPath, func() []runlock.Holder { return rundir.Holders(parent) })
-	switch {
-	case errors.Is(err, result.ErrNotSupported):
-		pd.notes = append(pd.notes, fmt.Sprintf("no run lock on %s: %v", pd.parentPath, err))
-	case err != nil:
 		return err
 	}
-	run, err := rundir.Create(parent, "clyde block")
+	pd.parent = parent
+	if parent.NoLock != nil {
+		pd.notes = append(pd.notes, fmt.Sprintf("no run lock on %s: %v", pd.parentPath, parent.NoLock))
+	}
+	run, err := rundir.Create(parent.Dir, "clyde block")
 	if err != nil {
 		return result.Usagef("--filename", "cannot make a private directory in %s: %v", pd.parentPath, err)
 	}
@@ -312,11 +306,7 @@ func (pd *privateDir) remove() error {
 			pd.space.Fill.Removed = true
 		}
 	}
-	err = errors.Join(err, pd.lock.Release())
-	if pd.parent.Valid() {
-		err = errors.Join(err, pd.parent.Close())
-	}
-	return err
+	return errors.Join(err, pd.parent.Close())
 }
 
 // filePath is where a file the plan creates lives in the private directory.
