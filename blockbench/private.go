@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -325,22 +324,4 @@ func pathSnapshot(t *target) *result.BlockSpace {
 		return nil
 	}
 	return &result.BlockSpace{Path: t.dirPath, TotalBytes: s.TotalBytes, UsedBytes: s.UsedBytes(), AvailBytes: s.AvailBytes}
-}
-
-// CleanupDir removes what killed runs left in dir: the private run
-// directories (clyde.PID.RANDOM) whose marker names a process that is gone,
-// with their test and fill files. One from another host is kept unless
-// force is set.
-func CleanupDir(dir string, force bool) (CleanupResult, error) {
-	var res CleanupResult
-	fi, err := os.Stat(dir)
-	if err != nil || !fi.IsDir() {
-		if err == nil {
-			err = fs.ErrInvalid
-		}
-		return res, result.Usagef("--filename", "%s is not a directory: %v", dir, err)
-	}
-	rep, err := rundir.Cleanup(dir, force)
-	res.Removed, res.Kept = rep.Removed, rep.Skipped
-	return res, err
 }

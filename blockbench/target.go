@@ -13,6 +13,7 @@ import (
 	"github.com/clydebench/clyde/internal/admit"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/pagecache"
+	"github.com/clydebench/clyde/internal/rundir"
 	"github.com/clydebench/clyde/internal/runlock"
 	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/result"
@@ -174,7 +175,7 @@ func resolveTarget(filename string, warn io.Writer) (*target, error) {
 			return nil, err
 		}
 		t.resolved = info.Path
-		return t, checkLeftover(t.given, t.dirPath, t.base)
+		return t, rundir.CheckLeftover(t.given, t.dirPath, t.base)
 	}
 	t.resolved, t.exists = info.Path, true
 	if k := safepath.KernelFS(t.resolved); k != "" { // /proc/kmsg, a sysfs attribute: the one rule of internal/safepath
@@ -184,7 +185,7 @@ func resolveTarget(filename string, warn io.Writer) (*target, error) {
 	case safepath.Regular:
 		t.size = info.Size
 		t.dirPath, t.base = filepath.Dir(t.resolved), filepath.Base(t.resolved)
-		if err := checkLeftover(t.given, t.dirPath, t.base); err != nil {
+		if err := rundir.CheckLeftover(t.given, t.dirPath, t.base); err != nil {
 			return nil, err
 		}
 	case safepath.BlockDevice:
@@ -369,7 +370,7 @@ func (t *target) create(ctx context.Context, buf Buffer, seed uint64) error {
 		return fmt.Errorf("size %s to %d bytes: %w", t.resolved, t.size, err)
 	}
 	e.Size = t.size
-	if err := writeMarker(d, newMarker(t.base, e)); err != nil {
+	if err := rundir.WriteFileMarker(d, rundir.NewFileMarker(t.base, e)); err != nil {
 		return err
 	}
 	t.marked = true
@@ -481,12 +482,12 @@ func (t *target) removeCreated() error {
 		}
 	}
 	if t.marked {
-		if err := t.dir.Remove(osio.Name(markerName(t.base))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := t.dir.Remove(osio.Name(rundir.FileMarkerName(t.base))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove marker: %w", err)
 		}
 		t.marked = false
 	}
-	_ = t.dir.Sync() // best effort, as in writeMarker
+	_ = t.dir.Sync() // best effort, as in rundir.WriteFileMarker
 	return nil
 }
 
