@@ -21,9 +21,9 @@ import (
 // withRAM makes the process's limits ram bytes of memory and nothing else
 // until the test ends.
 func withRAM(t *testing.T, ram uint64) {
-	old := readLimits
-	readLimits = func() (limits.Limits, error) { return limits.Limits{Memory: ram}, nil }
-	t.Cleanup(func() { readLimits = old })
+	old := limits.Read
+	limits.Read = func() (limits.Limits, error) { return limits.Limits{Memory: ram}, nil }
+	t.Cleanup(func() { limits.Read = old })
 }
 
 // TestValidateRefusesBadInput: each rule is a usage error naming its flag,
