@@ -93,9 +93,9 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 		cleanups[i] = atexit.Register(t.cleanup)
 	}
 	// The private directory (internal/rundir) registers its own removal.
-	runErr := pd.prepare(ctx, lv, targets[0].seed)
+	runErr := pd.Prepare(ctx, lv.note, fillWriter(targets[0].seed))
 	if pd != nil {
-		res.Space = pd.space
+		res.Space = pd.Space
 	} else {
 		res.Space = pathSnapshot(targets[0])
 	}
@@ -124,9 +124,9 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 		}
 	}
 	if pd != nil {
-		res.Notes = append(res.Notes, pd.notes...)
+		res.Notes = append(res.Notes, pd.Notes...)
 	}
-	if err := pd.remove(); err != nil {
+	if err := pd.Remove(); err != nil {
 		res.Notes = append(res.Notes, "cleanup: "+err.Error())
 		runErr = errors.Join(runErr, err)
 	}

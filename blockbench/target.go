@@ -73,7 +73,7 @@ type target struct {
 	// made in; dir is then its descriptor, which the private directory
 	// owns (dirShared). direct is true when a workload opens the target
 	// uncached: a file clyde creates is then tried that way first.
-	private   *privateDir
+	private   *rundir.Private
 	dirShared bool
 	direct    bool
 	// sectors is what uncached I/O on the target is held to, read once
@@ -346,8 +346,8 @@ func (t *target) create(ctx context.Context, buf Buffer, seed uint64) error {
 	var d osio.Dir
 	var err error
 	if t.private != nil {
-		d, t.dirShared = t.private.run.Dir, true
-		t.resolved = t.private.filePath(t.base)
+		d, t.dirShared = t.private.Run.Dir, true
+		t.resolved = t.private.FilePath(t.base)
 	} else if d, err = safepath.OpenDir(t.dirPath); err != nil {
 		return cannot(err)
 	}
