@@ -188,7 +188,7 @@ func readFloors(path string) ([]floor, error) {
 		}
 		name, globs, ok := strings.Cut(line, ":")
 		if !ok {
-			return nil, fmt.Errorf("%s:%d: want NAME: GLOB ...", path, n)
+			return nil, fmt.Errorf("%s:%d: want a line NAME: GLOB GLOB", path, n)
 		}
 		for _, g := range strings.Fields(globs) {
 			if _, err := filepath.Match(g, ""); err != nil {
