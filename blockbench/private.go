@@ -2,11 +2,8 @@ package blockbench
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"path/filepath"
-	"syscall"
 
 	"github.com/clydebench/clyde/internal/admit"
 	"github.com/clydebench/clyde/internal/osio"
@@ -20,15 +17,6 @@ import (
 // The files a plan creates: where they go (a private run directory,
 // internal/rundir, for CrystalDiskMark and --fill), and what is checked of
 // their filesystem before anything is created (internal/preflight).
-
-// FillLevel is a level of use to fill the filesystem under test to before a
-// run (preflight.Fill): a percentage of its size, or a size in use. The
-// zero value fills nothing.
-type FillLevel = preflight.Fill
-
-// ParseFill reads --fill: "50%" of the filesystem, or a size in use such
-// as "200g".
-func ParseFill(s string) (FillLevel, error) { return preflight.ParseFill(s) }
 
 // fillWriter writes the fill files of a private directory: incompressible
 // data, each file from its own seed.
@@ -150,15 +138,6 @@ func checkUncached(targets []*target, allowCached bool) error {
 		}
 	}
 	return nil
-}
-
-// refusedDirect is the refusal of a filesystem that will not open a file
-// with O_DIRECT.
-func refusedDirect(given string, err error) error {
-	if errors.Is(err, syscall.EINVAL) || errors.Is(err, result.ErrNotSupported) {
-		return result.Usagef("--direct", "%s: its filesystem refuses uncached (O_DIRECT) opens (%v); run without --direct (cdm and iometer: add --buffered)", given, err)
-	}
-	return fmt.Errorf("open %s uncached: %w", given, err)
 }
 
 // pathSnapshot is the space of the filesystem holding a file target, for a

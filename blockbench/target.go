@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/clydebench/clyde/internal/admit"
@@ -389,6 +390,15 @@ func (t *target) create(ctx context.Context, buf Buffer, seed uint64) error {
 	}
 	t.fillNs = int64(time.Since(start))
 	return nil
+}
+
+// refusedDirect is the refusal of a filesystem that will not open a file
+// with O_DIRECT.
+func refusedDirect(given string, err error) error {
+	if errors.Is(err, syscall.EINVAL) || errors.Is(err, result.ErrNotSupported) {
+		return result.Usagef("--direct", "%s: its filesystem refuses uncached (O_DIRECT) opens (%v); run without --direct (cdm and iometer: add --buffered)", given, err)
+	}
+	return fmt.Errorf("open %s uncached: %w", given, err)
 }
 
 // fillFile writes size bytes of the buffer pattern, fresh for every chunk so
