@@ -148,7 +148,7 @@ func (w *Workload) randomDistributionProblem() string {
 		return fmt.Sprintf("center %g: give 0 <= center <= 1", d.Center)
 	}
 	if !d.Uniform() && (w.Access != nil || w.Volume != nil) {
-		return fmt.Sprintf("workload %s: %s shapes fio's rw modes on one target, not an access specification or a volume", w.Name, d.Kind)
+		return fmt.Sprintf("workload %s: %s shapes fio's rw modes on one target, not a workload's own pattern (an access specification) or a volume", w.Name, d.Kind)
 	}
 	return ""
 }

@@ -25,7 +25,8 @@ func userFile(t *testing.T) (string, int64) {
 
 // TestExistingFileWrites runs whole jobs on a user's file: anything that
 // writes needs destroy-data and leaves the file as it was when refused;
-// reads need nothing.
+// reads need nothing. (The presets' packages hold their runs to the same:
+// cdm's and blockpreset's TestExistingFile.)
 func TestExistingFileWrites(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -34,12 +35,7 @@ func TestExistingFileWrites(t *testing.T) {
 	}{
 		{"write", func(j *Job) { j.RW = Write }, true},
 		{"randrw", func(j *Job) { j.RW, j.RWMixRead = RandRW, 99 }, true},
-		{"cdm preset (writes half its rows)", func(j *Job) { j.Profile, j.Passes, j.Size = ProfileCDM, 1, 0 }, true},
 		{"read", func(j *Job) { j.RW = RandRead }, false},
-		{"sustained preset (writes 30%)", func(j *Job) {
-			ApplySustained(j)
-			j.Profile, j.Size, j.Runtime, j.TimeBased, j.Direct = ProfileSustained, 0, 0, false, false
-		}, true},
 		{"write with destroy-data", func(j *Job) { j.RW, j.DestroyData = Write, true }, false},
 	}
 	for _, tc := range cases {

@@ -262,7 +262,7 @@ func measured(wl *workload, workers []*worker, recs []*latency.Recorder, cpu cpu
 	reportTrims(&job, wl)
 	setJobCPU(&job, workers, cpu)
 	job.Trend = trendOf(job.Series)
-	job.AccessLines = accessLineCounts(workers)
+	summarizePattern(wl, &job, workers)
 	return job
 }
 

@@ -69,10 +69,11 @@ type Workload struct {
 	// Volume, when set, replaces Filename with several existing targets
 	// laid out as one (volume.go).
 	Volume *Volume
-	// Access, when set, draws every I/O from an Iometer access
-	// specification instead of fio's rw mode; AccessSpec.Apply sets it
-	// with the RW, BS and RWMixRead that describe it.
-	Access *AccessSpec
+	// Access, when set, is the workload's own access pattern: it draws
+	// every I/O instead of fio's rw mode (pattern.go; package iometer's
+	// access specifications). RW, BS and RWMixRead must describe it
+	// (Pattern.Check).
+	Access Pattern
 	// Invalidate drops the target file's cached pages before the workload's
 	// group starts (fio's invalidate, on by default in job files), so
 	// buffered reads come from the device.

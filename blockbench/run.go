@@ -21,37 +21,29 @@ import (
 	"github.com/clydebench/clyde/result"
 )
 
-// step is what one group of a job's plan is: a plain job per block size, or
-// one profile row.
-type step struct {
-	row int // profile row, -1 for a plain job
-}
-
-// Run runs one clyde block job: one workload per block size, or a preset's
-// rows (which it plans, picking the engine a preset's queue depths need),
-// and fills the preset's table. It returns nil with a *result.UsageError
-// when the job is refused before anything is touched, and on interruption
-// what finished, with Interrupted set, and an error wrapping the context's
-// cause.
+// Run runs one clyde block job: one workload per block size (Plan). It
+// returns nil with a *result.UsageError when the job is refused before
+// anything is touched, and on interruption what finished, with Interrupted
+// set, and an error wrapping the context's cause.
 func Run(ctx context.Context, j Job) (*result.Block, error) {
 	if err := j.Validate(); err != nil {
 		return nil, err
 	}
-	switch j.Profile {
-	case ProfileIometerMix:
-		return RunIometer(ctx, iometerMixSetup(&j))
-	case ProfileCDM:
-		return runCDM(ctx, j)
+	return RunPlan(ctx, j.Plan())
+}
+
+// Plan is the job as RunPlan runs it: one group of one workload per block
+// size, with the job's safety, steady-state, log, rank and reporting
+// settings. A caller that needs the workloads before the run uses it
+// (fiojob.JobLogNames: the names of fio's logs, checked as output files
+// first), and a preset that plans workloads of its own starts from it.
+func (j *Job) Plan() Plan {
+	p := Plan{DestroyData: j.DestroyData, AllowSparse: j.AllowSparse, AllowCached: j.AllowCached, SizeGiven: j.SizeGiven, Warn: j.Warn, CommandLine: j.CommandLine, Steady: j.Steady,
+		WriteLog: j.WriteLog, Notes: append([]string(nil), j.Notes...), Progress: j.Progress, Ranks: j.Ranks, Shape: j.Shape}
+	for _, bs := range j.BlockSizes {
+		p.Groups = append(p.Groups, Group{j.Workload(j.RW, bs)})
 	}
-	p, steps, table, err := j.plan()
-	if err != nil {
-		return nil, err
-	}
-	res, err := RunPlan(ctx, p)
-	if res != nil && table != nil {
-		res.Profile = table.finish(steps, res.Jobs)
-	}
-	return res, err
+	return p
 }
 
 // RunPlan runs a plan: it resolves every workload (target, region, engine,
@@ -467,7 +459,7 @@ func (w *workload) resolve() (string, error) {
 	}
 	w.Offset, w.Size = reg.offset, reg.size
 	if w.vol != nil {
-		w.vmap = newVolumeMap(w.vol, w.Volume.Stripe, w.BS, reg)
+		w.vmap = newVolumeMap(w.Volume, w.vol, w.BS, reg)
 	}
 	if w.BS > w.Size {
 		return "", result.Usagef("--bs", "%d is larger than the region of %d bytes; give a smaller --bs or a larger --size", w.BS, w.Size)
@@ -480,7 +472,7 @@ func (w *workload) resolve() (string, error) {
 		return "", err
 	}
 	if w.Access != nil {
-		if err := w.Access.fits(w.Offset, w.Size); err != nil {
+		if err := w.Access.CheckRegion(w.Offset, w.Size); err != nil {
 			return "", err
 		}
 	}
@@ -651,29 +643,24 @@ func (w *Workload) validateFadvise() error {
 	return nil
 }
 
-// validateAccess holds an Iometer access specification to its own rules,
-// and the workload's rw and bs to what it describes.
+// validateAccess holds a workload's own access pattern (an Iometer access
+// specification) to its rules and to the workload's rw and bs.
 func (w *Workload) validateAccess() error {
 	if w.Access == nil {
 		return nil
 	}
-	if err := w.Access.validate(w.Direct); err != nil {
-		return err
-	}
-	if w.RW != w.Access.rw() || w.BS != w.Access.maxSize() {
-		return usagef("access specifications", "workload %s: rw %s and bs %d do not describe access specification %q; set them with AccessSpec.Apply",
-			w.Name, w.RW, w.BS, w.Access.Name)
-	}
-	return nil
+	return w.Access.Check(w)
 }
 
-// workloadFrom is the job's workload for one rw mode and block size.
-func workloadFrom(j *Job, rw RW, bs int64) Workload {
+// Workload is the job's workload for one rw mode and block size, named
+// after the job (or the rw mode), and after the block size too when the
+// job has several.
+func (j *Job) Workload(rw RW, bs int64) Workload {
 	name := j.Name
 	if name == "" {
 		name = string(rw)
 	}
-	if len(j.BlockSizes) > 1 || j.Profile != ProfileNone {
+	if len(j.BlockSizes) > 1 {
 		name += "-" + units.Label(bs)
 	}
 	return Workload{

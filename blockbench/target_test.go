@@ -70,14 +70,14 @@ func TestValidateRefusesBadInput(t *testing.T) {
 	})
 }
 
-// TestPresetFootprintRefusedBeforeCreating: a preset's rows are checked once
-// planned, before the file is made.
-func TestPresetFootprintRefusedBeforeCreating(t *testing.T) {
+// TestPlanFootprintRefusedBeforeCreating: a plan's workloads (a preset's
+// rows) are checked once planned, before the file is made.
+func TestPlanFootprintRefusedBeforeCreating(t *testing.T) {
 	withRAM(t, 8<<20) // 4 MiB for buffers: SEQ1M Q8T1 needs 9 MiB
 	dir := t.TempDir()
-	j := NewJob(filepath.Join(dir, "f"))
-	j.Profile, j.IOEngine, j.Size, j.SizeGiven = ProfileCDM, EngineIOUring, 4<<20, true
-	_, err := Run(context.Background(), j)
+	w := Workload{Name: "SEQ1M Q8T1 read", Filename: filepath.Join(dir, "f"), RW: Read, BS: 1 << 20, Size: 4 << 20, IODepth: 8,
+		NumJobs: 1, IOEngine: EngineIOUring, Direct: true, Runtime: DefaultRuntime, TimeBased: true, Buffer: Buffer{Kind: BufferRandom}}
+	_, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}, SizeGiven: true})
 	var ue *result.UsageError
 	if !errors.As(err, &ue) || ue.Flag != "--iodepth" {
 		t.Fatalf("err = %v, want a usage error for --iodepth", err)

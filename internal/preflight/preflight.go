@@ -9,6 +9,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 
+	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -18,9 +19,11 @@ type Need struct {
 	Inodes uint64
 }
 
-// Dir checks that dir exists, is a directory, and that this process may
-// create files in it (a read-only mount included, where the system can say
-// so in advance). flag names the option in the usage error.
+// Dir checks that dir exists, is a directory, is not on a kernel
+// interface (procfs, sysfs, cgroupfs and their kin: a directory made in
+// cgroupfs is a new control group, which no unlink removes), and that this
+// process may create files in it (a read-only mount included, where the
+// system can say so in advance). flag names the option in the usage error.
 func Dir(flag, dir string) error {
 	fi, err := os.Stat(dir)
 	switch {
@@ -28,6 +31,9 @@ func Dir(flag, dir string) error {
 		return result.Usagef(flag, "%v", err)
 	case !fi.IsDir():
 		return result.Usagef(flag, "%s is not a directory", dir)
+	}
+	if k := safepath.KernelFS(dir); k != "" {
+		return result.Usagef(flag, "%s is on %s, a kernel interface, not a filesystem to test; give a directory on one that holds files", dir, k)
 	}
 	if err := writable(dir); err != nil {
 		return &result.UsageError{Msg: fmt.Sprintf("preflight: %s (%s) is not writable: %v", dir, flag, err)}

@@ -6,13 +6,15 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // TestCleanupFailureKeepsMarker: when the data file cannot be removed the
 // marker stays, so the cleanup can be run again.
 func TestCleanupFailureKeepsMarker(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("needs root: making a file immutable (chattr +i) is how its removal is made to fail")
+		clydetest.Skip(t, "needs root: making a file immutable (chattr +i) is how its removal is made to fail")
 	}
 	dir := t.TempDir()
 	path := leftover(t, dir, "f", nil)
@@ -35,7 +37,7 @@ func TestCleanupFailureKeepsMarker(t *testing.T) {
 	}
 	if err := setFlags(true); err != nil {
 		f.Close()
-		t.Skipf("this filesystem cannot make a file immutable: %v", err)
+		clydetest.Skipf(t, "this filesystem cannot make a file immutable: %v", err)
 	}
 	_, err = CleanupFile(dir, "f", path, false)
 	if uerr := setFlags(false); uerr != nil {

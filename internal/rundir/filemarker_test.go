@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/proc"
 	"github.com/clydebench/clyde/internal/safepath"
@@ -130,7 +131,7 @@ func TestCleanupFile(t *testing.T) {
 		}, false, nil, nil, []string{".f.clyde-run", "f"}, "-"},
 		{"file not made 0600 by clyde: kept", func(t *testing.T, d string) string {
 			if !safepath.Supported {
-				t.Skip("file modes are checked where the path rule is (Linux)")
+				clydetest.Skip(t, "file modes are checked where the path rule is (Linux)")
 			}
 			p := leftover(t, d, "f", nil)
 			os.Chmod(p, 0o644)

@@ -90,6 +90,12 @@ func CreateFor(parent osio.Dir, command string, job *JobMark) (*Run, error) {
 	}
 	name := fmt.Sprintf("%s%d.%s", Prefix, os.Getpid(), hex.EncodeToString(rnd[:]))
 	r := &Run{parent: parent, Name: name, Path: joinPath(parent.Path(), name)}
+	// On a kernel interface a directory is not storage: in cgroupfs it is
+	// a new control group, whose files no unlink removes, so a failed run
+	// would leave it. Asked of the descriptor the directory is made in.
+	if k := safepath.KernelFSOfFd(parent.Fd()); k != "" {
+		return nil, fmt.Errorf("make private directory in %s: it is on %s, a kernel interface, not a filesystem that holds files", parent.Path(), k)
+	}
 	if err := parent.Mkdir(osio.Name(name), 0o700); err != nil {
 		return nil, fmt.Errorf("make private directory: %w", err)
 	}

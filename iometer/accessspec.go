@@ -1,10 +1,11 @@
-package blockbench
+package iometer
 
 import (
 	"fmt"
 	"math"
 	"time"
 
+	"github.com/clydebench/clyde/blockbench"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -78,7 +79,7 @@ func (s *AccessSpec) readShare() int {
 // rw is the fio mode that says what the spec does: whether it reads,
 // writes or both, and whether any of it is random. It decides the safety
 // rules (a spec that may write needs --destroy-data on existing data).
-func (s *AccessSpec) rw() RW {
+func (s *AccessSpec) rw() blockbench.RW {
 	var reads, writes, random bool
 	for _, l := range s.Lines {
 		if l.Weight == 0 {
@@ -90,26 +91,62 @@ func (s *AccessSpec) rw() RW {
 	}
 	switch {
 	case reads && writes && random:
-		return RandRW
+		return blockbench.RandRW
 	case reads && writes:
-		return ReadWrite
+		return blockbench.ReadWrite
 	case writes && random:
-		return RandWrite
+		return blockbench.RandWrite
 	case writes:
-		return Write
+		return blockbench.Write
 	case random:
-		return RandRead
+		return blockbench.RandRead
 	}
-	return Read
+	return blockbench.Read
 }
 
-// Apply makes w run the spec: its Access, and the RW mode, block size
-// (the largest transfer) and rwmixread the result reports for it.
-func (s *AccessSpec) Apply(w *Workload) {
+// Apply makes w run the spec: its Access, the RW mode, block size (the
+// largest transfer) and rwmixread the result reports for it, and the
+// spec's name among the options the result echoes (access_spec).
+func (s *AccessSpec) Apply(w *blockbench.Workload) {
 	w.Access = s
 	w.RW = s.rw()
 	w.BS = s.maxSize()
 	w.RWMixRead = s.readShare()
+	opts := make(map[string]string, len(w.Options)+1)
+	for k, v := range w.Options {
+		opts[k] = v
+	}
+	opts["access_spec"] = s.Name
+	w.Options = opts
+}
+
+// Check is the spec's rules on w (blockbench.Pattern): the spec's own,
+// direct I/O's alignment when w is direct, and w's rw and bs describing
+// the spec, as Apply sets them.
+func (s *AccessSpec) Check(w *blockbench.Workload) error {
+	if err := s.validate(w.Direct); err != nil {
+		return err
+	}
+	if w.RW != s.rw() || w.BS != s.maxSize() {
+		return usagef("access specifications", "workload %s: rw %s and bs %d do not describe access specification %q; set them with AccessSpec.Apply",
+			w.Name, w.RW, w.BS, s.Name)
+	}
+	return nil
+}
+
+// CheckRegion is fits (blockbench.Pattern).
+func (s *AccessSpec) CheckRegion(offset, size int64) error { return s.fits(offset, size) }
+
+// NewDrawer is one worker's draw of the spec over the region
+// (blockbench.Pattern).
+func (s *AccessSpec) NewDrawer(offset, size int64) blockbench.Drawer {
+	return newAccessPattern(s, offset, size)
+}
+
+// Summarize sums what the workers issued per line of the spec into the
+// job's access lines (blockbench.Pattern).
+func (s *AccessSpec) Summarize(job *result.BlockJob, drawers []blockbench.Drawer) {
+	job.AccessLines = accessLineCounts(drawers)
 }
 
 // validate holds the rules of a spec; direct adds direct I/O's alignment.
@@ -140,10 +177,10 @@ func (s *AccessSpec) validate(direct bool) error {
 			return bad(i, "alignment %d is outside 0..%d bytes", l.Align, math.MaxInt32)
 		case l.Reply != 0:
 			return bad(i, "reply size %d is for network workers; clyde runs disk workers, so it must be 0", l.Reply)
-		case direct && l.Size%DirectAlign != 0:
-			return bad(i, "transfer size %d is not a multiple of %d, which direct I/O needs", l.Size, DirectAlign)
-		case direct && l.align()%DirectAlign != 0:
-			return bad(i, "alignment %d is not a multiple of %d, which direct I/O needs", l.Align, DirectAlign)
+		case direct && l.Size%blockbench.DirectAlign != 0:
+			return bad(i, "transfer size %d is not a multiple of %d, which direct I/O needs", l.Size, blockbench.DirectAlign)
+		case direct && l.align()%blockbench.DirectAlign != 0:
+			return bad(i, "alignment %d is not a multiple of %d, which direct I/O needs", l.Align, blockbench.DirectAlign)
 		}
 		sum += l.Weight
 	}
@@ -174,159 +211,4 @@ func alignUp(v, a int64) int64 {
 		return v + a - r
 	}
 	return v
-}
-
-// accessLineRun is a line as a worker draws it: sizes and offsets ready.
-type accessLineRun struct {
-	size      int
-	readPct   uint64
-	randomPct uint64
-	align     int64
-	base      int64  // first aligned offset in the region
-	positions uint64 // aligned offsets a transfer fits at, from base
-	delayNs   int64
-	burst     int
-}
-
-// accessPattern is one worker's draw of an access specification. Each
-// worker has its own: it keeps the sequential position and the burst, and
-// counts what it issued per line. Nothing in next allocates.
-type accessPattern struct {
-	grid [100]uint8 // the line of each percent of access
-	// only is the line that has all the weight, -1 when several share it:
-	// then no draw picks the line.
-	only  int
-	lines []accessLineRun
-	max   int
-	start int64
-	end   int64
-	cur   int
-	left  int   // I/Os left in the burst
-	pos   int64 // end of the previous I/O
-	// counts are what this worker issued per line since it started
-	// measuring.
-	counts []result.BlockAccessLine
-}
-
-func newAccessPattern(wl *workload) *accessPattern {
-	s := wl.Access
-	p := &accessPattern{start: wl.Offset, end: wl.Offset + wl.Size, pos: wl.Offset, max: int(s.maxSize())}
-	p.lines = make([]accessLineRun, len(s.Lines))
-	p.only = -1
-	p.counts = make([]result.BlockAccessLine, len(s.Lines))
-	at := 0
-	for i := range s.Lines {
-		l := &s.Lines[i]
-		a := l.align()
-		base := alignUp(p.start, a)
-		r := accessLineRun{size: int(l.Size), readPct: uint64(l.ReadPct), randomPct: uint64(l.RandomPct), align: a, base: base,
-			delayNs: int64(l.Delay), burst: max(1, l.Burst)}
-		if last := p.end - l.Size; last >= base {
-			r.positions = uint64((last-base)/a) + 1
-		}
-		p.lines[i] = r
-		for k := 0; k < l.Weight && at < len(p.grid); k++ {
-			p.grid[at] = uint8(i)
-			at++
-		}
-		p.counts[i] = result.BlockAccessLine{SizeBytes: l.Size, Weight: l.Weight, ReadPct: l.ReadPct, RandomPct: l.RandomPct}
-		if l.Weight == 100 {
-			p.only = i
-		}
-	}
-	return p
-}
-
-// chance is a draw that is true pct percent of the time; 0 and 100 need
-// no draw.
-func chance(w *worker, pct uint64) bool {
-	switch pct {
-	case 0:
-		return false
-	case 100:
-		return true
-	}
-	return below(w.rng, 100) < pct
-}
-
-func (p *accessPattern) next(w *worker) (int, int64, int) {
-	if p.left <= 0 {
-		p.cur = p.only
-		if p.cur < 0 {
-			p.cur = int(p.grid[below(w.rng, 100)])
-		}
-		p.left = p.lines[p.cur].burst
-		if d := p.lines[p.cur].delayNs; d > 0 {
-			p.wait(w, d)
-		}
-	}
-	p.left--
-	l := &p.lines[p.cur]
-	c := &p.counts[p.cur]
-	dir := dirWrite
-	if chance(w, l.readPct) {
-		dir = dirRead
-		c.Reads++
-	}
-	var off int64
-	if chance(w, l.randomPct) {
-		off = l.base + int64(below(w.rng, l.positions))*l.align
-		c.Random++
-	} else {
-		// Sequential: on from where the previous I/O ended, aligned up,
-		// back to the start of the region when the transfer would pass
-		// its end (Iometer's TargetDisk::Seek).
-		off = alignUp(p.pos, l.align)
-		if off+int64(l.size) > p.end {
-			off = l.base
-		}
-	}
-	c.IOs++
-	p.pos = off + int64(l.size)
-	return dir, off, l.size
-}
-
-func (p *accessPattern) maxSize(*worker) int { return p.max }
-
-// wait is Iometer's transfer delay before a burst: the worker sleeps, but
-// no longer than its deadline, and tells the engine that the clock it read
-// before drawing the I/O is stale (so the delay is not counted as the I/O's
-// latency). I/Os already in flight at a depth above 1 complete meanwhile
-// and are timed when the worker reaps them after the delay.
-func (p *accessPattern) wait(w *worker, d int64) {
-	if w.deadline > 0 {
-		d = min(d, max(0, w.deadline-w.now()))
-	}
-	time.Sleep(time.Duration(d))
-	w.paused = true
-}
-
-// resetCounts starts the per-line counts over when the ramp ends.
-func (p *accessPattern) resetCounts() {
-	for i := range p.counts {
-		c := &p.counts[i]
-		c.IOs, c.Reads, c.Random = 0, 0, 0
-	}
-}
-
-// accessLineCounts sums what the workers of a workload issued per line of
-// its access specification; nil for fio's rw modes.
-func accessLineCounts(workers []*worker) []result.BlockAccessLine {
-	var out []result.BlockAccessLine
-	for _, w := range workers {
-		p, ok := w.pattern.(*accessPattern)
-		if !ok {
-			return nil
-		}
-		if out == nil {
-			out = append(out, p.counts...)
-			continue
-		}
-		for i := range out {
-			out[i].IOs += p.counts[i].IOs
-			out[i].Reads += p.counts[i].Reads
-			out[i].Random += p.counts[i].Random
-		}
-	}
-	return out
 }

@@ -1,4 +1,4 @@
-package blockbench
+package cdm
 
 import "golang.org/x/sys/windows"
 

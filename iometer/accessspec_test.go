@@ -1,4 +1,4 @@
-package blockbench
+package iometer
 
 import (
 	"context"
@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/blockbench"
+	"github.com/clydebench/clyde/fiojob"
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -52,14 +55,10 @@ func TestAccessSpecValidate(t *testing.T) {
 	}
 }
 
-// drawWorker is a worker of spec on a region, for drawing I/Os without a
-// target.
-func drawWorker(spec *AccessSpec, off, size int64) *worker {
-	wl := &workload{Workload: Workload{Offset: off, Size: size, IODepth: 1, NumJobs: 1, Seed: 3}, engine: psyncEngine{}, depth: 1}
-	spec.Apply(&wl.Workload)
-	w := newWorker(wl, 0)
-	w.ctx = context.Background()
-	return w
+// drawer is one worker's drawer of spec on a region, and a source to draw
+// with, without a target.
+func drawer(spec *AccessSpec, off, size int64) (blockbench.Drawer, *blockbench.DrawSource) {
+	return spec.NewDrawer(off, size), blockbench.NewDrawSource(3)
 }
 
 func TestAccessSequentialContinues(t *testing.T) {
@@ -70,11 +69,11 @@ func TestAccessSequentialContinues(t *testing.T) {
 		{Size: 4096, Weight: 50, ReadPct: 100}, {Size: 8192, Weight: 50, ReadPct: 0},
 	}}
 	const off, size = 1 << 20, 64 << 10
-	w := drawWorker(spec, off, size)
+	d, src := drawer(spec, off, size)
 	prevEnd := int64(off)
 	wraps := 0
 	for range 1000 {
-		_, o, n := w.pattern.next(w)
+		_, o, n := d.Next(src)
 		if o+int64(n) > off+size || o < off {
 			t.Fatalf("I/O %d+%d outside the region", o, n)
 		}
@@ -96,10 +95,10 @@ func TestAccessRandomAligned(t *testing.T) {
 	// The region starts off the alignment: the first offset is the next
 	// aligned one, the last lets the transfer end inside.
 	const off, size = 1000, 1 << 20
-	w := drawWorker(spec, off, size)
+	d, src := drawer(spec, off, size)
 	seen := map[int64]bool{}
 	for range 20_000 {
-		_, o, n := w.pattern.next(w)
+		_, o, n := d.Next(src)
 		if o%4096 != 0 || o < off || o+int64(n) > off+size {
 			t.Fatalf("offset %d is not 4096-aligned inside [%d, %d)", o, off, off+size)
 		}
@@ -115,11 +114,11 @@ func TestAccessBurstKeepsItsLine(t *testing.T) {
 	spec := &AccessSpec{Name: "burst", Lines: []AccessLine{
 		{Size: 4096, Weight: 50, RandomPct: 100, Burst: 8}, {Size: 8192, Weight: 50, RandomPct: 100, Burst: 8},
 	}}
-	w := drawWorker(spec, 0, 1<<20)
+	d, src := drawer(spec, 0, 1<<20)
 	for b := range 100 {
-		_, _, first := w.pattern.next(w)
+		_, _, first := d.Next(src)
 		for range 7 {
-			if _, _, n := w.pattern.next(w); n != first {
+			if _, _, n := d.Next(src); n != first {
 				t.Fatalf("burst %d mixed sizes %d and %d", b, first, n)
 			}
 		}
@@ -135,15 +134,15 @@ func TestAccessSpecRunsItsMix(t *testing.T) {
 		{Size: 8192, Weight: 30, ReadPct: 0, RandomPct: 0},
 		{Size: 512, Weight: 20, ReadPct: 100, RandomPct: 50},
 	}}
-	for _, engine := range []Engine{EnginePsync, EngineIOUring} {
+	for _, engine := range []blockbench.Engine{blockbench.EnginePsync, blockbench.EngineIOUring} {
 		t.Run(string(engine), func(t *testing.T) {
-			if engine == EngineIOUring && uringAvailable() != nil {
-				t.Skip("io_uring not available here")
+			if engine == blockbench.EngineIOUring && blockbench.EngineAvailable(engine) != nil {
+				clydetest.Skip(t, "io_uring not available here")
 			}
-			w := Workload{Name: "mix", Filename: filepath.Join(t.TempDir(), "f"), Size: 10_000 * 8192, IODepth: 4, NumJobs: 1,
-				IOEngine: engine, Buffer: Buffer{Kind: BufferRandom}, Seed: 9}
+			w := blockbench.Workload{Name: "mix", Filename: filepath.Join(t.TempDir(), "f"), Size: 10_000 * 8192, IODepth: 4, NumJobs: 1,
+				IOEngine: engine, Buffer: blockbench.Buffer{Kind: blockbench.BufferRandom}, Seed: 9}
 			spec.Apply(&w)
-			res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}, Shape: fioShape})
+			res, err := blockbench.RunPlan(context.Background(), blockbench.Plan{Groups: []blockbench.Group{{w}}, Shape: fiojob.Shape})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,13 +161,13 @@ func TestAccessSpecRunsItsMix(t *testing.T) {
 				issued += l.IOs
 				reads += l.Reads
 				wantRead += float64(spec.Lines[i].Weight*spec.Lines[i].ReadPct) / 100
-				within(t, "line share", i, pct(l.IOs, total), float64(spec.Lines[i].Weight))
+				withinShare(t, "line share", i, pct(l.IOs, total), float64(spec.Lines[i].Weight))
 				// A line's own shares come from its few thousand I/Os:
 				// within 3.5 standard deviations of a binomial draw.
 				near(t, "read share", i, l.Reads, l.IOs, spec.Lines[i].ReadPct)
 				near(t, "random share", i, l.Random, l.IOs, spec.Lines[i].RandomPct)
 			}
-			within(t, "the spec's read share", -1, pct(job.Read.TotalIOs, total), wantRead)
+			withinShare(t, "the spec's read share", -1, pct(job.Read.TotalIOs, total), wantRead)
 			if issued != total || reads != job.Read.TotalIOs {
 				t.Errorf("lines count %d I/Os (%d reads), the job %d (%d reads)", issued, reads, total, job.Read.TotalIOs)
 			}
@@ -186,8 +185,6 @@ func TestAccessSpecRunsItsMix(t *testing.T) {
 	}
 }
 
-func pct(n, of int64) float64 { return float64(n) / float64(of) * 100 }
-
 func near(t *testing.T, what string, line int, n, of int64, wantPct int) {
 	t.Helper()
 	p := float64(wantPct) / 100
@@ -197,7 +194,7 @@ func near(t *testing.T, what string, line int, n, of int64, wantPct int) {
 	}
 }
 
-func within(t *testing.T, what string, line int, got, want float64) {
+func withinShare(t *testing.T, what string, line int, got, want float64) {
 	t.Helper()
 	if math.Abs(got-want) > 2 {
 		where := "the spec"
@@ -211,10 +208,10 @@ func within(t *testing.T, what string, line int, got, want float64) {
 func TestAccessSpecRefusedBeforeCreating(t *testing.T) {
 	dir := t.TempDir()
 	spec := &AccessSpec{Name: "big", Lines: []AccessLine{{Size: 1 << 20, Weight: 100, Align: 1 << 20}}}
-	w := Workload{Name: "big", Filename: filepath.Join(dir, "f"), Size: 1<<20 + 4096, Offset: 4096, IODepth: 1, NumJobs: 1,
-		IOEngine: EnginePsync, Runtime: time.Second, TimeBased: true, Buffer: Buffer{Kind: BufferRandom}}
+	w := blockbench.Workload{Name: "big", Filename: filepath.Join(dir, "f"), Size: 1<<20 + 4096, Offset: 4096, IODepth: 1, NumJobs: 1,
+		IOEngine: blockbench.EnginePsync, Runtime: time.Second, TimeBased: true, Buffer: blockbench.Buffer{Kind: blockbench.BufferRandom}}
 	spec.Apply(&w)
-	_, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+	_, err := blockbench.RunPlan(context.Background(), blockbench.Plan{Groups: []blockbench.Group{{w}}})
 	var ue *result.UsageError
 	if !errors.As(err, &ue) || !strings.Contains(ue.Msg, "does not fit") {
 		t.Fatalf("err = %v, want a usage error saying the aligned transfer does not fit", err)
@@ -223,7 +220,7 @@ func TestAccessSpecRefusedBeforeCreating(t *testing.T) {
 
 	// rw and bs that do not come from the spec: refused.
 	w.Access = &AccessSpec{Name: "other", Lines: []AccessLine{{Size: 512, Weight: 100}}}
-	if _, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}}); !result.IsUsage(err) {
+	if _, err := blockbench.RunPlan(context.Background(), blockbench.Plan{Groups: []blockbench.Group{{w}}}); !result.IsUsage(err) {
 		t.Fatalf("a workload whose rw/bs do not describe its spec: err = %v, want a usage error", err)
 	}
 	mustBeEmpty(t, dir)
@@ -236,10 +233,10 @@ func mustBeEmpty(t *testing.T, dir string) {
 	}
 }
 
-// BenchmarkDraw is the cost of drawing one I/O: fio's randread against a
-// one-line access specification of the same shape and the three-line one
-// of TestAccessSpecRunsItsMix. A draw costs nanoseconds next to the
-// microseconds of the I/O it draws.
+// BenchmarkDraw is the cost of drawing one I/O from a one-line access
+// specification and from the three-line one of TestAccessSpecRunsItsMix
+// (blockbench's BenchmarkDraw draws fio's randread of the same shape). A
+// draw costs nanoseconds next to the microseconds of the I/O it draws.
 func BenchmarkDraw(b *testing.B) {
 	oneLine := &AccessSpec{Name: "4k", Lines: []AccessLine{{Size: 4096, Weight: 100, ReadPct: 100, RandomPct: 100}}}
 	mixed := &AccessSpec{Name: "mix", Lines: []AccessLine{{Size: 4096, Weight: 50, ReadPct: 70, RandomPct: 100},
@@ -247,17 +244,29 @@ func BenchmarkDraw(b *testing.B) {
 	for _, tc := range []struct {
 		name string
 		spec *AccessSpec
-	}{{"fio-randread", nil}, {"access-one-line", oneLine}, {"access-three-lines", mixed}} {
+	}{{"access-one-line", oneLine}, {"access-three-lines", mixed}} {
 		b.Run(tc.name, func(b *testing.B) {
-			wl := &workload{Workload: Workload{RW: RandRead, BS: 4096, Size: 1 << 30, IODepth: 1, NumJobs: 1, Seed: 3}, engine: psyncEngine{}, depth: 1}
-			if tc.spec != nil {
-				tc.spec.Apply(&wl.Workload)
-			}
-			w := newWorker(wl, 0)
+			d, src := drawer(tc.spec, 0, 1<<30)
 			b.ReportAllocs()
 			for b.Loop() {
-				w.pattern.next(w)
+				d.Next(src)
 			}
 		})
+	}
+}
+
+// TestDrawDoesNotAllocate draws from a specification with a sequential
+// line, a burst and two sizes: every branch of the draw runs, and none
+// allocates (blockbench's TestPatternLoopDoesNotAllocate holds the loop
+// around it to the same).
+func TestDrawDoesNotAllocate(t *testing.T) {
+	spec := &AccessSpec{Name: "mixed", Lines: []AccessLine{
+		{Size: 4096, Weight: 60, ReadPct: 70, RandomPct: 100},
+		{Size: 65536, Weight: 30, ReadPct: 0, RandomPct: 0, Burst: 4},
+		{Size: 512, Weight: 10, ReadPct: 100, RandomPct: 50, Align: 4096},
+	}}
+	d, src := drawer(spec, 0, 1<<20)
+	if n := testing.AllocsPerRun(20_000, func() { d.Next(src) }); n != 0 {
+		t.Errorf("%.2f allocations per draw", n)
 	}
 }

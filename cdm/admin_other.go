@@ -1,6 +1,6 @@
 //go:build !windows
 
-package blockbench
+package cdm
 
 import "os"
 
