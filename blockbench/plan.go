@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/clydebench/clyde/internal/preflight"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -305,3 +306,12 @@ type workload struct {
 func (w *workload) String() string {
 	return fmt.Sprintf("%s bs=%d iodepth=%d numjobs=%d ioengine=%s", w.RW, w.BS, w.depth, w.NumJobs, w.engine.name())
 }
+
+// FillLevel is a level of use to fill the filesystem under test to before a
+// run (preflight.Fill): a percentage of its size, or a size in use. The
+// zero value fills nothing.
+type FillLevel = preflight.Fill
+
+// ParseFill reads --fill: "50%" of the filesystem, or a size in use such
+// as "200g".
+func ParseFill(s string) (FillLevel, error) { return preflight.ParseFill(s) }

@@ -14,15 +14,16 @@ import (
 	"github.com/clydebench/clyde/internal/limits"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/proc"
+	"github.com/clydebench/clyde/internal/rundir"
 	"github.com/clydebench/clyde/result"
 )
 
 // withRAM makes the process's limits ram bytes of memory and nothing else
 // until the test ends.
 func withRAM(t *testing.T, ram uint64) {
-	old := readLimits
-	readLimits = func() (limits.Limits, error) { return limits.Limits{Memory: ram}, nil }
-	t.Cleanup(func() { readLimits = old })
+	old := limits.Read
+	limits.Read = func() (limits.Limits, error) { return limits.Limits{Memory: ram}, nil }
+	t.Cleanup(func() { limits.Read = old })
 }
 
 // TestValidateRefusesBadInput: each rule is a usage error naming its flag,
@@ -201,15 +202,16 @@ func TestCreatedFileAndMarker(t *testing.T) {
 	if err := tg.prepare(context.Background(), false, j.Buffer, 1); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, ".f.clyde-run"))
+	d, err := osio.OpenDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := parseMarker(b)
-	if err != nil {
-		t.Fatal(err)
+	m, found, err := rundir.ReadFileMarker(d, "f")
+	d.Close()
+	if !found || err != nil {
+		t.Fatalf("marker found %v: %v", found, err)
 	}
-	if m.File != "f" || m.PID != os.Getpid() || m.Size != 1<<20 || !m.id().Same(tg.id) || m.State() != proc.Alive {
+	if m.File != "f" || m.PID != os.Getpid() || m.Size != 1<<20 || !m.Identity().Same(tg.id) || m.State() != proc.Alive {
 		t.Errorf("marker %+v does not describe the file (%+v) and this run", m, tg.id)
 	}
 	if fi, _ := os.Stat(filepath.Join(dir, ".f.clyde-run")); fi.Mode().Perm() != 0o600 {

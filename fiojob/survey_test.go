@@ -137,6 +137,11 @@ func TestFioSurvey(t *testing.T) {
 			for i := range next {
 				rel, _ := filepath.Rel(src, files[i])
 				results[i] = surveyFile(fio, prep, files[i], rel, scratch[i])
+				// Each file's data goes as soon as it is compared: 114
+				// files' worth at once would need gigabytes.
+				if err := os.RemoveAll(scratch[i]); err != nil {
+					t.Errorf("%s: %v", rel, err)
+				}
 			}
 		}()
 	}

@@ -734,7 +734,7 @@ func blockCleanup(c *cli.Context) error {
 	for _, p := range res.Removed {
 		fmt.Fprintf(c.App.Writer, "removed %s\n", p)
 	}
-	for _, k := range res.Kept {
+	for _, k := range res.Skipped {
 		fmt.Fprintf(c.App.Writer, "kept %s\n", k)
 	}
 	if err == nil && len(res.Removed) == 0 {

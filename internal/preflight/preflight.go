@@ -10,7 +10,6 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/clydebench/clyde/internal/safepath"
-	"github.com/clydebench/clyde/internal/sysinfo"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -52,13 +51,13 @@ type Advice struct{ Space, Inodes string }
 // before a run is: nothing was created and the command must change. Without
 // figures (a filesystem that gives none) nothing is refused.
 func Space(dir, what, where string, need Need, advice Advice) error {
-	sp, err := sysinfo.Space(dir)
+	sp, err := Stat(dir)
 	if err != nil {
 		return nil
 	}
-	if need.Bytes > sp.FreeBytes {
+	if need.Bytes > sp.AvailBytes {
 		return &result.UsageError{Msg: fmt.Sprintf("preflight: %s needs %s in %s, only %s is free; %s",
-			what, humanize.IBytes(need.Bytes), where, humanize.IBytes(sp.FreeBytes), advice.Space)}
+			what, humanize.IBytes(need.Bytes), where, humanize.IBytes(sp.AvailBytes), advice.Space)}
 	}
 	if sp.InodesKnown && need.Inodes > sp.FreeInodes {
 		return &result.UsageError{Msg: fmt.Sprintf("preflight: %s needs %s inodes in %s, only %s are free; %s",

@@ -1,4 +1,4 @@
-package blockbench
+package preflight
 
 import (
 	"strings"
@@ -41,26 +41,26 @@ func TestParseFill(t *testing.T) {
 	}
 }
 
-func TestFillBytes(t *testing.T) {
-	s := fsSpace{total: 1000 << 20, free: 900 << 20, avail: 880 << 20} // 100 MiB in use
+func TestFillMissing(t *testing.T) {
+	s := FS{TotalBytes: 1000 << 20, FreeBytes: 900 << 20, AvailBytes: 880 << 20} // 100 MiB in use
 	cases := []struct {
 		name string
-		fill FillLevel
+		fill Fill
 		want uint64
 		room bool
 	}{
-		{"half", FillLevel{Pct: 50, Request: "50%"}, 400 << 20, true},
-		{"below the use", FillLevel{Bytes: 50 << 20, Request: "50m"}, 0, true},
-		{"to a size", FillLevel{Bytes: 300 << 20, Request: "300m"}, 200 << 20, true},
-		{"past the free space", FillLevel{Pct: 99, Request: "99%"}, 890 << 20, false},
+		{"half", Fill{Pct: 50, Request: "50%"}, 400 << 20, true},
+		{"below the use", Fill{Bytes: 50 << 20, Request: "50m"}, 0, true},
+		{"to a size", Fill{Bytes: 300 << 20, Request: "300m"}, 200 << 20, true},
+		{"past the free space", Fill{Pct: 99, Request: "99%"}, 890 << 20, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			pd := &privateDir{fill: tc.fill, need: 16 << 20, parentPath: "/mnt"}
-			if got := pd.fillBytes(s); got != tc.want {
+			if got := tc.fill.Missing(s); got != tc.want {
 				t.Errorf("fill %d bytes, want %d", got, tc.want)
 			}
-			if err := pd.checkRoom(s, "--fill"); (err == nil) != tc.room {
+			err := tc.fill.CheckRoom(s, "/mnt", 16<<20, "--fill")
+			if (err == nil) != tc.room || (err != nil && (!result.IsUsage(err) || !strings.HasPrefix(err.Error(), "--fill: "+tc.fill.Request+" of /mnt means "))) {
 				t.Errorf("room check: %v, want room %v", err, tc.room)
 			}
 		})
@@ -83,4 +83,25 @@ func FuzzParseFill(f *testing.F) {
 			t.Fatalf("%q gave %+v", s, fl)
 		}
 	})
+}
+
+// TestNeeds: new files add up per directory, in the order the directories
+// were named, with PerDir counted once in each; the first directory short
+// of room is refused.
+func TestNeeds(t *testing.T) {
+	var ns Needs
+	ns.PerDir = Need{Inodes: 2}
+	ns.Add("/a", Need{Bytes: 10, Inodes: 2})
+	ns.Add("/b", Need{Bytes: 5, Inodes: 2})
+	ns.Add("/a", Need{Bytes: 1, Inodes: 2})
+	if len(ns.dirs) != 2 || ns.dirs[0] != "/a" || *ns.need["/a"] != (Need{Bytes: 11, Inodes: 6}) || *ns.need["/b"] != (Need{Bytes: 5, Inodes: 4}) {
+		t.Fatalf("needs %v: /a %+v, /b %+v", ns.dirs, *ns.need["/a"], *ns.need["/b"])
+	}
+	dir := t.TempDir()
+	var big Needs
+	big.Add(dir, Need{Bytes: 1})
+	big.Add(dir, Need{Bytes: 1 << 62})
+	if err := big.Check("the test file", Advice{Space: "smaller"}); err == nil || !strings.Contains(err.Error(), "the test file needs 4.0 EiB in "+dir) {
+		t.Fatalf("4 EiB: %v", err)
+	}
 }
