@@ -59,7 +59,7 @@ type sizedPattern struct {
 	// issued; passesLeft the passes after this one (-1: no end).
 	budget, passBytes int64
 	total, issued     int64
-	passesLeft        int
+	passesLeft, loops int
 	dropOnPass        bool
 	// The next I/O, drawn ahead: have says it is there, drop that the
 	// cache is dropped before it (a new pass).
@@ -122,7 +122,8 @@ func newSizedPattern(w *worker) *sizedPattern {
 		p.seqRandDir = SizeWrite
 	}
 	if !spec.TimeBased {
-		p.total, p.passesLeft = spec.Size*int64(max(1, spec.Loops)), max(1, spec.Loops)-1
+		p.loops = max(1, spec.Loops)
+		p.total, p.passesLeft = spec.Size*int64(p.loops), p.loops-1
 		if issueQueues(spec) {
 			p.budget = spec.Size
 		}
@@ -193,6 +194,19 @@ func (p *sizedPattern) setupDist(w *worker, rwMin int64) {
 
 func (p *sizedPattern) maxSize(*worker) int { return p.max }
 
+// restart gives the measured part of a job its whole bytes and passes at
+// the end of its ramp, as startMeasuring gives fioPattern's its whole I/O
+// count: the ramp's I/Os do not count (the I/O drawn ahead does).
+func (p *sizedPattern) restart() {
+	if p.total == 0 {
+		return
+	}
+	p.issued, p.passesLeft = 0, p.loops-1
+	if p.have {
+		p.issued = int64(p.nSize)
+	}
+}
+
 // resetPass is fio's fio_file_reset: every position back at the start,
 // the map cleared.
 func (p *sizedPattern) resetPass() {
@@ -205,11 +219,12 @@ func (p *sizedPattern) resetPass() {
 
 func (p *sizedPattern) next(w *worker) (int, int64, int) {
 	if !p.have && !p.pull(w) {
-		// Asked past the job's last I/O (a ramp's end restores the
-		// count): a pass of its own.
-		p.passesLeft = 0
+		// Asked past the job's last I/O (a ramp that ended the job,
+		// whose restart found nothing left): a pass of its own.
+		p.restart()
 		p.resetPass()
 		if !p.pull(w) {
+			w.remaining = min(w.remaining, 1)
 			return w.pickDir(), p.start, int(p.draws[p.slotDir].min) // validation leaves no region too small
 		}
 	}

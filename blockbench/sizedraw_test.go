@@ -658,3 +658,21 @@ func BenchmarkPatternNext(b *testing.B) {
 		})
 	}
 }
+
+// TestSizedRamp: the measured part of a size-based job with a ramp moves
+// its whole size, as fioPattern's whole I/O count restarts at the ramp's
+// end: the I/Os of the ramp do not count.
+func TestSizedRamp(t *testing.T) {
+	const size = 16 << 30
+	s := split3(SizeShare{4 * kib, 50}, SizeShare{64 * kib, 50})
+	w := Workload{Name: "ramp", RW: RandRead, Size: size, IODepth: 1, NumJobs: 1, IOEngine: EngineNull, Buffer: Buffer{Kind: BufferRandom},
+		Seed: 3, RampTime: 20 * time.Millisecond}
+	s.Apply(&w)
+	res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Jobs[0].Read.IOBytes; got < size || got >= size+64*kib {
+		t.Errorf("%d bytes measured after the ramp, want %d up to one more I/O", got, int64(size))
+	}
+}

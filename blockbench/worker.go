@@ -279,6 +279,9 @@ func (w *worker) startMeasuring(now int64) {
 	clear(w.submitted)
 	w.nextDrop = w.dropEvery
 	w.resetDrawer()
+	if p, ok := w.pattern.(*sizedPattern); ok {
+		p.restart() // sizedraw.go
+	}
 	w.startNs, w.endNs = now, now
 	if w.rec != nil {
 		w.recNext = w.rec.Start(now)
