@@ -61,13 +61,16 @@ type sizedPattern struct {
 	total, issued     int64
 	passesLeft, loops int
 	dropOnPass        bool
-	// The next I/O, drawn ahead: have says it is there, drop that the
-	// cache is dropped before it (a new pass).
-	have         bool
-	nDir, nSize  int
-	nOff         int64
-	nDrop, wrapd bool
-	max          int
+	// The next I/O, drawn ahead (nDir, nOff, nSize): have says it is
+	// there, nDrop that the cache is dropped before it (a new pass);
+	// wrapped says the draw just made took a sequential direction back
+	// to the start.
+	have           bool
+	nDir, nSize    int
+	nOff           int64
+	nDrop, wrapped bool
+	// max is the largest size: what buffers are made for.
+	max int
 }
 
 // sizeDraw is one direction's sizes and offsets as a worker draws them.
@@ -163,7 +166,7 @@ func newSizedPattern(w *worker) *sizedPattern {
 		}
 	}
 	if p.random && !spec.Distribution.Uniform() {
-		p.setupDist(w, rwMin)
+		p.setupDist(w)
 	}
 	p.resetPass()
 	return p
@@ -175,7 +178,7 @@ func newSizedPattern(w *worker) *sizedPattern {
 // __init_rand_distribution), which each direction's alignment then
 // multiplies; zoned and zoned_abs draw within each direction's own
 // last_block.
-func (p *sizedPattern) setupDist(w *worker, rwMin int64) {
+func (p *sizedPattern) setupDist(w *worker) {
 	spec := w.spec
 	d := spec.Distribution
 	switch d.Kind {
@@ -258,9 +261,9 @@ func (p *sizedPattern) pull(w *worker) bool {
 	}
 	drop := false
 	for range 2 {
-		p.wrapd = false
+		p.wrapped = false
 		if (p.budget == 0 || p.passBytes < p.budget) && p.draw(w) {
-			p.have, p.nDrop = true, drop || (p.wrapd && p.dropOnPass)
+			p.have, p.nDrop = true, drop || (p.wrapped && p.dropOnPass)
 			return true
 		}
 		// The pass is over: its bytes are issued, or no I/O fits.
@@ -301,7 +304,7 @@ func (p *sizedPattern) draw(w *worker) bool {
 			if !p.timeBased {
 				return false
 			}
-			off, p.wrapd = p.start, true // fio's get_next_seq_offset goes back, and invalidates
+			off, p.wrapped = p.start, true // fio's get_next_seq_offset goes back, and invalidates
 		}
 	}
 	sd := d
