@@ -406,6 +406,26 @@ func TestSizedPasses(t *testing.T) {
 			t.Errorf("no byte read twice: fio turns its map off at a blockalign other than the smallest size")
 		}
 	})
+	t.Run("zoned, as jesd219.fio: the zones' shares of the I/Os on the blockalign grid", func(t *testing.T) {
+		d := DirSizes{Min: 512, Max: 64 * kib, Align: 4 * kib, Split: []SizeShare{{512, 10}, {4 * kib, 60}, {16 * kib, 20}, {64 * kib, 10}}}
+		dist := Distribution{Kind: DistZoned, Zones: [2][]DistZone{{{50, 5, 0}, {30, 15, 0}, {20, 80, 0}}, {{50, 5, 0}, {30, 15, 0}, {20, 80, 0}}}}
+		rs, _ := runSized(t, Workload{RW: RandRW, RWMixRead: 40, Size: 64 << 20, Distribution: dist}, BlockSizes{Dirs: [3]DirSizes{d, d, d}})
+		var first, next int
+		for _, r := range rs {
+			if r.Offset%(4*kib) != 0 {
+				t.Fatalf("offset %d off the 4k grid", r.Offset)
+			}
+			switch {
+			case r.Offset < 64<<20*5/100:
+				first++
+			case r.Offset < 64<<20*20/100:
+				next++
+			}
+		}
+		if f, n := float64(first)/float64(len(rs)), float64(next)/float64(len(rs)); math.Abs(f-0.5) > 0.03 || math.Abs(n-0.3) > 0.03 {
+			t.Errorf("%.1f%% of %d I/Os in the first 5%%, %.1f%% in the next 15%%; want 50 and 30", 100*f, len(rs), 100*n)
+		}
+	})
 	t.Run("bs_is_seq_rand: random I/Os take the write sizes", func(t *testing.T) {
 		s := BlockSizes{Dirs: [3]DirSizes{{Min: 4 * kib, Max: 4 * kib}, {Min: 16 * kib, Max: 16 * kib}, {Min: 4 * kib, Max: 4 * kib}}, SeqRand: true}
 		rs, _ := runSized(t, Workload{RW: RandRead, Size: size, RandomMap: true}, s)
