@@ -51,6 +51,9 @@ func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool, ready func
 				Work: func(lctx context.Context, start time.Time) error {
 					defer lockThread()()
 					w.ctx, w.base = lctx, start
+					if !w.waitStart(lctx, start) { // fio's startdelay
+						return w.err
+					}
 					if w.measuring {
 						w.startThreadCPU() // no ramp
 					}
@@ -120,6 +123,9 @@ func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool, ready func
 		for i, w := range workers[set] {
 			if w.err != nil {
 				errs = append(errs, fmt.Errorf("job %s worker %d: %w", wl.Name, i, w.err))
+				if mr := (*MinRateError)(nil); errors.As(w.err, &mr) {
+					jobs[entry[set]].Error = errEIO // fio's td_verror(td, EIO, "check_min_rate")
+				}
 			}
 		}
 	}

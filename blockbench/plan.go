@@ -151,6 +151,26 @@ type Workload struct {
 	// so that the workloads fio's numjobs clones become draw offsets of
 	// their own.
 	CloneIndex int
+	// Region holds fio's ways of placing the region by the target's size
+	// and the clone (size=N%, offset=N%, offset_increment) and of doing
+	// more or less I/O than one pass over it (io_size); region.go.
+	Region RegionSpec
+	// StartDelay starts the workload's workers this long after the start
+	// of the plan's first group (fio's startdelay, counted from fio's
+	// genesis): a workload of a later group that starts after that time
+	// starts with its group. Its ramp and runtime count from its start.
+	StartDelay time.Duration
+	// RateMin and RateIOPSMin fail a worker whose reads [0] or writes [1]
+	// fall below a rate, in bytes and I/Os per second (fio's rate_min,
+	// rate_iops_min), measured over each RateCycle (fio's rate_cycle; 0
+	// is fio's 1000 ms) after a settling time of 2 s (minrate.go).
+	RateMin     [2]int64
+	RateIOPSMin [2]int64
+	RateCycle   time.Duration
+	// CreateOnOpen creates a file the run makes empty, at the size its
+	// writes give it, rather than laid out and filled before the run
+	// (fio's create_on_open): its workloads may only write.
+	CreateOnOpen bool
 	// Options are fio options the result should echo beside the resolved
 	// ones (the engine's, such as auto's reap policy); the resolved ones
 	// win. A job written in fio's language has JobOptions instead.
@@ -293,6 +313,8 @@ type workload struct {
 	live *live
 	// shape is the plan's Shape.
 	shape Shaper
+	// startAt is when the workload's StartDelay ends (zero: none).
+	startAt time.Time
 }
 
 func (w *workload) String() string {

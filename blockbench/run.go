@@ -167,6 +167,16 @@ func runGroups(ctx context.Context, groups [][]*workload, res *result.Block) err
 // watch and AfterGroup, waiting p's idle time before each and showing them
 // on lv (nil: no progress line); stopped records the groups a watch ended.
 func runPlanGroups(ctx context.Context, p *Plan, groups [][]*workload, res *result.Block, stopped map[int]bool, lv *live) error {
+	// fio counts startdelay from its genesis, once, before the first
+	// job starts (backend.c run_threads: set_genesis_time).
+	genesis := time.Now()
+	for _, ws := range groups {
+		for _, w := range ws {
+			if w.StartDelay > 0 {
+				w.startAt = genesis.Add(w.StartDelay)
+			}
+		}
+	}
 	for i, ws := range groups {
 		if i < len(p.Idle) && p.Idle[i] > 0 && ctx.Err() == nil {
 			_ = lv.idle(ctx, i, ws, p.Idle[i]) // an interruption is caught below
@@ -319,6 +329,9 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 			}
 		}
 		if err := t.sizeNew(on, p.SizeGiven); err != nil {
+			return nil, nil, nil, err
+		}
+		if err := t.createOnOpen(on); err != nil {
 			return nil, nil, nil, err
 		}
 	}
@@ -521,6 +534,12 @@ func (w *Workload) validate() error {
 		}
 	}
 	if err := w.validateVerify(); err != nil {
+		return err
+	}
+	if err := w.Region.validate(w); err != nil { // region.go
+		return err
+	}
+	if err := w.validateStart(); err != nil { // minrate.go
 		return err
 	}
 	if err := w.validateBatch(); err != nil { // batchloop.go

@@ -32,7 +32,6 @@ var dataRefusals = map[string]string{
 	"verify_state_save":    "clyde keeps no verify state between runs",
 	"verify_state_load":    "clyde keeps no verify state between runs",
 	"verifysort":           "clyde reads the blocks back in offset order",
-	"experimental_verify":  "clyde verifies from the seeds it kept of each block it wrote (fio's default)",
 	"trim_percentage":      "clyde does not trim a share of written blocks; give rw=trim or randtrim on a block device",
 	"trim_verify_zero":     "clyde does not verify trimmed blocks",
 	"trim_backlog":         "clyde does not trim a share of written blocks",

@@ -44,7 +44,9 @@ func TestDataOptions(t *testing.T) {
 		{name: "verify_pattern", opts: "verify=crc32c\nverify_pattern=0xff", refused: "option verify_pattern is not supported"},
 		{name: "verify_backlog", opts: "verify_backlog=16", refused: "option verify_backlog is not supported"},
 		{name: "verify_async", opts: "verify_async=2", refused: "option verify_async is not supported"},
-		{name: "experimental_verify", opts: "experimental_verify=1", refused: "option experimental_verify is not supported"},
+		{name: "experimental_verify", opts: "verify=md5\nexperimental_verify=1", check: func(w blockbench.Workload) bool {
+			return w.Verify == blockbench.VerifyMD5 && w.JobOptions.Get("experimental_verify") == "1"
+		}},
 		{name: "verify_interval", opts: "verify_interval=512", refused: "option verify_interval is not supported"},
 	}
 	for _, tc := range cases {
