@@ -315,6 +315,9 @@ type workload struct {
 	shape Shaper
 	// startAt is when the workload's StartDelay ends (zero: none).
 	startAt time.Time
+	// shareBase is the size of a file the run creates as the workloads
+	// before this one lay it out: what its shares are of (sizeNew).
+	shareBase int64
 }
 
 func (w *workload) String() string {

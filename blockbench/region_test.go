@@ -126,7 +126,7 @@ func TestRegionRefusals(t *testing.T) {
 		w    Workload
 		want string
 	}{
-		{"a share of a new file", Workload{RW: Read, Region: RegionSpec{SizePercent: 50}}, "does not exist yet"},
+		{"a share of a new file", Workload{RW: Read, Region: RegionSpec{SizePercent: 50}}, "no job before it lays out"},
 		{"io_size with trims", Workload{RW: Trim, Size: 1 << 20, Region: RegionSpec{IOSize: 1 << 20}}, "not trims"},
 		{"io_size with verify", Workload{RW: Write, Size: 1 << 20, Verify: VerifyMD5, Region: RegionSpec{IOSize: 1 << 20}}, "one pass"},
 		{"a share over 100%", Workload{RW: Read, Size: 1 << 20, Region: RegionSpec{OffsetPercent: 101}}, "outside 1..100"},

@@ -204,16 +204,21 @@ func resolveTarget(filename string, warn io.Writer) (*target, error) {
 // sizeNew sizes a file clyde is to create so that it holds every
 // workload's region: offset plus size, DefaultSize where a workload leaves
 // the size open. sizeGiven refuses an open size: the user said --size 0,
-// which means the rest of an existing target.
+// which means the rest of an existing target. The workloads are taken in
+// the plan's order, as fio's setup_files lays out a job's file before the
+// next job's is set up: a workload's shares of the file (size=N%,
+// offset=N%; region.go) are of the file as the workloads before it laid
+// it out (shareBase), nothing for the first.
 func (t *target) sizeNew(ws []*workload, sizeGiven bool) error {
 	for _, w := range ws {
-		if w.Region.SizePercent > 0 {
+		w.shareBase = t.size
+		if w.Region.SizePercent > 0 && t.size == 0 {
 			// fio: "you need to specify size=" (setup_files: a share of
 			// a file of no size).
-			return result.Usagef("--size", "%d%% of %s, which does not exist yet: a share of a file needs the file; give the size of the file to create, such as 1g",
-				w.Region.SizePercent, t.given)
+			return result.Usagef("--size", "job %s: %d%% of %s, which does not exist yet and no job before it lays out: give the size of the file to create, such as 1g",
+				w.Name, w.Region.SizePercent, t.given)
 		}
-		off, size := w.place(0)
+		off, size := w.place(t.size)
 		if size == 0 {
 			if sizeGiven {
 				return result.Usagef("--size", "0 means the rest of an existing target, and %s does not exist yet; "+
@@ -251,11 +256,11 @@ func (t *target) createOnOpen(ws []*workload) error {
 func (t *target) region(w *workload) (region, error) {
 	var r region
 	// fio's shares and clone increments (region.go) are of the target as
-	// it is before the run: nothing for a file the run creates, as for
-	// fio's first job on a new file.
+	// it is before the run; of a file the run creates, as the workloads
+	// before this one lay it out (sizeNew).
 	before := t.size
 	if !t.exists {
-		before = 0
+		before = w.shareBase
 	}
 	r.offset, r.size = w.place(before)
 	if t.diskless {

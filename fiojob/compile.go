@@ -848,11 +848,9 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 	if w.Size == 0 && w.Diskless() {
 		return w, nil, result.Usagef(j.sec.Pos, "job %s: ioengine=null opens no file, so size= is the whole region; give size=", j.sec.Name)
 	}
-	if w.Region.SizePercent > 0 && !w.Diskless() && !j.exists(w.Filename) {
-		// fio: "you need to specify size=" (setup_files).
-		return w, nil, result.Usagef(j.sec.Pos, "job %s: size=%d%% is a share of %s, which does not exist; give the size of the file to create", j.sec.Name, w.Region.SizePercent, w.Filename)
-	}
-	if w.Size == 0 && !w.Diskless() && !j.exists(w.Filename) {
+	// size=N% of a file a job before lays out is blockbench's to check
+	// (Target.sizeNew).
+	if w.Size == 0 && w.Region.SizePercent == 0 && !w.Diskless() && !j.exists(w.Filename) {
 		return w, nil, result.Usagef(j.sec.Pos, "job %s: %s does not exist and the job gives no size=; give the size of the file to create", j.sec.Name, w.Filename)
 	}
 	j.notes = append(j.notes, j.verifyNotes(w)...) // dataopts.go

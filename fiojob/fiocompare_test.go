@@ -962,6 +962,155 @@ zero_buffers
 filename=last.dat
 rw=write
 `},
+	// fio's region options (options.c str_size_cb, str_offset_cb,
+	// str_offset_increment_cb; filesetup.c): shares of the file the first
+	// job lays out, rounded up to a block, and the clones' increments by
+	// fio's subjob numbers.
+	{name: "size=N%, offset=N%, offset_increment", text: `[global]
+filename=p.dat
+bs=4k
+[lay]
+size=1m
+rw=write
+[shares]
+stonewall
+rw=read
+size=30%
+offset=900k
+[share]
+rw=randread
+size=30%
+[off10]
+rw=read
+offset=10%
+size=64k
+[inc]
+rw=randread
+size=16k
+offset=4k
+offset_increment=10%
+numjobs=3
+[incabs]
+rw=read
+size=8k
+offset_increment=100k
+numjobs=3
+`},
+	// io_size: more passes than one, fewer, not whole blocks, with loops,
+	// and in percent (backend.c keep_running and io_bytes_exceeded).
+	{name: "io_size and io_limit", text: `[global]
+bs=4k
+size=64k
+[seqr]
+filename=a.dat
+rw=read
+io_size=160k
+[seqw]
+filename=b.dat
+rw=write
+io_limit=40k
+[randr]
+filename=c.dat
+rw=randread
+io_size=162k
+[loops]
+filename=d.dat
+rw=read
+io_size=200k
+loops=2
+[norandommap]
+filename=e.dat
+rw=randwrite
+norandommap
+io_size=160k
+[mixed]
+filename=f.dat
+rw=rw
+io_size=100k
+[pct]
+filename=g.dat
+rw=read
+size=256k
+io_size=50%
+loops=2
+`},
+	{name: "offset_increment: the clones' blocks", logs: true, text: `[lg]
+filename=o.dat
+size=16k
+bs=4k
+rw=read
+offset_increment=20k
+numjobs=3
+write_lat_log=lg
+log_offset=1
+`},
+	// startdelay, a range drawn per clone: counts agree (the order of the
+	// starts is TestStartDelayAgainstFio's).
+	{name: "startdelay", text: `[global]
+ioengine=null
+size=256k
+rw=randread
+[a]
+startdelay=100ms
+[b]
+startdelay=0-300ms
+numjobs=2
+[c]
+stonewall
+startdelay=50ms-200ms
+`},
+	// io_submit_mode=offload runs fio's I/O from a thread of its own; at
+	// iodepth 1 fio 3.33 reports what an inline run does (deeper, it
+	// hangs at the end here).
+	{name: "io_submit_mode=offload", depthDist: 0.2, batchDist: 0.2, text: `[global]
+size=1m
+rw=randread
+io_submit_mode=offload
+[psync]
+filename=s.dat
+[null]
+ioengine=null
+[aio]
+filename=a.dat
+ioengine=libaio
+direct=1
+`},
+	// Options fio takes and that change nothing clyde runs: echoed as
+	// written, noted.
+	{name: "threads, cpus_allowed_policy, experimental_verify, create_on_open", text: `[global]
+threads=1
+cpus_allowed_policy=split
+bs=4k
+size=128k
+[verify]
+filename=v.dat
+rw=write
+do_verify=1
+verify=md5
+experimental_verify=1
+thread
+[created]
+filename=c.dat
+rw=randwrite
+create_on_open=1
+`},
+	// Minimums far below the rates: met, however loaded the machine.
+	{name: "rate_iops_min and ratemin met", timed: true, text: `[global]
+size=1m
+runtime=2500ms
+time_based
+ratecycle=500
+[iops]
+filename=r.dat
+rw=randread
+rate_iops=200
+rate_iops_min=5
+[bw]
+filename=w.dat
+rw=write
+rate=400k
+ratemin=10k
+`},
 	{name: "an example's shape", text: `; -- start job file --
 [global]
 description=Emulation of a simple web server   ; what it is

@@ -264,7 +264,6 @@ func TestRefusals(t *testing.T) {
 		{"line without a name", "[a]\n=4k\n", "job.fio:2", "malformed line"},
 		{"space in a name", "[a]\nblock size=4k\n", "job.fio:2", "malformed option name"},
 		{"bad size", "[a]\nfilename=f\nsize=lots\n", "job.fio:3", "not a size"},
-		{"percentage size of a new file", "[a]\nfilename=f\nsize=50%\n", "job.fio:1", "share of f, which does not exist"},
 		{"percentage over 100", "[a]\nfilename=f\nsize=150%\n", "job.fio:3", "percentage from 0 to 100"},
 		{"bad bool", "[a]\nfilename=f\nsize=1m\ndirect=yes\n", "job.fio:4", "give 0 or 1"},
 		{"bad time", "[a]\nfilename=f\nsize=1m\nruntime=soon\n", "job.fio:4", "not a time"},
