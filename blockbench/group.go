@@ -244,6 +244,7 @@ func measured(wl *workload, workers []*worker, recs []*latency.Recorder, cpu cpu
 	}
 	setVerifyRuntime(&job, workers)
 	reportTrims(&job, wl)
+	wl.setMixed(&job, recs) // unified.go
 	setJobCPU(&job, workers, cpu)
 	job.Trend = trendOf(job.Series)
 	job.AccessLines = accessLineCounts(workers)

@@ -192,7 +192,22 @@ type ReportOptions struct {
 	NoClatPercentiles bool
 	LatPercentiles    bool
 	SlatPercentiles   bool
+	// Unified is fio's unified_rw_reporting: every direction summed into
+	// one more, "mixed" (result.BlockJob.Mixed), that stands in place of
+	// read, write and trim (UnifiedMixed) or follows them (UnifiedBoth).
+	Unified Unified
 }
+
+// Unified is fio's unified_rw_reporting mode.
+type Unified int
+
+// fio's three unified_rw_reporting modes (UNIFIED_SPLIT, UNIFIED_MIXED,
+// UNIFIED_BOTH).
+const (
+	UnifiedNone Unified = iota
+	UnifiedMixed
+	UnifiedBoth
+)
 
 // Group is workloads that run at the same time against their targets:
 // started together, measured over the same window, each reported on its own

@@ -176,6 +176,20 @@ func mergeJob(parts []result.BlockJob, shape Shaper) (result.BlockJob, error) {
 			return m, fmt.Errorf("%s: %w", [...]string{"read", "write", "trim"}[d], err)
 		}
 	}
+	if parts[0].Mixed != nil {
+		// fio's "mixed" (unified.go), summed over the ranks as the rest.
+		dirs := make([]*result.BlockDir, 0, len(parts))
+		for r := range parts {
+			if parts[r].Mixed != nil {
+				dirs = append(dirs, parts[r].Mixed)
+			}
+		}
+		mixed, err := mergeDir(dirs)
+		if err != nil {
+			return m, fmt.Errorf("mixed: %w", err)
+		}
+		m.Mixed = &mixed
+	}
 	syncs := make([]result.LatNs, len(parts))
 	m.Sync.TotalIOs = 0
 	for r, p := range parts {

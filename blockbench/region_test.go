@@ -216,3 +216,27 @@ func TestCreateOnOpen(t *testing.T) {
 		t.Errorf("got %v, want a refusal of a read of a file never laid out", err)
 	}
 }
+
+// TestUnified: unified_rw_reporting sums a job's directions into "mixed",
+// its latencies merged: every I/O counted once.
+func TestUnified(t *testing.T) {
+	for _, mode := range []Unified{UnifiedMixed, UnifiedBoth} {
+		w := withDefaults(Workload{Size: 256 << 10, IOEngine: EngineNull, RW: RandRW, RWMixRead: 50})
+		w.Report.Unified = mode
+		res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		j := res.Jobs[0]
+		m := j.Mixed
+		if m == nil || j.MixedOnly != (mode == UnifiedMixed) {
+			t.Fatalf("mode %d: mixed %v, only %v", mode, m, j.MixedOnly)
+		}
+		if m.TotalIOs != 64 || m.TotalIOs != j.Read.TotalIOs+j.Write.TotalIOs || m.IOBytes != 64*4096 || m.Lat.N != 64 || m.Clat.N != 64 {
+			t.Errorf("mode %d: mixed %d I/Os, %d bytes, lat N %d, clat N %d; read %d write %d", mode, m.TotalIOs, m.IOBytes, m.Lat.N, m.Clat.N, j.Read.TotalIOs, j.Write.TotalIOs)
+		}
+		if m.RuntimeNs != max(j.Read.RuntimeNs, j.Write.RuntimeNs) || m.IOPS <= 0 {
+			t.Errorf("mode %d: runtime %d, read %d, write %d", mode, m.RuntimeNs, j.Read.RuntimeNs, j.Write.RuntimeNs)
+		}
+	}
+}

@@ -38,6 +38,10 @@ type fioJob struct {
 	Read  dirIO  `json:"read"`
 	Write dirIO  `json:"write"`
 	Trim  dirIO  `json:"trim"`
+	// Mixed is fio's unified_rw_reporting object; HasRead says the job
+	// has a "read" object (fio writes none with unified_rw_reporting=mixed).
+	Mixed   *dirIO `json:"mixed"`
+	HasRead bool   `json:"-"`
 	// JobRuntime is fio's job_runtime, in ms.
 	JobRuntime int64 `json:"job_runtime"`
 	// Sync is fio's fsync count and the fsyncs and fdatasyncs it timed.
@@ -220,11 +224,12 @@ func decodeJob(raw json.RawMessage) (fioJob, error) {
 	var extra struct {
 		L json.RawMessage `json:"iodepth_level"`
 		O json.RawMessage `json:"job options"`
+		R json.RawMessage `json:"read"`
 	}
 	if err := json.Unmarshal(raw, &extra); err != nil {
 		return j, err
 	}
-	j.HasOptions = extra.O != nil
+	j.HasOptions, j.HasRead = extra.O != nil, extra.R != nil
 	j.DepthLevel = map[string]float64{}
 	return j, json.Unmarshal(extra.L, &j.DepthLevel)
 }
@@ -410,6 +415,11 @@ func compareRuns(fio, clyde view, explained map[string]string, timed bool, appro
 			if math.Abs(fs-cs) > 5 {
 				differs("read share", "entry %s: fio %.1f%% reads, clyde %.1f%%", f.Name, fs, cs)
 			}
+		}
+		if f.HasRead != c.HasRead || (f.Mixed == nil) != (c.Mixed == nil) {
+			differs("mixed", "entry %s: fio has read %v and mixed %v, clyde read %v and mixed %v", f.Name, f.HasRead, f.Mixed != nil, c.HasRead, c.Mixed != nil)
+		} else if f.Mixed != nil && !timed && approx == 0 && *f.Mixed != *c.Mixed {
+			differs("mixed", "entry %s: fio's mixed %+v, clyde's %+v", f.Name, *f.Mixed, *c.Mixed)
 		}
 		if ft, ct := f.Trim.IOBytes, c.Trim.IOBytes; ft != ct && !timed && approx == 0 {
 			differs("trim", "entry %s: fio trimmed %d bytes, clyde %d", f.Name, ft, ct)
@@ -1110,6 +1120,33 @@ filename=w.dat
 rw=write
 rate=400k
 ratemin=10k
+`},
+	// unified_rw_reporting: fio's "mixed" object in place of the
+	// directions (mixed, 1) or after them (both, 2).
+	{name: "unified_rw_reporting", text: `[global]
+size=4m
+bs=4k
+rw=randrw
+[none]
+filename=n.dat
+unified_rw_reporting=none
+[mixed]
+filename=m.dat
+unified_rw_reporting=mixed
+[both]
+filename=b.dat
+unified_rw_reporting=both
+[one]
+filename=o.dat
+unified_rw_reporting=1
+rw=write
+[two]
+stonewall
+filename=t.dat
+unified_rw_reporting=2
+rw=randread
+numjobs=2
+group_reporting
 `},
 	{name: "an example's shape", text: `; -- start job file --
 [global]

@@ -22,14 +22,15 @@ func addRunOptions() {
 		// threads is the option of fio's tiobench profile (profiles/
 		// tiobench.c), which fio's parser finds for any job: it changes
 		// nothing a job does (fio 3.33 echoes it and runs the job).
-		"threads":             func(j *job, o Option) error { return needValue(o) },
-		"cpus_allowed_policy": (*job).cpusAllowedPolicy,
-		"io_submit_mode":      (*job).ioSubmitMode,
-		"experimental_verify": func(j *job, o Option) error { return boolean(o, &j.experimentalVerify) },
-		"create_on_open":      func(j *job, o Option) error { return boolean(o, &j.w.CreateOnOpen) },
-		"startdelay":          (*job).startDelay,
-		"rate_min":            func(j *job, o Option) error { return j.rate(o, &j.w.RateMin, true) },
-		"rate_iops_min":       func(j *job, o Option) error { return j.rate(o, &j.w.RateIOPSMin, false) },
+		"threads":              func(j *job, o Option) error { return needValue(o) },
+		"cpus_allowed_policy":  (*job).cpusAllowedPolicy,
+		"io_submit_mode":       (*job).ioSubmitMode,
+		"experimental_verify":  func(j *job, o Option) error { return boolean(o, &j.experimentalVerify) },
+		"create_on_open":       func(j *job, o Option) error { return boolean(o, &j.w.CreateOnOpen) },
+		"startdelay":           (*job).startDelay,
+		"unified_rw_reporting": (*job).unifiedRWReporting,
+		"rate_min":             func(j *job, o Option) error { return j.rate(o, &j.w.RateMin, true) },
+		"rate_iops_min":        func(j *job, o Option) error { return j.rate(o, &j.w.RateIOPSMin, false) },
 		"rate_cycle": func(j *job, o Option) error {
 			var ms int
 			if err := j.intIn(o, 1, math.MaxInt32, &ms); err != nil {
@@ -45,6 +46,24 @@ func addRunOptions() {
 	aliases["ratecycle"] = "rate_cycle"
 	delete(refusals, "rate_min")
 	delete(refusals, "startdelay")
+	delete(refusals, "unified_rw_reporting")
+}
+
+// unifiedRWReporting is fio's unified_rw_reporting (options.c posval):
+// none or 0, mixed or 1, both or 2 (blockbench's Unified; the result's
+// "mixed" object).
+func (j *job) unifiedRWReporting(o Option) error {
+	switch o.Value {
+	case "none", "0":
+		j.w.Report.Unified = blockbench.UnifiedNone
+	case "mixed", "1":
+		j.w.Report.Unified = blockbench.UnifiedMixed
+	case "both", "2":
+		j.w.Report.Unified = blockbench.UnifiedBoth
+	default:
+		return result.Usagef(o.Pos, "unified_rw_reporting=%q: give none (0), mixed (1) or both (2)", o.Value)
+	}
+	return nil
 }
 
 // cpusAllowedPolicy is fio's cpus_allowed_policy: how fio splits

@@ -138,6 +138,12 @@ func TestRunOptions(t *testing.T) {
 					t.Errorf("notes %q", notes)
 				}
 			}},
+		{"unified_rw_reporting, by name and number", "[a]\nfilename=f\nsize=1m\nunified_rw_reporting=mixed\n[b]\nfilename=f\nsize=1m\nunified_rw_reporting=2\n[c]\nfilename=f\nsize=1m\nunified_rw_reporting=1\nunified_rw_reporting=none\n",
+			func(t *testing.T, g []blockbench.Workload, _ []string) {
+				if g[0].Report.Unified != blockbench.UnifiedMixed || g[1].Report.Unified != blockbench.UnifiedBoth || g[2].Report.Unified != blockbench.UnifiedNone {
+					t.Errorf("modes %v %v %v", g[0].Report.Unified, g[1].Report.Unified, g[2].Report.Unified)
+				}
+			}},
 		{"io_submit_mode=inline says nothing", "[a]\nfilename=f\nsize=1m\nio_submit_mode=offload\nio_submit_mode=inline\n",
 			func(t *testing.T, _ []blockbench.Workload, notes []string) {
 				if len(notes) != 0 {
@@ -169,6 +175,7 @@ func TestRunOptionRefusals(t *testing.T) {
 		{"threads without a value", "threads", "needs a value"},
 		{"rate cycle 0", "rate_cycle=0", "from 1"},
 		{"create_on_open bad bool", "create_on_open=yes", "give 0 or 1"},
+		{"unified mode", "unified_rw_reporting=3", "none (0), mixed (1) or both (2)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := compile(t, "[a]\nfilename=f\nsize=1m\n"+c.opt+"\n", nil, nil, Options{})
