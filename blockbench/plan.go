@@ -65,6 +65,19 @@ type Workload struct {
 	Verify       VerifyKind
 	VerifyFatal  bool
 	NoVerifyPass bool
+	// VerifyPattern is fio's verify_pattern: each written block holds it
+	// repeated (after the header, for a checksum) instead of random data,
+	// with the block's offset, 8 bytes little endian, at each of
+	// VerifyPatternOffsets (fio's %o) of every repeat; Verify
+	// VerifyPatternOnly checks the bytes themselves (fio's
+	// verify=pattern). VerifyBacklog reads back and checks the blocks
+	// written so far after every VerifyBacklog of them, VerifyBacklogBatch
+	// (0: VerifyBacklog) at a time, during the write pass (fio's
+	// verify_backlog, verify_backlog_batch; verify.go).
+	VerifyPattern        []byte
+	VerifyPatternOffsets []int
+	VerifyBacklog        int64
+	VerifyBacklogBatch   int
 	// Volume, when set, replaces Filename with several existing targets
 	// laid out as one (volume.go).
 	Volume *Volume

@@ -161,6 +161,13 @@ type job struct {
 	experimentalVerify bool
 	delayLow           uint64
 	delayHigh          uint64
+	// bufferPattern, verifyPattern and verifyOffsets are buffer_pattern
+	// and verify_pattern with its %o places; verifyDump verify_dump
+	// (dataopts.go).
+	bufferPattern string
+	verifyPattern []byte
+	verifyOffsets []int
+	verifyDump    bool
 }
 
 func newJob(sec Section, o Options) *job {
@@ -817,6 +824,7 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 		// fio turns refill_buffers on with buffer_compress_percentage.
 		w.Buffer.Kind, w.Buffer.CompressPct, w.Buffer.Refill = blockbench.BufferCompressible, j.compress, true
 	}
+	j.finishData(&w) // dataopts.go
 	if j.scramble && !w.Buffer.Refill && w.Buffer.Kind != blockbench.BufferZero {
 		return w, nil, result.Usagef(j.set["scramble_buffers"].Pos, "scramble_buffers=1: clyde does not scramble buffers; give refill_buffers=1 (new data for every write) or scramble_buffers=0")
 	}
@@ -854,8 +862,9 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 		return w, nil, result.Usagef(j.sec.Pos, "job %s: %s does not exist and the job gives no size=; give the size of the file to create", j.sec.Name, w.Filename)
 	}
 	j.notes = append(j.notes, j.verifyNotes(w)...) // dataopts.go
-	j.notes = append(j.notes, j.rwNotes(w)...)     // rwopts.go
-	j.notes = append(j.notes, j.runNotes(w)...)    // runopts.go
+	j.notes = append(j.notes, j.dumpNote(w)...)
+	j.notes = append(j.notes, j.rwNotes(w)...)  // rwopts.go
+	j.notes = append(j.notes, j.runNotes(w)...) // runopts.go
 	return w, j.notes, nil
 }
 

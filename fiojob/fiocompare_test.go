@@ -1148,6 +1148,61 @@ rw=randread
 numjobs=2
 group_reporting
 `},
+	// fio's data patterns: buffer_pattern fills the writes, verify_pattern
+	// the verified blocks (verify=pattern when no verify= is given), with
+	// %o the block's offset; verify_dump changes nothing that is counted.
+	{name: "buffer_pattern, verify_pattern, verify_dump", text: `[global]
+size=64k
+bs=4k
+[bp]
+filename=b.dat
+rw=write
+buffer_pattern=0xdeadbeef
+[vp]
+filename=v.dat
+rw=randwrite
+verify_pattern="ab"%o
+[vmd5]
+filename=m.dat
+rw=write
+verify=md5
+verify_pattern=0x55aa
+verify_dump=1
+[compressible]
+filename=c.dat
+rw=write
+buffer_compress_percentage=50
+buffer_pattern=-1024
+`},
+	// verify_backlog reads back the blocks written so far between the
+	// writes: after every 8, 3 at a time, the rest at the end, oldest
+	// first (io_u.c check_get_verify), every I/O in the log's order.
+	{name: "verify_backlog with a batch, in order", logs: true, order: true, text: `[lg]
+filename=bl.dat
+size=64k
+bs=4k
+rw=write
+verify=crc32c
+verify_backlog=8
+verify_backlog_batch=3
+write_lat_log=lg
+log_offset=1
+`},
+	{name: "verify_backlog", text: `[global]
+size=256k
+bs=4k
+[seq]
+filename=s.dat
+rw=write
+verify=md5
+verify_backlog=8
+[rand]
+filename=r.dat
+rw=randwrite
+verify=crc32c
+verify_backlog=16
+verify_backlog_batch=40
+`},
 	{name: "an example's shape", text: `; -- start job file --
 [global]
 description=Emulation of a simple web server   ; what it is
