@@ -131,3 +131,24 @@ func TestVerifyBacklogRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyHeadersOnly: with do_verify=0 the blocks carry their headers
+// over several loops, or for a runtime, as fio writes them, and nothing
+// is read back.
+func TestVerifyHeadersOnly(t *testing.T) {
+	for _, edit := range []func(w *Workload){
+		func(w *Workload) { w.Loops = 2 },
+		func(w *Workload) { w.TimeBased, w.Runtime = true, 50*MinRuntime },
+	} {
+		w := verifyWorkload(t, VerifyMD5)
+		w.NoVerifyPass = true
+		edit(&w)
+		res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j := res.Jobs[0]; j.Read.TotalIOs != 0 || j.Write.TotalIOs < verifyBlocks {
+			t.Errorf("loops %d, time-based %v: %d reads, %d writes", w.Loops, w.TimeBased, j.Read.TotalIOs, j.Write.TotalIOs)
+		}
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clydebench/clyde/result"
 )
 
 // TestPlace places regions as fio 3.33 placed them on a 1 MiB file at
@@ -238,5 +240,26 @@ func TestUnified(t *testing.T) {
 		if m.RuntimeNs != max(j.Read.RuntimeNs, j.Write.RuntimeNs) || m.IOPS <= 0 {
 			t.Errorf("mode %d: runtime %d, read %d, write %d", mode, m.RuntimeNs, j.Read.RuntimeNs, j.Write.RuntimeNs)
 		}
+	}
+}
+
+// TestCheckPlan: a plan RunPlan would refuse is refused with the same
+// usage error, and a runnable one makes nothing.
+func TestCheckPlan(t *testing.T) {
+	dir := testDir(t)
+	w := withDefaults(Workload{Filename: filepath.Join(dir, "new"), RW: Write, Size: 1 << 20})
+	if err := CheckPlan(Plan{Groups: []Group{{w}}, SizeGiven: true}); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("CheckPlan made %d files", len(ents))
+	}
+	w.Verify, w.SeqGap = VerifyMD5, 8192
+	if err := CheckPlan(Plan{Groups: []Group{{w}}, SizeGiven: true}); err == nil || !result.IsUsage(err) {
+		t.Errorf("got %v, want the refusal of verify with holes", err)
+	}
+	w = withDefaults(Workload{Filename: filepath.Join(dir, "huge"), RW: Write, Size: 1 << 62})
+	if err := CheckPlan(Plan{Groups: []Group{{w}}, SizeGiven: true}); err == nil {
+		t.Error("a file larger than the filesystem passed")
 	}
 }

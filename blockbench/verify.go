@@ -131,9 +131,11 @@ func (w *Workload) validateVerify() error {
 		return result.Usagef("--verify", "verify=%s checks the blocks a write job wrote; give rw=write or randwrite", w.Verify)
 	case w.Volume != nil || w.Access != nil:
 		return result.Usagef("--verify", "verify=%s runs on one target with fio's rw modes", w.Verify)
-	case w.TimeBased:
+	case w.TimeBased && !w.NoVerifyPass:
 		return result.Usagef("--verify", "verify=%s checks one pass over the region; give size= without time_based", w.Verify)
-	case w.Loops > 1:
+	case w.Loops > 1 && !w.NoVerifyPass:
+		// With do_verify=0 the blocks only carry their headers, pass
+		// after pass, as fio's.
 		return result.Usagef("--verify", "verify=%s: fio verifies after each of loops=%d passes, clyde once after one pass; give loops=1", w.Verify, w.Loops)
 	case w.BS < int64(hdr):
 		return result.Usagef("--bs", "%d is smaller than the %d-byte header verify=%s writes into each block", w.BS, hdr, w.Verify)

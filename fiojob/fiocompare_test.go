@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -15,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clydebench/clyde/blockbench"
 	"github.com/clydebench/clyde/internal/clydetest"
@@ -152,6 +154,13 @@ func fioBinary(t *testing.T) string {
 	return path
 }
 
+// fioCaseTimeout ends a run of fio on a case, whose jobs take seconds:
+// fio 3.33 sometimes hangs after its I/O (io_submit_mode=offload).
+const fioCaseTimeout = 90 * time.Second
+
+// errFioHung is a run of fio that outlived fioCaseTimeout.
+var errFioHung = errors.New("fio hung")
+
 // runFio runs fio on the job file in dir, a directory of its own. It
 // runs on a goroutine of its own, so it returns its error.
 func runFio(fio, dir, text string, logs bool) (view, error) {
@@ -163,9 +172,15 @@ func runFio(fio, dir, text string, logs bool) (view, error) {
 
 // runFioArgs runs fio with args in dir; text is the job file's, if any.
 func runFioArgs(fio, dir, text string, logs bool, args ...string) (view, error) {
-	cmd := exec.Command(fio, append([]string{"--output-format=json", "--output=out.json", "--eta=never"}, args...)...)
+	ctx, cancel := context.WithTimeout(context.Background(), fioCaseTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, fio, append([]string{"--output-format=json", "--output=out.json", "--eta=never"}, args...)...)
 	cmd.Dir = dir
+	killGroupOnCancel(cmd)
 	if out, err := cmd.CombinedOutput(); err != nil {
+		if ctx.Err() != nil {
+			return view{}, fmt.Errorf("%w after %v: %v\n%s", errFioHung, fioCaseTimeout, err, out)
+		}
 		return view{}, fmt.Errorf("fio: %v\n%s", err, out)
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "out.json"))
@@ -547,6 +562,9 @@ var fioCases = []struct {
 	// iodepth_submit and iodepth_complete.
 	depthDist float64
 	batchDist float64
+	// fioMayHang: fio 3.33 now and then hangs on the case here; a run it
+	// does not finish skips the case rather than failing it.
+	fioMayHang bool
 }{
 	{name: "inline comments", files: true, text: `; fio's example style
 [global]
@@ -1071,8 +1089,8 @@ startdelay=50ms-200ms
 `},
 	// io_submit_mode=offload runs fio's I/O from a thread of its own; at
 	// iodepth 1 fio 3.33 reports what an inline run does (deeper, it
-	// hangs at the end here).
-	{name: "io_submit_mode=offload", depthDist: 0.2, batchDist: 0.2, text: `[global]
+	// hangs at the end here; at 1, one run in a few).
+	{name: "io_submit_mode=offload", depthDist: 0.2, batchDist: 0.2, fioMayHang: true, text: `[global]
 size=1m
 rw=randread
 io_submit_mode=offload
@@ -1256,6 +1274,9 @@ func TestAgainstFio(t *testing.T) {
 				clydetest.Skip(t, "the temporary directory's filesystem does not take O_DIRECT")
 			}
 			if run.err != nil {
+				if c.fioMayHang && errors.Is(run.err, errFioHung) {
+					clydetest.Skip(t, "fio 3.33 hung on this case (its offload threads); nothing to compare with this time")
+				}
 				t.Fatal(run.err)
 			}
 			want := run.v

@@ -323,6 +323,13 @@ func FuzzParse(f *testing.F) {
 		// fio's offset modifiers and sequencer.
 		"[b]\nfilename=f\nsize=128m\nbs=4k\nrw=read:-8k\n[h]\nrw=write:112k\nkb_base=1000\n[r]\nrw=randread:8\nrw_sequencer=identical\n",
 		"[m]\nfilename=f\nsize=1m\nrw=randrw:0x10\nrw_sequencer=sequential\n[t]\nrw=randtrimwrite:4\n[x]\nrw=rw:-\n",
+		// issue 34's options: shares, increments, io_size, start delays,
+		// minimum rates, reporting, patterns, the verify backlog.
+		"[global]\nfilename=f\nsize=50%\noffset=10%\n[a]\noffset_increment=1m\nnumjobs=3\nio_size=4m\n[b]\nio_limit=25%\noffset_increment=5%\n",
+		"[d]\nfilename=f\nsize=1m\nstartdelay=1s-3s\nnumjobs=2\nrandseed=7\n[e]\nstartdelay=500ms:2\nrandom_generator=tausworthe64\n[f]\nstartdelay=0x10,\n",
+		"[r]\nfilename=f\nsize=1m\nrate=1m\nratemin=1k,2k\nrate_iops_min=3\nratecycle=250\nunified_rw_reporting=both\n[u]\nunified_rw_reporting=1\nio_submit_mode=offload\n",
+		"[p]\nfilename=f\nsize=1m\nrw=write\nbuffer_pattern=\"ab\"0x01-5\nverify_pattern=%o0xdead\nverify_backlog=1k\nverify_backlog_batch=8\nverify_dump=1\n",
+		"[o]\nfilename=f\nsize=1m\nthreads=1\nthread\ncpus_allowed_policy=split\nexperimental_verify=1\ncreate_on_open=1\n",
 	} {
 		f.Add([]byte(s))
 	}
