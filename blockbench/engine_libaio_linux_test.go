@@ -15,6 +15,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/clydebench/clyde/internal/clydetest"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/clydebench/clyde/internal/osio"
@@ -68,7 +70,7 @@ func directDir(t *testing.T) string {
 		}
 		return dir
 	}
-	t.Skip("neither the test's temporary directory nor /var/tmp takes O_DIRECT here")
+	clydetest.Skip(t, "neither the test's temporary directory nor /var/tmp takes O_DIRECT here")
 	return ""
 }
 
@@ -78,7 +80,7 @@ func shmDir(t *testing.T) string {
 	t.Helper()
 	d, err := os.MkdirTemp("/dev/shm", "clyde-libaio-test-")
 	if err != nil {
-		t.Skipf("no /dev/shm here: %v", err)
+		clydetest.Skipf(t, "no /dev/shm here: %v", err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(d) })
 	return d
@@ -89,7 +91,7 @@ func shmDir(t *testing.T) string {
 func libaioWorker(t *testing.T, path string, wl *workload, flags osio.Flag) (*worker, *libaioIssuer) {
 	t.Helper()
 	if err := libaioProbe(); err != nil {
-		t.Skipf("libaio not available here: %v", err)
+		clydetest.Skipf(t, "libaio not available here: %v", err)
 	}
 	if wl.Direct {
 		flags |= osio.Direct
@@ -338,7 +340,7 @@ func TestLibaioEagainReapsAndRetries(t *testing.T) {
 		}
 	}
 	if capacity == depth {
-		t.Skipf("the kernel's context for 1 I/O took %d: no EAGAIN to test", depth)
+		clydetest.Skipf(t, "the kernel's context for 1 I/O took %d: no EAGAIN to test", depth)
 	}
 	// Reap the probes before the run.
 	for got := 0; got < capacity; {

@@ -16,6 +16,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/clydebench/clyde/internal/clydetest"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/clydebench/clyde/internal/osio"
@@ -26,7 +28,7 @@ import (
 // processor, so an unbounded wait on a stalled device would hold it forever.
 func TestURingWaitIsBounded(t *testing.T) {
 	if err := uringAvailable(); err != nil {
-		t.Skipf("io_uring not available here: %v", err)
+		clydetest.Skipf(t, "io_uring not available here: %v", err)
 	}
 	r, err := setupRing(4)
 	if err != nil {
@@ -34,7 +36,7 @@ func TestURingWaitIsBounded(t *testing.T) {
 	}
 	if r.features&uringFeatExtArg == 0 {
 		r.close()
-		t.Skip("kernel without IORING_FEAT_EXT_ARG (5.11): waits go through Syscall, unbounded, as fio's do")
+		clydetest.Skip(t, "kernel without IORING_FEAT_EXT_ARG (5.11): waits go through Syscall, unbounded, as fio's do")
 	}
 	done := make(chan error, 1)
 	go func() {
@@ -97,10 +99,10 @@ func chanClosed(c <-chan struct{}) bool {
 // operation canceled" did in whole-package runs.
 func TestURingWritesSurviveSignals(t *testing.T) {
 	if err := uringAvailable(); err != nil {
-		t.Skipf("io_uring not available here: %v", err)
+		clydetest.Skipf(t, "io_uring not available here: %v", err)
 	}
 	if testing.Short() {
-		t.Skip("a load generator: skipped with -short")
+		clydetest.Skip(t, "a load generator: skipped with -short")
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
 	stop := make(chan struct{})
@@ -260,7 +262,7 @@ func runURingPass(t *testing.T, path string, blocks int64, depth int, direct boo
 // loaded machine). Under auto the loop takes every waiting completion.
 func TestURingReapsAsFio(t *testing.T) {
 	if err := uringAvailable(); err != nil {
-		t.Skipf("io_uring not available here: %v", err)
+		clydetest.Skipf(t, "io_uring not available here: %v", err)
 	}
 	const blocks, depth = 256, 16
 	for _, direct := range []bool{false, true} {
@@ -300,7 +302,7 @@ func TestURingReapsAsFio(t *testing.T) {
 // drain takes the rest in one call.
 func TestURingCompleteMax(t *testing.T) {
 	if err := uringAvailable(); err != nil {
-		t.Skipf("io_uring not available here: %v", err)
+		clydetest.Skipf(t, "io_uring not available here: %v", err)
 	}
 	const blocks, depth = 256, 16
 	path := patternFile(t, shmDir(t), blocks)
@@ -329,7 +331,7 @@ func TestURingCompleteMax(t *testing.T) {
 // fio's engine, fio's default, which fio's job options do not echo.
 func TestURingAutoRecordsItsReap(t *testing.T) {
 	if err := uringAvailable(); err != nil {
-		t.Skipf("io_uring not available here: %v", err)
+		clydetest.Skipf(t, "io_uring not available here: %v", err)
 	}
 	dir := shmDir(t)
 	for _, c := range []struct {

@@ -53,6 +53,10 @@ var AllowedSkips = []AllowedSkip{
 		"chattr +i needs ext4, xfs or btrfs under the temporary directory, not tmpfs"},
 	{"/sys/kernel/mm/transparent_hugepage",
 		"a kernel built without transparent huge pages has no such sysfs file; the procfs case still runs"},
+	{"does not batch",
+		"a table case of fio's batching for an engine that has none (psync, null, mmap, posixaio): the case does not apply, nothing is missing"},
+	{"not supported on this platform",
+		"an engine or call of another OS (windowsaio on Linux) cannot run here; its own OS's build runs it (windowsaio under Wine, integration/wine)"},
 	{"needs an amd64 host for wine64",
 		"wine64 runs amd64 Windows binaries only; an arm64 CI machine builds the Windows port without running it"},
 }
