@@ -139,11 +139,9 @@ func (e errTime) Error() string { return string(e) }
 // microseconds.
 func parseStartDelay(v string) (low, high uint64, err error) {
 	parts := splitFioValue(v)
-	first := parts[0]
+	first := v // __handle_option cuts only at a ','
 	if i := strings.IndexByte(v, ','); i >= 0 {
 		first = v[:i]
-	} else {
-		first = v
 	}
 	if low, err = fioTimeUs(first); err != nil {
 		return 0, 0, err
