@@ -159,7 +159,7 @@ func (w *Workload) validateSizes() error {
 		return usagef("--bs", "workload %s: bs %d is not the largest of its block sizes, %d; set them with BlockSizes.Apply", w.Name, w.BS, s.largest(w.RW))
 	}
 	if w.Size > 0 && w.Size < s.minRegion() {
-		return result.Usagef("--size", "%d is smaller than the smallest block size of a direction, %d (fio: size too small, must not be less than minimum block size)", w.Size, s.minRegion())
+		return result.Usagef("--size", "%d is smaller than the smallest block size, %d (fio: size too small, must not be less than minimum block size)", w.Size, s.minRegion())
 	}
 	switch {
 	case w.Access != nil || w.Volume != nil:
@@ -168,6 +168,8 @@ func (w *Workload) validateSizes() error {
 		return usagef("--rw", "workload %s: clyde runs gaps and random runs (rw=MODE:N) with one block size; give bs= alone", w.Name)
 	case w.Zones.Size > 0:
 		return usagef("--zonemode", "workload %s: clyde runs strided zones with one block size; give bs= alone", w.Name)
+	case w.Verify != VerifyNone && (w.VerifyBacklog > 0 || len(w.VerifyPattern) > 0):
+		return usagef("--verify", "workload %s: verify_backlog and verify_pattern run with one block size; give bs= alone", w.Name)
 	case w.Verify != VerifyNone && (s.SeqRand || s.Unaligned):
 		return usagef("--verify", "workload %s: verify= with bs_is_seq_rand or bs_unaligned: clyde verifies writes of the write direction's sizes, multiples of fio's verify_interval", w.Name)
 	case w.Verify != VerifyNone && !w.RandomMap && w.RW.Random():
@@ -224,9 +226,18 @@ func SplitError(dir int, split []SizeShare) error {
 }
 
 // minRegion is the smallest region fio runs the sizes in: its td_min_bs,
-// the largest of the directions' smallest sizes.
+// the smallest size of any direction.
 func (s *BlockSizes) minRegion() int64 {
-	return max(s.Dirs[SizeRead].Min, s.Dirs[SizeWrite].Min, s.Dirs[SizeTrim].Min)
+	return min(s.Dirs[SizeRead].Min, s.Dirs[SizeWrite].Min, s.Dirs[SizeTrim].Min)
+}
+
+// minBS is fio's td_min_bs: BS, or the smallest size of any direction,
+// to which a region's offset and share are cut (region.go).
+func (w *Workload) minBS() int64 {
+	if w.Sizes == nil {
+		return w.BS
+	}
+	return w.Sizes.minRegion()
 }
 
 // misaligned finds a size or alignment mode rw may use that is not a

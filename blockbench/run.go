@@ -184,6 +184,16 @@ func runGroups(ctx context.Context, groups [][]*workload, res *result.Block) err
 // watch and AfterGroup, waiting p's idle time before each and showing them
 // on lv (nil: no progress line); stopped records the groups a watch ended.
 func runPlanGroups(ctx context.Context, p *Plan, groups [][]*workload, res *result.Block, stopped map[int]bool, lv *live) error {
+	// fio counts startdelay from its genesis, once, before the first
+	// job starts (backend.c run_threads: set_genesis_time).
+	genesis := time.Now()
+	for _, ws := range groups {
+		for _, w := range ws {
+			if w.StartDelay > 0 {
+				w.startAt = genesis.Add(w.StartDelay)
+			}
+		}
+	}
 	for i, ws := range groups {
 		if i < len(p.Idle) && p.Idle[i] > 0 && ctx.Err() == nil {
 			_ = lv.idle(ctx, i, ws, p.Idle[i]) // an interruption is caught below
@@ -400,6 +410,9 @@ func sizeNewTargets(targets []*target, groups [][]*workload, sizeGiven bool) err
 		if err := t.sizeNew(on, sizeGiven); err != nil {
 			return err
 		}
+		if err := t.createOnOpen(on); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -462,7 +475,7 @@ func (w *workload) resolve() (string, error) {
 		w.vmap = newVolumeMap(w.Volume, w.vol, w.BS, reg)
 	}
 	if w.Sizes != nil && w.Sizes.minRegion() > w.Size {
-		return "", result.Usagef("--bs", "the smallest block size of a direction, %d, is larger than the region of %d bytes; give a smaller block size or a larger --size", w.Sizes.minRegion(), w.Size)
+		return "", result.Usagef("--bs", "the smallest block size, %d, is larger than the region of %d bytes; give a smaller block size or a larger --size", w.Sizes.minRegion(), w.Size)
 	}
 	if w.Sizes == nil && w.BS > w.Size {
 		return "", result.Usagef("--bs", "%d is larger than the region of %d bytes; give a smaller --bs or a larger --size", w.BS, w.Size)
@@ -521,7 +534,9 @@ func (w *Workload) validate() error {
 	for _, check := range []func() error{
 		w.validateTarget, w.validateRegion, w.validateTiming, w.validatePercentiles, w.validateLog,
 		w.validateDistribution, w.validateSequencer, w.validateSizes /* blocksize.go */, w.validateFadvise, w.validateAccess,
-		w.validateVerify, w.validateBatch, // batchloop.go
+		w.validateVerify, w.validateStart, // minrate.go
+		func() error { return w.Region.validate(w) }, // region.go
+		w.validateBatch, // batchloop.go
 		func() error { return w.Buffer.validate() },
 	} {
 		if err := check(); err != nil {

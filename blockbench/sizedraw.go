@@ -26,7 +26,8 @@ import (
 // one that leads past the region, a direction's smallest size not fitting
 // before the end. loops= runs that many passes, each with the map cleared
 // and the positions back at the start, until the job's I/Os add up to its
-// size times loops (fio's io_issue_bytes_exceeded). An engine that queues
+// size times loops (fio's io_issue_bytes_exceeded); with io_size=, that
+// times loops, in as many passes as it takes. An engine that queues
 // (fio's FIO_Q_QUEUED: libaio, io_uring, posixaio, null above iodepth 1)
 // also ends a pass once its own I/Os add up to the size, as do_io counts
 // bytes_issued for those alone: rw=rw with loops=2 on psync runs a pass
@@ -60,6 +61,9 @@ type sizedPattern struct {
 	budget, passBytes int64
 	total, issued     int64
 	passesLeft, loops int
+	// ioSize is fio's io_size (0: none): after loops passes, more while
+	// the job's bytes fall short of it by its largest size or more.
+	ioSize int64
 	dropOnPass        bool
 	// The next I/O, drawn ahead (nDir, nOff, nSize): have says it is
 	// there, nDrop that the cache is dropped before it (a new pass);
@@ -129,6 +133,14 @@ func newSizedPattern(w *worker) *sizedPattern {
 		p.total, p.passesLeft = spec.Size*int64(p.loops), p.loops-1
 		if issueQueues(spec) {
 			p.budget = spec.Size
+		}
+		if n := spec.Region.ioBytes(spec.Size); n > 0 {
+			// fio's io_size: the job's bytes, passes until they are
+			// done (region.go).
+			p.ioSize, p.total = n, n*int64(p.loops)
+			if p.budget > 0 && p.random && spec.RW.Writes() && !spec.RandomMap {
+				p.budget = max(p.budget, n) // do_io: random overwrites up to io_size
+			}
 		}
 	}
 	p.dropOnPass = spec.Invalidate && !spec.Direct && (spec.TimeBased || spec.Loops > 1) && CanAdviseAccess && !spec.Diskless()
@@ -267,11 +279,11 @@ func (p *sizedPattern) pull(w *worker) bool {
 			return true
 		}
 		// The pass is over: its bytes are issued, or no I/O fits.
-		if p.passesLeft == 0 {
-			return false
-		}
-		if p.passesLeft > 0 {
+		switch {
+		case p.passesLeft > 0:
 			p.passesLeft--
+		case p.passesLeft == 0 && (p.ioSize == 0 || p.ioSize-p.issued < int64(p.max)):
+			return false // fio's keep_running: loops done, io_size too
 		}
 		p.resetPass()
 		drop = p.dropOnPass

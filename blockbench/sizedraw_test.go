@@ -508,7 +508,7 @@ func TestBlockSizesRefusals(t *testing.T) {
 		{"shares past 100 with two without", split3(SizeShare{4 * kib, 80}, SizeShare{8 * kib, 30}, SizeShare{16 * kib, NoPct}, SizeShare{32 * kib, NoPct}), nil, "more than 100"},
 		{"past 100 with one without a share is fio's (it wraps)", split3(SizeShare{4 * kib, 80}, SizeShare{8 * kib, 30}, SizeShare{16 * kib, NoPct}), nil, ""},
 		{"a share out of range", split3(SizeShare{4 * kib, 101}, SizeShare{8 * kib, 1}), nil, "outside 1..100"},
-		{"region below the largest smallest size", rng(64*kib, 128*kib), func(w *Workload) { w.Size = 32 * kib }, "smaller than the smallest"},
+		{"region below the smallest size", rng(64*kib, 128*kib), func(w *Workload) { w.Size = 32 * kib }, "smaller than the smallest"},
 		{"direct with sizes off 512", rng(1000, 4000), func(w *Workload) { w.Direct = true }, "--direct"},
 		{"direct with bs_unaligned", BlockSizes{Dirs: rng(4*kib, 16*kib).Dirs, Unaligned: true}, func(w *Workload) { w.Direct = true }, "bs_unaligned"},
 		{"direct with a blockalign off 512", BlockSizes{Dirs: [3]DirSizes{{Min: 4 * kib, Max: 8 * kib, Align: 1000}, {Min: 4 * kib, Max: 8 * kib}, {Min: 4 * kib, Max: 8 * kib}}},
@@ -694,5 +694,22 @@ func TestSizedRamp(t *testing.T) {
 	}
 	if got := res.Jobs[0].Read.IOBytes; got < size || got >= size+64*kib {
 		t.Errorf("%d bytes measured after the ramp, want %d up to one more I/O", got, int64(size))
+	}
+}
+
+// TestSizedIOSize: io_size= with sizes drawn per I/O moves io_size bytes
+// in as many passes as it takes, the last one cut there, as fio 3.33
+// does (16m, bssplit=4k/50:64k/50, io_size=40m: 41963520 bytes).
+func TestSizedIOSize(t *testing.T) {
+	for _, rw := range []RW{Read, RandRead} {
+		rs, _ := runSized(t, Workload{RW: rw, Size: 16 << 20, RandomMap: true, Region: RegionSpec{IOSize: 40 << 20}},
+			split3(SizeShare{4 * kib, 50}, SizeShare{64 * kib, 50}))
+		var bytes int64
+		for _, r := range rs {
+			bytes += int64(r.Bytes)
+		}
+		if bytes < 40<<20 || bytes >= 40<<20+64*kib {
+			t.Errorf("%s: %d bytes, want io_size 40m up to one more I/O", rw, bytes)
+		}
 	}
 }

@@ -53,6 +53,7 @@ func Compile(f *File, o Options) (blockbench.Plan, error) {
 	overrides := byFioPriority(o.Overrides)
 	p.GlobalOptions = appendEcho(p.GlobalOptions, o.Overrides)
 	var globals [][]Option
+	thread := 1 // fio's thread_number of the next job
 	for _, sec := range f.Sections {
 		if isGlobal(sec.Name) {
 			globals = append(globals, sec.parseOrder())
@@ -81,7 +82,10 @@ func Compile(f *File, o Options) (blockbench.Plan, error) {
 			p.Groups = append(p.Groups, blockbench.Group{})
 		}
 		g := &p.Groups[len(p.Groups)-1]
-		*g = append(*g, j.clones(w)...)
+		ws := j.clones(w)
+		j.drawStartDelays(ws, thread) // runopts.go
+		thread += len(ws)
+		*g = append(*g, ws...)
 	}
 	if len(p.Groups) == 0 {
 		if f.Path == commandLinePath {
@@ -99,7 +103,8 @@ func isGlobal(name string) bool { return strings.HasPrefix(name, "global") }
 // clones are the job's numjobs copies as fio makes them: one workload each
 // (fio reports every clone on its own unless group_reporting), numbered
 // from 0 so each draws its own offsets, on the job's file or, with no
-// filename=, on a file of its own (JOB.N.0, fio's name).
+// filename=, on a file of its own (JOB.N.0, fio's name, N the clone's
+// subjob number), its region moved by offset_increment times that number.
 func (j *job) clones(w blockbench.Workload) []blockbench.Workload {
 	n := w.NumJobs
 	if n <= 1 {
@@ -108,9 +113,9 @@ func (j *job) clones(w blockbench.Workload) []blockbench.Workload {
 	out := make([]blockbench.Workload, n)
 	for i := range out {
 		c := w
-		c.NumJobs, c.CloneIndex = 1, i
+		c.NumJobs, c.CloneIndex, c.Region.Increments = 1, i, subjob(i, n)
 		if j.ownFiles {
-			c.Filename = j.fileFor(i)
+			c.Filename = j.fileFor(subjob(i, n))
 		}
 		out[i] = c
 	}
@@ -147,6 +152,22 @@ type job struct {
 	scramble       bool
 	// zonemode is the job's zonemode= (distribution.go).
 	zonemode Option
+	// taus64 is random_generator=tausworthe64: fio's 64-bit draws.
+	taus64 bool
+	// offload is io_submit_mode=offload; experimentalVerify
+	// experimental_verify=1; delayLow and delayHigh startdelay's range in
+	// microseconds (runopts.go).
+	offload            bool
+	experimentalVerify bool
+	delayLow           uint64
+	delayHigh          uint64
+	// bufferPattern, verifyPattern and verifyOffsets are buffer_pattern
+	// and verify_pattern with its %o places; verifyDump verify_dump
+	// (dataopts.go).
+	bufferPattern string
+	verifyPattern []byte
+	verifyOffsets []int
+	verifyDump    bool
 	// sizes are the job's block-size options (sizeopts.go).
 	sizes jobSizes
 }
@@ -190,7 +211,6 @@ var refusals = map[string]string{
 	"bwavgtime":            "clyde samples bandwidth every 500 ms, fio's default",
 	"iopsavgtime":          "clyde samples IOPS every 500 ms, fio's default",
 	"filesize":             "give size=, the region each job uses",
-	"io_size":              "give size=: clyde's jobs do one pass over their region, or run for runtime= with time_based",
 	"nrfiles":              "clyde runs each job on one file",
 	"mem":                  "clyde allocates its own aligned buffers",
 }
@@ -210,8 +230,6 @@ func init() {
 			j.w.RWMixRead = 100 - v
 			return nil
 		},
-		"size":    func(j *job, o Option) error { return j.size(o, &j.w.Size) },
-		"offset":  func(j *job, o Option) error { return j.size(o, &j.w.Offset) },
 		"iodepth": func(j *job, o Option) error { return j.intIn(o, 1, blockbench.MaxIODepth, &j.w.IODepth) },
 		"numjobs": func(j *job, o Option) error { return j.intIn(o, 1, 4096, &j.w.NumJobs) },
 		"loops":   func(j *job, o Option) error { return j.intIn(o, 1, math.MaxInt32, &j.w.Loops) },
@@ -278,9 +296,9 @@ func init() {
 		"random_generator": func(j *job, o Option) error {
 			switch o.Value {
 			case "tausworthe", "tausworthe64":
-				j.lfsr = false
+				j.lfsr, j.taus64 = false, o.Value == "tausworthe64"
 			case "lfsr":
-				j.lfsr = true
+				j.lfsr, j.taus64 = true, false
 			default:
 				return result.Usagef(o.Pos, "random_generator=%q: give tausworthe, tausworthe64 or lfsr", o.Value)
 			}
@@ -355,10 +373,12 @@ func init() {
 			return j.intIn(o, 0, 6, &j.log.HistCoarseness)
 		},
 	}
-	addDataOptions()  // dataopts.go
-	addBatchOptions() // batchopts.go
-	addRWOptions()    // rwopts.go
-	addSizeOptions()  // sizeopts.go
+	addDataOptions()   // dataopts.go
+	addBatchOptions()  // batchopts.go
+	addRWOptions()     // rwopts.go
+	addRegionOptions() // regionopts.go
+	addRunOptions()    // runopts.go
+	addSizeOptions()   // sizeopts.go
 }
 
 // Supported lists the option names (and aliases) clyde reads, sorted.
@@ -778,6 +798,7 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 		// fio turns refill_buffers on with buffer_compress_percentage.
 		w.Buffer.Kind, w.Buffer.CompressPct, w.Buffer.Refill = blockbench.BufferCompressible, j.compress, true
 	}
+	j.finishData(&w) // dataopts.go
 	if j.scramble && !w.Buffer.Refill && w.Buffer.Kind != blockbench.BufferZero {
 		return w, nil, result.Usagef(j.set["scramble_buffers"].Pos, "scramble_buffers=1: clyde does not scramble buffers; give refill_buffers=1 (new data for every write) or scramble_buffers=0")
 	}
@@ -809,12 +830,16 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 	if w.Size == 0 && w.Diskless() {
 		return w, nil, result.Usagef(j.sec.Pos, "job %s: ioengine=null opens no file, so size= is the whole region; give size=", j.sec.Name)
 	}
-	if w.Size == 0 && !w.Diskless() && !j.exists(w.Filename) {
+	// size=N% of a file a job before lays out is blockbench's to check
+	// (Target.sizeNew).
+	if w.Size == 0 && w.Region.SizePercent == 0 && !w.Diskless() && !j.exists(w.Filename) {
 		return w, nil, result.Usagef(j.sec.Pos, "job %s: %s does not exist and the job gives no size=; give the size of the file to create", j.sec.Name, w.Filename)
 	}
 	j.notes = append(j.notes, j.verifyNotes(w)...) // dataopts.go
-	j.notes = append(j.notes, j.rwNotes(w)...)     // rwopts.go
-	j.notes = append(j.notes, j.sizeNotes(w)...)   // sizeopts.go
+	j.notes = append(j.notes, j.dumpNote(w)...)
+	j.notes = append(j.notes, j.rwNotes(w)...)   // rwopts.go
+	j.notes = append(j.notes, j.runNotes(w)...)  // runopts.go
+	j.notes = append(j.notes, j.sizeNotes(w)...) // sizeopts.go
 	return w, j.notes, nil
 }
 

@@ -85,6 +85,8 @@ func TestSurveyCheck(t *testing.T) {
 		"b.fio": refusedFor("option bssplit "),
 		"c.fio": differsIn("why", "job options"),
 		"d.fio": refusedByName(`unknown engine "rbd"`),
+		"f.fio": notRunFor("hours"),
+		"g.fio": fioHangsOn("hangs"),
 	}
 	for _, tc := range []struct {
 		name string
@@ -105,6 +107,9 @@ func TestSurveyCheck(t *testing.T) {
 		{"fio fails", outcome{name: "c.fio", kind: "fio failed", reason: "fio: exit status 1"}, "fio failed"},
 		{"clyde fails", outcome{name: "c.fio", kind: "clyde failed", reason: "boom"}, "clyde failed"},
 		{"not listed", outcome{name: "e.fio", kind: "agree"}, "not in surveyExpect"},
+		{"not run, as listed", outcome{name: "f.fio", kind: "not run", reason: "hours"}, ""},
+		{"fio hangs, as listed", outcome{name: "g.fio", kind: "fio hangs", reason: "hangs"}, ""},
+		{"not run file now refused", outcome{name: "f.fio", kind: "refused", reason: "option x"}, "refused for"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fails := surveyCheck([]outcome{tc.got}, want)

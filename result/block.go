@@ -108,6 +108,14 @@ type BlockJob struct {
 	// lat_ns both (end_fsync is in neither, as in fio).
 	Trim BlockDir     `json:"trim"`
 	Sync BlockSyncDir `json:"sync"`
+	// Mixed is fio's "mixed" object (unified_rw_reporting=mixed or both):
+	// every direction summed as one, its latencies merged, its sample
+	// statistics fio's sums of the directions'; nil otherwise. MixedOnly
+	// is unified_rw_reporting=mixed: the JSON then has "mixed" in place
+	// of read, write, trim and sync, as fio writes it (fio's own tests
+	// check that no direction is there); both writes it after sync.
+	Mixed     *BlockDir `json:"mixed,omitempty"`
+	MixedOnly bool      `json:"-"`
 	// JobRuntime is the measured wall time in ms (excluding ramp), as fio's.
 	JobRuntime int64 `json:"job_runtime"`
 	// ElapsedNs is the same at full resolution.

@@ -64,8 +64,8 @@ func TestBlockJobFileRefusals(t *testing.T) {
 		want string
 	}{
 		{"unsupported option", func(t *testing.T) []string {
-			return []string{"block", writeJobFile(t, "[a]\nfilename=f\nsize=1m\nverify_backlog=16\n")}
-		}, "job.fio:4: option verify_backlog"},
+			return []string{"block", writeJobFile(t, "[a]\nfilename=f\nsize=1m\nverify_async=2\n")}
+		}, "job.fio:4: option verify_async"},
 		{"malformed line", func(t *testing.T) []string { return []string{"block", writeJobFile(t, "[a\n")} }, "job.fio:1: malformed"},
 		{"two job files", func(t *testing.T) []string { return []string{"block", good, good} }, "one job file"},
 		{"missing job file", func(t *testing.T) []string {

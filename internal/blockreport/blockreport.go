@@ -89,11 +89,8 @@ func jobText(ew *errWriter, j *result.BlockJob) {
 	}
 	ew.printf("%s: (bs=%s, rw=%s, ioengine=%s, iodepth=%d, numjobs=%d, direct=%d)\n",
 		j.JobName, bs, c.RW, c.IOEngine, c.IODepth, c.NumJobs, b2i(c.Direct))
-	for d, dir := range []*result.BlockDir{&j.Read, &j.Write, &j.Trim} {
-		if dir.TotalIOs == 0 {
-			continue
-		}
-		name := [3]string{"read", "write", "trim"}[d]
+	for _, nd := range textDirs(j) {
+		name, dir := nd.name, nd.dir
 		ew.printf("  %s: IOPS=%s, BW=%s/s (%s/s)(%s/%dmsec)\n", name, count(dir.IOPS),
 			humanize.IBytes(uint64(dir.BWBytes)), humanize.Bytes(uint64(dir.BWBytes)),
 			humanize.IBytes(uint64(dir.IOBytes)), dir.Runtime)
@@ -127,6 +124,31 @@ func jobText(ew *errWriter, j *result.BlockJob) {
 		ew.printf("  fsync        : %d\n", j.Syncs)
 	}
 	ew.printf("  trend        : %s\n", trendText(j.Trend))
+}
+
+// namedDir is one direction of a job's text report.
+type namedDir struct {
+	name string
+	dir  *result.BlockDir
+}
+
+// textDirs are the directions a job's text report shows, as fio's
+// show_thread_status_normal: read, write and trim that did I/O, then with
+// unified_rw_reporting the "mixed" sum of them, alone for mixed (fio's
+// UNIFIED_MIXED) or after them for both.
+func textDirs(j *result.BlockJob) []namedDir {
+	var out []namedDir
+	if !j.MixedOnly || j.Mixed == nil {
+		for d, dir := range []*result.BlockDir{&j.Read, &j.Write, &j.Trim} {
+			if dir.TotalIOs > 0 {
+				out = append(out, namedDir{[3]string{"read", "write", "trim"}[d], dir})
+			}
+		}
+	}
+	if j.Mixed != nil && j.Mixed.TotalIOs > 0 {
+		out = append(out, namedDir{"mixed", j.Mixed})
+	}
+	return out
 }
 
 // cpuScopeText says, after a job's CPU figures, when they are not the

@@ -166,3 +166,34 @@ func TestBlockSizesHead(t *testing.T) {
 		}
 	}
 }
+
+// TestMixedText: fio's unified_rw_reporting in the text report: "mixed"
+// alone for mixed, after the directions for both.
+func TestMixedText(t *testing.T) {
+	dir := result.BlockDir{TotalIOs: 2, IOBytes: 8192}
+	for _, tc := range []struct {
+		name string
+		job  result.BlockJob
+		want string
+	}{
+		{"mixed", result.BlockJob{JobName: "j", Read: dir, Write: dir, Mixed: &result.BlockDir{TotalIOs: 4}, MixedOnly: true}, "mixed"},
+		{"both", result.BlockJob{JobName: "j", Read: dir, Write: dir, Mixed: &result.BlockDir{TotalIOs: 4}}, "read write mixed"},
+		{"none", result.BlockJob{JobName: "j", Read: dir}, "read"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := Text(&b, &result.Block{Jobs: []result.BlockJob{tc.job}}); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, line := range strings.Split(b.String(), "\n") {
+				if name, _, ok := strings.Cut(strings.TrimSpace(line), ": IOPS="); ok {
+					got = append(got, name)
+				}
+			}
+			if strings.Join(got, " ") != tc.want {
+				t.Errorf("directions %q, want %q:\n%s", got, tc.want, b.String())
+			}
+		})
+	}
+}
