@@ -63,8 +63,8 @@ type sizedPattern struct {
 	passesLeft, loops int
 	// ioSize is fio's io_size (0: none): after loops passes, more while
 	// the job's bytes fall short of it by its largest size or more.
-	ioSize int64
-	dropOnPass        bool
+	ioSize     int64
+	dropOnPass bool
 	// The next I/O, drawn ahead (nDir, nOff, nSize): have says it is
 	// there, nDrop that the cache is dropped before it (a new pass);
 	// wrapped says the draw just made took a sequential direction back
