@@ -713,3 +713,19 @@ func TestSizedIOSize(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaceSizes: a region's share (offset=10%, size=30%) with sizes that
+// vary is cut to fio's td_min_bs, the smallest size of any direction, not
+// to the largest (BS).
+func TestPlaceSizes(t *testing.T) {
+	w := Workload{Size: 64 * kib, Region: RegionSpec{OffsetPercent: 10}}
+	d := DirSizes{Min: kib, Max: 64 * kib}
+	w.Sizes, w.BS = &BlockSizes{Dirs: [3]DirSizes{d, d, d}}, 64*kib
+	if off, _ := w.place(1 << 20); off != 105472 {
+		t.Errorf("offset=10%% of 1m at %d, want 105472 (104857 rounded up to 1k)", off)
+	}
+	w.Region = RegionSpec{SizePercent: 30}
+	if _, sz := w.place(1 << 20); sz != 314368 {
+		t.Errorf("size=30%% of 1m is %d, want 314368 (314572 cut to 1k)", sz)
+	}
+}
