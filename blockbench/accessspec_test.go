@@ -55,7 +55,7 @@ func TestAccessSpecValidate(t *testing.T) {
 // drawWorker is a worker of spec on a region, for drawing I/Os without a
 // target.
 func drawWorker(spec *AccessSpec, off, size int64) *worker {
-	wl := &workload{Workload: Workload{Offset: off, Size: size, IODepth: 1, NumJobs: 1, Seed: 3}, engine: psyncEngine{}, depth: 1}
+	wl := &workload{Workload: Workload{Offset: off, Size: size, IODepth: 1, NumJobs: 1, Seed: 3}, engine: mustEngine(EnginePsync), depth: 1}
 	spec.Apply(&wl.Workload)
 	w := newWorker(wl, 0)
 	w.ctx = context.Background()
@@ -249,7 +249,7 @@ func BenchmarkDraw(b *testing.B) {
 		spec *AccessSpec
 	}{{"fio-randread", nil}, {"access-one-line", oneLine}, {"access-three-lines", mixed}} {
 		b.Run(tc.name, func(b *testing.B) {
-			wl := &workload{Workload: Workload{RW: RandRead, BS: 4096, Size: 1 << 30, IODepth: 1, NumJobs: 1, Seed: 3}, engine: psyncEngine{}, depth: 1}
+			wl := &workload{Workload: Workload{RW: RandRead, BS: 4096, Size: 1 << 30, IODepth: 1, NumJobs: 1, Seed: 3}, engine: mustEngine(EnginePsync), depth: 1}
 			if tc.spec != nil {
 				tc.spec.Apply(&wl.Workload)
 			}

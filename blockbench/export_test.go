@@ -35,3 +35,15 @@ var fioShape Shaper
 
 // SetFioShape sets fioShape.
 func SetFioShape(s Shaper) { fioShape = s }
+
+// mustEngine is the registered engine name.
+func mustEngine(name Engine) engine {
+	e, ok := engineByName(name)
+	if !ok {
+		panic("no engine " + name)
+	}
+	return e
+}
+
+// uringAvailable says why io_uring cannot run here.
+func uringAvailable() error { return mustEngine(EngineIOUring).available() }
