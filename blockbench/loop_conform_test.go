@@ -112,7 +112,7 @@ func forEachEngine(t *testing.T, test func(t *testing.T, e engine, path func(blo
 				if e.name() == EngineNull {
 					return "" // opens no file
 				}
-				return patternFileTail(t, t.TempDir(), blocks, tail)
+				return patternFileTail(t, testDir(t), blocks, tail)
 			})
 		})
 	}

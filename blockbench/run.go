@@ -519,7 +519,7 @@ func (w *Workload) validate() error {
 	if err := w.validateVerify(); err != nil {
 		return err
 	}
-	if err := w.validateBatch(); err != nil { // batchloop.go
+	if err := w.validateBatch(); err != nil { // loop.go
 		return err
 	}
 	return w.Buffer.validate()

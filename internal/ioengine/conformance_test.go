@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -226,7 +227,7 @@ func diskless(d *Driver) bool { return d.Name == "null" }
 func TestEnginesMoveTheRightBytes(t *testing.T) {
 	const blocks, depth = 64, 8
 	forEachDriver(t, func(t *testing.T, d *Driver) {
-		path := patternFile(t, t.TempDir(), blocks, 0)
+		path := patternFile(t, testDir(t), blocks, 0)
 		if diskless(d) {
 			path = ""
 		}
@@ -283,7 +284,7 @@ func TestEnginesReportShortReads(t *testing.T) {
 		if diskless(d) {
 			t.Skip("null opens no file: there is no end to read across")
 		}
-		path := patternFile(t, t.TempDir(), 2, testBS/2)
+		path := patternFile(t, testDir(t), 2, testBS/2)
 		e := openEngine(t, d, path, osio.ReadOnly, 4, 4*testBS)
 		reqs := []ioReq{{Read, 0, make([]byte, testBS)}, {Read, 2 * testBS, make([]byte, testBS)}, {Read, 3 * testBS, make([]byte, testBS)}}
 		res := drive(t, d, e, 4, reqs)
@@ -306,7 +307,7 @@ func TestEnginesReportErrors(t *testing.T) {
 		if diskless(d) {
 			t.Skip("null opens no file and does no I/O: nothing can fail")
 		}
-		path := patternFile(t, t.TempDir(), 8, 0)
+		path := patternFile(t, testDir(t), 8, 0)
 		for _, c := range []struct {
 			name string
 			bad  ioReq
@@ -315,6 +316,12 @@ func TestEnginesReportErrors(t *testing.T) {
 			{"read at a negative offset", ioReq{Read, -testBS, make([]byte, testBS)}},
 		} {
 			t.Run(c.name, func(t *testing.T) {
+				if d.Has(FlagOverlapped) && c.bad.off < 0 && underWine() {
+					// Wine 8 queues a completion packet for the ReadFile it
+					// refused at once, which Windows does not: the next
+					// reap takes that stale packet for the next read.
+					t.Skip("under Wine a refused overlapped read still posts a completion, unlike Windows")
+				}
 				e := openEngine(t, d, path, osio.ReadOnly, 4, 8*testBS)
 				reqs := []ioReq{{Read, 0, make([]byte, testBS)}, c.bad, {Read, 2 * testBS, make([]byte, testBS)}}
 				res := drive(t, d, e, 1, reqs)
@@ -335,7 +342,7 @@ func TestEnginesReportErrors(t *testing.T) {
 // Queue, without error, on a file with writes in flight before them.
 func TestEnginesSyncInQueue(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, d *Driver) {
-		path := patternFile(t, t.TempDir(), 8, 0)
+		path := patternFile(t, testDir(t), 8, 0)
 		if diskless(d) {
 			path = ""
 		}
@@ -355,7 +362,7 @@ func TestEnginesSyncInQueue(t *testing.T) {
 func TestEnginesGiveBackEveryUnitInFlight(t *testing.T) {
 	const blocks, depth = 256, 32
 	forEachDriver(t, func(t *testing.T, d *Driver) {
-		path := patternFile(t, t.TempDir(), blocks, 0)
+		path := patternFile(t, testDir(t), blocks, 0)
 		if diskless(d) {
 			path = ""
 		}
@@ -383,7 +390,7 @@ func TestEnginesGiveBackEveryUnitInFlight(t *testing.T) {
 func TestEnginesCompleteWhenPolled(t *testing.T) {
 	const blocks, depth = 64, 8
 	forEachDriver(t, func(t *testing.T, d *Driver) {
-		path := patternFile(t, t.TempDir(), blocks, 0)
+		path := patternFile(t, testDir(t), blocks, 0)
 		if diskless(d) {
 			path = ""
 		}
@@ -424,4 +431,30 @@ func TestRegistry(t *testing.T) {
 			t.Fatalf("registered %v, want %v", got, want)
 		}
 	}
+}
+
+// testDir is t.TempDir, except on Windows, where it is removed entry by
+// entry through osio: under Wine 8 Go's os.RemoveAll fails on any
+// directory with something in it, and these tests run there too.
+func testDir(t *testing.T) string {
+	t.Helper()
+	if runtime.GOOS != "windows" {
+		return t.TempDir()
+	}
+	p, err := os.MkdirTemp("", "ioengine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		parent, err := osio.OpenDir(filepath.Dir(p))
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer parent.Close()
+		if err := parent.RemoveAll(osio.Name(filepath.Base(p))); err != nil {
+			t.Errorf("remove %s: %v", p, err)
+		}
+	})
+	return p
 }

@@ -60,7 +60,7 @@ func TestLibaioEagain(t *testing.T) {
 	if err := libaioProbe(); err != nil {
 		t.Skipf("libaio not available here: %v", err)
 	}
-	path := patternFile(t, t.TempDir(), blocks, 0)
+	path := patternFile(t, testDir(t), blocks, 0)
 	e := openEngine(t, libaio, path, osio.ReadOnly, depth, blocks*testBS)
 	a := e.(*libaioEngine)
 	libaioDestroy(a.ctx)

@@ -38,7 +38,7 @@ func TestMmapMapsWholeOrPartial(t *testing.T) {
 		direct, partial bool
 	}{{"buffered", false, false}, {"direct", true, false}, {"partial map", false, true}} {
 		t.Run(c.name, func(t *testing.T) {
-			path := patternFile(t, t.TempDir(), blocks, 0)
+			path := patternFile(t, testDir(t), blocks, 0)
 			e := openEngine(t, mmapDriver, path, osio.ReadWrite, 1, blocks*testBS)
 			m := e.(*mmapEngine)
 			m.direct = c.direct

@@ -132,7 +132,7 @@ func testPoolManyDescriptors(t *testing.T) {
 // is done, without error.
 func TestPosixAIOLeavesNothingInThePool(t *testing.T) {
 	const blocks = 64
-	path := patternFile(t, t.TempDir(), blocks, 0)
+	path := patternFile(t, testDir(t), blocks, 0)
 	e := openEngine(t, posixaio, path, osio.ReadWrite, 16, blocks*testBS)
 	var reqs []ioReq
 	for i := range int64(blocks) {
