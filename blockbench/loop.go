@@ -282,12 +282,18 @@ func (l *ioLoop) release(i int32) {
 // finish counts one completed unit through w.complete, timed done; false
 // when it failed (the worker's error names it) or its sync did.
 func (l *ioLoop) finish(w *worker, u *ioengine.Unit, done int64) bool {
-	s := &l.state[u.Index]
 	if u.Err != nil {
-		w.fail(fmt.Errorf("%s %d bytes at offset %d: %w", u.Op, len(u.Buf), u.Off, u.Err))
-		return false
+		return unitFailed(w, u)
 	}
+	s := &l.state[u.Index]
 	return w.complete(s.dir, u.N, len(u.Buf), u.Off, s.prepNs, s.submitNs, done)
+}
+
+// unitFailed makes a failed unit the worker's error, naming the I/O; it
+// returns false, the worker is to stop.
+func unitFailed(w *worker, u *ioengine.Unit) bool {
+	w.fail(fmt.Errorf("%s %d bytes at offset %d: %w", u.Op, len(u.Buf), u.Off, u.Err))
+	return false
 }
 
 // commit submits every queued unit (fio_ioring_commit, fio_libaio_commit),
