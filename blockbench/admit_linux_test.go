@@ -28,10 +28,10 @@ import (
 func image(t *testing.T, name string, size int64) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("loop devices need root")
+		clydetest.Skip(t, "loop devices need root")
 	}
 	if _, err := exec.LookPath("losetup"); err != nil {
-		t.Skip("losetup not installed")
+		clydetest.Skip(t, "losetup not installed")
 	}
 	path := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(path, nil, 0o600); err != nil {
@@ -49,7 +49,7 @@ func attach(t *testing.T, backing string) string {
 	t.Helper()
 	out, err := exec.Command("losetup", "--find", "--show", backing).CombinedOutput()
 	if err != nil {
-		t.Skipf("losetup failed, no loop devices here: %v: %s", err, out)
+		clydetest.Skipf(t, "losetup failed, no loop devices here: %v: %s", err, out)
 	}
 	dev := strings.TrimSpace(string(out))
 	t.Cleanup(func() { _ = exec.Command("losetup", "--detach", dev).Run() })
@@ -90,7 +90,7 @@ func wantChain(t *testing.T, found string, parts ...string) {
 func fsckClean(t *testing.T, name string, args ...string) {
 	t.Helper()
 	if _, err := exec.LookPath(name); err != nil {
-		t.Skipf("%s not installed", name)
+		clydetest.Skipf(t, "%s not installed", name)
 	}
 	if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
 		t.Errorf("%s %v after the refused write: %v: %s", name, args, err, out)
@@ -146,7 +146,7 @@ func TestAdmitLowerHeldExclusively(t *testing.T) {
 // loop device over the other image.
 func TestAdmitBtrfsMember(t *testing.T) {
 	if _, err := exec.LookPath("mkfs.btrfs"); err != nil {
-		t.Skip("btrfs-progs not installed")
+		clydetest.Skip(t, "btrfs-progs not installed")
 	}
 	imgA, imgB := image(t, "a.img", 128<<20), image(t, "b.img", 128<<20)
 	run(t, "mkfs.btrfs", "-q", "-f", "-d", "raid1", "-m", "raid1", imgA, imgB)
@@ -168,7 +168,7 @@ func TestAdmitBtrfsMember(t *testing.T) {
 // by internal/admit's TestFileWriteRules on a fake mountinfo.
 func TestAdmitErofsImage(t *testing.T) {
 	if _, err := exec.LookPath("mkfs.erofs"); err != nil {
-		t.Skip("erofs-utils not installed")
+		clydetest.Skip(t, "erofs-utils not installed")
 	}
 	img := image(t, "ero.img", 0)
 	src := t.TempDir()
@@ -180,7 +180,7 @@ func TestAdmitErofsImage(t *testing.T) {
 	// mount(2) itself: mount(8) would bind a loop device to the image.
 	mountFile := func() error { return unix.Mount(img, dir, "erofs", unix.MS_RDONLY, "") }
 	if err := mountFile(); err != nil {
-		t.Skipf("this kernel does not mount erofs straight from a file (mount(2): %v); the rule is tested on a fake mountinfo in internal/admit", err)
+		clydetest.Skipf(t, "this kernel does not mount erofs straight from a file (mount(2): %v); the rule is tested on a fake mountinfo in internal/admit", err)
 	}
 	t.Cleanup(func() { _ = unix.Unmount(dir, 0) })
 	j := countJob(img, Write, 4096, 4096)
@@ -241,7 +241,7 @@ func TestAdmitSwapFile(t *testing.T) {
 	}
 	run(t, "mkswap", "-q", img)
 	if out, err := exec.Command("swapon", img).CombinedOutput(); err != nil {
-		t.Skipf("swapon of a file not possible here: %v: %s", err, out)
+		clydetest.Skipf(t, "swapon of a file not possible here: %v: %s", err, out)
 	}
 	t.Cleanup(func() { _ = exec.Command("swapoff", img).Run() })
 	j := countJob(img, Write, 4096, 4096)
@@ -257,7 +257,7 @@ func TestNewFileInDev(t *testing.T) {
 	for _, name := range []string{"/dev/sdzz9", "/dev/loop999"} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := os.Lstat(name); err == nil {
-				t.Skipf("%s exists here", name)
+				clydetest.Skipf(t, "%s exists here", name)
 			}
 			_, err := Run(context.Background(), countJob(name, Write, 1<<20, 4096))
 			if !result.IsUsage(err) || !strings.Contains(err.Error(), "does not create files in /dev") {
@@ -272,23 +272,23 @@ func TestNewFileInDev(t *testing.T) {
 }
 
 // TestNewFilePreflight: a new test file that does not fit is refused
-// before anything is created, for block and for CDM's own file.
+// before anything is created, for block and for a preset's own file in a
+// private directory (CrystalDiskMark's).
 func TestNewFilePreflight(t *testing.T) {
 	const huge = 1 << 50 // 1 PiB: no test machine has it free
 	for _, tc := range []struct {
 		name string
-		job  func(dir string) Job
+		plan func(dir string) Plan
 	}{
-		{"block", func(dir string) Job { return countJob(filepath.Join(dir, "f"), Write, huge, 4096) }},
-		{"cdm in a directory", func(dir string) Job {
-			j := cdmJob(dir)
-			j.Size, j.CDM.Buffered = huge, true
-			return j
+		{"block", func(dir string) Plan {
+			j := countJob(filepath.Join(dir, "f"), Write, huge, 4096)
+			return j.Plan()
 		}},
+		{"a private directory's file", func(dir string) Plan { return privatePlan(dir, huge, true) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			_, err := Run(context.Background(), tc.job(dir))
+			_, err := RunPlan(context.Background(), tc.plan(dir))
 			if err == nil || !strings.Contains(err.Error(), "preflight: the test file needs") {
 				t.Fatalf("err = %v, want the preflight refusal", err)
 			}
@@ -303,7 +303,7 @@ func TestNewFilePreflight(t *testing.T) {
 // tmpfs filled it; it is now refused before anything is created.
 func TestNewFileOnSmallTmpfs(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("mounting a tmpfs needs root")
+		clydetest.Skip(t, "mounting a tmpfs needs root")
 	}
 	dir := t.TempDir()
 	run(t, "mount", "-t", "tmpfs", "-o", "size=32m", "tmpfs", dir)
@@ -317,9 +317,10 @@ func TestNewFileOnSmallTmpfs(t *testing.T) {
 	}
 }
 
-// TestCDMDirectoryRunLock: CDM on a directory takes the run lock fs and
-// copy take there, so it does not run beside another run in it.
-func TestCDMDirectoryRunLock(t *testing.T) {
+// TestPrivateDirectoryRunLock: a plan's private directory (CDM's, in the
+// directory it is given) takes the run lock fs and copy take there, so it
+// does not run beside another run in it.
+func TestPrivateDirectoryRunLock(t *testing.T) {
 	dir := t.TempDir()
 	d, err := osio.OpenDir(dir)
 	if err != nil {
@@ -328,15 +329,13 @@ func TestCDMDirectoryRunLock(t *testing.T) {
 	defer d.Close()
 	lock, err := runlock.Dir(d, dir, nil)
 	if errors.Is(err, result.ErrNotSupported) {
-		t.Skipf("no run locks here: %v", err)
+		clydetest.Skipf(t, "no run locks here: %v", err)
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lock.Release()
-	j := cdmJob(dir)
-	j.Size, j.CDM.Buffered = 1<<20, true
-	_, err = Run(context.Background(), j)
+	_, err = RunPlan(context.Background(), privatePlan(dir, 1<<20, true))
 	var held *runlock.HeldError
 	if !errors.As(err, &held) {
 		t.Fatalf("err = %v, want the run lock held", err)

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // fio's language (job files, its command line, its log files, its own
@@ -24,7 +26,7 @@ func TestFioBoundary(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Skipf("no module root above the package: %v", err)
+		clydetest.Skipf(t, "no module root above the package: %v", err)
 	}
 	fset := token.NewFileSet()
 	seen := map[string]bool{}

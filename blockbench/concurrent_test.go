@@ -126,14 +126,3 @@ func isUsageFor(err error, flag string) bool {
 	var ue *result.UsageError
 	return errors.As(err, &ue) && ue.Flag == flag
 }
-
-// ORION's preset lives in package orion (which clyde block hands it to);
-// blockbench refuses it rather than run loads of its own.
-func TestOrionProfileIsPackageOrions(t *testing.T) {
-	j := NewJob(filepath.Join(t.TempDir(), "f"))
-	j.Profile = ProfileOrion
-	res, err := Run(context.Background(), j)
-	if res != nil || !isUsageFor(err, "--profile") {
-		t.Fatalf("err %v, want a usage error naming --profile", err)
-	}
-}

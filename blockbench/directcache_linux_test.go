@@ -23,14 +23,14 @@ func directJob(dir string) Job {
 }
 
 // checkCacheNoted runs a direct job in dir and checks the result says the
-// page cache served it, naming what, and that a CrystalDiskMark run there
-// is refused the same way.
+// page cache served it, naming what, and that a plan that needs uncached
+// I/O there (CrystalDiskMark's) is refused the same way.
 func checkCacheNoted(t *testing.T, dir, what string) {
 	t.Helper()
 	res, err := Run(context.Background(), directJob(dir))
 	if err != nil {
 		if strings.Contains(err.Error(), "O_DIRECT") {
-			t.Skipf("this kernel refuses O_DIRECT on %s: %v", what, err)
+			clydetest.Skipf(t, "this kernel refuses O_DIRECT on %s: %v", what, err)
 		}
 		t.Fatal(err)
 	}
@@ -42,12 +42,10 @@ func checkCacheNoted(t *testing.T, dir, what string) {
 	}) {
 		t.Errorf("direct=1 on %s, and the notes do not say the cache served it: %q", what, res.Notes)
 	}
-	j := cdmJob(dir)
-	j.CDM.Preset, j.CDM.Interval, j.Passes, j.Size, j.TimeBased, j.Runtime = CDMReal, 0, 1, 1<<20, false, 0
-	_, err = Run(context.Background(), j)
+	_, err = RunPlan(context.Background(), privatePlan(dir, 1<<20, false))
 	var ue *result.UsageError
 	if !asUsage(err, &ue) || ue.Flag != "--buffered" || !strings.Contains(ue.Msg, what) {
-		t.Errorf("cdm on %s: err = %v, want a refusal naming it and --buffered", what, err)
+		t.Errorf("uncached plan on %s: err = %v, want a refusal naming it and --buffered", what, err)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("left behind: %v", entries)
@@ -59,11 +57,11 @@ func checkCacheNoted(t *testing.T, dir, what string) {
 func TestDirectOnTmpfsIsNoted(t *testing.T) {
 	dir, err := os.MkdirTemp("/dev/shm", "clyde-direct-test-")
 	if err != nil {
-		t.Skipf("no /dev/shm here: %v", err)
+		clydetest.Skipf(t, "no /dev/shm here: %v", err)
 	}
 	defer os.RemoveAll(dir)
 	if what, _ := pagecache.CachedOnly(dir); !strings.HasPrefix(what, "tmpfs") {
-		t.Skipf("%s is not tmpfs here", dir)
+		clydetest.Skipf(t, "%s is not tmpfs here", dir)
 	}
 	checkCacheNoted(t, dir, "tmpfs")
 }
@@ -73,7 +71,7 @@ func TestDirectOnTmpfsIsNoted(t *testing.T) {
 func TestDirectOnExt4DataJournalIsNoted(t *testing.T) {
 	for _, tool := range []string{"mkfs.ext4", "mount", "umount"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed", tool)
+			clydetest.Skipf(t, "%s not installed", tool)
 		}
 	}
 	// With direct I/O, so that the loop device adds no cache of its own.
@@ -84,7 +82,7 @@ func TestDirectOnExt4DataJournalIsNoted(t *testing.T) {
 		t.Fatal(err)
 	}
 	if out, err := exec.Command("mount", "-o", "data=journal", dev, mnt).CombinedOutput(); err != nil {
-		t.Skipf("mount -o data=journal failed: %v: %s", err, out)
+		clydetest.Skipf(t, "mount -o data=journal failed: %v: %s", err, out)
 	}
 	t.Cleanup(func() {
 		if out, err := exec.Command("umount", mnt).CombinedOutput(); err != nil {
@@ -113,7 +111,7 @@ func TestDirectOnExt4DataJournalIsNoted(t *testing.T) {
 	// flag is set offline with debugfs, since chattr +j takes
 	// CAP_SYS_RESOURCE, which a container's root may lack.
 	if _, err := exec.LookPath("debugfs"); err != nil {
-		t.Skip("debugfs (e2fsprogs) not installed")
+		clydetest.Skip(t, "debugfs (e2fsprogs) not installed")
 	}
 	journaled := filepath.Join(mnt, "journaled")
 	if err := os.Mkdir(journaled, 0o755); err != nil {

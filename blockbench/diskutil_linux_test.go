@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -23,7 +25,7 @@ func TestDiskUtil(t *testing.T) {
 	}
 	sys := fmt.Sprintf("/sys/dev/block/%d:%d", unix.Major(st.Dev), unix.Minor(st.Dev))
 	if _, err := os.Stat(sys); unix.Major(st.Dev) == 0 || err != nil {
-		t.Skipf("the temp dir %s is on no block device (%s)", dir, sys)
+		clydetest.Skipf(t, "the temp dir %s is on no block device (%s)", dir, sys)
 	}
 	j := NewJob(filepath.Join(dir, "f"))
 	j.RW, j.Size, j.Runtime, j.Fsync = Write, 4<<20, 100*time.Millisecond, 8

@@ -109,8 +109,15 @@ func (w *Workload) DistributionError() error {
 // str_random_distribution_cb, zone_split_ddir) and what clyde runs: the
 // flag a problem concerns and what it is, or "".
 func (w *Workload) distributionProblem() (flag, msg string) {
+	if msg := w.randomDistributionProblem(); msg != "" {
+		return "--random_distribution", msg
+	}
+	return w.stridedZonesProblem()
+}
+
+// randomDistributionProblem is what is wrong with random_distribution, or "".
+func (w *Workload) randomDistributionProblem() string {
 	d := w.Distribution
-	const opt = "--random_distribution"
 	switch d.Kind {
 	case "", DistRandom:
 	case DistZipf:
@@ -118,31 +125,38 @@ func (w *Workload) distributionProblem() (flag, msg string) {
 		// which is no zipf (0 is uniform, below it the pole moves to
 		// the other end).
 		if !(d.Param > 0) || d.Param == 1 || math.IsInf(d.Param, 0) {
-			return opt, fmt.Sprintf("zipf:%g: give a theta above 0 other than 1 (fio's default 1.1)", d.Param)
+			return fmt.Sprintf("zipf:%g: give a theta above 0 other than 1 (fio's default 1.1)", d.Param)
 		}
 	case DistPareto:
 		if !(d.Param > 0 && d.Param < 1) {
-			return opt, fmt.Sprintf("pareto:%g: give an h with 0 < h < 1 (fio's default 0.2)", d.Param)
+			return fmt.Sprintf("pareto:%g: give an h with 0 < h < 1 (fio's default 0.2)", d.Param)
 		}
 	case DistNormal:
 		if !(d.Param >= 0 && d.Param < 100) {
-			return opt, fmt.Sprintf("normal:%g: give a deviation with 0 <= dev < 100 (percent of the region)", d.Param)
+			return fmt.Sprintf("normal:%g: give a deviation with 0 <= dev < 100 (percent of the region)", d.Param)
 		}
 	case DistZoned, DistZonedAbs:
 		for dir, zs := range d.Zones {
 			if msg := zoneSplitProblem(d.Kind, dirNames[dir], zs); msg != "" {
-				return opt, msg
+				return msg
 			}
 		}
 	default:
-		return opt, fmt.Sprintf("%q: give random, zipf, pareto, normal, zoned or zoned_abs", d.Kind)
+		return fmt.Sprintf("%q: give random, zipf, pareto, normal, zoned or zoned_abs", d.Kind)
 	}
 	if d.HasCenter && !(d.Center >= 0 && d.Center <= 1) {
-		return opt, fmt.Sprintf("center %g: give 0 <= center <= 1", d.Center)
+		return fmt.Sprintf("center %g: give 0 <= center <= 1", d.Center)
 	}
 	if !d.Uniform() && (w.Access != nil || w.Volume != nil) {
-		return opt, fmt.Sprintf("workload %s: %s shapes fio's rw modes on one target, not an access specification or a volume", w.Name, d.Kind)
+		return fmt.Sprintf("workload %s: %s shapes fio's rw modes on one target, not a workload's own pattern (an access specification) or a volume", w.Name, d.Kind)
 	}
+	return ""
+}
+
+// stridedZonesProblem is what is wrong with zonemode=strided's zones (and
+// its flag), or "".
+func (w *Workload) stridedZonesProblem() (flag, msg string) {
+	d := w.Distribution
 	z := w.Zones
 	switch {
 	case z.Size == 0 && (z.Range != 0 || z.Skip != 0):

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/clydebench/clyde/internal/osio"
@@ -39,7 +41,7 @@ func directDir(t *testing.T) string {
 		}
 		return dir
 	}
-	t.Skip("neither the test's temporary directory nor /var/tmp takes O_DIRECT here")
+	clydetest.Skip(t, "neither the test's temporary directory nor /var/tmp takes O_DIRECT here")
 	return ""
 }
 
@@ -49,7 +51,7 @@ func shmDir(t *testing.T) string {
 	t.Helper()
 	d, err := os.MkdirTemp("/dev/shm", "clyde-libaio-test-")
 	if err != nil {
-		t.Skipf("no /dev/shm here: %v", err)
+		clydetest.Skipf(t, "no /dev/shm here: %v", err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(d) })
 	return d
@@ -61,7 +63,7 @@ func libaioWorker(t *testing.T, path string, wl *workload, flags osio.Flag) (*wo
 	t.Helper()
 	e := mustEngine(EngineLibaio)
 	if err := e.available(); err != nil {
-		t.Skipf("libaio not available here: %v", err)
+		clydetest.Skipf(t, "libaio not available here: %v", err)
 	}
 	if wl.Direct {
 		flags |= osio.Direct

@@ -27,3 +27,8 @@ func EngineAvailable(name Engine) error {
 	}
 	return e.available()
 }
+
+// QueueingEngines names the engines that keep several I/Os in flight and
+// can run here: what a preset whose rows need a queue tells the user to
+// pick.
+func QueueingEngines() []string { return queueingEngines() }

@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"golang.org/x/sys/unix"
 )
 
 // userFile is a file of someone's with 1 MiB of data (room for a preset's
@@ -27,7 +25,8 @@ func userFile(t *testing.T) (string, int64) {
 
 // TestExistingFileWrites runs whole jobs on a user's file: anything that
 // writes needs destroy-data and leaves the file as it was when refused;
-// reads need nothing.
+// reads need nothing. (The presets' packages hold their runs to the same:
+// cdm's and blockpreset's TestExistingFile.)
 func TestExistingFileWrites(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -36,12 +35,7 @@ func TestExistingFileWrites(t *testing.T) {
 	}{
 		{"write", func(j *Job) { j.RW = Write }, true},
 		{"randrw", func(j *Job) { j.RW, j.RWMixRead = RandRW, 99 }, true},
-		{"cdm preset (writes half its rows)", func(j *Job) { j.Profile, j.Passes, j.Size = ProfileCDM, 1, 0 }, true},
 		{"read", func(j *Job) { j.RW = RandRead }, false},
-		{"sustained preset (writes 30%)", func(j *Job) {
-			ApplySustained(j)
-			j.Profile, j.Size, j.Runtime, j.TimeBased, j.Direct = ProfileSustained, 0, 0, false, false
-		}, true},
 		{"write with destroy-data", func(j *Job) { j.RW, j.DestroyData = Write, true }, false},
 	}
 	for _, tc := range cases {
@@ -70,51 +64,5 @@ func TestExistingFileWrites(t *testing.T) {
 				t.Error("a refused write changed the file")
 			}
 		})
-	}
-}
-
-// TestCleanupFailureKeepsMarker: when the data file cannot be removed the
-// marker stays, so the cleanup can be run again.
-func TestCleanupFailureKeepsMarker(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: making a file immutable (chattr +i) is how its removal is made to fail")
-	}
-	dir := t.TempDir()
-	path := leftover(t, dir, "f", nil)
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const immutable = 0x10 // FS_IMMUTABLE_FL, linux/fs.h
-	setFlags := func(on bool) error {
-		flags, err := unix.IoctlGetUint32(int(f.Fd()), unix.FS_IOC_GETFLAGS)
-		if err != nil {
-			return err
-		}
-		if on {
-			flags |= immutable
-		} else {
-			flags &^= immutable
-		}
-		return unix.IoctlSetPointerInt(int(f.Fd()), unix.FS_IOC_SETFLAGS, int(flags))
-	}
-	if err := setFlags(true); err != nil {
-		f.Close()
-		t.Skipf("this filesystem cannot make a file immutable: %v", err)
-	}
-	_, err = Cleanup(path, false)
-	if uerr := setFlags(false); uerr != nil {
-		t.Fatal(uerr)
-	}
-	f.Close()
-	if err == nil || !strings.Contains(err.Error(), "the marker is kept") {
-		t.Fatalf("err = %v, want the failed removal reported", err)
-	}
-	if got := entries(t, dir); strings.Join(got, ",") != ".f.clyde-run,f" {
-		t.Fatalf("left %v, want the file and its marker", got)
-	}
-	res, err := Cleanup(path, false)
-	if err != nil || len(res.Removed) != 2 {
-		t.Fatalf("second cleanup: %+v, %v", res, err)
 	}
 }

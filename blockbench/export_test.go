@@ -3,6 +3,8 @@ package blockbench
 import (
 	"testing"
 	"time"
+
+	"github.com/clydebench/clyde/result"
 )
 
 // CompleteLoop counts b.N completions through one worker of a random-read
@@ -47,3 +49,21 @@ func mustEngine(name Engine) engine {
 
 // uringAvailable says why io_uring cannot run here.
 func uringAvailable() error { return mustEngine(EngineIOUring).available() }
+
+// SyntheticPlanJobs is syntheticPlanJobs for the presets' golden tests
+// (presets_golden_ext_test.go, package blockbench_test): perIO sees each
+// workload as planned and the depth it runs at.
+func SyntheticPlanJobs(p Plan, seconds int, perIO func(w Workload, depth int) (iops int64, meanNs float64)) []result.BlockJob {
+	return syntheticPlanJobs(p, seconds, func(w *workload) (int64, float64) { return perIO(w.Workload, w.depth) })
+}
+
+// GoldenPlanJobs runs each group's first workload of p on goldenProfile's
+// synthetic drive: the jobs of a preset's table golden
+// (presets_golden_ext_test.go).
+func GoldenPlanJobs(p Plan) []result.BlockJob { return goldenPlanJobs(p) }
+
+// FixtureBlock is fixtureBlock, the result the goldens' jobs go into.
+func FixtureBlock() result.Block { return fixtureBlock() }
+
+// CheckGolden is checkGolden: v against testdata/block/name.
+func CheckGolden(t *testing.T, name string, v any) { checkGolden(t, name, v) }

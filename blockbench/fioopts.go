@@ -17,15 +17,6 @@ func RandomSeed() uint64 {
 	return binary.LittleEndian.Uint64(b[:])
 }
 
-// Plan is the plan the job runs, for a caller that needs to know its
-// workloads before the run (fiojob.JobLogNames: the names of fio's logs,
-// checked as output files first). A preset that runs elsewhere (orion) has
-// none: an error.
-func (j *Job) Plan() (Plan, error) {
-	p, _, _, err := j.plan()
-	return p, err
-}
-
 // CanAdviseAccess says whether Workload.FadviseHint works on this platform
 // (posix_fadvise); a job file's fio default is on only where it does.
 const CanAdviseAccess = osio.CanAdviseAccess

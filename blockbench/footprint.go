@@ -1,22 +1,15 @@
 package blockbench
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/bits"
-	"strings"
 
 	"github.com/dustin/go-humanize"
 
 	"github.com/clydebench/clyde/internal/latency"
 	"github.com/clydebench/clyde/internal/limits"
-	"github.com/clydebench/clyde/result"
 )
-
-// readLimits reads the process's limits (internal/limits); a variable so
-// tests can set them.
-var readLimits = limits.Read
 
 // buffersPerWorker is how many bs-sized I/O buffers one worker allocates:
 // psync a read and a write buffer, io_uring and libaio one per slot. auto is not
@@ -84,7 +77,7 @@ func footprintNeed(bs int64, depth, numJobs int, engine Engine) limits.Need {
 // crash the run with a Go stack dump, or get it OOM-killed, after the test
 // file was made; refused here, nothing is.
 func checkFootprint(bs int64, depth, numJobs int, engine Engine) error {
-	l, err := readLimits()
+	l, err := limits.Read()
 	if err != nil {
 		return nil
 	}
@@ -101,63 +94,21 @@ func checkFootprint(bs int64, depth, numJobs int, engine Engine) error {
 }
 
 // checkGroupFootprint refuses a group whose workloads fit one by one but
-// not together: a group's workloads run at the same time (fio's jobs up to
-// the next stonewall, each of numjobs' clones a workload of its own; an
-// Iometer test's workers), so their buffers, threads and files add up.
-// Each workload is checked first, so that one which does not fit on its
-// own is named with its flag.
+// not together (limits.Together): a group's workloads run at the same
+// time, so their buffers, threads and files add up. Each workload is
+// checked first, so that one which does not fit on its own is named with
+// its flag.
 func checkGroupFootprint(ws []*workload) error {
-	needs := make([]limits.Need, 0, len(ws))
-	var names []string
-	clones := map[string]int{}
+	g := limits.Together{Flag: "numjobs", What: "their I/O buffers and latency histograms"}
 	targets := map[*target]bool{}
 	workers := 0
 	for _, w := range ws {
 		if err := checkFootprint(w.BS, w.depth, w.NumJobs, w.engine.name()); err != nil {
 			return err
 		}
-		needs = append(needs, footprintNeed(w.BS, w.depth, w.NumJobs, w.engine.name()))
-		if clones[w.Name]++; clones[w.Name] == 1 {
-			names = append(names, w.Name)
-		}
+		g.Add(w.Name, footprintNeed(w.BS, w.depth, w.NumJobs, w.engine.name()))
 		targets[w.target] = true
 		workers += w.NumJobs
 	}
-	if len(ws) < 2 {
-		return nil
-	}
-	l, err := readLimits()
-	if err != nil {
-		return nil
-	}
-	need := limits.Sum(needs...)
-	need.Files = workers + 4*len(targets) // a file per worker, a few per target
-	need.Flag = "numjobs"
-	need.What = "their I/O buffers and latency histograms"
-	var ue *result.UsageError
-	if err := l.Check(need); errors.As(err, &ue) {
-		return result.Usagef(ue.Flag, "%s run at the same time (%d workers; no stonewall between them): %s", groupNames(names, clones), workers, ue.Msg)
-	} else if err != nil {
-		return err
-	}
-	return nil
-}
-
-// groupNames lists a group's jobs for a refusal, numjobs' clones counted
-// ("job a x1000, job b"), at most a few.
-func groupNames(names []string, clones map[string]int) string {
-	const most = 4
-	var parts []string
-	for i, n := range names {
-		if i == most {
-			parts = append(parts, fmt.Sprintf("%d more", len(names)-most))
-			break
-		}
-		if c := clones[n]; c > 1 {
-			parts = append(parts, fmt.Sprintf("job %s x%d", n, c))
-		} else {
-			parts = append(parts, "job "+n)
-		}
-	}
-	return strings.Join(parts, ", ")
+	return g.Check(workers, workers+4*len(targets)) // a file per worker, a few per target
 }

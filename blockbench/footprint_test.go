@@ -50,9 +50,9 @@ func TestGroupFootprintSummed(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			old := readLimits
-			readLimits = func() (limits.Limits, error) { return tc.limits, nil }
-			t.Cleanup(func() { readLimits = old })
+			old := limits.Read
+			limits.Read = func() (limits.Limits, error) { return tc.limits, nil }
+			t.Cleanup(func() { limits.Read = old })
 			dir := t.TempDir()
 			res, err := RunPlan(context.Background(), Plan{Groups: tc.groups(dir)})
 			if tc.want == "" {

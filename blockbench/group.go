@@ -26,47 +26,13 @@ import (
 // start (a many-rank job's common start), with a reader of the group's
 // I/Os so far; its error starts no worker.
 func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool, ready func(done func() int64) error) ([]result.BlockJob, error) {
-	var ls []lanes.Lane
-	workers := make([][]*worker, len(ws))
 	entry, entries := reportEntries(ws)
-	var ramp time.Duration
 	rec, err := startRecord(ws)
 	if err != nil {
 		return nil, err
 	}
 	defer rec.close()
-	for set, wl := range ws {
-		ramp = max(ramp, wl.RampTime)
-		for i := range wl.NumJobs {
-			w := newWorker(wl, i)
-			w.stop = stop
-			rec.attach(set, i, w)
-			wl.live.add(w)
-			if ready != nil && w.snap == nil {
-				w.snap = new(liveSnap) // the group's count for ready's reader
-			}
-			workers[set] = append(workers[set], w)
-			ls = append(ls, lanes.Lane{
-				Prepare: func() error { return w.prepare() },
-				Work: func(lctx context.Context, start time.Time) error {
-					defer lockThread()()
-					w.ctx, w.base = lctx, start
-					if w.measuring {
-						w.startThreadCPU() // no ramp
-					}
-					w.loop.run(w)
-					w.endFsync()
-					w.verifyPass()
-					w.finish()
-					w.syncOnClose()
-					w.stopThreadCPU()
-					return w.err
-				},
-				Lat: w.latencies(),
-				Set: entry[set],
-			})
-		}
-	}
+	workers, ls, ramp := groupLanes(ws, entry, stop, rec, ready != nil)
 	defer func() {
 		for _, wk := range workers {
 			for _, w := range wk {
@@ -76,28 +42,91 @@ func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool, ready func
 	}()
 	o := lanes.Options{Ramp: ramp}
 	if ready != nil {
-		o.Ready = func() error {
-			return ready(func() int64 {
-				var n int64
-				for _, wk := range workers {
-					for _, w := range wk {
-						n += w.snap.ios.Load()
-					}
-				}
-				return n
-			})
-		}
+		o.Ready = func() error { return ready(func() int64 { return groupIOs(workers) }) }
 	}
 	out, err := lanes.Run(ctx, ls, o)
 	if err != nil {
 		return nil, err
 	}
-	jobs := make([]result.BlockJob, entries)
 	var errs []error
 	notes, lerr := rec.write(ws)
 	if lerr != nil {
 		errs = append(errs, lerr)
 	}
+	jobs := groupJobs(ctx, ws, workers, entry, entries, out, notes)
+	for set, wl := range ws {
+		for i, w := range workers[set] {
+			if w.err != nil {
+				errs = append(errs, fmt.Errorf("job %s worker %d: %w", wl.Name, i, w.err))
+			}
+		}
+	}
+	return jobs, errors.Join(errs...)
+}
+
+// groupLanes makes every worker of every workload (workers[set] are ws[set]'s)
+// and its lane, and says the longest ramp. counted gives each worker a
+// live count of its I/Os when the live line does not (groupIOs reads it).
+func groupLanes(ws []*workload, entry []int, stop *atomic.Bool, rec *groupRecord, counted bool) ([][]*worker, []lanes.Lane, time.Duration) {
+	var ls []lanes.Lane
+	workers := make([][]*worker, len(ws))
+	var ramp time.Duration
+	for set, wl := range ws {
+		ramp = max(ramp, wl.RampTime)
+		for i := range wl.NumJobs {
+			w := newWorker(wl, i)
+			w.stop = stop
+			rec.attach(set, i, w)
+			wl.live.add(w)
+			if counted && w.snap == nil {
+				w.snap = new(liveSnap) // the group's count for ready's reader
+			}
+			workers[set] = append(workers[set], w)
+			ls = append(ls, workerLane(w, entry[set]))
+		}
+	}
+	return workers, ls, ramp
+}
+
+// workerLane is one worker as a lane of the group's measurement, its
+// latencies in the set of its report entry.
+func workerLane(w *worker, set int) lanes.Lane {
+	return lanes.Lane{
+		Prepare: func() error { return w.prepare() },
+		Work: func(lctx context.Context, start time.Time) error {
+			defer lockThread()()
+			w.ctx, w.base = lctx, start
+			if w.measuring {
+				w.startThreadCPU() // no ramp
+			}
+			w.loop.run(w)
+			w.endFsync()
+			w.verifyPass()
+			w.finish()
+			w.syncOnClose()
+			w.stopThreadCPU()
+			return w.err
+		},
+		Lat: w.latencies(),
+		Set: set,
+	}
+}
+
+// groupIOs is the group's I/Os so far, a many-rank job's progress.
+func groupIOs(workers [][]*worker) int64 {
+	var n int64
+	for _, wk := range workers {
+		for _, w := range wk {
+			n += w.snap.ios.Load()
+		}
+	}
+	return n
+}
+
+// groupJobs summarises each report entry of the group from the workers of
+// the workloads in it, with their record notes.
+func groupJobs(ctx context.Context, ws []*workload, workers [][]*worker, entry []int, entries int, out lanes.Outcome, notes [][]string) []result.BlockJob {
+	jobs := make([]result.BlockJob, entries)
 	for e := range jobs {
 		var first *workload
 		var ews []*worker
@@ -116,14 +145,7 @@ func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool, ready func
 			jobs[e].Config.NumJobs = len(ews)
 		}
 	}
-	for set, wl := range ws {
-		for i, w := range workers[set] {
-			if w.err != nil {
-				errs = append(errs, fmt.Errorf("job %s worker %d: %w", wl.Name, i, w.err))
-			}
-		}
-	}
-	return jobs, errors.Join(errs...)
+	return jobs
 }
 
 // reportEntries says which entry of the group's result each workload goes
@@ -237,7 +259,7 @@ func measured(wl *workload, workers []*worker, recs []*latency.Recorder, cpu cpu
 	reportTrims(&job, wl)
 	setJobCPU(&job, workers, cpu)
 	job.Trend = trendOf(job.Series)
-	job.AccessLines = accessLineCounts(workers)
+	summarizePattern(wl, &job, workers)
 	return job
 }
 

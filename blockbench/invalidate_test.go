@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/osio"
 )
 
@@ -15,7 +16,7 @@ import (
 // fast they run (the drop before the first is the group's, invalidate()).
 func TestInvalidateEveryPass(t *testing.T) {
 	if !osio.CanAdviseAccess {
-		t.Skip("no posix_fadvise here: clyde cannot drop a file's cache")
+		clydetest.Skip(t, "no posix_fadvise here: clyde cannot drop a file's cache")
 	}
 	var drops atomic.Int64
 	old := dropCache

@@ -1,7 +1,9 @@
 // Package blockbench is clyde's raw block engine: fio-style jobs (rw mode,
-// block size, queue depth, workers) against a regular file or a block device,
-// plus presets that print tables shaped like CrystalDiskMark, Iometer, ORION
-// and a block-size sweep.
+// block size, queue depth, workers) against a regular file or a block device.
+// It knows no preset by name: the presets that print tables shaped like
+// CrystalDiskMark (package cdm), Iometer (iometer), ORION (orion) and the
+// block-size sweep and sustained run (blockpreset) plan their own groups of
+// workloads and run them through RunPlan.
 //
 // A Job is a documented options struct; Validate holds every cross-flag rule
 // and Run executes the job. Writing to a block device or to an existing file
@@ -125,33 +127,6 @@ func ParseEngine(s string) (Engine, error) {
 	return "", result.Usagef("--ioengine", "unknown engine %q; accepted: psync, io_uring, libaio, windowsaio, auto, null, mmap, posixaio", s)
 }
 
-// Profile names a preset that runs several jobs and prints one table.
-type Profile string
-
-// The presets.
-const (
-	ProfileNone       Profile = ""
-	ProfileCDM        Profile = "cdm"
-	ProfileIometerMix Profile = "iometer-mix"
-	ProfileOrion      Profile = "orion"
-	ProfileBSSweep    Profile = "bs-sweep"
-	// ProfileSustained is one long mixed job with the sustained-load
-	// analysis (sustained.go).
-	ProfileSustained Profile = "sustained"
-)
-
-// Profiles are the presets ParseProfile accepts besides ProfileNone; the
-// shell completions list them.
-var Profiles = []Profile{ProfileCDM, ProfileIometerMix, ProfileOrion, ProfileBSSweep, ProfileSustained}
-
-// ParseProfile accepts the preset names.
-func ParseProfile(s string) (Profile, error) {
-	if Profile(s) == ProfileNone || slices.Contains(Profiles, Profile(s)) {
-		return Profile(s), nil
-	}
-	return "", result.Usagef("--profile", "unknown profile %q; accepted: cdm, iometer-mix, orion, bs-sweep, sustained", s)
-}
-
 // Defaults. Size and runtime follow CrystalDiskMark (1 GiB, 5 s); the rest
 // follow fio.
 const (
@@ -163,7 +138,6 @@ const (
 	DefaultRuntime   = 5 * time.Second
 	DefaultEngine    = EngineAuto
 	DefaultSeed      = uint64(0x5eed)
-	DefaultPasses    = DefaultCDMPasses
 	// DirectAlign is the alignment --direct demands of bs and offset: the
 	// smallest logical block size a device has. Buffers are aligned to
 	// BufferAlign, which satisfies every device.
@@ -232,7 +206,7 @@ type Job struct {
 	Seed        uint64
 	// Fdatasync, FsyncOnClose, Verify, VerifyFatal and NoVerifyPass are
 	// fio's fdatasync, fsync_on_close, verify, verify_fatal and do_verify=0
-	// for the single job (see Workload); the presets take none of them.
+	// for the job's workloads (see Workload); a preset takes none of them.
 	Fdatasync    int
 	FsyncOnClose bool
 	Verify       VerifyKind
@@ -268,11 +242,6 @@ type Job struct {
 	// AllowCached measures a target whose uncached I/O a page cache
 	// serves anyway as it is, noted (Plan.AllowCached).
 	AllowCached bool
-	// Profile runs a preset instead of the single job; Passes is its repeat
-	// count where the preset has one (cdm), CDM the rest of cdm's settings.
-	Profile Profile
-	Passes  int
-	CDM     CDMOptions
 	// Warn, when set, gets one line for each thing the user must hear about
 	// even when the report goes to a file: a depth capped to what the engine
 	// keeps, a created file that was replaced during the run and so left in
@@ -281,8 +250,8 @@ type Job struct {
 	// CommandLine is recorded in the provenance; nil records os.Args.
 	CommandLine []string
 	// Steady adds the sustained-load analysis and steady-state detection
-	// (and with UntilSteady ends each job at steady state); the sustained
-	// preset sets it when it is nil.
+	// (and with UntilSteady ends each job at steady state); blockpreset's
+	// sustained preset sets it when it is nil.
 	Steady *SteadyState
 	// Notes go into the result as they are (an engine substituted for one
 	// clyde does not have).
@@ -291,7 +260,7 @@ type Job struct {
 	// Plan.Progress): for a terminal.
 	Progress io.Writer
 	// Distribution and Zones are fio's random_distribution and
-	// zonemode=strided for the single job (distribution.go); the presets
+	// zonemode=strided for the job's workloads (distribution.go); the presets
 	// take neither.
 	Distribution Distribution
 	Zones        StridedZones
@@ -311,50 +280,40 @@ func NewJob(filename string) Job {
 		TimeBased:  true,
 		Buffer:     Buffer{Kind: BufferRandom},
 		Seed:       DefaultSeed,
-		Passes:     DefaultPasses,
-		CDM: CDMOptions{Preset: CDMDefault, Data: CDMRandom, MixRead: DefaultCDMMixRead, Aggregate: CDMBest,
-			Interval: DefaultCDMInterval},
 	}
 }
 
 // Validate checks every rule that needs no look at the target: the first
 // broken one comes back as a usage error naming the flag and the accepted form.
 func (j *Job) Validate() error {
-	if _, err := ParseProfile(string(j.Profile)); err != nil {
-		return err
-	}
-	if j.Profile != ProfileNone && (!j.Distribution.Uniform() || j.Zones != (StridedZones{})) {
-		return result.Usagef("--random_distribution", "the %s preset draws its own offsets; give --random_distribution and --zonemode to a single job", j.Profile)
-	}
-	if j.Profile != ProfileNone && (j.Verify != VerifyNone || j.Fdatasync > 0 || j.FsyncOnClose) {
-		flag := "--verify"
-		if j.Verify == VerifyNone {
-			flag = map[bool]string{true: "--fdatasync", false: "--fsync_on_close"}[j.Fdatasync > 0]
-		}
-		return result.Usagef(flag, "the %s preset runs its own jobs; give --verify, --fdatasync and --fsync_on_close to a single job", j.Profile)
-	}
-	if len(j.BlockSizes) == 0 && j.Profile == ProfileNone {
+	if len(j.BlockSizes) == 0 {
 		return result.Usagef("--bs", "missing; give a size such as 4k or a list such as 4k,64k,1m")
 	}
-	if j.Profile == ProfileCDM {
-		if err := j.CDM.validate(j); err != nil {
-			return err
-		}
-	}
-	sizes := j.BlockSizes
-	if len(sizes) == 0 {
-		sizes = []int64{DefaultBS} // a preset sets its own; the other fields are checked all the same
-	}
-	for _, bs := range sizes {
-		w := workloadFrom(j, j.RW, bs)
+	for _, bs := range j.BlockSizes {
+		w := j.Workload(j.RW, bs)
 		if err := w.validate(); err != nil {
 			return err
 		}
-		if j.Profile == ProfileNone {
-			// A preset's rows are checked once planned (RunPlan).
-			if err := checkFootprint(bs, j.IODepth, j.NumJobs, j.IOEngine); err != nil {
-				return err
-			}
+		if err := checkFootprint(bs, j.IODepth, j.NumJobs, j.IOEngine); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ValidateFields checks the rules of the job's fields, as Validate does,
+// for a planner that makes workloads of its own from them (a preset): no
+// block size is needed (DefaultBS stands in) and no footprint is checked,
+// since RunPlan checks the planned workloads' own.
+func (j *Job) ValidateFields() error {
+	sizes := j.BlockSizes
+	if len(sizes) == 0 {
+		sizes = []int64{DefaultBS}
+	}
+	for _, bs := range sizes {
+		w := j.Workload(j.RW, bs)
+		if err := w.validate(); err != nil {
+			return err
 		}
 	}
 	return nil

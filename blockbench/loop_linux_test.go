@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/ioengine"
 	"github.com/clydebench/clyde/internal/osio"
 )
@@ -34,7 +35,7 @@ func counts(h countHist) map[int]int64 {
 func runBatchPass(t *testing.T, path string, blocks int64, depth int, direct bool, e engine, knobs func(*Workload)) *worker {
 	t.Helper()
 	if err := e.available(); err != nil {
-		t.Skipf("%s not available here: %v", e.name(), err)
+		clydetest.Skipf(t, "%s not available here: %v", e.name(), err)
 	}
 	flags := osio.ReadOnly
 	if direct {

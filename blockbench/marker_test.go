@@ -3,18 +3,16 @@ package blockbench
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/proc"
-	"github.com/clydebench/clyde/internal/safepath"
+	"github.com/clydebench/clyde/internal/rundir"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -23,7 +21,7 @@ const deadPID = math.MaxInt32 - 1
 
 // leftover plants what a killed run leaves: the data file, sized, and its
 // marker, written by edit's changes to a marker of this process.
-func leftover(t *testing.T, dir, name string, edit func(m *marker)) string {
+func leftover(t *testing.T, dir, name string, edit func(m *rundir.FileMarker)) string {
 	t.Helper()
 	d, err := osio.OpenDir(dir)
 	if err != nil {
@@ -43,12 +41,12 @@ func leftover(t *testing.T, dir, name string, edit func(m *marker)) string {
 		t.Fatal(err)
 	}
 	e.Size = 8192
-	m := newMarker(name, e)
+	m := rundir.NewFileMarker(name, e)
 	m.PID, m.StartTicks = deadPID, 0
 	if edit != nil {
 		edit(&m)
 	}
-	if err := writeMarker(d, m); err != nil {
+	if err := rundir.WriteFileMarker(d, m); err != nil {
 		t.Fatal(err)
 	}
 	return filepath.Join(dir, name)
@@ -68,110 +66,21 @@ func entries(t *testing.T, dir string) []string {
 	return names
 }
 
-func TestCleanup(t *testing.T) {
-	own := func(m *marker) { m.PID, m.StartTicks = os.Getpid(), proc.StartTicks(os.Getpid()) }
-	elsewhere := func(m *marker) { m.Host = "another-" + proc.Host(); m.Dev++ }
-	cases := []struct {
-		name  string
-		plant func(t *testing.T, dir string) string // returns --filename
-		force bool
-		// removed and kept are the names Cleanup reports; left what stays.
-		removed, kept, left []string
-		errFlag             string // a usage error for this flag; "-" any other error
-	}{
-		{"killed run: file, then marker", func(t *testing.T, d string) string { return leftover(t, d, "f", nil) }, false,
-			[]string{"f", ".f.clyde-run"}, nil, nil, ""},
-		{"no marker: nothing", func(t *testing.T, d string) string {
-			os.WriteFile(filepath.Join(d, "f"), []byte("mine"), 0o644)
-			return filepath.Join(d, "f")
-		}, false, nil, nil, []string{"f"}, ""},
-		{"nothing at all", func(t *testing.T, d string) string { return filepath.Join(d, "f") }, false, nil, nil, nil, ""},
-		{"live run", func(t *testing.T, d string) string { return leftover(t, d, "f", own) }, false,
-			nil, nil, []string{".f.clyde-run", "f"}, "--filename"},
-		{"another host without force", func(t *testing.T, d string) string { return leftover(t, d, "f", elsewhere) }, false,
-			nil, nil, []string{".f.clyde-run", "f"}, "--force"},
-		{"another host with force, device numbers differing", func(t *testing.T, d string) string { return leftover(t, d, "f", elsewhere) }, true,
-			[]string{"f", ".f.clyde-run"}, nil, nil, ""},
-		{"file replaced since: kept, stale marker removed", func(t *testing.T, d string) string {
-			// Made while the original exists, so it cannot get its inode.
-			p := leftover(t, d, "f", nil)
-			os.WriteFile(p+".new", bytes.Repeat([]byte{1}, 8192), 0o644)
-			os.Rename(p+".new", p)
-			return p
-		}, false, []string{".f.clyde-run"}, []string{"f"}, []string{"f"}, ""},
-		{"file grown since: kept", func(t *testing.T, d string) string {
-			p := leftover(t, d, "f", nil)
-			os.Truncate(p, 9000)
-			return p
-		}, false, []string{".f.clyde-run"}, []string{"f"}, []string{"f"}, ""},
-		{"file gone, marker left", func(t *testing.T, d string) string {
-			p := leftover(t, d, "f", nil)
-			os.Remove(p)
-			return p
-		}, false, []string{".f.clyde-run"}, nil, nil, ""},
-		{"file is a symlink now: kept", func(t *testing.T, d string) string {
-			p := leftover(t, d, "f", nil)
-			os.Remove(p)
-			os.WriteFile(filepath.Join(d, "victim"), []byte("victim"), 0o644)
-			os.Symlink("victim", p)
-			return p
-		}, false, []string{".f.clyde-run"}, []string{"f"}, []string{"f", "victim"}, ""},
-		{"marker not clyde's", func(t *testing.T, d string) string {
-			os.WriteFile(filepath.Join(d, "f"), []byte("mine"), 0o644)
-			os.WriteFile(filepath.Join(d, ".f.clyde-run"), []byte(`{"tool":"other"}`), 0o644)
-			return filepath.Join(d, "f")
-		}, false, nil, nil, []string{".f.clyde-run", "f"}, "-"},
-		{"marker with a start time of 0: not believed", func(t *testing.T, d string) string {
-			return leftover(t, d, "f", func(m *marker) { m.Start = time.Unix(0, 0) })
-		}, false, nil, nil, []string{".f.clyde-run", "f"}, "-"},
-		{"marker starting in the future: not believed", func(t *testing.T, d string) string {
-			return leftover(t, d, "f", func(m *marker) { m.Start = time.Now().Add(24 * time.Hour) })
-		}, false, nil, nil, []string{".f.clyde-run", "f"}, "-"},
-		{"file not made 0600 by clyde: kept", func(t *testing.T, d string) string {
-			if !safepath.Supported {
-				t.Skip("file modes are checked where the path rule is (Linux)")
-			}
-			p := leftover(t, d, "f", nil)
-			os.Chmod(p, 0o644)
-			return p
-		}, false, []string{".f.clyde-run"}, []string{"f"}, []string{"f"}, ""},
-		{"marker of another name", func(t *testing.T, d string) string {
-			leftover(t, d, "g", nil)
-			os.Rename(filepath.Join(d, ".g.clyde-run"), filepath.Join(d, ".f.clyde-run"))
-			os.Rename(filepath.Join(d, "g"), filepath.Join(d, "f"))
-			return filepath.Join(d, "f")
-		}, false, nil, nil, []string{".f.clyde-run", "f"}, "-"},
+// TestCleanupWrapper: blockbench.Cleanup takes the path the user typed to
+// internal/rundir's CleanupFile (whose tests hold the rules), and refuses a
+// path that names no file.
+func TestCleanupWrapper(t *testing.T) {
+	dir := t.TempDir()
+	path := leftover(t, dir, "f", nil)
+	res, err := Cleanup(path, false)
+	if err != nil || strings.Join(res.Removed, ",") != path+","+filepath.Join(dir, ".f.clyde-run") {
+		t.Fatalf("Cleanup = %+v, %v; want the file, then its marker, removed", res, err)
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			file := tc.plant(t, dir)
-			res, err := Cleanup(file, tc.force)
-			switch {
-			case tc.errFlag == "" && err != nil:
-				t.Fatalf("cleanup: %v", err)
-			case tc.errFlag == "-" && (err == nil || result.IsUsage(err)):
-				t.Fatalf("err = %v, want a plain error", err)
-			case tc.errFlag != "" && tc.errFlag != "-":
-				var ue *result.UsageError
-				if !errors.As(err, &ue) || ue.Flag != tc.errFlag {
-					t.Fatalf("err = %v, want a usage error for %s", err, tc.errFlag)
-				}
-			}
-			var removed, kept []string
-			for _, p := range res.Removed {
-				removed = append(removed, filepath.Base(p))
-			}
-			for _, k := range res.Kept {
-				kept = append(kept, filepath.Base(strings.SplitN(k, ":", 2)[0]))
-			}
-			if strings.Join(removed, ",") != strings.Join(tc.removed, ",") || strings.Join(kept, ",") != strings.Join(tc.kept, ",") {
-				t.Errorf("removed %v kept %v; want %v, %v", removed, kept, tc.removed, tc.kept)
-			}
-			if got := entries(t, dir); strings.Join(got, ",") != strings.Join(tc.left, ",") {
-				t.Errorf("left %v, want %v", got, tc.left)
-			}
-		})
+	if got := entries(t, dir); len(got) != 0 {
+		t.Errorf("left %v", got)
+	}
+	if _, err := Cleanup(dir+"/..", false); !result.IsUsage(err) {
+		t.Errorf("Cleanup of a directory's ..: %v, want a usage error", err)
 	}
 }
 
@@ -180,7 +89,7 @@ func TestCleanup(t *testing.T) {
 func TestRunRefusesLeftover(t *testing.T) {
 	cases := []struct {
 		name string
-		edit func(m *marker)
+		edit func(m *rundir.FileMarker)
 		gone bool // the data file was removed before the kill
 		rw   RW
 		want string
@@ -188,8 +97,8 @@ func TestRunRefusesLeftover(t *testing.T) {
 		{"killed run, read", nil, false, Read, "run `clyde block --cleanup --filename "},
 		{"killed run, write with destroy-data", nil, false, RandWrite, "left over from a clyde run that was killed"},
 		{"killed run, only the marker left", nil, true, Write, "run `clyde block --cleanup --filename "},
-		{"live run", func(m *marker) { m.PID, m.StartTicks = os.Getpid(), proc.StartTicks(os.Getpid()) }, false, Read, "in use by clyde pid "},
-		{"another host", func(m *marker) { m.Host = "nfs-peer" }, false, Read, "on host nfs-peer"},
+		{"live run", func(m *rundir.FileMarker) { m.PID, m.StartTicks = os.Getpid(), proc.StartTicks(os.Getpid()) }, false, Read, "in use by clyde pid "},
+		{"another host", func(m *rundir.FileMarker) { m.Host = "nfs-peer" }, false, Read, "on host nfs-peer"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -216,66 +125,4 @@ func TestRunRefusesLeftover(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestParseMarker(t *testing.T) {
-	good := marker{Tool: "clyde", Kind: "block-target", File: "f", ID: proc.ID{PID: 7, Host: "h", Start: time.Unix(1e9, 0).UTC()}, Dev: 1, Ino: 2, Size: 3}
-	enc := func(edit func(m *marker)) string {
-		m := good
-		edit(&m)
-		b, _ := json.Marshal(m)
-		return string(b)
-	}
-	cases := []struct {
-		name, in, err string
-	}{
-		{"good", enc(func(*marker) {}), ""},
-		{"another tool", enc(func(m *marker) { m.Tool = "bonnie" }), "tool"},
-		{"another kind", enc(func(m *marker) { m.Kind = "fs" }), "kind"},
-		{"path as the file", enc(func(m *marker) { m.File = "../etc/passwd" }), "not a name"},
-		{"dot dot", enc(func(m *marker) { m.File = ".." }), "not a name"},
-		{"no pid", enc(func(m *marker) { m.PID = 0 }), "pid"},
-		{"no host", enc(func(m *marker) { m.Host = "" }), "host"},
-		{"no inode", enc(func(m *marker) { m.Ino = 0 }), "inode"},
-		{"negative size", enc(func(m *marker) { m.Size = -1 }), "size"},
-		{"not json", "clyde was here", "not JSON"},
-		{"too long", `{"tool":"clyde"` + strings.Repeat(" ", markerMax) + "}", "more than"},
-		{"wrong types", `{"tool":"clyde","pid":"7"}`, "not JSON"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			m, err := parseMarker([]byte(tc.in))
-			switch {
-			case tc.err == "" && err != nil:
-				t.Fatalf("refused: %v", err)
-			case tc.err == "" && m != good:
-				t.Errorf("got %+v, want %+v", m, good)
-			case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
-				t.Errorf("err = %v, want one saying %q", err, tc.err)
-			}
-		})
-	}
-}
-
-// FuzzParseMarker: whatever a marker file holds, parsing never panics, and
-// what it accepts survives a round trip.
-func FuzzParseMarker(f *testing.F) {
-	b, _ := json.Marshal(marker{Tool: "clyde", Kind: "block-target", File: "f", ID: proc.ID{PID: 7, Host: "h"}, Dev: 1, Ino: 2, Size: 3})
-	f.Add(b)
-	f.Add([]byte(`{"tool":"clyde","kind":"block-target","file":"x","pid":1,"host":"a","ino":1,"size":0,"start":"2026-01-02T03:04:05Z"}`))
-	f.Add([]byte(`null`))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := parseMarker(b)
-		if err != nil {
-			return
-		}
-		again, err := json.Marshal(m)
-		if err != nil {
-			t.Fatalf("accepted %q but cannot encode it: %v", b, err)
-		}
-		m2, err := parseMarker(again)
-		if err != nil || m2.id() != m.id() || m2.PID != m.PID || m2.File != m.File || m2.Host != m.Host || m2.Size != m.Size {
-			t.Errorf("round trip of %q: %+v, %v; want %+v", b, m2, err, m)
-		}
-	})
 }

@@ -2,6 +2,7 @@ package blockbench
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -124,4 +125,10 @@ func ParseDuration(flag, s string) (time.Duration, error) {
 		return 0, result.Usagef(flag, "%q is not a duration; give seconds (5) or a duration (500ms, 2m)", s)
 	}
 	return d, nil
+}
+
+// usagef is a refusal that names a part of a job rather than a flag (the
+// batching options, a workload's own sequence).
+func usagef(part, format string, args ...any) error {
+	return &result.UsageError{Msg: part + ": " + fmt.Sprintf(format, args...)}
 }

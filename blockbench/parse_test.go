@@ -104,7 +104,6 @@ func TestValidate(t *testing.T) {
 		{"no filename", func(j *Job) { j.Filename = " " }, "--filename"},
 		{"unknown rw", func(j *Job) { j.RW = "randappend" }, "--rw"},
 		{"unknown engine", func(j *Job) { j.IOEngine = "solarisaio" }, "--ioengine"},
-		{"unknown profile", func(j *Job) { j.Profile = "atto" }, "--profile"},
 		{"rwmixread below 0", func(j *Job) { j.RWMixRead = -1 }, "--rwmixread"},
 		{"rwmixread above 100", func(j *Job) { j.RWMixRead = 101 }, "--rwmixread"},
 		{"bs 0", func(j *Job) { j.BlockSizes = []int64{0} }, "--bs"},
@@ -120,7 +119,6 @@ func TestValidate(t *testing.T) {
 		{"negative ramp", func(j *Job) { j.RampTime = -time.Second }, "--ramp_time"},
 		{"negative fsync", func(j *Job) { j.Fsync = -1 }, "--fsync"},
 		{"bad buffer", func(j *Job) { j.Buffer = Buffer{Kind: BufferCompressible, CompressPct: 120} }, "--buffer"},
-		{"cdm with 0 passes", func(j *Job) { j.Profile, j.Passes = ProfileCDM, 0 }, "--passes"},
 		{"direct aligned", func(j *Job) { j.Direct, j.Offset, j.BlockSizes = true, 1<<20, []int64{512, 4096} }, ""},
 	}
 	for _, tc := range cases {

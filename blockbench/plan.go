@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/clydebench/clyde/internal/preflight"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -68,10 +69,11 @@ type Workload struct {
 	// Volume, when set, replaces Filename with several existing targets
 	// laid out as one (volume.go).
 	Volume *Volume
-	// Access, when set, draws every I/O from an Iometer access
-	// specification instead of fio's rw mode; AccessSpec.Apply sets it
-	// with the RW, BS and RWMixRead that describe it.
-	Access *AccessSpec
+	// Access, when set, is the workload's own access pattern: it draws
+	// every I/O instead of fio's rw mode (pattern.go; package iometer's
+	// access specifications). RW, BS and RWMixRead must describe it
+	// (Pattern.Check).
+	Access Pattern
 	// Invalidate drops the target file's cached pages before the workload's
 	// group starts (fio's invalidate, on by default in job files), so
 	// buffered reads come from the device.
@@ -298,3 +300,12 @@ type workload struct {
 func (w *workload) String() string {
 	return fmt.Sprintf("%s bs=%d iodepth=%d numjobs=%d ioengine=%s", w.RW, w.BS, w.depth, w.NumJobs, w.engine.name())
 }
+
+// FillLevel is a level of use to fill the filesystem under test to before a
+// run (preflight.Fill): a percentage of its size, or a size in use. The
+// zero value fills nothing.
+type FillLevel = preflight.Fill
+
+// ParseFill reads --fill: "50%" of the filesystem, or a size in use such
+// as "200g".
+func ParseFill(s string) (FillLevel, error) { return preflight.ParseFill(s) }

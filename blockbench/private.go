@@ -2,98 +2,28 @@ package blockbench
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
-	"io/fs"
-	"math"
-	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
-	"time"
-
-	"github.com/dustin/go-humanize"
 
 	"github.com/clydebench/clyde/internal/admit"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/pagecache"
+	"github.com/clydebench/clyde/internal/preflight"
 	"github.com/clydebench/clyde/internal/rundir"
-	"github.com/clydebench/clyde/internal/runlock"
 	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/result"
 )
 
-// FillLevel is a level of use to fill the filesystem under test to before a
-// run (CrystalDiskMark on an empty drive, then on one with 200 GB in use):
-// a percentage of its size, or a size in use. The zero value fills nothing.
-type FillLevel struct {
-	// Pct is the share of the filesystem's size to have in use (0 < Pct <
-	// 100); Bytes the bytes in use. One of them is set.
-	Pct   float64
-	Bytes int64
-	// Request is what the user typed, for the result.
-	Request string
-}
+// The files a plan creates: where they go (a private run directory,
+// internal/rundir, for CrystalDiskMark and --fill), and what is checked of
+// their filesystem before anything is created (internal/preflight).
 
-// Set says whether a fill was asked for.
-func (f FillLevel) Set() bool { return f.Pct > 0 || f.Bytes > 0 }
-
-// ParseFill reads --fill: "50%" of the filesystem, or a size in use such
-// as "200g".
-func ParseFill(s string) (FillLevel, error) {
-	s = strings.TrimSpace(s)
-	if pct, ok := strings.CutSuffix(s, "%"); ok {
-		v, err := strconv.ParseFloat(strings.TrimSpace(pct), 64)
-		if err != nil || !(v > 0 && v < 100) {
-			return FillLevel{}, result.Usagef("--fill", "%q: want a percentage above 0 and below 100, such as 50%%, or a size in use such as 200g", s)
-		}
-		return FillLevel{Pct: v, Request: s}, nil
+// fillWriter writes the fill files of a private directory: incompressible
+// data, each file from its own seed.
+func fillWriter(seed uint64) rundir.FillWriter {
+	return func(ctx context.Context, f osio.File, k int, size int64) error {
+		return fillFile(ctx, f, size, Buffer{Kind: BufferRandom}, seed+uint64(k)+1)
 	}
-	n, err := ParseSize("--fill", s)
-	if err != nil || n <= 0 {
-		return FillLevel{}, result.Usagef("--fill", "%q: want a percentage such as 50%% or a size in use such as 200g", s)
-	}
-	return FillLevel{Bytes: n, Request: s}, nil
-}
-
-// fsSpace is a filesystem's size: free counts the blocks reserved for the
-// administrator, avail does not (statfs's f_bfree and f_bavail).
-type fsSpace struct{ total, free, avail uint64 }
-
-func (s fsSpace) used() uint64 { return s.total - min(s.free, s.total) }
-
-// target is the bytes in use the level means on a filesystem of s.
-func (f FillLevel) target(s fsSpace) uint64 {
-	if f.Pct > 0 {
-		return uint64(math.Ceil(float64(s.total) * f.Pct / 100))
-	}
-	return uint64(f.Bytes)
-}
-
-// fillMargin is left free beyond a fill and the files a run creates: the
-// filesystem's own metadata for them.
-const fillMargin = 16 << 20
-
-// fillFileSize is the size of each fill file: small enough that the
-// progress line moves, large enough that a big fill is a few hundred files.
-const fillFileSize = 256 << 20
-
-// privateDir is a plan's private run directory: the files it creates and
-// any fill live in it, reached through its descriptor, and it goes, with
-// all in it, at the end.
-type privateDir struct {
-	parentPath string
-	parent     osio.Dir
-	run        *rundir.Run
-	fill       FillLevel
-	// need is the bytes the run's new files take.
-	need  uint64
-	space *result.BlockSpace
-	lock  *runlock.Lock
-	fills []string // names of the fill files written
-	notes []string
 }
 
 // resolvePrivate is a target clyde creates in the plan's private
@@ -113,9 +43,9 @@ func resolvePrivate(filename string, warn io.Writer) (*target, error) {
 // planPrivate checks, before anything is created, what the plan asks of
 // the filesystem: that the files it creates in a private directory share
 // one directory, that a fill has room, that an uncached run's targets can
-// bypass the page cache. It returns the private directory to make (nil
-// when the plan needs none).
-func planPrivate(p *Plan, targets []*target) (*privateDir, error) {
+// bypass the page cache. It returns the private directory to make
+// (internal/rundir; nil when the plan needs none).
+func planPrivate(p *Plan, targets []*target) (*rundir.Private, error) {
 	if p.RequireUncached {
 		if err := checkUncached(targets, p.AllowCached); err != nil {
 			return nil, err
@@ -124,7 +54,7 @@ func planPrivate(p *Plan, targets []*target) (*privateDir, error) {
 	if !p.PrivateDir && !p.Fill.Set() {
 		return nil, nil
 	}
-	pd := &privateDir{fill: p.Fill}
+	pd := &rundir.Private{Fill: p.Fill, Flag: "--filename", Command: "clyde block"}
 	for _, t := range targets {
 		switch {
 		case t.device && p.Fill.Set():
@@ -134,49 +64,45 @@ func planPrivate(p *Plan, targets []*target) (*privateDir, error) {
 		case t.diskless:
 			continue
 		case t.exists:
-			if pd.parentPath == "" && p.Fill.Set() {
-				pd.parentPath = t.dirPath
+			if pd.ParentPath == "" && p.Fill.Set() {
+				pd.ParentPath = t.dirPath
 			}
 			continue
 		case !p.PrivateDir:
 			continue
-		case pd.parentPath != "" && pd.parentPath != t.dirPath:
-			return nil, result.Usagef("--filename", "the files of one run go in one private directory; %s is not in %s", t.given, pd.parentPath)
+		case pd.ParentPath != "" && pd.ParentPath != t.dirPath:
+			return nil, result.Usagef("--filename", "the files of one run go in one private directory; %s is not in %s", t.given, pd.ParentPath)
 		}
-		pd.parentPath = t.dirPath
-		pd.need += uint64(t.size)
+		pd.ParentPath = t.dirPath
+		pd.Need += uint64(t.size)
 		t.private = pd
 	}
-	if pd.parentPath == "" {
+	if pd.ParentPath == "" {
 		return nil, nil // nothing to create, nothing to fill
 	}
-	if !p.Fill.Set() {
-		return pd, nil
-	}
-	s, err := pathSpace(pd.parentPath)
-	if err != nil {
-		return nil, result.Usagef("--fill", "cannot see the space of %s: %v", pd.parentPath, err)
-	}
-	return pd, pd.checkRoom(s, "--fill")
+	return pd, pd.CheckFill()
 }
 
-// checkRoom refuses a fill and the run's files that do not fit in s.
-func (pd *privateDir) checkRoom(s fsSpace, flag string) error {
-	fill := pd.fillBytes(s)
-	if fill+pd.need+fillMargin > s.avail {
-		return result.Usagef(flag, "%s of %s means %s in use, %s more than now; with the test files (%s) and %s to spare that is more than the %s free",
-			pd.fill.Request, pd.parentPath, humanize.IBytes(pd.fill.target(s)), humanize.IBytes(fill), humanize.IBytes(pd.need),
-			humanize.IBytes(fillMargin), humanize.IBytes(s.avail))
+// preflightNewFiles refuses a plan whose new test files do not fit in the
+// free space (or inodes) of the filesystem they are made on, before
+// anything is created, as fs and copy refuse theirs: a 1 GiB file on a
+// 32 MiB tmpfs would fill it and then fail. A file counts with its marker
+// (and a private run directory with its own), per directory. A fill plan
+// checks the files with the fill (rundir.Private.CheckFill).
+func preflightNewFiles(p *Plan, targets []*target) error {
+	if p.Fill.Set() {
+		return nil
 	}
-	return nil
-}
-
-func (pd *privateDir) fillBytes(s fsSpace) uint64 {
-	want, used := pd.fill.target(s), s.used()
-	if !pd.fill.Set() || want <= used {
-		return 0
+	var need preflight.Needs
+	if p.PrivateDir {
+		need.PerDir.Inodes = 2 // the private directory and its marker
 	}
-	return want - used
+	for _, t := range targets {
+		if !t.exists {
+			need.Add(t.dirPath, preflight.Need{Bytes: uint64(t.size), Inodes: 2}) // the file and its marker
+		}
+	}
+	return need.Check("the test file", preflight.Advice{Space: "give a smaller --size, or a directory on a larger filesystem", Inodes: "free some inodes there"})
 }
 
 // checkUncached refuses targets an uncached run would still measure the
@@ -214,148 +140,15 @@ func checkUncached(targets []*target, allowCached bool) error {
 	return nil
 }
 
-// refusedDirect is the refusal of a filesystem that will not open a file
-// with O_DIRECT.
-func refusedDirect(given string, err error) error {
-	if errors.Is(err, syscall.EINVAL) || errors.Is(err, result.ErrNotSupported) {
-		return result.Usagef("--direct", "%s: its filesystem refuses uncached (O_DIRECT) opens (%v); run without --direct (cdm and iometer: add --buffered)", given, err)
-	}
-	return fmt.Errorf("open %s uncached: %w", given, err)
-}
-
-// prepare makes the private directory and writes the fill, then records
-// the space of the filesystem as the measurements will find it.
-func (pd *privateDir) prepare(ctx context.Context, lv *live, seed uint64) error {
-	if pd == nil {
-		return nil
-	}
-	parent, err := safepath.OpenDir(pd.parentPath)
-	if err != nil {
-		return result.Usagef("--filename", "cannot open %s: %v", pd.parentPath, err)
-	}
-	pd.parent = parent
-	// The run lock fs and copy take: two runs in one directory measure
-	// each other.
-	pd.lock, err = runlock.Dir(parent, pd.parentPath, func() []runlock.Holder { return rundir.Holders(parent) })
-	switch {
-	case errors.Is(err, result.ErrNotSupported):
-		pd.notes = append(pd.notes, fmt.Sprintf("no run lock on %s: %v", pd.parentPath, err))
-	case err != nil:
-		return err
-	}
-	run, err := rundir.Create(parent, "clyde block")
-	if err != nil {
-		return result.Usagef("--filename", "cannot make a private directory in %s: %v", pd.parentPath, err)
-	}
-	pd.run = run
-	before, err := dirSpace(run.Dir)
-	if err != nil {
-		return err
-	}
-	pd.space = &result.BlockSpace{Path: pd.parentPath}
-	if pd.fill.Set() {
-		if err := pd.checkRoom(before, "--fill"); err != nil {
-			return fmt.Errorf("the free space of %s changed since the run was planned: %w", pd.parentPath, err)
-		}
-		f := &result.BlockFill{Request: pd.fill.Request, TargetUsedBytes: pd.fill.target(before), UsedBeforeBytes: before.used()}
-		pd.space.Fill = f
-		if pd.fillBytes(before) == 0 {
-			pd.notes = append(pd.notes, fmt.Sprintf("--fill %s: %s already has %s in use, at or above that level; nothing was written",
-				pd.fill.Request, pd.parentPath, humanize.IBytes(before.used())))
-		}
-		start := time.Now()
-		err := pd.writeFill(ctx, lv, int64(pd.fillBytes(before)), seed, f)
-		f.FillNs = int64(time.Since(start))
-		if err != nil {
-			return fmt.Errorf("fill %s to %s: %w", pd.parentPath, pd.fill.Request, err)
-		}
-	}
-	now, err := dirSpace(run.Dir)
-	if err != nil {
-		return err
-	}
-	pd.space.TotalBytes, pd.space.UsedBytes, pd.space.AvailBytes = now.total, now.used(), now.avail
-	return nil
-}
-
-// writeFill writes n bytes of incompressible data in fill files, each
-// synced, so that the space is really in use when the test starts.
-func (pd *privateDir) writeFill(ctx context.Context, lv *live, n int64, seed uint64, f *result.BlockFill) error {
-	for k := 0; n > 0; k++ {
-		size := min(n, fillFileSize)
-		name := fmt.Sprintf("fill-%05d.bin", k)
-		lv.note(fmt.Sprintf("filling %s to %s: %s of %s", pd.parentPath, pd.fill.Request,
-			humanize.IBytes(uint64(f.WrittenBytes)), humanize.IBytes(uint64(f.WrittenBytes+n))))
-		file, err := pd.run.Dir.Open(osio.Name(name), osio.ReadWrite|osio.Create, 0o600)
-		if err != nil {
-			return err
-		}
-		pd.fills = append(pd.fills, name)
-		f.Files++
-		err = fillFile(ctx, file, size, Buffer{Kind: BufferRandom}, seed+uint64(k)+1)
-		if cerr := file.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return err
-		}
-		f.WrittenBytes += size
-		n -= size
-	}
-	return nil
-}
-
-// remove takes the private directory away with everything in it.
-func (pd *privateDir) remove() error {
-	if pd == nil {
-		return nil
-	}
-	var err error
-	if pd.run != nil {
-		err = pd.run.Remove()
-		if err == nil && pd.space != nil && pd.space.Fill != nil {
-			pd.space.Fill.Removed = true
-		}
-	}
-	err = errors.Join(err, pd.lock.Release())
-	if pd.parent.Valid() {
-		err = errors.Join(err, pd.parent.Close())
-	}
-	return err
-}
-
-// filePath is where a file the plan creates lives in the private directory.
-func (pd *privateDir) filePath(base string) string {
-	return pd.run.Path + string(os.PathSeparator) + base
-}
-
 // pathSnapshot is the space of the filesystem holding a file target, for a
 // run without a private directory: the same figures, looked up by path.
 func pathSnapshot(t *target) *result.BlockSpace {
 	if t.device || t.diskless {
 		return nil
 	}
-	s, err := pathSpace(t.dirPath)
+	s, err := preflight.Stat(t.dirPath)
 	if err != nil {
 		return nil
 	}
-	return &result.BlockSpace{Path: t.dirPath, TotalBytes: s.total, UsedBytes: s.used(), AvailBytes: s.avail}
-}
-
-// CleanupDir removes what killed runs left in dir: the private run
-// directories (clyde.PID.RANDOM) whose marker names a process that is gone,
-// with their test and fill files. One from another host is kept unless
-// force is set.
-func CleanupDir(dir string, force bool) (CleanupResult, error) {
-	var res CleanupResult
-	fi, err := os.Stat(dir)
-	if err != nil || !fi.IsDir() {
-		if err == nil {
-			err = fs.ErrInvalid
-		}
-		return res, result.Usagef("--filename", "%s is not a directory: %v", dir, err)
-	}
-	rep, err := rundir.Cleanup(dir, force)
-	res.Removed, res.Kept = rep.Removed, rep.Skipped
-	return res, err
+	return &result.BlockSpace{Path: t.dirPath, TotalBytes: s.TotalBytes, UsedBytes: s.UsedBytes(), AvailBytes: s.AvailBytes}
 }

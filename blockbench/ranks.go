@@ -130,8 +130,27 @@ func MergeRanks(ranks [][]result.BlockJob, shape Shaper) ([]result.BlockJob, err
 	return out, nil
 }
 
+// mergeJob is one job summed over the ranks' parts: the longest times,
+// the counts and latencies of each direction and of sync added up, the CPU
+// weighted by each rank's runtime, and the shape's fields by its Merge.
 func mergeJob(parts []result.BlockJob, shape Shaper) (result.BlockJob, error) {
 	m := parts[0] // the options, config and names are every rank's
+	mergeTimes(&m, parts)
+	if err := mergeDirs(&m, parts); err != nil {
+		return m, err
+	}
+	if shape != nil {
+		if err := shape.Merge(&m, parts); err != nil {
+			return m, err
+		}
+	}
+	m.Trend = trendOf(m.Series)
+	return m, nil
+}
+
+// mergeTimes sets m's times, CPU, series, notes and counters from the
+// parts: the longest elapsed, the sums, each note once.
+func mergeTimes(m *result.BlockJob, parts []result.BlockJob) {
 	m.Series, m.Notes, m.AccessLines, m.ProcessCPU = nil, nil, nil, nil
 	var cpuUsr, cpuSys, cpuNs float64
 	for _, p := range parts {
@@ -162,6 +181,11 @@ func mergeJob(parts []result.BlockJob, shape Shaper) (result.BlockJob, error) {
 	if cpuNs > 0 {
 		m.UsrCPU, m.SysCPU = cpuUsr/cpuNs, cpuSys/cpuNs
 	}
+}
+
+// mergeDirs sums each direction (mergeDir) and sync's count and latency
+// over the parts.
+func mergeDirs(m *result.BlockJob, parts []result.BlockJob) error {
 	var err error
 	for d, dir := range []func(*result.BlockJob) *result.BlockDir{
 		func(j *result.BlockJob) *result.BlockDir { return &j.Read },
@@ -172,8 +196,8 @@ func mergeJob(parts []result.BlockJob, shape Shaper) (result.BlockJob, error) {
 		for r := range parts {
 			dirs[r] = dir(&parts[r])
 		}
-		if *dir(&m), err = mergeDir(dirs); err != nil {
-			return m, fmt.Errorf("%s: %w", [...]string{"read", "write", "trim"}[d], err)
+		if *dir(m), err = mergeDir(dirs); err != nil {
+			return fmt.Errorf("%s: %w", [...]string{"read", "write", "trim"}[d], err)
 		}
 	}
 	syncs := make([]result.LatNs, len(parts))
@@ -183,15 +207,9 @@ func mergeJob(parts []result.BlockJob, shape Shaper) (result.BlockJob, error) {
 		syncs[r] = p.Sync.Lat
 	}
 	if m.Sync.Lat, err = mergeLat(syncs); err != nil {
-		return m, fmt.Errorf("sync: %w", err)
+		return fmt.Errorf("sync: %w", err)
 	}
-	if shape != nil {
-		if err := shape.Merge(&m, parts); err != nil {
-			return m, err
-		}
-	}
-	m.Trend = trendOf(m.Series)
-	return m, nil
+	return nil
 }
 
 // mergeDir sums one direction over the ranks.

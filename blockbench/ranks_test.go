@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/latency"
 	"github.com/clydebench/clyde/result"
 )
@@ -148,7 +149,7 @@ func anyBlockDevice(t *testing.T) string {
 			return filepath.Join("/dev", e.Name())
 		}
 	}
-	t.Skip("no block device node in /dev")
+	clydetest.Skip(t, "no block device node in /dev")
 	return ""
 }
 

@@ -146,8 +146,11 @@ func TestRecordHook(t *testing.T) {
 	}
 	rc := g.recs[2]
 	jc := res.Jobs[2]
-	if rc.ios != 0 || rc.windows < 3 {
-		t.Errorf("c's recorder saw %d I/Os and %d windows; want none (not per I/O) and a window per 20 ms", rc.ios, rc.windows)
+	// A window is due every 20 ms of the measured span; a busy machine
+	// ticks less often, so the span bounds the count from above, and the
+	// deadline's own tick makes at least one.
+	if most := (rc.endNs-rc.startNs)/int64(20*time.Millisecond) + 1; rc.ios != 0 || rc.windows < 1 || rc.windows > most {
+		t.Errorf("c's recorder saw %d I/Os and %d windows; want none (not per I/O) and 1 to %d windows (one per 20 ms of its %v)", rc.ios, rc.windows, most, time.Duration(rc.endNs-rc.startNs))
 	}
 	if got := rc.finish.IOs[0] + rc.finish.IOs[1]; got != jc.Read.TotalIOs+jc.Write.TotalIOs || rc.finish.LatSumNs[0] <= 0 {
 		t.Errorf("c's totals at the end: %+v; the job did %d I/Os", rc.finish, jc.Read.TotalIOs+jc.Write.TotalIOs)

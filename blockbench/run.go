@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"slices"
@@ -14,42 +15,35 @@ import (
 	"github.com/clydebench/clyde/internal/atexit"
 	"github.com/clydebench/clyde/internal/buildinfo"
 	"github.com/clydebench/clyde/internal/osio"
+	"github.com/clydebench/clyde/internal/rundir"
 	"github.com/clydebench/clyde/internal/sysinfo"
 	"github.com/clydebench/clyde/internal/units"
 	"github.com/clydebench/clyde/result"
 )
 
-// step is what one group of a job's plan is: a plain job per block size, or
-// one profile row.
-type step struct {
-	row int // profile row, -1 for a plain job
-}
-
-// Run runs one clyde block job: one workload per block size, or a preset's
-// rows (which it plans, picking the engine a preset's queue depths need),
-// and fills the preset's table. It returns nil with a *result.UsageError
-// when the job is refused before anything is touched, and on interruption
-// what finished, with Interrupted set, and an error wrapping the context's
-// cause.
+// Run runs one clyde block job: one workload per block size (Plan). It
+// returns nil with a *result.UsageError when the job is refused before
+// anything is touched, and on interruption what finished, with Interrupted
+// set, and an error wrapping the context's cause.
 func Run(ctx context.Context, j Job) (*result.Block, error) {
 	if err := j.Validate(); err != nil {
 		return nil, err
 	}
-	switch j.Profile {
-	case ProfileIometerMix:
-		return RunIometer(ctx, iometerMixSetup(&j))
-	case ProfileCDM:
-		return runCDM(ctx, j)
+	return RunPlan(ctx, j.Plan())
+}
+
+// Plan is the job as RunPlan runs it: one group of one workload per block
+// size, with the job's safety, steady-state, log, rank and reporting
+// settings. A caller that needs the workloads before the run uses it
+// (fiojob.JobLogNames: the names of fio's logs, checked as output files
+// first), and a preset that plans workloads of its own starts from it.
+func (j *Job) Plan() Plan {
+	p := Plan{DestroyData: j.DestroyData, AllowSparse: j.AllowSparse, AllowCached: j.AllowCached, SizeGiven: j.SizeGiven, Warn: j.Warn, CommandLine: j.CommandLine, Steady: j.Steady,
+		WriteLog: j.WriteLog, Notes: append([]string(nil), j.Notes...), Progress: j.Progress, Ranks: j.Ranks, Shape: j.Shape}
+	for _, bs := range j.BlockSizes {
+		p.Groups = append(p.Groups, Group{j.Workload(j.RW, bs)})
 	}
-	p, steps, table, err := j.plan()
-	if err != nil {
-		return nil, err
-	}
-	res, err := RunPlan(ctx, p)
-	if res != nil && table != nil {
-		res.Profile = table.finish(steps, res.Jobs)
-	}
-	return res, err
+	return p
 }
 
 // RunPlan runs a plan: it resolves every workload (target, region, engine,
@@ -68,6 +62,36 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 	if err := preflightNewFiles(&p, targets); err != nil {
 		return nil, err
 	}
+	res, started := newBlockResult(&p, targets, notes)
+	lv := newLive(&p, groups)
+	// Registered before anything is created, so that an abort (a late
+	// second ^C) still removes the files and markers of this run.
+	cleanups := make([]func() error, len(targets))
+	for i, t := range targets {
+		cleanups[i] = atexit.Register(t.cleanup)
+	}
+	runErr := prepareRun(ctx, &p, pd, targets, res, lv)
+	stopped := map[int]bool{}
+	if runErr == nil {
+		disks := diskStatsBefore(targets)
+		runErr = runPlanGroups(ctx, &p, groups, res, stopped, lv)
+		res.DiskUtil = disks.after()
+	}
+	lv.close()
+	analyseSustained(p.Steady, res, stopped)
+	setElapsed(res, started)
+	res.Target = targets[0].describe()
+	runErr = cleanupRun(res, targets, cleanups, pd, runErr)
+	if result.IsUsage(runErr) && len(res.Jobs) == 0 {
+		return nil, runErr // refused by the safety rules: nothing ran
+	}
+	return res, runErr
+}
+
+// newBlockResult is the result of a plan about to run, with its
+// provenance, the plan's and the resolution's notes, and the time it
+// starts.
+func newBlockResult(p *Plan, targets []*target, notes []string) (*result.Block, time.Time) {
 	cmdline := p.CommandLine
 	if cmdline == nil {
 		cmdline = os.Args
@@ -85,36 +109,32 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 	started := time.Now()
 	res.Timestamp, res.TimestampMs = started.Unix(), started.UnixMilli()
 	res.Time = started.Format(result.FioTime)
-	lv := newLive(&p, groups)
-	// Registered before anything is created, so that an abort (a late
-	// second ^C) still removes the files and markers of this run.
-	cleanups := make([]func() error, len(targets))
-	for i, t := range targets {
-		cleanups[i] = atexit.Register(t.cleanup)
-	}
-	// The private directory (internal/rundir) registers its own removal.
-	runErr := pd.prepare(ctx, lv, targets[0].seed)
+	return res, started
+}
+
+// prepareRun makes the private directory (which registers its own removal)
+// and writes its fill, records the space of the filesystem under test, and
+// prepares every target.
+func prepareRun(ctx context.Context, p *Plan, pd *rundir.Private, targets []*target, res *result.Block, lv *live) error {
+	err := pd.Prepare(ctx, lv.note, fillWriter(targets[0].seed))
 	if pd != nil {
-		res.Space = pd.space
+		res.Space = pd.Space
 	} else {
 		res.Space = pathSnapshot(targets[0])
 	}
 	if res.Space != nil {
 		res.Space.MountPoint = res.Provenance.Filesystem.MountPoint
 	}
-	if runErr == nil {
-		runErr = prepareTargets(ctx, targets, p.DestroyData, p.AllowSparse)
+	if err != nil {
+		return err
 	}
-	stopped := map[int]bool{}
-	if runErr == nil {
-		disks := diskStatsBefore(targets)
-		runErr = runPlanGroups(ctx, &p, groups, res, stopped, lv)
-		res.DiskUtil = disks.after()
-	}
-	lv.close()
-	analyseSustained(p.Steady, res, stopped)
-	setElapsed(res, started)
-	res.Target = targets[0].describe()
+	return prepareTargets(ctx, targets, p.DestroyData, p.AllowSparse)
+}
+
+// cleanupRun cleans up every target (cleanups, registered with atexit)
+// and removes the private directory; their notes, and what could not be
+// cleaned up, go into res, the errors joined to runErr.
+func cleanupRun(res *result.Block, targets []*target, cleanups []func() error, pd *rundir.Private, runErr error) error {
 	for i, t := range targets {
 		cerr := cleanups[i]()
 		res.Notes = append(res.Notes, t.notes...)
@@ -124,16 +144,13 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 		}
 	}
 	if pd != nil {
-		res.Notes = append(res.Notes, pd.notes...)
+		res.Notes = append(res.Notes, pd.Notes...)
 	}
-	if err := pd.remove(); err != nil {
+	if err := pd.Remove(); err != nil {
 		res.Notes = append(res.Notes, "cleanup: "+err.Error())
 		runErr = errors.Join(runErr, err)
 	}
-	if result.IsUsage(runErr) && len(res.Jobs) == 0 {
-		return nil, runErr // refused by the safety rules: nothing ran
-	}
-	return res, runErr
+	return runErr
 }
 
 // provenancePath is what the provenance describes: the target, or the
@@ -229,83 +246,145 @@ func runPlanGroups(ctx context.Context, p *Plan, groups [][]*workload, res *resu
 // resolves each workload's region, engine and depth; every refusal is a
 // usage error and nothing is created.
 func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
+	if err := checkPlan(p); err != nil {
+		return nil, nil, nil, err
+	}
+	pr := planResolver{p: p, byName: map[string]*target{}, reportGroup: -1, worker: 1}
+	groups, err := pr.groups()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := sizeNewTargets(pr.targets, groups, p.SizeGiven); err != nil {
+		return nil, nil, nil, err
+	}
+	notes, err := resolveGroups(p, groups)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return groups, pr.targets, notes, nil
+}
+
+// checkPlan refuses a plan with nothing to run, and what its ranks and its
+// steady-state watch refuse.
+func checkPlan(p *Plan) error {
 	if len(p.Groups) == 0 {
-		return nil, nil, nil, result.Usagef("", "nothing to run: the plan has no workloads")
+		return result.Usagef("", "nothing to run: the plan has no workloads")
 	}
 	if err := p.Ranks.validate(p); err != nil {
-		return nil, nil, nil, err
+		return err
 	}
 	if p.Steady != nil {
 		for _, g := range p.Groups {
 			if err := p.Steady.validate(g); err != nil {
-				return nil, nil, nil, err
+				return err
 			}
 		}
 	}
-	var targets []*target
-	byName := map[string]*target{}
+	return nil
+}
+
+// planResolver turns a plan's workloads into the run's, group by group:
+// each checked, numbered (its report group, its first worker) and given
+// its target, every target found once by name.
+type planResolver struct {
+	p           *Plan
+	byName      map[string]*target
+	targets     []*target
+	reportGroup int
+	worker      int
+}
+
+// groups resolves every group of the plan.
+func (pr *planResolver) groups() ([][]*workload, error) {
 	var groups [][]*workload
-	reportGroup, worker := -1, 1
-	for gi, g := range p.Groups {
+	for gi, g := range pr.p.Groups {
 		if len(g) == 0 {
-			return nil, nil, nil, result.Usagef("", "group %d has no workloads", gi+1)
+			return nil, result.Usagef("", "group %d has no workloads", gi+1)
 		}
 		var ws []*workload
 		for k, w := range g {
-			if err := w.validate(); err != nil {
-				return nil, nil, nil, err
+			wl, err := pr.workload(w, k == 0)
+			if err != nil {
+				return nil, err
 			}
-			if w.Log != nil && w.Log.Writes() && p.WriteLog == nil {
-				return nil, nil, nil, errors.New("job " + w.Name + " asks for logs, and the plan has no WriteLog to write them")
-			}
-			if k == 0 || w.NewGroup {
-				reportGroup++
-			}
-			if w.Volume != nil {
-				ts, err := resolveVolume(w, byName, &targets, p.Warn)
-				if err != nil {
-					return nil, nil, nil, err
-				}
-				for _, vt := range ts {
-					vt.direct = vt.direct || w.Direct
-				}
-				ws = append(ws, &workload{Workload: w, target: ts[0], vol: ts, groupID: reportGroup, firstWorker: worker, writeLog: p.WriteLog, shape: p.Shape})
-				worker += w.NumJobs
-				continue
-			}
-			// The one place a workload's target is decided: a diskless
-			// engine's workloads share one that is nothing on disk.
-			key, resolve := w.Filename, resolveTarget
-			switch {
-			case w.Diskless():
-				key, resolve = disklessKey, resolveDiskless
-			case p.PrivateDir:
-				resolve = resolvePrivate
-			}
-			t := byName[key]
-			if t == nil {
-				name, err := w.Filename, error(nil)
-				if !w.Diskless() {
-					// Across ranks each rank's own file (ranks.go).
-					if name, err = p.Ranks.targetName(w.Filename); err != nil {
-						return nil, nil, nil, err
-					}
-				}
-				if t, err = resolve(name, p.Warn); err != nil {
-					return nil, nil, nil, err
-				}
-				byName[key] = t
-				targets = append(targets, t)
-				t.fill, t.seed = w.Buffer, w.Seed
-				t.readFirst = w.RW.Reads()
-			}
-			t.writes = t.writes || w.RW.Writes()
-			t.direct = t.direct || w.Direct
-			ws = append(ws, &workload{Workload: w, target: t, groupID: reportGroup, firstWorker: worker, writeLog: p.WriteLog, shape: p.Shape})
-			worker += w.NumJobs
+			ws = append(ws, wl)
 		}
 		groups = append(groups, ws)
 	}
+	return groups, nil
+}
+
+// workload checks one workload and finds its target, or a volume's
+// targets; first is true for a group's first workload, which starts a
+// report group.
+func (pr *planResolver) workload(w Workload, first bool) (*workload, error) {
+	if err := w.validate(); err != nil {
+		return nil, err
+	}
+	if w.Log != nil && w.Log.Writes() && pr.p.WriteLog == nil {
+		return nil, errors.New("job " + w.Name + " asks for logs, and the plan has no WriteLog to write them")
+	}
+	if first || w.NewGroup {
+		pr.reportGroup++
+	}
+	wl := &workload{Workload: w, groupID: pr.reportGroup, firstWorker: pr.worker, writeLog: pr.p.WriteLog, shape: pr.p.Shape}
+	if w.Volume != nil {
+		ts, err := resolveVolume(w, pr.byName, &pr.targets, pr.p.Warn)
+		if err != nil {
+			return nil, err
+		}
+		for _, vt := range ts {
+			vt.direct = vt.direct || w.Direct
+		}
+		wl.target, wl.vol = ts[0], ts
+	} else {
+		t, err := pr.target(&w)
+		if err != nil {
+			return nil, err
+		}
+		t.writes = t.writes || w.RW.Writes()
+		t.direct = t.direct || w.Direct
+		wl.target = t
+	}
+	pr.worker += w.NumJobs
+	return wl, nil
+}
+
+// target is the one place a workload's target is decided: found once by
+// name; a diskless engine's workloads share one that is nothing on disk,
+// and across ranks each rank has its own file (ranks.go).
+func (pr *planResolver) target(w *Workload) (*target, error) {
+	key, resolve := w.Filename, resolveTarget
+	switch {
+	case w.Diskless():
+		key, resolve = disklessKey, resolveDiskless
+	case pr.p.PrivateDir:
+		resolve = resolvePrivate
+	}
+	if t := pr.byName[key]; t != nil {
+		return t, nil
+	}
+	name := w.Filename
+	if !w.Diskless() {
+		var err error
+		if name, err = pr.p.Ranks.targetName(w.Filename); err != nil {
+			return nil, err
+		}
+	}
+	t, err := resolve(name, pr.p.Warn)
+	if err != nil {
+		return nil, err
+	}
+	pr.byName[key] = t
+	pr.targets = append(pr.targets, t)
+	t.fill, t.seed = w.Buffer, w.Seed
+	t.readFirst = w.RW.Reads()
+	return t, nil
+}
+
+// sizeNewTargets sizes each file clyde is to create so that it holds the
+// regions of every workload on it.
+func sizeNewTargets(targets []*target, groups [][]*workload, sizeGiven bool) error {
 	for _, t := range targets {
 		if t.exists {
 			continue
@@ -318,36 +397,51 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 				}
 			}
 		}
-		if err := t.sizeNew(on, p.SizeGiven); err != nil {
-			return nil, nil, nil, err
+		if err := t.sizeNew(on, sizeGiven); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// resolveGroups resolves every workload (resolve) and refuses a group
+// whose workloads do not fit the process's limits together. It returns the
+// notes, each once, printed to p.Warn too.
+func resolveGroups(p *Plan, groups [][]*workload) ([]string, error) {
 	var notes []string
 	for _, ws := range groups {
 		for _, w := range ws {
 			note, err := w.resolve()
 			if err != nil {
-				return nil, nil, nil, err
+				return nil, err
 			}
 			cacheNote := ""
 			if !p.RequireUncached || p.AllowCached { // else refused instead (checkUncached)
 				cacheNote = w.directCacheNote(p.AllowCached)
 			}
-			for _, note := range []string{note, cacheNote} {
-				if note == "" || slices.Contains(notes, note) {
-					continue // fio's clones of one job, and a target's workloads, share their note
-				}
-				notes = append(notes, note)
-				if p.Warn != nil {
-					fmt.Fprintf(p.Warn, "clyde: note: %s\n", note)
-				}
-			}
+			notes = addNotes(notes, p.Warn, note, cacheNote)
 		}
 		if err := checkGroupFootprint(ws); err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
 	}
-	return groups, targets, notes, nil
+	return notes, nil
+}
+
+// addNotes adds each note that is not there yet, and prints it to warn
+// (nil: nowhere): fio's clones of one job, and a target's workloads, share
+// their note.
+func addNotes(notes []string, warn io.Writer, add ...string) []string {
+	for _, note := range add {
+		if note == "" || slices.Contains(notes, note) {
+			continue
+		}
+		notes = append(notes, note)
+		if warn != nil {
+			fmt.Fprintf(warn, "clyde: note: %s\n", note)
+		}
+	}
+	return notes
 }
 
 // resolve fixes a workload's region on its target, its engine and the depth
@@ -365,7 +459,7 @@ func (w *workload) resolve() (string, error) {
 	}
 	w.Offset, w.Size = reg.offset, reg.size
 	if w.vol != nil {
-		w.vmap = newVolumeMap(w.vol, w.Volume.Stripe, w.BS, reg)
+		w.vmap = newVolumeMap(w.Volume, w.vol, w.BS, reg)
 	}
 	if w.BS > w.Size {
 		return "", result.Usagef("--bs", "%d is larger than the region of %d bytes; give a smaller --bs or a larger --size", w.BS, w.Size)
@@ -378,7 +472,7 @@ func (w *workload) resolve() (string, error) {
 		return "", err
 	}
 	if w.Access != nil {
-		if err := w.Access.fits(w.Offset, w.Size); err != nil {
+		if err := w.Access.CheckRegion(w.Offset, w.Size); err != nil {
 			return "", err
 		}
 	}
@@ -417,6 +511,22 @@ func orNone(names []string) string {
 
 // validate holds the rules of one workload that need no look at the target.
 func (w *Workload) validate() error {
+	for _, check := range []func() error{
+		w.validateTarget, w.validateRegion, w.validateTiming, w.validatePercentiles, w.validateLog,
+		w.validateDistribution, w.validateSequencer, w.validateFadvise, w.validateAccess,
+		w.validateVerify, w.validateBatch, // loop.go
+		func() error { return w.Buffer.validate() },
+	} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateTarget asks for a file, a device or a volume, unless the engine
+// needs none, and for names of rw and ioengine clyde knows.
+func (w *Workload) validateTarget() error {
 	switch {
 	case w.Diskless():
 		if err := w.validateDiskless(); err != nil {
@@ -432,9 +542,14 @@ func (w *Workload) validate() error {
 	if _, err := ParseRW(string(w.RW)); err != nil {
 		return err
 	}
-	if _, err := ParseEngine(string(w.IOEngine)); err != nil {
-		return err
-	}
+	_, err := ParseEngine(string(w.IOEngine))
+	return err
+}
+
+// validateRegion holds the mix, the region and the block size to what an
+// I/O can be: inside the largest file offset, in one buffer, aligned for
+// --direct.
+func (w *Workload) validateRegion() error {
 	switch {
 	case w.RWMixRead < 0 || w.RWMixRead > 100:
 		return result.Usagef("--rwmixread", "%d is outside 0..100; give a percentage of reads", w.RWMixRead)
@@ -454,6 +569,14 @@ func (w *Workload) validate() error {
 		return result.Usagef("--bs", "%d is not a multiple of %d, which --direct needs", w.BS, DirectAlign)
 	case w.Direct && w.Offset%DirectAlign != 0:
 		return result.Usagef("--offset", "%d is not a multiple of %d, which --direct needs", w.Offset, DirectAlign)
+	}
+	return nil
+}
+
+// validateTiming holds the queue, the workers and every time, rate, loop
+// and sync count to what a run can be.
+func (w *Workload) validateTiming() error {
+	switch {
 	case w.IODepth < 1:
 		return result.Usagef("--iodepth", "%d is below 1; give I/Os in flight per job, 1 or more", w.IODepth)
 	case w.IODepth > MaxIODepth:
@@ -482,6 +605,12 @@ func (w *Workload) validate() error {
 	case w.Fsync < 0:
 		return result.Usagef("--fsync", "%d is negative; give N to fsync after every N writes, 0 never", w.Fsync)
 	}
+	return nil
+}
+
+// validatePercentiles holds percentile_list to fio's: each point in
+// 0..100 once, at most maxPercentiles of them.
+func (w *Workload) validatePercentiles() error {
 	for i, p := range w.Report.PercentileList {
 		if !(p >= 0 && p <= 100) { // written so that NaN fails too
 			return result.Usagef("--percentile_list", "%g is outside 0..100", p)
@@ -493,45 +622,41 @@ func (w *Workload) validate() error {
 	if len(w.Report.PercentileList) > maxPercentiles {
 		return result.Usagef("--percentile_list", "%d points; fio takes at most %d", len(w.Report.PercentileList), maxPercentiles)
 	}
-	if w.Log != nil {
-		if err := w.Log.Validate(); err != nil {
-			return err
-		}
+	return nil
+}
+
+func (w *Workload) validateLog() error {
+	if w.Log == nil {
+		return nil
 	}
-	if err := w.validateDistribution(); err != nil {
-		return err
-	}
-	if err := w.validateSequencer(); err != nil {
-		return err
-	}
+	return w.Log.Validate()
+}
+
+func (w *Workload) validateFadvise() error {
 	if w.FadviseHint && !osio.CanAdviseAccess {
 		return result.Usagef("--fadvise_hint", "needs posix_fadvise, which this platform lacks; give fadvise_hint=0")
 	}
-	if w.Access != nil {
-		if err := w.Access.validate(w.Direct); err != nil {
-			return err
-		}
-		if w.RW != w.Access.rw() || w.BS != w.Access.maxSize() {
-			return usagef("access specifications", "workload %s: rw %s and bs %d do not describe access specification %q; set them with AccessSpec.Apply",
-				w.Name, w.RW, w.BS, w.Access.Name)
-		}
-	}
-	if err := w.validateVerify(); err != nil {
-		return err
-	}
-	if err := w.validateBatch(); err != nil { // loop.go
-		return err
-	}
-	return w.Buffer.validate()
+	return nil
 }
 
-// workloadFrom is the job's workload for one rw mode and block size.
-func workloadFrom(j *Job, rw RW, bs int64) Workload {
+// validateAccess holds a workload's own access pattern (an Iometer access
+// specification) to its rules and to the workload's rw and bs.
+func (w *Workload) validateAccess() error {
+	if w.Access == nil {
+		return nil
+	}
+	return w.Access.Check(w)
+}
+
+// Workload is the job's workload for one rw mode and block size, named
+// after the job (or the rw mode), and after the block size too when the
+// job has several.
+func (j *Job) Workload(rw RW, bs int64) Workload {
 	name := j.Name
 	if name == "" {
 		name = string(rw)
 	}
-	if len(j.BlockSizes) > 1 || j.Profile != ProfileNone {
+	if len(j.BlockSizes) > 1 {
 		name += "-" + units.Label(bs)
 	}
 	return Workload{

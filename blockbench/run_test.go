@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
@@ -117,7 +118,7 @@ func queueingEngine() (Engine, error) {
 func TestEnginesGiveSameCounts(t *testing.T) {
 	queued, err := queueingEngine()
 	if err != nil {
-		t.Skipf("no queueing engine here: %v", err)
+		clydetest.Skipf(t, "no queueing engine here: %v", err)
 	}
 	dir := testDir(t)
 	for _, rw := range []RW{RandRead, Write, RandRW, ReadWrite} {
@@ -148,7 +149,7 @@ func TestWritesStayInRegion(t *testing.T) {
 	for _, engine := range []Engine{EnginePsync, EngineIOUring} {
 		t.Run(string(engine), func(t *testing.T) {
 			if engine == EngineIOUring && uringAvailable() != nil {
-				t.Skip("io_uring not available here")
+				clydetest.Skip(t, "io_uring not available here")
 			}
 			path := filepath.Join(t.TempDir(), "f")
 			if err := os.WriteFile(path, make([]byte, 3<<20), 0o644); err != nil {
@@ -310,11 +311,11 @@ func TestLoopsDoNotAllocate(t *testing.T) {
 		for _, v := range variants {
 			t.Run(string(engine)+"/"+v.name, func(t *testing.T) {
 				if v.batch && engine != EngineIOUring && engine != EngineLibaio {
-					t.Skipf("%s does not batch", engine)
+					clydetest.Skipf(t, "%s does not batch", engine)
 				}
 				e, _ := engineByName(engine)
 				if err := e.available(); err != nil {
-					t.Skipf("%s not available here: %v", engine, err)
+					clydetest.Skipf(t, "%s not available here: %v", engine, err)
 				}
 				path := filepath.Join(testDir(t), "f")
 				if err := os.WriteFile(path, make([]byte, 1<<20), 0o644); err != nil {
@@ -357,55 +358,6 @@ func TestLoopsDoNotAllocate(t *testing.T) {
 	}
 }
 
-// TestAccessSpecLoopDoesNotAllocate runs an access specification with a
-// sequential line, a burst and two sizes: every branch of its draw runs,
-// and none allocates.
-func TestAccessSpecLoopDoesNotAllocate(t *testing.T) {
-	spec := &AccessSpec{Name: "mixed", Lines: []AccessLine{
-		{Size: 4096, Weight: 60, ReadPct: 70, RandomPct: 100},
-		{Size: 65536, Weight: 30, ReadPct: 0, RandomPct: 0, Burst: 4},
-		{Size: 512, Weight: 10, ReadPct: 100, RandomPct: 50, Align: 4096},
-	}}
-	for _, engine := range []Engine{EnginePsync, EngineIOUring} {
-		t.Run(string(engine), func(t *testing.T) {
-			if e, _ := engineByName(engine); e.available() != nil {
-				t.Skipf("%s not available here", engine)
-			}
-			loopAllocs(t, engine, true, spec)
-		})
-	}
-}
-
-func loopAllocs(t *testing.T, engine Engine, access bool, spec *AccessSpec) {
-	path := filepath.Join(t.TempDir(), "f")
-	if err := os.WriteFile(path, make([]byte, 1<<20), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	h, err := osio.OpenFile(path, osio.ReadWrite)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, _ := engineByName(engine)
-	wl := &workload{Workload: Workload{RW: RandRW, RWMixRead: 50, BS: 4096, Size: 1 << 20, IODepth: 16, NumJobs: 1,
-		IOEngine: engine, Buffer: Buffer{Kind: BufferRandom}, Seed: 1}, engine: e, depth: 16}
-	if access {
-		spec.Apply(&wl.Workload)
-	}
-	w := newWorker(wl, 0)
-	w.h, w.ctx = h, context.Background()
-	defer w.close()
-	w.ioLimit, w.remaining = 20_000, 20_000
-	allocs := runCountingAllocs(t, e, w)
-	if n := w.ios[0] + w.ios[1]; n != 20_000 {
-		t.Fatalf("%d I/Os, want 20000", n)
-	}
-	// Setup (a buffer per slot, a goroutine) and a per-second mark
-	// may allocate; one allocation per I/O may not.
-	if allocs > 100 {
-		t.Errorf("%d allocations for 20000 I/Os", allocs)
-	}
-}
-
 // runCountingAllocs runs w's I/O loop on engine e to its I/O limit and
 // returns the allocations made meanwhile; a failed run ends the test. The
 // io_uring engine locks its goroutine to its thread for good, so the loop
@@ -438,10 +390,7 @@ func runCountingAllocs(t *testing.T, e engine, w *worker) uint64 {
 // and workload, unprepared.
 func jobTarget(t *testing.T, j Job) (*target, *workload) {
 	t.Helper()
-	p, _, _, err := j.plan()
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := j.Plan()
 	groups, targets, _, err := resolvePlan(&p)
 	if err != nil {
 		t.Fatal(err)

@@ -28,10 +28,10 @@ func loopDevice(t *testing.T, size int64, partscan bool) string {
 func loopDeviceWith(t *testing.T, size int64, partscan bool, mbr []byte) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("loop devices need root")
+		clydetest.Skip(t, "loop devices need root")
 	}
 	if _, err := exec.LookPath("losetup"); err != nil {
-		t.Skip("losetup not installed")
+		clydetest.Skip(t, "losetup not installed")
 	}
 	img := filepath.Join(t.TempDir(), "disk.img")
 	if err := os.WriteFile(img, nil, 0o600); err != nil {
@@ -56,7 +56,7 @@ func loopDeviceWith(t *testing.T, size int64, partscan bool, mbr []byte) string 
 	}
 	out, err := exec.Command("losetup", append(args, img)...).CombinedOutput()
 	if err != nil {
-		t.Skipf("losetup failed, no loop devices here: %v: %s", err, out)
+		clydetest.Skipf(t, "losetup failed, no loop devices here: %v: %s", err, out)
 	}
 	dev := strings.TrimSpace(string(out))
 	t.Cleanup(func() { _ = exec.Command("losetup", "--detach", dev).Run() })
@@ -66,7 +66,7 @@ func loopDeviceWith(t *testing.T, size int64, partscan bool, mbr []byte) string 
 func run(t *testing.T, name string, args ...string) {
 	t.Helper()
 	if _, err := exec.LookPath(name); err != nil {
-		t.Skipf("%s not installed", name)
+		clydetest.Skipf(t, "%s not installed", name)
 	}
 	if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
 		t.Fatalf("%s %v: %v: %s", name, args, err, out)
@@ -161,7 +161,7 @@ func TestSafetyOnLoopDevice(t *testing.T) {
 		dev := loopDevice(t, 16<<20, false)
 		run(t, "mkswap", "-q", dev)
 		if out, err := exec.Command("swapon", dev).CombinedOutput(); err != nil {
-			t.Skipf("swapon not possible here: %v: %s", err, out)
+			clydetest.Skipf(t, "swapon not possible here: %v: %s", err, out)
 		}
 		t.Cleanup(func() { _ = exec.Command("swapoff", dev).Run() })
 		if re := refusal(t, writeJob(dev, true)); !strings.Contains(re.Found, "swap") {

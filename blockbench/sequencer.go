@@ -48,7 +48,7 @@ func (w *Workload) validateSequencer() error {
 	case w.RW.Discards():
 		return usagef("--rw", "workload %s: rw=%s trims: clyde runs gaps and random runs with read, write and their mixes", w.Name, w.RW)
 	case w.Access != nil || w.Volume != nil:
-		return usagef("--rw", "workload %s: gaps and random runs shape fio's rw modes on one target, not an access specification or a volume", w.Name)
+		return usagef("--rw", "workload %s: gaps and random runs shape fio's rw modes on one target, not a workload's own pattern (an access specification) or a volume", w.Name)
 	case w.Zones.Size > 0:
 		return usagef("--zonemode", "workload %s: strided zones with gaps or random runs are not supported", w.Name)
 	case w.Verify != VerifyNone:

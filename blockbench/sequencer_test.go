@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // TestSequencerOffsets records the offsets a worker issues with a gap
@@ -136,7 +138,7 @@ func TestSequencerSyncs(t *testing.T) {
 func TestSequencerQueued(t *testing.T) {
 	qs := queueingEngines()
 	if len(qs) == 0 {
-		t.Skip("no queueing engine on this platform")
+		clydetest.Skip(t, "no queueing engine on this platform")
 	}
 	seq := &seqSpec{}
 	w := Workload{Name: "q", Filename: filepath.Join(t.TempDir(), "f"), RW: Write, BS: 4096, Size: 64 << 10, IODepth: 4, NumJobs: 1,

@@ -10,7 +10,7 @@ import (
 // sample statistics, the queue-depth and latency distributions, bw_agg and
 // the job options in fio's syntax). blockbench measures and calls the hook;
 // it knows nothing of what the hook fills. The CLI sets it as the Plan's (or
-// Job's, IometerSetup's) Shape, as fiojob imports blockbench and never the
+// Job's, iometer.Setup's) Shape, as fiojob imports blockbench and never the
 // other way round; a nil Shape leaves those fields empty.
 
 // Shaper fills a peer's fields of block results.

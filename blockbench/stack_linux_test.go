@@ -59,9 +59,9 @@ func cacheNoted(res *result.Block) bool {
 // TestDirectOnCachedLoopDevice: O_DIRECT on a loop device without direct
 // I/O is served by the host's cache of its backing file, and the result
 // says so, naming the loop device and the file; with losetup
-// --direct-io=on it says nothing. CrystalDiskMark's rows (which need
-// uncached I/O) are refused on the cached one, naming --allow-cached,
-// which runs them with the note.
+// --direct-io=on it says nothing. A plan that needs uncached I/O
+// (CrystalDiskMark's rows) is refused on the cached one, naming
+// --allow-cached, which runs it with the note.
 func TestDirectOnCachedLoopDevice(t *testing.T) {
 	cached, img := clydetest.LoopDevice(t, 16<<20)
 	direct, _ := clydetest.LoopDevice(t, 16<<20, "--direct-io=on")
@@ -86,10 +86,7 @@ func TestDirectOnCachedLoopDevice(t *testing.T) {
 	}
 
 	cdm := func(dev string, allow bool) (*result.Block, error) {
-		j := cdmJob(dev)
-		j.CDM.Preset, j.CDM.Interval, j.Passes, j.Size, j.TimeBased, j.Runtime = CDMReal, 0, 1, 1<<20, false, 0
-		j.DestroyData, j.AllowCached = true, allow
-		return Run(context.Background(), j)
+		return RunPlan(context.Background(), uncachedPlan(dev, 1<<20, allow))
 	}
 	_, err = cdm(cached, false)
 	var ue *result.UsageError
@@ -111,7 +108,7 @@ func TestDirectOnCachedLoopDevice(t *testing.T) {
 func TestDirectFollowsTheMountToTheLoop(t *testing.T) {
 	for _, tool := range []string{"mkfs.ext4", "mount", "umount"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed", tool)
+			clydetest.Skipf(t, "%s not installed", tool)
 		}
 	}
 	for _, tc := range []struct {
@@ -174,7 +171,7 @@ func TestReadOfSparseLoopDeviceRefused(t *testing.T) {
 	}
 	if err := unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, 4<<20, 4<<20); err != nil {
 		f.Close()
-		t.Skipf("cannot punch a hole in %s: %v", img, err)
+		clydetest.Skipf(t, "cannot punch a hole in %s: %v", img, err)
 	}
 	f.Close()
 	if _, err := Run(context.Background(), deviceRead(dev)); !asUsage(err, &ue) || !strings.Contains(ue.Msg, "4.0 MiB of the 8.0 MiB") {

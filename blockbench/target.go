@@ -8,11 +8,13 @@ import (
 	"io/fs"
 	"math"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/clydebench/clyde/internal/admit"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/pagecache"
+	"github.com/clydebench/clyde/internal/rundir"
 	"github.com/clydebench/clyde/internal/runlock"
 	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/result"
@@ -72,7 +74,7 @@ type target struct {
 	// made in; dir is then its descriptor, which the private directory
 	// owns (dirShared). direct is true when a workload opens the target
 	// uncached: a file clyde creates is then tried that way first.
-	private   *privateDir
+	private   *rundir.Private
 	dirShared bool
 	direct    bool
 	// sectors is what uncached I/O on the target is held to, read once
@@ -174,7 +176,7 @@ func resolveTarget(filename string, warn io.Writer) (*target, error) {
 			return nil, err
 		}
 		t.resolved = info.Path
-		return t, checkLeftover(t.given, t.dirPath, t.base)
+		return t, rundir.CheckLeftover(t.given, t.dirPath, t.base)
 	}
 	t.resolved, t.exists = info.Path, true
 	if k := safepath.KernelFS(t.resolved); k != "" { // /proc/kmsg, a sysfs attribute: the one rule of internal/safepath
@@ -184,7 +186,7 @@ func resolveTarget(filename string, warn io.Writer) (*target, error) {
 	case safepath.Regular:
 		t.size = info.Size
 		t.dirPath, t.base = filepath.Dir(t.resolved), filepath.Base(t.resolved)
-		if err := checkLeftover(t.given, t.dirPath, t.base); err != nil {
+		if err := rundir.CheckLeftover(t.given, t.dirPath, t.base); err != nil {
 			return nil, err
 		}
 	case safepath.BlockDevice:
@@ -345,8 +347,8 @@ func (t *target) create(ctx context.Context, buf Buffer, seed uint64) error {
 	var d osio.Dir
 	var err error
 	if t.private != nil {
-		d, t.dirShared = t.private.run.Dir, true
-		t.resolved = t.private.filePath(t.base)
+		d, t.dirShared = t.private.Run.Dir, true
+		t.resolved = t.private.FilePath(t.base)
 	} else if d, err = safepath.OpenDir(t.dirPath); err != nil {
 		return cannot(err)
 	}
@@ -369,7 +371,7 @@ func (t *target) create(ctx context.Context, buf Buffer, seed uint64) error {
 		return fmt.Errorf("size %s to %d bytes: %w", t.resolved, t.size, err)
 	}
 	e.Size = t.size
-	if err := writeMarker(d, newMarker(t.base, e)); err != nil {
+	if err := rundir.WriteFileMarker(d, rundir.NewFileMarker(t.base, e)); err != nil {
 		return err
 	}
 	t.marked = true
@@ -388,6 +390,15 @@ func (t *target) create(ctx context.Context, buf Buffer, seed uint64) error {
 	}
 	t.fillNs = int64(time.Since(start))
 	return nil
+}
+
+// refusedDirect is the refusal of a filesystem that will not open a file
+// with O_DIRECT.
+func refusedDirect(given string, err error) error {
+	if errors.Is(err, syscall.EINVAL) || errors.Is(err, result.ErrNotSupported) {
+		return result.Usagef("--direct", "%s: its filesystem refuses uncached (O_DIRECT) opens (%v); run without --direct (cdm and iometer: add --buffered)", given, err)
+	}
+	return fmt.Errorf("open %s uncached: %w", given, err)
 }
 
 // fillFile writes size bytes of the buffer pattern, fresh for every chunk so
@@ -481,12 +492,12 @@ func (t *target) removeCreated() error {
 		}
 	}
 	if t.marked {
-		if err := t.dir.Remove(osio.Name(markerName(t.base))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := t.dir.Remove(osio.Name(rundir.FileMarkerName(t.base))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove marker: %w", err)
 		}
 		t.marked = false
 	}
-	_ = t.dir.Sync() // best effort, as in writeMarker
+	_ = t.dir.Sync() // best effort, as in rundir.WriteFileMarker
 	return nil
 }
 

@@ -14,15 +14,16 @@ import (
 	"github.com/clydebench/clyde/internal/limits"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/proc"
+	"github.com/clydebench/clyde/internal/rundir"
 	"github.com/clydebench/clyde/result"
 )
 
 // withRAM makes the process's limits ram bytes of memory and nothing else
 // until the test ends.
 func withRAM(t *testing.T, ram uint64) {
-	old := readLimits
-	readLimits = func() (limits.Limits, error) { return limits.Limits{Memory: ram}, nil }
-	t.Cleanup(func() { readLimits = old })
+	old := limits.Read
+	limits.Read = func() (limits.Limits, error) { return limits.Limits{Memory: ram}, nil }
+	t.Cleanup(func() { limits.Read = old })
 }
 
 // TestValidateRefusesBadInput: each rule is a usage error naming its flag,
@@ -69,14 +70,14 @@ func TestValidateRefusesBadInput(t *testing.T) {
 	})
 }
 
-// TestPresetFootprintRefusedBeforeCreating: a preset's rows are checked once
-// planned, before the file is made.
-func TestPresetFootprintRefusedBeforeCreating(t *testing.T) {
+// TestPlanFootprintRefusedBeforeCreating: a plan's workloads (a preset's
+// rows) are checked once planned, before the file is made.
+func TestPlanFootprintRefusedBeforeCreating(t *testing.T) {
 	withRAM(t, 8<<20) // 4 MiB for buffers: SEQ1M Q8T1 needs 9 MiB
 	dir := t.TempDir()
-	j := NewJob(filepath.Join(dir, "f"))
-	j.Profile, j.IOEngine, j.Size, j.SizeGiven = ProfileCDM, EngineIOUring, 4<<20, true
-	_, err := Run(context.Background(), j)
+	w := Workload{Name: "SEQ1M Q8T1 read", Filename: filepath.Join(dir, "f"), RW: Read, BS: 1 << 20, Size: 4 << 20, IODepth: 8,
+		NumJobs: 1, IOEngine: EngineIOUring, Direct: true, Runtime: DefaultRuntime, TimeBased: true, Buffer: Buffer{Kind: BufferRandom}}
+	_, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}, SizeGiven: true})
 	var ue *result.UsageError
 	if !errors.As(err, &ue) || ue.Flag != "--iodepth" {
 		t.Fatalf("err = %v, want a usage error for --iodepth", err)
@@ -201,15 +202,16 @@ func TestCreatedFileAndMarker(t *testing.T) {
 	if err := tg.prepare(context.Background(), false, j.Buffer, 1); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, ".f.clyde-run"))
+	d, err := osio.OpenDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := parseMarker(b)
-	if err != nil {
-		t.Fatal(err)
+	m, found, err := rundir.ReadFileMarker(d, "f")
+	d.Close()
+	if !found || err != nil {
+		t.Fatalf("marker found %v: %v", found, err)
 	}
-	if m.File != "f" || m.PID != os.Getpid() || m.Size != 1<<20 || !m.id().Same(tg.id) || m.State() != proc.Alive {
+	if m.File != "f" || m.PID != os.Getpid() || m.Size != 1<<20 || !m.Identity().Same(tg.id) || m.State() != proc.Alive {
 		t.Errorf("marker %+v does not describe the file (%+v) and this run", m, tg.id)
 	}
 	if fi, _ := os.Stat(filepath.Join(dir, ".f.clyde-run")); fi.Mode().Perm() != 0o600 {

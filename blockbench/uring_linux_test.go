@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/osio"
 )
 
@@ -85,7 +86,7 @@ func runURingPass(t *testing.T, path string, blocks int64, depth int, direct boo
 // loaded machine). Under auto the loop takes every waiting completion.
 func TestURingReapsAsFio(t *testing.T) {
 	if err := uringAvailable(); err != nil {
-		t.Skipf("io_uring not available here: %v", err)
+		clydetest.Skipf(t, "io_uring not available here: %v", err)
 	}
 	const blocks, depth = 256, 16
 	for _, direct := range []bool{false, true} {
@@ -125,7 +126,7 @@ func TestURingReapsAsFio(t *testing.T) {
 // drain takes the rest in one call.
 func TestURingCompleteMax(t *testing.T) {
 	if err := uringAvailable(); err != nil {
-		t.Skipf("io_uring not available here: %v", err)
+		clydetest.Skipf(t, "io_uring not available here: %v", err)
 	}
 	const blocks, depth = 256, 16
 	path := patternFile(t, shmDir(t), blocks)
@@ -154,7 +155,7 @@ func TestURingCompleteMax(t *testing.T) {
 // fio's engine, fio's default, which fio's job options do not echo.
 func TestURingAutoRecordsItsReap(t *testing.T) {
 	if err := uringAvailable(); err != nil {
-		t.Skipf("io_uring not available here: %v", err)
+		clydetest.Skipf(t, "io_uring not available here: %v", err)
 	}
 	dir := shmDir(t)
 	for _, c := range []struct {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
@@ -45,7 +46,7 @@ func TestVerifyPassesCleanRun(t *testing.T) {
 	} {
 		t.Run(string(c.kind)+"/"+string(c.rw)+"/"+string(c.engine), func(t *testing.T) {
 			if e, _ := engineByName(c.engine); e.available() != nil {
-				t.Skipf("%s not available here", c.engine)
+				clydetest.Skipf(t, "%s not available here", c.engine)
 			}
 			w := verifyWorkload(t, c.kind)
 			w.RW, w.IOEngine, w.IODepth = c.rw, c.engine, c.depth
@@ -263,7 +264,7 @@ func TestVerifyWritesDoNotAllocate(t *testing.T) {
 			t.Run(string(engine)+"/"+string(kind), func(t *testing.T) {
 				e, _ := engineByName(engine)
 				if err := e.available(); err != nil {
-					t.Skipf("%s not available here: %v", engine, err)
+					clydetest.Skipf(t, "%s not available here: %v", engine, err)
 				}
 				path := filepath.Join(testDir(t), "f")
 				if err := os.WriteFile(path, make([]byte, ios*verifyBS), 0o644); err != nil {

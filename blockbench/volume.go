@@ -8,115 +8,141 @@ import (
 	"github.com/clydebench/clyde/result"
 )
 
-// Volume is several targets seen as one address space, the way ORION's
-// -simulate lays out the LUNs of a .lun file: concatenated one after the
-// other (Stripe 0), or striped RAID-0 fashion in Stripe-byte units across
-// all of them. A workload with a Volume works on that address space; each
-// I/O goes to the target and offset the layout maps it to. The targets must
-// exist (a volume is made of what is there) and pass the same safety rules
-// as any target; no I/O crosses a stripe or the end of a target.
+// Volume is several targets seen as one address space: a workload with a
+// Volume works on that space, and each I/O goes to the member and offset
+// the Layout maps it to. The members must exist (a volume is made of what
+// is there) and pass the same safety rules as any target (resolveTarget);
+// no I/O crosses the end of a member.
 type Volume struct {
 	Filenames []string
-	Stripe    int64
+	// Layout lays the address space over the members; nil concatenates
+	// them, one after the other. Package orion's -simulate raid0 stripes
+	// them.
+	Layout VolumeLayout
+}
+
+// VolumeLayout lays a volume's address space over its members.
+type VolumeLayout interface {
+	// Check refuses a block size the layout cannot place whole on one
+	// member, before anything is touched.
+	Check(bs int64) error
+	// Size is the address space in bytes over members of these sizes.
+	Size(members []int64) int64
+	// Blocks lays blocks of bs bytes over members of these sizes.
+	Blocks(members []int64, bs int64) BlockLayout
+}
+
+// BlockLayout places the blocks of one size of a volume. Its methods run
+// once per I/O and must not allocate.
+type BlockLayout interface {
+	// First is the first whole block at or after byte off of the address
+	// space.
+	First(off int64) int64
+	// Locate is the member block b is on and its byte offset there.
+	Locate(b int64) (member int, off int64)
 }
 
 // validate holds the rules of a volume that need no look at its targets.
 func (v *Volume) validate(w *Workload) error {
 	if len(v.Filenames) == 0 {
-		return result.Usagef("-testname", "a volume needs at least one file or device")
+		return result.Usagef("--filename", "a volume needs at least one file or device")
 	}
 	seen := map[string]bool{}
 	for _, f := range v.Filenames {
 		if f == "" {
-			return result.Usagef("-testname", "a volume member has no name")
+			return result.Usagef("--filename", "a volume member has no name")
 		}
 		if seen[f] {
-			return result.Usagef("-testname", "%s is listed twice in one volume", f)
+			return result.Usagef("--filename", "%s is listed twice in one volume", f)
 		}
 		seen[f] = true
 	}
-	switch {
-	case v.Stripe < 0:
-		return result.Usagef("-simulate", "stripe %d is negative", v.Stripe)
-	case v.Stripe > 0 && v.Stripe%w.BS != 0:
-		return result.Usagef("--bs", "%d does not divide the stripe of %d bytes, so I/Os would cross stripes; give a power of two", w.BS, v.Stripe)
-	case w.Fsync > 0:
+	if err := v.layout().Check(w.BS); err != nil {
+		return err
+	}
+	if w.Fsync > 0 {
 		return result.Usagef("--fsync", "not supported on a volume of several targets")
 	}
 	return nil
 }
 
-// volumeMap is a volume as one workload sees it: its block size, the
-// layout, and the block range of the workload's region. Blocks are numbered
-// over the whole volume; in RAID-0 each stripe holds stripe/bs of them, in a
-// concatenation each target floor(size/bs).
-type volumeMap struct {
-	targets []*target
-	bs      int64
-	stripe  int64   // 0: concatenated
-	starts  []int64 // concatenated: first block of each target, then the total
-	b0, b1  int64   // the region's blocks [b0, b1)
+func (v *Volume) layout() VolumeLayout {
+	if v.Layout == nil {
+		return concat{}
+	}
+	return v.Layout
 }
 
-// size is the volume's address space in bytes: every target's whole size
-// concatenated, or for RAID-0 as many whole stripes on each as the smallest
-// target holds.
-func volumeSize(ts []*target, stripe int64) int64 {
-	var total, smallest int64
-	for i, t := range ts {
-		total += t.size
-		if i == 0 || t.size < smallest {
-			smallest = t.size
-		}
-	}
-	if stripe > 0 {
-		return int64(len(ts)) * (smallest / stripe * stripe)
+// concat is the members one after the other: each holds floor(size/bs)
+// blocks, so no block runs past the end of its member.
+type concat struct{}
+
+func (concat) Check(int64) error { return nil }
+
+func (concat) Size(members []int64) int64 {
+	var total int64
+	for _, n := range members {
+		total += n
 	}
 	return total
 }
 
-func newVolumeMap(ts []*target, stripe, bs int64, reg region) *volumeMap {
-	m := &volumeMap{targets: ts, bs: bs, stripe: stripe}
-	if stripe == 0 {
-		m.starts = make([]int64, len(ts)+1)
-		for i, t := range ts {
-			m.starts[i+1] = m.starts[i] + t.size/bs
-		}
+func (concat) Blocks(members []int64, bs int64) BlockLayout {
+	m := &concatBlocks{sizes: members, bs: bs, starts: make([]int64, len(members)+1)}
+	for i, n := range members {
+		m.starts[i+1] = m.starts[i] + n/bs
 	}
-	m.b0, m.b1 = m.blockAt(reg.offset), m.blockAt(reg.offset+reg.size)
 	return m
 }
 
-// blockAt is the first whole block at or after byte off of the volume.
-func (m *volumeMap) blockAt(off int64) int64 {
-	if m.stripe > 0 {
-		per := m.stripe / m.bs
-		return off/m.stripe*per + min((off%m.stripe+m.bs-1)/m.bs, per)
-	}
+// concatBlocks is a concatenation for one block size: starts[i] is the
+// first block of member i, then the total.
+type concatBlocks struct {
+	sizes  []int64
+	bs     int64
+	starts []int64
+}
+
+func (m *concatBlocks) First(off int64) int64 {
 	var base int64
-	for i, t := range m.targets {
-		if off < base+t.size || i == len(m.targets)-1 {
+	for i, n := range m.sizes {
+		if off < base+n || i == len(m.sizes)-1 {
 			return m.starts[i] + min((off-base+m.bs-1)/m.bs, m.starts[i+1]-m.starts[i])
 		}
-		base += t.size
+		base += n
 	}
 	return 0
 }
 
-// locate maps block b to its target and byte offset there; it does not
-// allocate (it runs once per I/O).
-func (m *volumeMap) locate(b int64) (int, int64) {
-	if m.stripe > 0 {
-		per := m.stripe / m.bs
-		s := b / per
-		n := int64(len(m.targets))
-		return int(s % n), s/n*m.stripe + b%per*m.bs
-	}
+func (m *concatBlocks) Locate(b int64) (int, int64) {
 	i := 0
-	for i < len(m.targets)-1 && b >= m.starts[i+1] {
+	for i < len(m.sizes)-1 && b >= m.starts[i+1] {
 		i++
 	}
 	return i, (b - m.starts[i]) * m.bs
+}
+
+// volumeMap is a volume as one workload sees it: its block size, the
+// layout's blocks, and the block range of the workload's region [b0, b1).
+type volumeMap struct {
+	blocks BlockLayout
+	bs     int64
+	b0, b1 int64
+}
+
+// memberSizes are the sizes of a volume's resolved members.
+func memberSizes(ts []*target) []int64 {
+	out := make([]int64, len(ts))
+	for i, t := range ts {
+		out[i] = t.size
+	}
+	return out
+}
+
+func newVolumeMap(v *Volume, ts []*target, bs int64, reg region) *volumeMap {
+	m := &volumeMap{blocks: v.layout().Blocks(memberSizes(ts), bs), bs: bs}
+	m.b0, m.b1 = m.blocks.First(reg.offset), m.blocks.First(reg.offset+reg.size)
+	return m
 }
 
 // volumePattern is fioPattern on a volume: a block of the region drawn at
@@ -138,7 +164,7 @@ func (p *volumePattern) next(w *worker) (int, int64, int) {
 			p.pos[dir] = p.m.b0
 		}
 	}
-	lun, off := p.m.locate(b)
+	lun, off := p.m.blocks.Locate(b)
 	w.lun = lun
 	return dir, off, int(p.m.bs)
 }
@@ -157,7 +183,7 @@ func resolveVolume(w Workload, byName map[string]*target, targets *[]*target, wa
 				return nil, err
 			}
 			if !t.exists {
-				return nil, result.Usagef("-testname", "%s does not exist; a volume is made of existing files or devices", f)
+				return nil, result.Usagef("--filename", "%s does not exist; a volume is made of existing files or devices", f)
 			}
 			byName[f] = t
 			*targets = append(*targets, t)
@@ -173,7 +199,7 @@ func resolveVolume(w Workload, byName map[string]*target, targets *[]*target, wa
 // volumeRegion is the workload's byte range on its volume, as target.region
 // is on a single target.
 func (w *workload) volumeRegion() (region, error) {
-	size := volumeSize(w.vol, w.Volume.Stripe)
+	size := w.Volume.layout().Size(memberSizes(w.vol))
 	r := region{offset: w.Offset, size: w.Size}
 	if r.offset >= size {
 		return r, result.Usagef("--offset", "%d is at or past the end of the volume (%d bytes)", r.offset, size)

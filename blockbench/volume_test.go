@@ -6,64 +6,74 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/clydebench/clyde/result"
 )
 
 func TestVolumeMap(t *testing.T) {
-	ts := func(sizes ...int64) []*target {
-		var out []*target
-		for _, s := range sizes {
-			out = append(out, &target{size: s, exists: true})
-		}
-		return out
-	}
 	const k = 4 << 10
+	sizes := []int64{1<<20 + 1000, 2 << 20}
 	cases := []struct {
-		name   string
-		ts     []*target
-		stripe int64
-		block  int64
-		lun    int
-		off    int64
+		name  string
+		block int64
+		lun   int
+		off   int64
 	}{
-		{"raid0 first block", ts(4<<20, 4<<20), 1 << 20, 0, 0, 0},
-		{"raid0 end of the first stripe", ts(4<<20, 4<<20), 1 << 20, 255, 0, 255 * k},
-		{"raid0 second stripe is on the second LUN", ts(4<<20, 4<<20), 1 << 20, 256, 1, 0},
-		{"raid0 third stripe is back on the first", ts(4<<20, 4<<20), 1 << 20, 512, 0, 1 << 20},
-		{"raid0 three LUNs", ts(4<<20, 4<<20, 4<<20), 1 << 20, 5*256 + 3, 2, 1<<20 + 3*k},
-		{"concat inside the first", ts(1<<20+1000, 2<<20), 0, 255, 0, 255 * k},
-		{"concat past the first's last whole block", ts(1<<20+1000, 2<<20), 0, 256, 1, 0},
-		{"concat last block", ts(1<<20+1000, 2<<20), 0, 256 + 511, 1, 511 * k},
+		{"concat inside the first", 255, 0, 255 * k},
+		{"concat past the first's last whole block", 256, 1, 0},
+		{"concat last block", 256 + 511, 1, 511 * k},
 	}
+	v := &Volume{}
+	size := v.layout().Size(sizes)
+	var ts []*target
+	for _, n := range sizes {
+		ts = append(ts, &target{size: n, exists: true})
+	}
+	m := newVolumeMap(v, ts, k, region{0, size})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			size := volumeSize(tc.ts, tc.stripe)
-			m := newVolumeMap(tc.ts, tc.stripe, k, region{0, size})
-			lun, off := m.locate(tc.block)
+			lun, off := m.blocks.Locate(tc.block)
 			if lun != tc.lun || off != tc.off {
 				t.Errorf("block %d -> LUN %d offset %d, want %d %d", tc.block, lun, off, tc.lun, tc.off)
 			}
-			if off+k > tc.ts[lun].size {
+			if off+k > sizes[lun] {
 				t.Errorf("block %d runs past the end of its LUN", tc.block)
 			}
 		})
 	}
-	m := newVolumeMap(ts(4<<20, 3<<20), 1<<20, k, region{0, volumeSize(ts(4<<20, 3<<20), 1<<20)})
-	if m.b1 != 6*256 {
-		t.Errorf("raid0 of 4 and 3 MiB has %d blocks, want 6 stripes' worth (the smaller LUN's 3 stripes on each)", m.b1)
+	if size != 3<<20+1000 || m.b1 != 256+512 {
+		t.Errorf("concatenation of %v: %d bytes, %d blocks; want the sum and each member's whole blocks", sizes, size, m.b1)
 	}
 }
 
-// A sequential pass over a volume writes every block of every member once,
-// and nothing past a member's end: with random data on files of zeros, the
-// members come out non-zero up to their last whole block.
+// lastOnly is a layout for the hook's test: every block on the last
+// member, which is the whole address space.
+type lastOnly struct{}
+
+func (lastOnly) Check(int64) error                      { return nil }
+func (lastOnly) Size(members []int64) int64             { return members[len(members)-1] }
+func (lastOnly) Blocks(m []int64, bs int64) BlockLayout { return lastBlocks{lun: len(m) - 1, bs: bs} }
+
+type lastBlocks struct {
+	lun int
+	bs  int64
+}
+
+func (b lastBlocks) First(off int64) int64       { return (off + b.bs - 1) / b.bs }
+func (b lastBlocks) Locate(k int64) (int, int64) { return b.lun, k * b.bs }
+
+// A sequential pass over a concatenated volume writes every block of
+// every member once, and nothing past a member's end: with random data on
+// files of zeros, the members come out non-zero up to their last whole
+// block. (orion's TestRaid0WritesEveryMember holds its stripes to the
+// same.)
 func TestVolumeWritesEveryMember(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		stripe int64
+		layout VolumeLayout
 		sizes  []int
 	}{
-		{"raid0", 64 << 10, []int{1 << 20, 1 << 20, 1 << 20}},
-		{"concat", 0, []int{1<<20 + 5000, 512 << 10}},
+		{"concat", nil, []int{1<<20 + 5000, 512 << 10}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -75,7 +85,7 @@ func TestVolumeWritesEveryMember(t *testing.T) {
 				}
 				names = append(names, p)
 			}
-			w := Workload{Name: "v", Filename: names[0], Volume: &Volume{Filenames: names, Stripe: tc.stripe}, RW: Write,
+			w := Workload{Name: "v", Filename: names[0], Volume: &Volume{Filenames: names, Layout: tc.layout}, RW: Write,
 				BS: 4 << 10, IODepth: 4, NumJobs: 1, IOEngine: EngineAuto, Buffer: Buffer{Kind: BufferRandom}, Seed: 3}
 			res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}, DestroyData: true})
 			if err != nil {
@@ -97,7 +107,7 @@ func TestVolumeWritesEveryMember(t *testing.T) {
 				}
 				whole += int64(used)
 			}
-			if tc.stripe == 0 && res.Jobs[0].Write.IOBytes != whole {
+			if res.Jobs[0].Write.IOBytes != whole {
 				t.Errorf("wrote %d bytes, want the members' whole blocks, %d", res.Jobs[0].Write.IOBytes, whole)
 			}
 		})
@@ -116,9 +126,9 @@ func TestVolumeRefusals(t *testing.T) {
 		bs   int64
 		flag string
 	}{
-		{"member missing", Volume{Filenames: []string{a, filepath.Join(dir, "none")}}, 4096, "-testname"},
-		{"member twice", Volume{Filenames: []string{a, a}}, 4096, "-testname"},
-		{"bs does not divide the stripe", Volume{Filenames: []string{a}, Stripe: 1 << 20}, 3 << 10, "--bs"},
+		{"member missing", Volume{Filenames: []string{a, filepath.Join(dir, "none")}}, 4096, "--filename"},
+		{"member twice", Volume{Filenames: []string{a, a}}, 4096, "--filename"},
+		{"the layout refuses the block size", Volume{Filenames: []string{a}, Layout: refusing{}}, 3 << 10, "--bs"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -133,5 +143,43 @@ func TestVolumeRefusals(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "none")); err == nil {
 		t.Error("a refused volume created its missing member")
+	}
+}
+
+// refusing is a layout that takes no block size.
+type refusing struct{ lastOnly }
+
+func (refusing) Check(bs int64) error { return result.Usagef("--bs", "%d: no", bs) }
+
+// A volume's Layout places its I/O: with every block on the last member,
+// a write pass leaves the first member as it was and fills the last.
+func TestVolumeLayoutPlacesTheIO(t *testing.T) {
+	dir := t.TempDir()
+	var names []string
+	for _, n := range []string{"a", "b"} {
+		p := filepath.Join(dir, n)
+		if err := os.WriteFile(p, make([]byte, 256<<10), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, p)
+	}
+	w := Workload{Name: "v", Filename: names[0], Volume: &Volume{Filenames: names, Layout: lastOnly{}}, RW: Write,
+		BS: 4 << 10, IODepth: 2, NumJobs: 1, IOEngine: EngineAuto, Buffer: Buffer{Kind: BufferRandom}, Seed: 3}
+	res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}, DestroyData: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Jobs[0].Write.IOBytes; got != 256<<10 {
+		t.Errorf("wrote %d bytes, want the last member's %d", got, 256<<10)
+	}
+	first, _ := os.ReadFile(names[0])
+	last, _ := os.ReadFile(names[1])
+	if !bytes.Equal(first, make([]byte, len(first))) {
+		t.Error("the first member was written; the layout puts nothing there")
+	}
+	for off := 0; off < len(last); off += 4 << 10 {
+		if bytes.Equal(last[off:off+4<<10], make([]byte, 4<<10)) {
+			t.Fatalf("the last member's block at %d was never written", off)
+		}
 	}
 }

@@ -190,7 +190,7 @@ func newWorker(spec *workload, index int) *worker {
 	}
 	w.pattern = fioPattern{}
 	if spec.Access != nil {
-		w.pattern = newAccessPattern(spec)
+		w.pattern = newDrawnPattern(w)
 	}
 	w.mixed = spec.RW.Mixed()
 	w.mixRead = uint64(spec.RWMixRead)
@@ -270,9 +270,7 @@ func (w *worker) startMeasuring(now int64) {
 	clear(w.reaped)
 	clear(w.submitted)
 	w.nextDrop = w.dropEvery
-	if p, ok := w.pattern.(*accessPattern); ok {
-		p.resetCounts()
-	}
+	w.resetDrawer()
 	w.startNs, w.endNs = now, now
 	if w.rec != nil {
 		w.recNext = w.rec.Start(now)

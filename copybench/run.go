@@ -2,7 +2,6 @@ package copybench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -15,8 +14,6 @@ import (
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/pagecache"
 	"github.com/clydebench/clyde/internal/rundir"
-	"github.com/clydebench/clyde/internal/runlock"
-	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/internal/sysinfo"
 	"github.com/clydebench/clyde/result"
 )
@@ -26,8 +23,7 @@ import (
 type side struct {
 	flag   string // "-d" or "--to", for messages
 	path   string
-	parent osio.Dir
-	lock   *runlock.Lock
+	parent *rundir.Parent
 	run    *rundir.Run
 	fsType string
 	// stack is what the side's files are read through beneath their own
@@ -140,28 +136,17 @@ func (r *runner) openSides() error {
 }
 
 func openSide(flag, path string, shared bool) (*side, error) {
-	d, err := safepath.OpenDir(path)
+	// A job's ranks share the directory: the caller locks it. A
+	// platform without such locks leaves the run unguarded.
+	p, err := rundir.OpenParent(flag, path, !shared)
 	if err != nil {
-		return nil, result.Usagef(flag, "%v", err)
-	}
-	s := &side{flag: flag, path: path, parent: d}
-	if shared {
-		return s, nil // a job's ranks share the directory: the caller locks it
-	}
-	s.lock, err = runlock.Dir(d, path, func() []runlock.Holder { return rundir.Holders(d) })
-	switch {
-	case errors.Is(err, result.ErrNotSupported):
-		s.lock = nil // the platform has no such locks: the run is not guarded
-	case err != nil:
-		d.Close()
 		return nil, err
 	}
-	return s, nil
+	return &side{flag: flag, path: path, parent: p}, nil
 }
 
 func (r *runner) closeSides() {
 	for _, s := range r.sides() {
-		_ = s.lock.Release()
 		_ = s.parent.Close()
 		s.stack.Close()
 	}
@@ -184,7 +169,7 @@ func (r *runner) makePrivateDirs() error {
 		cmd = strings.Join(os.Args, " ")
 	}
 	for _, s := range r.sides() {
-		run, err := rundir.Create(s.parent, cmd)
+		run, err := rundir.Create(s.parent.Dir, cmd)
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", s.flag, s.path, err)
 		}

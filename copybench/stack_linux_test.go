@@ -21,7 +21,7 @@ import (
 func TestSourcesColdThroughTheLoop(t *testing.T) {
 	shm, err := os.MkdirTemp("/dev/shm", "clyde-test")
 	if err != nil {
-		t.Skipf("/dev/shm: %v", err)
+		clydetest.Skipf(t, "/dev/shm: %v", err)
 	}
 	defer os.RemoveAll(shm)
 	for _, tc := range []struct {

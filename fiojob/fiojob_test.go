@@ -69,7 +69,7 @@ func TestPlanGolden(t *testing.T) {
 	got = append(got, '\n')
 	const golden = "testdata/stonewall.plan.json"
 	if !blockbench.CanAdviseAccess {
-		t.Skip("the golden has fadvise_hint on, fio's default where posix_fadvise exists (Linux)")
+		clydetest.Skip(t, "the golden has fadvise_hint on, fio's default where posix_fadvise exists (Linux)")
 	}
 	if *update {
 		if err := os.WriteFile(golden, got, 0o644); err != nil {

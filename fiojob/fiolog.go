@@ -195,16 +195,12 @@ func LogNames(p blockbench.Plan) []string {
 }
 
 // JobLogNames lists the log files the job will write (see LogNames); nil
-// when the job is refused or writes none.
+// when it writes none.
 func JobLogNames(j *blockbench.Job) []string {
 	if l, ok := j.Log.(LogSpec); !ok || !l.Any() {
 		return nil
 	}
-	p, err := j.Plan()
-	if err != nil {
-		return nil
-	}
-	return LogNames(p)
+	return LogNames(j.Plan())
 }
 
 // Per-I/O logs keep their samples in chunks a pool goroutine allocates

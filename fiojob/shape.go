@@ -402,7 +402,7 @@ func options(jm *blockbench.JobMeasure) result.Options {
 // resolvedOptions is the workload as it ran in fio's option syntax: sizes
 // as "4k"/"1g", times in seconds ("5", "500ms" when not whole), flags as
 // 0/1, iodepth and ioengine what ran, data options by fio's names, and the
-// Iometer access specification it drew from.
+// workload's Options (an Iometer access specification's name).
 func resolvedOptions(jm *blockbench.JobMeasure) map[string]string {
 	w := jm.Workload
 	m := map[string]string{}
@@ -518,9 +518,6 @@ func resolvedOptions(jm *blockbench.JobMeasure) map[string]string {
 		w.Log.Options(set)
 	}
 	distOptions(w, set)
-	if w.Access != nil {
-		m["access_spec"] = w.Access.Name
-	}
 	return m
 }
 

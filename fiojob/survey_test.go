@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/clydebench/clyde/blockbench"
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -91,11 +92,11 @@ type outcome struct {
 func TestFioSurvey(t *testing.T) {
 	src := os.Getenv("FIO_SRC")
 	if src == "" {
-		t.Skip("FIO_SRC is not set: the survey of fio 3.33's own job files needs Debian's fio source, unpacked (apt-get source --download-only fio; .ci/run sets FIO_SRC)")
+		clydetest.Skip(t, "FIO_SRC is not set: the survey of fio 3.33's own job files needs Debian's fio source, unpacked (apt-get source --download-only fio; .ci/run sets FIO_SRC)")
 	}
 	fio := fioBinary(t)
 	if out, err := exec.Command(fio, "--version").Output(); err != nil || strings.TrimSpace(string(out)) != "fio-3.33" {
-		t.Skipf("fio --version says %q (%v): the survey's expectations are fio 3.33's (Debian 12's fio)", strings.TrimSpace(string(out)), err)
+		clydetest.Skipf(t, "fio --version says %q (%v): the survey's expectations are fio 3.33's (Debian 12's fio)", strings.TrimSpace(string(out)), err)
 	}
 	prep, err := filepath.Abs("../scripts/fio-example-prepare.sh")
 	if err != nil {
@@ -126,6 +127,11 @@ func TestFioSurvey(t *testing.T) {
 			for i := range next {
 				rel, _ := filepath.Rel(src, files[i])
 				results[i] = surveyFile(fio, prep, files[i], rel, scratch[i])
+				// Each file's data goes as soon as it is compared: 114
+				// files' worth at once would need gigabytes.
+				if err := os.RemoveAll(scratch[i]); err != nil {
+					t.Errorf("%s: %v", rel, err)
+				}
 			}
 		}()
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"runtime"
 	"testing"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // mallocsForRun counts heap allocations of a whole run.
@@ -24,7 +26,7 @@ func mallocsForRun(t *testing.T, o Options) uint64 {
 // no more allocations, so the I/O loops allocate nothing per operation.
 func TestLoopsDoNotAllocate(t *testing.T) {
 	if runtime.GOOS != "linux" {
-		t.Skip("only the Linux file operations are allocation-free; elsewhere the os package allocates a path per file")
+		clydetest.Skip(t, "only the Linux file operations are allocation-free; elsewhere the os package allocates a path per file")
 	}
 	small := smallOptions(t.TempDir())
 	small.FilesK, small.SizeMiB, small.Seeks, small.ByteIOMiB = 1, 4, 1000, 1

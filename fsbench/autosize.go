@@ -10,6 +10,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 
+	"github.com/clydebench/clyde/internal/preflight"
 	"github.com/clydebench/clyde/internal/sysinfo"
 	"github.com/clydebench/clyde/result"
 )
@@ -144,11 +145,11 @@ func (c *calibration) rates() (sizing, slow Rates) {
 // RoomOf is the free space and inodes in dir, nil when the platform does
 // not say.
 func RoomOf(dir string) *result.Room {
-	sp, err := sysinfo.Space(dir)
+	sp, err := preflight.Stat(dir)
 	if err != nil {
 		return nil
 	}
-	return &result.Room{FreeBytes: sp.FreeBytes, FreeInodes: sp.FreeInodes, InodesKnown: sp.InodesKnown}
+	return &result.Room{FreeBytes: sp.AvailBytes, FreeInodes: sp.FreeInodes, InodesKnown: sp.InodesKnown}
 }
 
 // Rates are a run's measured rates in the tests' units (KiB/s for the IO

@@ -2,7 +2,6 @@ package fsbench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -18,8 +17,6 @@ import (
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/pagecache"
 	"github.com/clydebench/clyde/internal/rundir"
-	"github.com/clydebench/clyde/internal/runlock"
-	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/internal/sysinfo"
 	"github.com/clydebench/clyde/result"
 )
@@ -117,24 +114,16 @@ func Run(ctx context.Context, opts Options) (*result.FS, error) {
 	if err := Preflight(&opts); err != nil {
 		return nil, err
 	}
-	parent, err := safepath.OpenDir(opts.Dir)
+	// A job's ranks share Dir: the caller locks it.
+	pp, err := rundir.OpenParent("-d", opts.Dir, opts.Phases == nil)
 	if err != nil {
-		return nil, result.Usagef("-d", "%v", err)
-	}
-	defer parent.Close()
-	var lock *runlock.Lock
-	if opts.Phases == nil { // a job's ranks share Dir: the caller locks it
-		lock, err = runlock.Dir(parent, opts.Dir, func() []runlock.Holder { return rundir.Holders(parent) })
-	}
-	switch {
-	case errors.Is(err, result.ErrNotSupported):
-		if opts.Progress != nil {
-			fmt.Fprintf(opts.Progress, "clyde: warning: no run lock: %v\n", err)
-		}
-	case err != nil:
 		return nil, err
 	}
-	defer lock.Release()
+	defer pp.Close()
+	if pp.NoLock != nil && opts.Progress != nil {
+		fmt.Fprintf(opts.Progress, "clyde: warning: no run lock: %v\n", pp.NoLock)
+	}
+	parent := pp.Dir
 	r := &runner{opts: opts, prog: newProgress(opts.Progress, opts.Live)}
 	cmdline := opts.CommandLine
 	if cmdline == nil {

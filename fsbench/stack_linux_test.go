@@ -140,7 +140,7 @@ func TestBlockReadIsColdThroughTheLoop(t *testing.T) {
 func TestReadsOnAnImageInMemoryAreCached(t *testing.T) {
 	shm, err := os.MkdirTemp("/dev/shm", "clyde-test")
 	if err != nil {
-		t.Skipf("/dev/shm: %v", err)
+		clydetest.Skipf(t, "/dev/shm: %v", err)
 	}
 	defer os.RemoveAll(shm)
 	dev, img := clydetest.LoopDeviceIn(t, shm, 32<<20)

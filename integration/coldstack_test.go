@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clydebench/clyde/internal/clydetest"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/clydebench/clyde/internal/history"
@@ -37,7 +39,7 @@ func TestFSColdReadsThroughTheLoop(t *testing.T) {
 		needTool(t, "mkfs.ext4", "e2fsprogs")
 		shm, err := os.MkdirTemp("/dev/shm", "clyde-it")
 		if err != nil {
-			t.Skipf("/dev/shm: %v", err)
+			clydetest.Skipf(t, "/dev/shm: %v", err)
 		}
 		t.Cleanup(func() { os.RemoveAll(shm) })
 		img := filepath.Join(shm, "disk.img")

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/clydebench/clyde/internal/coord"
@@ -65,7 +67,7 @@ func TestImpostorOnCoordinatorPort(t *testing.T) {
 	needRoot(t)
 	needTool(t, "setpriv", "util-linux")
 	if _, err := os.Stat("/usr/bin/python3"); err != nil {
-		t.Skip("no /usr/bin/python3 for the impostor")
+		clydetest.Skip(t, "no /usr/bin/python3 for the impostor")
 	}
 	uid, gid := unprivilegedUser(t)
 	port := freePort(t)
@@ -139,7 +141,7 @@ func TestCoordinatorFlood(t *testing.T) {
 	const flood, floodBound = 4000, 48 << 20
 	var lim unix.Rlimit
 	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil || lim.Cur < flood+256 {
-		t.Skipf("needs %d descriptors for the flood; RLIMIT_NOFILE is %d (%v)", flood+256, lim.Cur, err)
+		clydetest.Skipf(t, "needs %d descriptors for the flood; RLIMIT_NOFILE is %d (%v)", flood+256, lim.Cur, err)
 	}
 	dir := t.TempDir()
 	token := tokenFile(t, "0123456789abcdef-secret")

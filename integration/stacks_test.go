@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/history"
 	"github.com/clydebench/clyde/result"
 )
@@ -34,7 +35,7 @@ func directLoop(t *testing.T, img string) string {
 	t.Helper()
 	out, err := exec.Command("losetup", "--find", "--show", "--direct-io=on", img).CombinedOutput()
 	if err != nil {
-		t.Skipf("no loop devices with direct I/O here: losetup: %v: %s", err, strings.TrimSpace(string(out)))
+		clydetest.Skipf(t, "no loop devices with direct I/O here: losetup: %v: %s", err, strings.TrimSpace(string(out)))
 	}
 	dev := strings.TrimSpace(string(out))
 	t.Cleanup(func() {
@@ -43,7 +44,7 @@ func directLoop(t *testing.T, img string) string {
 		}
 	})
 	if b, _ := os.ReadFile(filepath.Join("/sys/block", filepath.Base(dev), "loop", "dio")); strings.TrimSpace(string(b)) != "1" {
-		t.Skipf("%s over %s did not get direct I/O (the image's filesystem refuses O_DIRECT)", dev, img)
+		clydetest.Skipf(t, "%s over %s did not get direct I/O (the image's filesystem refuses O_DIRECT)", dev, img)
 	}
 	return dev
 }

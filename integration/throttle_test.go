@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clydebench/clyde/internal/clydetest"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/clydebench/clyde/result"
@@ -28,7 +30,7 @@ func TestThrottledRunNamesEveryFall(t *testing.T) {
 	cg := cpuLimitedCgroup(t, 5)
 	var st unix.Statfs_t
 	if err := unix.Statfs("/dev/shm", &st); err != nil || st.Type != unix.TMPFS_MAGIC {
-		t.Skip("/dev/shm is not a tmpfs here")
+		clydetest.Skip(t, "/dev/shm is not a tmpfs here")
 	}
 	dir, err := os.MkdirTemp("/dev/shm", "clyde-throttle-")
 	if err != nil {
@@ -136,7 +138,7 @@ func TestThrottledRunNamesEveryFall(t *testing.T) {
 func cpuLimitedCgroup(t *testing.T, pct int) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("a cgroup CPU limit needs root")
+		clydetest.Skip(t, "a cgroup CPU limit needs root")
 	}
 	name := "clyde-test-throttle-" + strconv.Itoa(os.Getpid())
 	type layout struct{ root, limitFile, limit string }
@@ -176,6 +178,6 @@ func cpuLimitedCgroup(t *testing.T, pct int) string {
 		}
 		return filepath.Join(dir, "cgroup.procs")
 	}
-	t.Skipf("no cgroup CPU controller to limit clyde with: %s", strings.Join(tried, "; "))
+	clydetest.Skipf(t, "no cgroup CPU controller to limit clyde with: %s", strings.Join(tried, "; "))
 	return ""
 }

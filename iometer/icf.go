@@ -67,7 +67,7 @@ type Cycle struct {
 
 // Spec is one access specification of the global list.
 type Spec struct {
-	blockbench.AccessSpec
+	AccessSpec
 	// Assignment is the default assignment: NONE, ALL, DISK, NET or a
 	// number.
 	Assignment string
@@ -518,8 +518,8 @@ func (p *parser) accessSpec(key, val line) error {
 		}
 		l := p.lines[p.i]
 		p.i++
-		if len(s.Lines) == blockbench.MaxAccessLines {
-			return p.errf(l.n, "access specification %q has more than %d lines", s.Name, blockbench.MaxAccessLines)
+		if len(s.Lines) == MaxAccessLines {
+			return p.errf(l.n, "access specification %q has more than %d lines", s.Name, MaxAccessLines)
 		}
 		al, err := p.accessLine(l)
 		if err != nil {
@@ -547,17 +547,17 @@ func (p *parser) accessSpec(key, val line) error {
 }
 
 // accessLine reads "size,% of size,% reads,% random,delay,burst,align,reply".
-func (p *parser) accessLine(l line) (blockbench.AccessLine, error) {
+func (p *parser) accessLine(l line) (AccessLine, error) {
 	f := strings.Split(l.text, ",")
 	if len(f) != 8 {
-		return blockbench.AccessLine{}, p.errf(l.n, "%q: want size,%% of size,%% reads,%% random,delay,burst,align,reply (8 numbers)", l.text)
+		return AccessLine{}, p.errf(l.n, "%q: want size,%% of size,%% reads,%% random,delay,burst,align,reply (8 numbers)", l.text)
 	}
 	names := [8]string{"size", "% of size", "% reads", "% random", "delay", "burst", "align", "reply"}
 	var v [8]int64
 	for i, s := range f {
 		x, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 		if err != nil {
-			return blockbench.AccessLine{}, p.errf(l.n, "%s %q is not a whole number", names[i], strings.TrimSpace(s))
+			return AccessLine{}, p.errf(l.n, "%s %q is not a whole number", names[i], strings.TrimSpace(s))
 		}
 		v[i] = x
 	}
@@ -567,9 +567,9 @@ func (p *parser) accessLine(l line) (blockbench.AccessLine, error) {
 // checkAccessLine checks one line's numbers (size, % of size, % reads,
 // % random, delay, burst, align, reply) as Iometer's ranges and clyde's
 // disk workers allow, and makes the line.
-func (p *parser) checkAccessLine(l line, v [8]int64) (blockbench.AccessLine, error) {
-	bad := func(format string, args ...any) (blockbench.AccessLine, error) {
-		return blockbench.AccessLine{}, p.errf(l.n, format, args...)
+func (p *parser) checkAccessLine(l line, v [8]int64) (AccessLine, error) {
+	bad := func(format string, args ...any) (AccessLine, error) {
+		return AccessLine{}, p.errf(l.n, format, args...)
 	}
 	switch {
 	case v[0] < 1 || v[0] > 1<<30:
@@ -585,7 +585,7 @@ func (p *parser) checkAccessLine(l line, v [8]int64) (blockbench.AccessLine, err
 	case v[7] != 0:
 		return bad("reply size %d is for network workers; clyde runs disk workers, so it must be 0", v[7])
 	}
-	return blockbench.AccessLine{Size: v[0], Weight: int(v[1]), ReadPct: int(v[2]), RandomPct: int(v[3]),
+	return AccessLine{Size: v[0], Weight: int(v[1]), ReadPct: int(v[2]), RandomPct: int(v[3]),
 		Delay: time.Duration(v[4]) * time.Millisecond, Burst: int(v[5]), Align: v[6]}, nil
 }
 

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/clydebench/clyde/blockbench"
 )
 
 // Iometer 1.1.0 still reads the access specifications of files written
@@ -82,8 +80,8 @@ func (p *parser) accessSpecsOld() error {
 		if len(cur.Lines) == 0 {
 			cur = Spec{Line: l.n, Assignment: "ALL", OldFormat: true}
 		}
-		if len(cur.Lines) == blockbench.MaxAccessLines {
-			return p.errf(l.n, "an old-format access specification of more than %d lines", blockbench.MaxAccessLines)
+		if len(cur.Lines) == MaxAccessLines {
+			return p.errf(l.n, "an old-format access specification of more than %d lines", MaxAccessLines)
 		}
 		cur.Lines = append(cur.Lines, al)
 		if sum += al.Weight; sum > 100 {
@@ -104,10 +102,10 @@ func (p *parser) accessSpecsOld() error {
 }
 
 // oldAccessLine reads "size % of size % reads % random delay burst".
-func (p *parser) oldAccessLine(l line) (blockbench.AccessLine, error) {
+func (p *parser) oldAccessLine(l line) (AccessLine, error) {
 	f := strings.Fields(l.text)
 	if len(f) != 6 {
-		return blockbench.AccessLine{}, p.errf(l.n, "%q: an old-format (before Iometer 1998.05.21) access specification line is six whole numbers apart by spaces: size, %% of size, %% reads, %% random, delay, burst", l.text)
+		return AccessLine{}, p.errf(l.n, "%q: an old-format (before Iometer 1998.05.21) access specification line is six whole numbers apart by spaces: size, %% of size, %% reads, %% random, delay, burst", l.text)
 	}
 	// Iometer's defaults for the two fields the old format lacks: the
 	// alignment InitAccessSpecLine leaves, and no reply.
@@ -116,7 +114,7 @@ func (p *parser) oldAccessLine(l line) (blockbench.AccessLine, error) {
 	for i, s := range f {
 		x, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			return blockbench.AccessLine{}, p.errf(l.n, "%s %q is not a whole number", names[i], s)
+			return AccessLine{}, p.errf(l.n, "%s %q is not a whole number", names[i], s)
 		}
 		v[i] = x
 	}
@@ -125,7 +123,7 @@ func (p *parser) oldAccessLine(l line) (blockbench.AccessLine, error) {
 
 // smartName is Iometer's SmartName for a one-line old specification, made
 // unique among the names so far as Iometer makes it (" 2", " 3", ...).
-func (p *parser) smartName(l blockbench.AccessLine) string {
+func (p *parser) smartName(l AccessLine) string {
 	var name string
 	switch l.Size {
 	case 512:

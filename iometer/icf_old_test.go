@@ -4,8 +4,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/clydebench/clyde/blockbench"
 )
 
 // oldICF is a file as Iometer wrote them before its 1998.05.21 build: no
@@ -39,7 +37,7 @@ func TestOldFormatSpecs(t *testing.T) {
 		t.Fatalf("specifications %q, want %q", names, want)
 	}
 	mixed := c.Specs[1].Lines
-	wantMixed := []blockbench.AccessLine{
+	wantMixed := []AccessLine{
 		{Size: 512, Weight: 60, ReadPct: 100, RandomPct: 0, Burst: 1, Align: oldFormatAlign},
 		{Size: 4096, Weight: 40, ReadPct: 0, RandomPct: 100, Delay: 5e6, Burst: 2, Align: oldFormatAlign},
 	}

@@ -168,7 +168,7 @@ func TestICFRunsItsMix(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.OnePass, s.Runtime = true, 0
-	res, err := blockbench.RunIometer(context.Background(), s)
+	res, err := Run(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clydebench/clyde/blockbench"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -92,10 +91,10 @@ func TestPublishedOLTP(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Fatalf("specs %q, want %q", names, want)
 	}
-	if l := c.Specs[0].Lines; len(l) != 1 || l[0] != (blockbench.AccessLine{Size: 65536, Weight: 100, ReadPct: 100, Burst: 1}) {
+	if l := c.Specs[0].Lines; len(l) != 1 || l[0] != (AccessLine{Size: 65536, Weight: 100, ReadPct: 100, Burst: 1}) {
 		t.Errorf("64 KiB lines %+v", l)
 	}
-	if l := c.Specs[1].Lines; len(l) != 1 || l[0] != (blockbench.AccessLine{Size: 4096, Weight: 100, ReadPct: 50, RandomPct: 100, Burst: 1, Align: 4096}) {
+	if l := c.Specs[1].Lines; len(l) != 1 || l[0] != (AccessLine{Size: 4096, Weight: 100, ReadPct: 50, RandomPct: 100, Burst: 1, Align: 4096}) {
 		t.Errorf("4 KiB lines %+v", l)
 	}
 	s, err := c.Setup(Options{Filename: "/tmp/f", Runtime: time.Second})

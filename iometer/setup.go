@@ -68,12 +68,12 @@ func (c *Config) Plan(o Options) (blockbench.Plan, error) {
 	return s.Plan()
 }
 
-// Setup turns the file into the setup blockbench.RunIometer runs. The
+// Setup turns the file into the setup Run runs. The
 // workers that run are the disk workers with a disk target (all of them
 // when no worker has one: the file was saved without target assignments),
 // each on o.Filename in place of its own targets.
-func (c *Config) Setup(o Options) (blockbench.IometerSetup, error) {
-	s := blockbench.IometerSetup{Source: c.Source, Description: c.Description, Profile: "iometer", Filename: o.Filename,
+func (c *Config) Setup(o Options) (Setup, error) {
+	s := Setup{Source: c.Source, Description: c.Description, Profile: "iometer", Filename: o.Filename,
 		Runtime: c.RunTime, RampTime: c.RampUp, IOEngine: o.IOEngine, Direct: o.Direct, RequireUncached: o.Direct, DestroyData: o.DestroyData, AllowSparse: o.AllowSparse, AllowCached: o.AllowCached,
 		SizeGiven: o.SizeGiven, Warn: o.Warn, Progress: o.Progress, CommandLine: o.CommandLine}
 	at := func(n int) string { return fmt.Sprintf("%s:%d", c.Source, n) }
@@ -100,8 +100,8 @@ func (c *Config) Setup(o Options) (blockbench.IometerSetup, error) {
 	}
 	s.Ignored = append(append(s.Ignored, c.Ignored...), idle...)
 	for k, w := range workers {
-		iw := blockbench.IometerWorker{Name: w.Name, OutstandingIOs: w.OutstandingIOs, Offset: w.StartSector * blockbench.SectorSize,
-			Size: w.MaxSectors * blockbench.SectorSize, Seed: o.Seed + uint64(k), Buffer: blockbench.Buffer{Kind: blockbench.BufferRandom}}
+		iw := SetupWorker{Name: w.Name, OutstandingIOs: w.OutstandingIOs, Offset: w.StartSector * SectorSize,
+			Size: w.MaxSectors * SectorSize, Seed: o.Seed + uint64(k), Buffer: blockbench.Buffer{Kind: blockbench.BufferRandom}}
 		if w.MaxSectors == 0 {
 			iw.Size = o.Size
 		}
@@ -211,7 +211,7 @@ func (c *Config) runningWorkers() (run []Worker, idle []string, err error) {
 // cycling sets the setup's cycling from the Test Type. Cycling targets
 // means nothing on one target: such a test type runs as NORMAL, with a
 // note.
-func (c *Config) cycling(s *blockbench.IometerSetup) error {
+func (c *Config) cycling(s *Setup) error {
 	check := func(cy Cycle, queue bool) error {
 		at := fmt.Sprintf("%s:%d", c.Source, cy.Line)
 		switch {
@@ -233,7 +233,7 @@ func (c *Config) cycling(s *blockbench.IometerSetup) error {
 		if err := check(q, true); err != nil {
 			return err
 		}
-		s.Cycle = blockbench.IometerCycle{Queue: true, Start: q.Start, End: q.End, Step: q.Step, Exponential: q.Exponential}
+		s.Cycle = SetupCycle{Queue: true, Start: q.Start, End: q.End, Step: q.Step, Exponential: q.Exponential}
 	case "CYCLE_WORKERS", "CYCLE_WORKERS_AND_TARGETS":
 		wc := c.WorkerCycle
 		if err := check(wc, false); err != nil {
@@ -242,7 +242,7 @@ func (c *Config) cycling(s *blockbench.IometerSetup) error {
 		if wc.Start > len(s.Workers) {
 			return result.Usagef(fmt.Sprintf("%s:%d", c.Source, wc.Line), "worker cycling starts at %d workers; the file runs %d", wc.Start, len(s.Workers))
 		}
-		s.Cycle = blockbench.IometerCycle{Workers: true, Start: wc.Start, Step: wc.Step, Exponential: wc.Exponential}
+		s.Cycle = SetupCycle{Workers: true, Start: wc.Start, Step: wc.Step, Exponential: wc.Exponential}
 	default:
 		s.Ignored = append(s.Ignored, fmt.Sprintf("line %d: Test Type %s (clyde runs on one target, so it ran as NORMAL)", c.TestTypeLine, c.TestType))
 		return nil

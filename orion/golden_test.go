@@ -252,7 +252,7 @@ func TestFileShapes(t *testing.T) {
 func TestRunJobIsTheSimpleLevel(t *testing.T) {
 	withSyntheticRun(t)
 	j := blockbench.NewJob("/dev/shm/clyde.tmp")
-	j.Profile, j.IOEngine, j.Size = blockbench.ProfileOrion, blockbench.EngineIOUring, 1<<30
+	j.IOEngine, j.Size = blockbench.EngineIOUring, 1<<30
 	res, err := RunJob(context.Background(), j)
 	if err != nil {
 		t.Fatal(err)

@@ -4,8 +4,13 @@ import (
 	"context"
 
 	"github.com/clydebench/clyde/blockbench"
+	"github.com/clydebench/clyde/internal/preset"
 	"github.com/clydebench/clyde/result"
 )
+
+// ProfileName is clyde block --profile orion, and the name of its result's
+// profile table.
+const ProfileName = "orion"
 
 // RunJob is clyde block --profile orion: ORION's simple level for one disk
 // (small random reads at loads 1..5, then large ones at 1..2) on the job's
@@ -14,6 +19,9 @@ import (
 // Orion matrix, the result gets the preset's table (Profile "orion"), one
 // row per point.
 func RunJob(ctx context.Context, j blockbench.Job) (*result.Block, error) {
+	if err := preset.Validate(&j, ProfileName, nil); err != nil {
+		return nil, err
+	}
 	o := DefaultOptions(RunSimple)
 	o.TestName, o.LUNs, o.Size = "block", []string{j.Filename}, j.Size
 	o.Duration, o.IOEngine, o.Direct, o.Seed = j.Runtime, j.IOEngine, j.Direct, j.Seed
@@ -45,7 +53,7 @@ func RunJob(ctx context.Context, j blockbench.Job) (*result.Block, error) {
 // profileTable is the preset's table: a row per point, with its job's
 // figures (each point of the simple level is one workload).
 func (t *Test) profileTable(res *result.Block) *result.BlockProfile {
-	out := &result.BlockProfile{Name: string(blockbench.ProfileOrion)}
+	out := &result.BlockProfile{Name: ProfileName}
 	for _, s := range res.Orion.Sets {
 		for _, p := range s.Points {
 			if len(p.Jobs) != 1 || p.Jobs[0] >= len(res.Jobs) {

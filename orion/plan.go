@@ -36,17 +36,16 @@ func (t *Test) target() target {
 		return target{filename: t.luns[0].Path, size: t.luns[0].SizeBytes}
 	}
 	v := &blockbench.Volume{}
-	var total, smallest int64
-	for i, l := range t.luns {
+	var total int64
+	var sizes []int64
+	for _, l := range t.luns {
 		v.Filenames = append(v.Filenames, l.Path)
 		total += l.SizeBytes
-		if i == 0 || l.SizeBytes < smallest {
-			smallest = l.SizeBytes
-		}
+		sizes = append(sizes, l.SizeBytes)
 	}
 	if t.opt.Simulate == "raid0" {
-		v.Stripe = t.stripe()
-		total = int64(len(t.luns)) * (smallest / v.Stripe * v.Stripe)
+		r := raid0{Stripe: t.stripe()}
+		v.Layout, total = r, r.Size(sizes)
 	}
 	return target{filename: t.luns[0].Path, volume: v, size: total}
 }

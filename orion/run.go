@@ -87,7 +87,23 @@ func PrepareContext(ctx context.Context, o Options) (*Test, error) {
 	if err := t.checkFiles(); err != nil {
 		return nil, err
 	}
+	if err := t.checkLUNsDistinct(); err != nil {
+		return nil, err
+	}
 	return t, nil
+}
+
+// checkLUNsDistinct refuses a LUN listed twice: the volume of several
+// LUNs would open it twice as two of its members.
+func (t *Test) checkLUNsDistinct() error {
+	seen := map[string]bool{}
+	for _, l := range t.luns {
+		if seen[l.Path] {
+			return result.Usagef("-testname", "%s is listed twice in one volume", l.Path)
+		}
+		seen[l.Path] = true
+	}
+	return nil
 }
 
 // layout makes one set per small I/O size.

@@ -44,7 +44,7 @@ func TestStripe(t *testing.T) {
 			t.Fatalf("-stripe %d: %v", tc.stripe, err)
 		}
 		want := int64(max(tc.stripe, 1024)) << 10
-		if tg := tt.target(); tg.volume == nil || tg.volume.Stripe != want || tg.size != tc.wantBytes {
+		if tg := tt.target(); tg.volume == nil || tg.volume.Layout != (raid0{Stripe: want}) || tg.size != tc.wantBytes {
 			t.Errorf("-stripe %d: volume %+v of %d bytes; want stripes of %d, %d bytes", tc.stripe, tg.volume, tg.size, want, tc.wantBytes)
 		}
 		if d := tt.describe(); d.StripeKiB != int(want>>10) {

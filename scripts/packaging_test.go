@@ -118,10 +118,10 @@ func TestInstallUninstall(t *testing.T) {
 // binary that differs between two builds (build IDs, paths, times).
 func TestReleaseReproducible(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds clyde twice")
+		clydetest.Skip(t, "builds clyde twice")
 	}
 	if runtime.GOOS != "linux" {
-		t.Skip("make release runs on Linux")
+		clydetest.Skip(t, "make release runs on Linux")
 	}
 	a, b := t.TempDir(), t.TempDir()
 	platform := runtime.GOOS + "/" + runtime.GOARCH

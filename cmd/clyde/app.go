@@ -17,6 +17,7 @@ import (
 	"github.com/clydebench/clyde/internal/buildinfo"
 	"github.com/clydebench/clyde/internal/keep"
 	"github.com/clydebench/clyde/internal/launch"
+	"github.com/clydebench/clyde/internal/stopsig"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -140,7 +141,7 @@ func exitCode(err error) int {
 	}
 }
 
-// signalContext is cancelled by the first of stopSignals: SIGINT, SIGTERM
+// signalContext is cancelled by the first of stopsig.Signals: SIGINT, SIGTERM
 // or SIGHUP (the terminal closed: the run cleans up as for ^C rather than
 // die and leave its files), and on Windows ^C, ^Break and the console
 // closing. The run then stops, cleans up and reports what finished.
@@ -156,7 +157,7 @@ func exitCode(err error) int {
 func signalContext() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ch := make(chan os.Signal, 8)
-	signal.Notify(ch, stopSignals...)
+	stopsig.Notify(ch)
 	done := make(chan struct{})
 	go func() {
 		select {

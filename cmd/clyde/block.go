@@ -11,18 +11,19 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/clydebench/clyde/blockbench"
+	"github.com/clydebench/clyde/blockpreset"
+	"github.com/clydebench/clyde/cdm"
 	"github.com/clydebench/clyde/fiojob"
 	"github.com/clydebench/clyde/internal/blockreport"
 	"github.com/clydebench/clyde/internal/compare"
 	"github.com/clydebench/clyde/internal/outfile"
-	"github.com/clydebench/clyde/orion"
 	"github.com/clydebench/clyde/result"
 )
 
 func init() { commandList = append(commandList, blockCommand()) }
 
 func blockCommand() *cli.Command {
-	d := blockbench.NewJob("")
+	d, dc := blockbench.NewJob(""), cdm.DefaultOptions()
 	return &cli.Command{
 		Name:      "block",
 		Usage:     "raw block engine: fio-style jobs and job files, CrystalDiskMark, Iometer, ORION presets on a file or block device",
@@ -32,11 +33,14 @@ func blockCommand() *cli.Command {
 			"Needs --destroy-data: any job or preset that writes (--rw write, randwrite, rw, randrw; cdm,\n" +
 			"iometer-mix; bs-sweep with a writing --rw) on a block device or on an existing file. Reads need nothing.\n\n" +
 			"Always refused, even with --destroy-data: a target when anything it is stacked on or that is stacked\n" +
-			"  on it (loop devices and their backing files or devices, partitions and their disk, dm, LVM, md) is\n" +
-			"  mounted (a filesystem mounted straight from an image file too), swap, a device of a mounted btrfs,\n" +
-			"  held open by another process (a file: open for writing or mapped shared), or claimed exclusively\n" +
-			"  (O_EXCL busy); the refusal names the chain, e.g. /dev/loop9 -> /dev/loop8 -> mounted on /mnt;\n" +
+			"  on it (loop devices and their backing files or devices, partitions and their disk, an msdos extended\n" +
+			"  partition's logical ones, dm, LVM, md; a file on an overlay is its real file) is mounted (in any mount\n" +
+			"  namespace; a filesystem mounted straight from an image file too), swap, a device of a mounted btrfs,\n" +
+			"  held by another process (a file open for writing, a device open at all; either mapped shared and\n" +
+			"  writable, or registered in an io_uring), or claimed exclusively (O_EXCL busy); the refusal names\n" +
+			"  the chain, e.g. /dev/loop9 -> /dev/loop8 -> mounted on /mnt;\n" +
 			"  a file that is the image behind a loop device, even an idle one;\n" +
+			"  a file of procfs, sysfs or another kernel interface, or a new file in one;\n" +
 			"  a new file in /dev or on devtmpfs (a mistyped device name), or one its filesystem has no room for;\n" +
 			"  a file left by a killed run (its marker is there): `clyde block --cleanup --filename F` removes\n" +
 			"  it, when the marker names this host and its process is gone (--force: a marker from another host).\n\n" +
@@ -118,13 +122,13 @@ func blockCommand() *cli.Command {
 			&cli.StringFlag{Name: "ss_ramp", Usage: "fio's ss_ramp: seconds of the series before --steadystate looks"},
 			&cli.StringFlag{Name: "ss-round", Usage: "one round of SNIA's steady-state rule (5 rounds within 20%, slope within 10%; default 1m)"},
 			&cli.BoolFlag{Name: "until-steady", Usage: "stop each job at steady state (--steadystate, else SNIA's rule); --runtime is the cap"},
-			&cli.IntFlag{Name: "passes", Value: d.Passes, Usage: "cdm: measured passes per test (1..9) after one uncounted warm-up"},
-			&cli.StringFlag{Name: "cdm-preset", Value: string(d.CDM.Preset), Usage: "cdm: test set: default|nvme|peak|peak-nvme|real|demo (CrystalDiskMark 8/9), cdm7|cdm6|cdm5"},
-			&cli.StringFlag{Name: "test-data", Value: string(d.CDM.Data), Usage: "cdm: random|zero (All 0x00, 0Fill)|both (each test with each, side by side)"},
+			&cli.IntFlag{Name: "passes", Value: dc.Passes, Usage: "cdm: measured passes per test (1..9) after one uncounted warm-up"},
+			&cli.StringFlag{Name: "cdm-preset", Value: string(dc.Preset), Usage: "cdm: test set: default|nvme|peak|peak-nvme|real|demo (CrystalDiskMark 8/9), cdm7|cdm6|cdm5"},
+			&cli.StringFlag{Name: "test-data", Value: string(dc.Data), Usage: "cdm: random|zero (All 0x00, 0Fill)|both (each test with each, side by side)"},
 			&cli.BoolFlag{Name: "mix", Usage: "cdm: add CrystalDiskMark's Mix rows (--mix-read percent reads)"},
-			&cli.IntFlag{Name: "mix-read", Value: d.CDM.MixRead, Usage: "cdm: read share of the Mix rows, 10..90"},
+			&cli.IntFlag{Name: "mix-read", Value: dc.MixRead, Usage: "cdm: read share of the Mix rows, 10..90"},
 			&cli.StringFlag{Name: "interval", Value: "5", Usage: "cdm: idle time before each test (CrystalDiskMark's Interval)"},
-			&cli.StringFlag{Name: "passes-kept", Value: string(d.CDM.Aggregate), Usage: "cdm: best (CrystalDiskMark: highest MB/s, lowest latency) or average (KDiskMark)"},
+			&cli.StringFlag{Name: "passes-kept", Value: string(dc.Aggregate), Usage: "cdm: best (CrystalDiskMark: highest MB/s, lowest latency) or average (KDiskMark)"},
 			&cli.BoolFlag{Name: "buffered", Usage: "cdm: run through the page cache (CrystalDiskMark never does; every output says so)"},
 			&cli.StringFlag{Name: "fill", Usage: "cdm: fill the filesystem to `PCT%|SIZE` in use with incompressible data first (removed after)"},
 			&cli.BoolFlag{Name: "destroy-data", Usage: "allow writing to an unused block device or an existing file, destroying what it holds"},
@@ -215,67 +219,81 @@ func fioCommandLine(c *cli.Context) *fiojob.File {
 	return f
 }
 
-// blockJob turns the flags into a Job; every parse error is a usage error.
-func blockJob(c *cli.Context) (blockbench.Job, error) {
+// blockJob turns the flags into a Job, and the preset (--profile) that
+// runs it, nil for none; every parse error is a usage error.
+func blockJob(c *cli.Context) (blockbench.Job, *blockPreset, error) {
+	j, p, err := blockJobFlags(c)
+	if err != nil {
+		return j, p, err
+	}
+	if p != nil {
+		return j, p, p.validate(&j)
+	}
+	return j, nil, j.Validate()
+}
+
+// blockJobFlags reads the flags of blockJob.
+func blockJobFlags(c *cli.Context) (blockbench.Job, *blockPreset, error) {
 	j := blockbench.NewJob(c.String("filename"))
 	j.Shape = fiojob.Shape // clyde's block JSON is fio's, for every preset
 	var err error
 	for _, f := range []string{"section", "eta-interval", "eta-newline"} {
 		if c.IsSet(f) {
-			return j, result.Usagef("--"+f, "goes with a job file or fio's command line (a line with --name)")
+			return j, nil, result.Usagef("--"+f, "goes with a job file or fio's command line (a line with --name)")
 		}
 	}
 	kb, err := fiojob.ParseKBBaseFlag("--kb_base", c.String("kb_base"))
 	if err != nil {
-		return j, err
+		return j, nil, err
 	}
 	if s := c.String("size"); s != "" {
 		if j.Size, err = fiojob.ParseSizeFlag("--size", s, kb); err != nil {
-			return j, err
+			return j, nil, err
 		}
 		j.SizeGiven = true
 	}
 	if j.Offset, err = fiojob.ParseSizeFlag("--offset", c.String("offset"), kb); err != nil {
-		return j, err
+		return j, nil, err
 	}
 	if j.RW, err = blockbench.ParseRW(c.String("rw")); err != nil {
-		return j, err
+		return j, nil, err
 	}
 	bsBase := kb
 	if !c.IsSet("bs") {
 		bsBase = fiojob.KBBase1024 // fio's default bs is 4096 under either kb_base
 	}
 	if j.BlockSizes, err = fiojob.ParseBSFlag("--bs", c.String("bs"), bsBase); err != nil {
-		return j, err
+		return j, nil, err
 	}
 	var note string
 	if j.IOEngine, note, err = fiojob.Engine("--ioengine", c.String("ioengine")); err != nil {
-		return j, err
+		return j, nil, err
 	}
 	if note != "" {
 		j.Notes = append(j.Notes, note)
 		fmt.Fprintf(c.App.ErrWriter, "clyde: note: %s\n", note)
 	}
 	if j.Distribution, err = fiojob.ParseRandomDistribution("--random_distribution", c.String("random_distribution"), kb); err != nil {
-		return j, err
+		return j, nil, err
 	}
 	if j.Zones, err = fiojob.ParseZoneFlags(c.String("zonemode"), c.String("zonesize"), c.String("zonerange"), c.String("zoneskip"), kb); err != nil {
-		return j, err
+		return j, nil, err
 	}
 	if j.Runtime, err = blockbench.ParseDuration("--runtime", c.String("runtime")); err != nil {
-		return j, err
+		return j, nil, err
 	}
 	if j.RampTime, err = blockbench.ParseDuration("--ramp_time", c.String("ramp_time")); err != nil {
-		return j, err
+		return j, nil, err
 	}
 	if j.Buffer, err = blockBuffer(c); err != nil {
-		return j, err
+		return j, nil, err
 	}
-	if j.Profile, err = blockbench.ParseProfile(c.String("profile")); err != nil {
-		return j, err
+	p, err := parseBlockPreset(c.String("profile"))
+	if err != nil {
+		return j, nil, err
 	}
 	if j.Report, err = blockReport(c); err != nil {
-		return j, err
+		return j, p, err
 	}
 	j.RWMixRead = c.Int("rwmixread")
 	j.IODepth = c.Int("iodepth")
@@ -287,11 +305,11 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 	j.Fdatasync = c.Int("fdatasync")
 	j.FsyncOnClose = c.Bool("fsync_on_close")
 	if err := fiojob.BatchFlags(&j, func(flag string) (int, bool) { return c.Int(flag), c.IsSet(flag) }); err != nil {
-		return j, err
+		return j, p, err
 	}
 	if s := c.String("verify"); s != "" {
 		if j.Verify, err = fiojob.ParseVerifyFlag("--verify", s); err != nil {
-			return j, err
+			return j, p, err
 		}
 	}
 	j.VerifyFatal = c.Bool("verify_fatal")
@@ -302,7 +320,6 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 	if !c.Bool("randrepeat") && !c.IsSet("seed") {
 		j.Seed = blockbench.RandomSeed()
 	}
-	j.Passes = c.Int("passes")
 	j.DestroyData = c.Bool("destroy-data")
 	j.AllowSparse = c.Bool("allow-sparse")
 	j.AllowCached = c.Bool("allow-cached")
@@ -310,20 +327,20 @@ func blockJob(c *cli.Context) (blockbench.Job, error) {
 	j.Warn = c.App.ErrWriter
 	j.CommandLine = os.Args
 	if j.Progress, err = blockProgress(c); err != nil {
-		return j, err
+		return j, p, err
 	}
-	if err := cdmOptions(c, &j); err != nil {
-		return j, err
+	if err := cdmOptions(c, p); err != nil {
+		return j, p, err
 	}
-	if err := sustainedFlags(c, &j); err != nil {
-		return j, err
+	if err := sustainedFlags(c, &j, p); err != nil {
+		return j, p, err
 	}
-	if j.Profile == blockbench.ProfileNone {
+	if p == nil {
 		if n := fiojob.ClydeStyleNote(&j, c.IsSet); n != "" {
 			j.Notes = append(j.Notes, n)
 		}
 	}
-	return j, j.Validate()
+	return j, p, nil
 }
 
 // blockProgress is where fio's --eta puts the progress line: stderr when
@@ -346,9 +363,9 @@ func blockProgress(c *cli.Context) (io.Writer, error) {
 
 // sustainedFlags applies the sustained preset's settings to every flag not
 // given, and the steady-state flags, which any job takes.
-func sustainedFlags(c *cli.Context, j *blockbench.Job) error {
-	if j.Profile == blockbench.ProfileSustained {
-		preset := blockbench.SustainedJob(j.Filename)
+func sustainedFlags(c *cli.Context, j *blockbench.Job, p *blockPreset) error {
+	if p != nil && p.name == blockpreset.SustainedName {
+		preset := blockpreset.SustainedJob(j.Filename)
 		if !c.IsSet("rw") {
 			j.RW = preset.RW
 		}
@@ -532,46 +549,6 @@ func flagByName(c *cli.Context, name string) cli.Flag {
 	return nil
 }
 
-// cdmOptions reads the flags only --profile cdm takes.
-func cdmOptions(c *cli.Context, j *blockbench.Job) error {
-	names := []string{"cdm-preset", "test-data", "mix", "mix-read", "interval", "passes-kept", "buffered", "fill"}
-	if j.Profile != blockbench.ProfileCDM {
-		for _, n := range append(names, "passes") {
-			if c.IsSet(n) {
-				return result.Usagef("--"+n, "only goes with --profile cdm")
-			}
-		}
-		return nil
-	}
-	o := &j.CDM
-	var err error
-	if o.Preset, err = blockbench.ParseCDMPreset(c.String("cdm-preset")); err != nil {
-		return err
-	}
-	if o.Data, err = blockbench.ParseCDMData(c.String("test-data")); err != nil {
-		return err
-	}
-	if o.Aggregate, err = blockbench.ParseCDMAggregate(c.String("passes-kept")); err != nil {
-		return err
-	}
-	if o.Interval, err = blockbench.ParseDuration("--interval", c.String("interval")); err != nil {
-		return err
-	}
-	if s := c.String("fill"); s != "" {
-		if o.Fill, err = blockbench.ParseFill(s); err != nil {
-			return err
-		}
-	}
-	if c.IsSet("direct") && !c.Bool("direct") {
-		return result.Usagef("--direct", "cdm always runs unbuffered, as CrystalDiskMark does; --buffered runs it through the page cache")
-	}
-	o.Mix, o.MixRead, o.Buffered = c.Bool("mix"), c.Int("mix-read"), c.Bool("buffered")
-	if c.IsSet("mix-read") && !o.Mix {
-		return result.Usagef("--mix-read", "only goes with --mix")
-	}
-	return nil
-}
-
 func boolFlagValue(b bool) string {
 	if b {
 		return "1"
@@ -629,7 +606,7 @@ func blockAction(c *cli.Context) error {
 		// The other flags are checked as for a run: an invalid one is
 		// refused, not ignored.
 		if c.NArg() == 0 {
-			if _, err := blockJob(c); err != nil {
+			if _, _, err := blockJob(c); err != nil {
 				return err
 			}
 		}
@@ -647,6 +624,7 @@ func blockAction(c *cli.Context) error {
 	}
 	var plan blockbench.Plan
 	var job blockbench.Job
+	var pr *blockPreset
 	var logNames []string
 	// planned: a job file or fio's command line, compiled into a plan.
 	planned := c.NArg() == 1 || fioLine != nil
@@ -661,10 +639,10 @@ func blockAction(c *cli.Context) error {
 		}
 		logNames = fiojob.LogNames(plan)
 	} else {
-		if job, err = blockJob(c); err != nil {
+		if job, pr, err = blockJob(c); err != nil {
 			return err
 		}
-		logNames = fiojob.JobLogNames(&job)
+		logNames = blockLogNames(&job, pr)
 	}
 	release, err := boundRun(c, 0, "")
 	if err != nil {
@@ -709,8 +687,8 @@ func blockAction(c *cli.Context) error {
 	} else {
 		job.WriteLog = writeLog
 		run := blockbench.Run
-		if job.Profile == blockbench.ProfileOrion {
-			run = orion.RunJob // ORION's planner; blockbench cannot import it
+		if pr != nil {
+			run = pr.run // the preset's package: blockbench knows none
 		}
 		res, runErr = run(ctx, job)
 	}
@@ -756,7 +734,7 @@ func blockCleanup(c *cli.Context) error {
 	for _, p := range res.Removed {
 		fmt.Fprintf(c.App.Writer, "removed %s\n", p)
 	}
-	for _, k := range res.Kept {
+	for _, k := range res.Skipped {
 		fmt.Fprintf(c.App.Writer, "kept %s\n", k)
 	}
 	if err == nil && len(res.Removed) == 0 {

@@ -379,8 +379,8 @@ func joinBlockRanks(c *cli.Context, jobFile bool, plan blockbench.Plan, job bloc
 	}
 	return startBlockRanks(c, hash, func(size int) error {
 		switch {
-		case !jobFile && job.Profile != blockbench.ProfileNone:
-			return result.Usagef("--profile", "%s is one machine's preset; across %d ranks run a job file or fio-style flags", job.Profile, size)
+		case !jobFile && c.String("profile") != "":
+			return result.Usagef("--profile", "%s is one machine's preset; across %d ranks run a job file or fio-style flags", c.String("profile"), size)
 		case len(logNames) > 0:
 			return result.Usagef("--write_lat_log", "logs are written by one process; across %d ranks the JSON's per-rank rows and merged histograms hold what they would", size)
 		}

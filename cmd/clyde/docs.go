@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/clydebench/clyde/blockbench"
+	"github.com/clydebench/clyde/cdm"
 	"github.com/clydebench/clyde/copybench"
 	"github.com/clydebench/clyde/internal/blockreport"
 	"github.com/clydebench/clyde/internal/buildinfo"
@@ -174,9 +175,9 @@ func flagWords(cmd, flag string) []string {
 	case "orion matrix":
 		return orion.Matrices
 	case "block test-data":
-		return strs([]blockbench.CDMData{blockbench.CDMRandom, blockbench.CDMZero, blockbench.CDMBoth})
+		return strs([]cdm.Data{cdm.Random, cdm.Zero, cdm.Both})
 	case "block passes-kept":
-		return strs([]blockbench.CDMAggregate{blockbench.CDMBest, blockbench.CDMAverage})
+		return strs([]cdm.Aggregate{cdm.Best, cdm.Average})
 	}
 	switch flag {
 	case "rw":
@@ -184,9 +185,9 @@ func flagWords(cmd, flag string) []string {
 	case "ioengine":
 		return strs(blockbench.Engines)
 	case "profile":
-		return strs(blockbench.Profiles)
+		return blockPresetNames
 	case "cdm-preset":
-		return strs(blockbench.CDMPresets)
+		return strs(cdm.Presets)
 	case "output-format":
 		return blockreport.Formats
 	}

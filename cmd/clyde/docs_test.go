@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/clydebench/clyde/blockbench"
+	"github.com/clydebench/clyde/cdm"
 	"github.com/clydebench/clyde/internal/blockreport"
 	"github.com/clydebench/clyde/internal/clydetest"
 )
@@ -168,8 +169,8 @@ func completionCases() []struct {
 		{"rw modes", "clyde block --rw ", strsOf(blockbench.RWModes)},
 		{"rw after =", "clyde block --rw=randr", []string{"randread", "randrw"}},
 		{"engines", "clyde block --ioengine ", strsOf(blockbench.Engines)},
-		{"profiles", "clyde block --profile ", strsOf(blockbench.Profiles)},
-		{"cdm presets", "clyde block --cdm-preset ", strsOf(blockbench.CDMPresets)},
+		{"profiles", "clyde block --profile ", blockPresetNames},
+		{"cdm presets", "clyde block --cdm-preset ", strsOf(cdm.Presets)},
 		{"output formats", "clyde block --output-format ", blockreport.Formats},
 		{"report formats", "clyde report --format ", reportFormats},
 		{"fs flags", "clyde fs --no-e", []string{"--no-evict"}},

@@ -371,7 +371,7 @@ func TestFSSilent(t *testing.T) {
 	}
 	want := ""
 	if len(short) > 0 {
-		want = "clyde: note: the regression check cannot judge " + strings.Join(short, ", ") + ": each ran under 0.5 s in this run and in the runs before it; " +
+		want = "clyde: note: the regression check cannot judge " + strings.Join(short, ", ") + ": each ran under 0.5 s in this run, the history's first; " +
 			"larger sizes (or --auto) make them measurable (said once a week)\n"
 	}
 	if stderr != want || strings.Join(f.Check.NeverChecked, ", ") != strings.Join(short, ", ") {

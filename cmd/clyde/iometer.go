@@ -131,7 +131,7 @@ func iometerAction(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "clyde: note: %s: %d setting(s) or section(s) clyde does not use were ignored (listed in the result): %s\n",
 			cfg.Source, n, strings.Join(setup.Ignored, "; "))
 	}
-	res, runErr := blockbench.RunIometer(c.Context, setup)
+	res, runErr := iometer.Run(c.Context, setup)
 	if res == nil {
 		return runErr
 	}

@@ -26,9 +26,7 @@ import (
 	"github.com/clydebench/clyde/internal/input"
 	"github.com/clydebench/clyde/internal/latency"
 	"github.com/clydebench/clyde/internal/launch"
-	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/rundir"
-	"github.com/clydebench/clyde/internal/runlock"
 	"github.com/clydebench/clyde/internal/sysinfo"
 	"github.com/clydebench/clyde/result"
 )
@@ -63,10 +61,9 @@ type rankJob struct {
 	// phase once it ended here, -1 before: the count rank 0 asks for
 	// when the first rank is done.
 	finished atomic.Int64
-	// locks and parents are the run locks rank 0 holds for the job's
-	// ranks on the directories they share, and those directories.
-	locks   []*runlock.Lock
-	parents []*osio.Dir
+	// parents are the directories the job's ranks share, locked by
+	// rank 0 for them.
+	parents []*rundir.Parent
 
 	// shift is --rank-shift; seed, when shift is set and no seed was
 	// given, is the job's (from its token), the same on every rank, so
@@ -192,16 +189,11 @@ func joinJob(c *cli.Context, info *launch.Info, hash string) (*rankJob, error) {
 }
 
 func (rj *rankJob) lockDir(dir string) error {
-	parent, err := osio.OpenDir(dir)
+	p, err := rundir.OpenParent("-d", dir, true)
 	if err != nil {
-		return result.Usagef("-d", "%v", err)
-	}
-	lock, err := runlock.Dir(parent, dir, func() []runlock.Holder { return rundir.Holders(parent) })
-	if err != nil && !errors.Is(err, result.ErrNotSupported) {
-		parent.Close()
 		return err
 	}
-	rj.parents, rj.locks = append(rj.parents, &parent), append(rj.locks, lock)
+	rj.parents = append(rj.parents, p)
 	return nil
 }
 
@@ -512,15 +504,10 @@ func jobAborted(err error) bool {
 }
 
 func (rj *rankJob) release() {
-	for _, l := range rj.locks {
-		if l != nil {
-			_ = l.Release()
-		}
-	}
 	for _, p := range rj.parents {
 		_ = p.Close()
 	}
-	rj.locks, rj.parents = nil, nil
+	rj.parents = nil
 	_ = rj.info.Close()
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/coord"
 	"github.com/clydebench/clyde/internal/launch"
 	"github.com/clydebench/clyde/result"
@@ -135,7 +136,7 @@ func TestAbortedJobExitsAlike(t *testing.T) {
 // owner reads is not.
 func TestTokenExposed(t *testing.T) {
 	if runtime.GOOS == "windows" {
-		t.Skip("no mode bits")
+		clydetest.Skip(t, "no mode bits")
 	}
 	for mode, want := range map[os.FileMode]bool{0o600: false, 0o400: false, 0o640: true, 0o604: true, 0o620: true, 0o644: true} {
 		p := filepath.Join(t.TempDir(), "token")

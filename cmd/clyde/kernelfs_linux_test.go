@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // TestKernelFileInputsRefused is item 12 of issue 31: `clyde block
@@ -15,7 +17,7 @@ import (
 // kernel interface); each is refused in one line, exit 2.
 func TestKernelFileInputsRefused(t *testing.T) {
 	if _, err := os.Stat("/proc/kmsg"); err != nil {
-		t.Skipf("no /proc/kmsg: %v", err)
+		clydetest.Skipf(t, "no /proc/kmsg: %v", err)
 	}
 	for _, tc := range []struct {
 		name string

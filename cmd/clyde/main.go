@@ -6,6 +6,7 @@ import (
 	"os"
 
 	_ "github.com/clydebench/clyde/internal/limits/startup" // refuses too few descriptors or too little address space before any init opens a file
+	_ "github.com/clydebench/clyde/internal/stopsig"        // catches a stop signal from the start, before the heavier packages' initialisers
 )
 
 func main() { os.Exit(run(os.Args)) }

@@ -42,6 +42,8 @@ func signalName(sig os.Signal) string {
 		return "SIGTERM"
 	case syscall.SIGHUP:
 		return "SIGHUP"
+	case syscall.SIGQUIT:
+		return "SIGQUIT"
 	}
 	return sig.String()
 }
@@ -132,12 +134,14 @@ const boundKey = "bound"
 // that failed returned only Go's (context.Canceled, from a history query
 // or a read the stop cut short): what stopped the run, during what
 // (lanes.Interrupted), so that the line says it and the exit code is the
-// stop's (124 for the time bound, 130 for a signal).
+// stop's (124 for the time bound, 130 for a signal). A many-client job
+// that did not finish already says the job's end in its own words, and its
+// code is the job's verdict (abortedJob): it is left as it is.
 func stopInWords(app *cli.App, ctx context.Context, err error) error {
 	if b, ok := app.Metadata[boundKey].(context.Context); ok {
 		ctx = b
 	}
-	if err == nil || ctx.Err() == nil || !errors.Is(err, context.Canceled) || errors.Is(err, context.Cause(ctx)) {
+	if err == nil || ctx.Err() == nil || !errors.Is(err, context.Canceled) || errors.Is(err, context.Cause(ctx)) || jobAborted(err) {
 		return err
 	}
 	return lanes.Interrupted(ctx, err)

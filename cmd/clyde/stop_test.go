@@ -145,6 +145,34 @@ func TestSignalStopKeepsPartial(t *testing.T) {
 	}
 }
 
+// TestMaxTimeStopsBlockFill: clyde block's stop while it fills a new file
+// (a step that returns Go's context.Canceled, which keep then wraps with
+// where the partial result went) is said in words, the step named, never
+// "context canceled". 1 GiB of fresh random data takes far longer than
+// the bound to make.
+func TestMaxTimeStopsBlockFill(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	db := filepath.Join(out, "h.db")
+	code, _, stderr := runClyde(t, "block", "--filename", filepath.Join(dir, "f"), "--rw", "read", "--bs", "1m", "--size", "1g",
+		"--runtime", "10", "--db", db, "--max-time", "100ms")
+	if code != exitOverTime {
+		t.Fatalf("exit %d, want %d; stderr %q", code, exitOverTime, stderr)
+	}
+	var line string
+	for _, l := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		if strings.HasPrefix(l, "clyde: stopped") {
+			line = l
+		}
+	}
+	if !strings.HasPrefix(line, "clyde: stopped by its time bound: 100ms (--max-time 100ms) during fill "+filepath.Join(dir, "f")+"; the partial result is kept as #1 in the history "+db) ||
+		strings.Contains(stderr, "context canceled") {
+		t.Errorf("stderr %q: want the bound, the fill and where the partial result is, in words", stderr)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the stopped fill left %d entries in %s", len(entries), dir)
+	}
+}
+
 // TestMaxTimeDuringCalibration: a bound that ends --auto's calibration
 // says so, and that nothing was kept.
 func TestMaxTimeDuringCalibration(t *testing.T) {
@@ -182,5 +210,34 @@ func TestStopInWords(t *testing.T) {
 	}
 	if err := stopInWords(newApp(nil, nil), context.Background(), errors.New("disk full")); err.Error() != "disk full" {
 		t.Errorf("a failure with no stop became %q", err)
+	}
+}
+
+// TestStopInWordsLeavesAbortedJobs: every rank of a job srun -X or mpiexec
+// interrupted got the SIGINT, and each rank's line is the job's end as the
+// rank knows it: its own stop's words once ("interrupted by SIGINT during
+// interrupted by SIGINT during sequential create" was rank 0's line), or
+// rank 0's verdict, with 130 on every rank.
+func TestStopInWordsLeavesAbortedJobs(t *testing.T) {
+	sig, stop := context.WithCancelCause(context.Background())
+	stop(signalStop{os.Interrupt})
+	for _, own := range []error{
+		lanes.Interrupted(sig, fmt.Errorf("sequential create: %w", context.Canceled)),
+		errors.New("job aborted: rank 0 (h1) interrupted"),
+	} {
+		err := stopInWords(newApp(nil, nil), sig, &abortedJob{err: own, interrupted: true})
+		if err.Error() != own.Error() || exitCode(err) != exitInterrupted {
+			t.Errorf("%q (exit %d), want %q and 130", err, exitCode(err), own)
+		}
+	}
+}
+
+// TestSignalName: the one line names a stop's signal as a person does,
+// SIGQUIT (^\) too, never Go's word for it ("quit").
+func TestSignalName(t *testing.T) {
+	for sig, want := range map[os.Signal]string{os.Interrupt: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP", syscall.SIGQUIT: "SIGQUIT"} {
+		if got := (signalStop{sig}).Error(); got != "interrupted by "+want {
+			t.Errorf("%v: %q, want %q", sig, got, "interrupted by "+want)
+		}
 	}
 }

@@ -12,8 +12,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clydebench/clyde/internal/clydetest"
+
 	"golang.org/x/sys/unix"
 
+	"github.com/clydebench/clyde/internal/verdict"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -28,7 +31,7 @@ import (
 func TestOneVerdictEverywhere(t *testing.T) {
 	var st unix.Statfs_t
 	if err := unix.Statfs("/dev/shm", &st); err != nil || st.Type != unix.TMPFS_MAGIC {
-		t.Skip("/dev/shm is not a tmpfs here")
+		clydetest.Skip(t, "/dev/shm is not a tmpfs here")
 	}
 	dir, err := os.MkdirTemp("/dev/shm", "clyde-verdict-")
 	if err != nil {
@@ -38,17 +41,32 @@ func TestOneVerdictEverywhere(t *testing.T) {
 	out := t.TempDir()
 	db, prom := filepath.Join(out, "h.db"), filepath.Join(out, "b.prom")
 	a, b := filepath.Join(out, "a.json"), filepath.Join(out, "b.json")
-	run := func(js string, extra ...string) {
+	run := func(js string, extra ...string) string {
 		t.Helper()
 		args := append([]string{"fs", "-d", dir, "-s", "16", "-r", "8", "-f", "-n", "2", "-x", "3", "-m", "same", "-q",
 			"--db", db, "--check-regression", "20", "--json", js}, extra...)
-		if code, _, stderr := runClyde(t, args...); code != 0 {
+		code, _, stderr := runClyde(t, args...)
+		if code != 0 {
 			t.Fatalf("clyde %s: exit %d\n%s", strings.Join(args, " "), code, stderr)
 		}
+		return stderr
 	}
 	run(a)
 	plantFaster(t, a, db)
-	run(b, "--prom-textfile", prom)
+	checkLine := run(b, "--prom-textfile", prom)
+	rules := map[string]bool{} // each output that names the rule
+	for _, l := range strings.Split(checkLine, "\n") {
+		if strings.HasPrefix(l, "clyde: regression") {
+			rules["the regression line"] = strings.HasSuffix(l, "[the rule: "+verdict.RuleRef+"]")
+		}
+	}
+	if saved, err := os.ReadFile(b); err == nil {
+		f, err := result.DecodeFS(saved)
+		rules["the run's JSON"] = err == nil && f.Check != nil && f.Check.Rule == verdict.RuleURL
+	}
+	if code, text, _ := runClyde(t, "compare", a, b); code == 0 {
+		rules["compare's text"] = strings.Contains(text, "The rule: "+verdict.RuleRef+".")
+	}
 
 	// clyde compare: each column's verdict on B against A.
 	code, stdout, stderr := runClyde(t, "compare", "--format", "json", a, b)
@@ -64,10 +82,12 @@ func TestOneVerdictEverywhere(t *testing.T) {
 				Verdict string   `json:"verdict"`
 			} `json:"cells"`
 		} `json:"rows"`
+		Rule string `json:"rule"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatal(err)
 	}
+	rules["compare's JSON"] = doc.Rule == verdict.RuleURL
 	type says struct{ compare, page, history, prom string }
 	cols := map[string]*says{}
 	rates := 0
@@ -104,6 +124,7 @@ func TestOneVerdictEverywhere(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("report: exit %d, %s", code, stderr)
 	}
+	rules["the page"] = strings.Contains(page, verdict.RuleURL)
 	keyRe := regexp.MustCompile(`<th class="col" data-key="([^"]+)">`)
 	winRe := regexp.MustCompile(`<td class="num"[^>]*>([^<]*)</td>`)
 	for _, tbl := range strings.Split(page, `<table class="figures">`)[1:] {
@@ -126,6 +147,7 @@ func TestOneVerdictEverywhere(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("history: exit %d, %s", code, stderr)
 	}
+	rules["clyde history"] = strings.Contains(hist, "(--check-regression; the rule: "+verdict.RuleRef+")")
 	line := ""
 	for _, l := range strings.Split(hist, "\n") {
 		if strings.HasPrefix(l, "2 vs #1: ") {
@@ -153,6 +175,8 @@ func TestOneVerdictEverywhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rules["the textfile"] = strings.Contains(string(text), "# HELP clyde_check_verdict ") &&
+		strings.Contains(string(text), "The rule: "+verdict.RuleURL+"\n")
 	promRe := regexp.MustCompile(`(?m)^clyde_check_verdict\{column="([^"]+)"[^}]*\} (\S+)$`)
 	for _, m := range promRe.FindAllStringSubmatch(string(text), -1) {
 		if c := cols[m[1]]; c != nil {
@@ -185,6 +209,13 @@ func TestOneVerdictEverywhere(t *testing.T) {
 		}
 	}
 	t.Logf("column verdicts (compare, page, history, textfile): %s", verdictTable(cols))
+	// Every output that gives a verdict points at the rule (issue 30: the
+	// rule is said once, and each output links to it).
+	for _, out := range []string{"the regression line", "the run's JSON", "compare's text", "compare's JSON", "the page", "clyde history", "the textfile"} {
+		if !rules[out] {
+			t.Errorf("%s does not name the rule (%s)", out, verdict.RuleURL)
+		}
+	}
 }
 
 // planted are the columns plantFaster makes ten times faster in run A,

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/clydebench/clyde/internal/osio"
+	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/internal/sysinfo"
 	"github.com/clydebench/clyde/result"
 )
@@ -118,7 +119,8 @@ func readSignatures(f osio.File, name string) ([]string, error) {
 
 // NewFile decides whether clyde may create a test file in dir (resolved,
 // symlinks followed), for the target the user named given. A file is never
-// created in the device directory: on devtmpfs, or in /dev itself and what
+// created on a kernel interface (procfs, sysfs, cgroupfs and their kin), nor
+// in the device directory: on devtmpfs, or in /dev itself and what
 // shares its filesystem (a container's /dev is a plain tmpfs). There a
 // mistyped device name (/dev/sdzz9, /dev/loop999) would become a file in
 // memory, measured as if it were the disk, and a write test would need no
@@ -132,6 +134,9 @@ func NewFile(given, dir string) error {
 	var st unix.Stat_t
 	if err := unix.Stat(dir, &st); err != nil {
 		return nil // the create reports it
+	}
+	if k := safepath.KernelFS(dir); k != "" {
+		return refuse("it is on " + k + ", a kernel interface, not a filesystem that holds files")
 	}
 	if within(dir, devRoot) {
 		var dst unix.Stat_t

@@ -580,6 +580,8 @@ func TestNewFile(t *testing.T) {
 			fs.flush()
 			return d
 		}, "on devtmpfs (mounted on /chroot/dev)"},
+		{"procfs", func(*fakeSystem) string { return "/proc/sys/kernel" }, "it is on procfs, a kernel interface"},
+		{"sysfs", func(*fakeSystem) string { return "/sys/kernel" }, "it is on sysfs, a kernel interface"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -15,6 +15,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/clydebench/clyde/internal/clydetest"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -150,7 +152,7 @@ func startHolder(t *testing.T, o holderOptions, kind string, args ...string) int
 		stdin.Close()
 		_ = cmd.Wait()
 		close(done)
-		t.Skipf("holder %s %v could not set up here: %s", kind, args, strings.TrimSpace(stderr.String()))
+		clydetest.Skipf(t, "holder %s %v could not set up here: %s", kind, args, strings.TrimSpace(stderr.String()))
 	}
 	go func() { _ = cmd.Wait(); close(done) }()
 	return cmd.Process.Pid

@@ -25,11 +25,11 @@ import (
 func needRoot(t *testing.T, tools ...string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("needs root")
+		clydetest.Skip(t, "needs root")
 	}
 	for _, tool := range append(tools, "losetup") {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed", tool)
+			clydetest.Skipf(t, "%s not installed", tool)
 		}
 	}
 }
@@ -46,7 +46,7 @@ func loopOver(t *testing.T, backing string) string {
 	t.Helper()
 	out, err := exec.Command("losetup", "--find", "--show", backing).CombinedOutput()
 	if err != nil {
-		t.Skipf("losetup: %v: %s", err, out)
+		clydetest.Skipf(t, "losetup: %v: %s", err, out)
 	}
 	dev := strings.TrimSpace(string(out))
 	t.Cleanup(func() { _ = exec.Command("losetup", "--detach", dev).Run() })
@@ -88,7 +88,7 @@ func mountErofsFile(t *testing.T, img string) string {
 	t.Helper()
 	dir := t.TempDir()
 	if err := unix.Mount(img, dir, "erofs", unix.MS_RDONLY, ""); err != nil {
-		t.Skipf("this kernel does not mount erofs straight from a file: %v", err)
+		clydetest.Skipf(t, "this kernel does not mount erofs straight from a file: %v", err)
 	}
 	t.Cleanup(func() { _ = unix.Unmount(dir, unix.MNT_DETACH) })
 	return dir
@@ -225,7 +225,7 @@ func overlayStack(t *testing.T, relative bool, fill ...func(lower string)) (merg
 	cmd := exec.Command("mount", "-t", "overlay", "overlay", "-o", opts, merged)
 	cmd.Dir = base
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Skipf("no overlayfs here: %v: %s", err, out)
+		clydetest.Skipf(t, "no overlayfs here: %v: %s", err, out)
 	}
 	t.Cleanup(func() { _ = unix.Unmount(merged, unix.MNT_DETACH) })
 	return merged, filepath.Join(base, "upper")

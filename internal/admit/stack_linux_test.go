@@ -136,7 +136,7 @@ func TestLoopsUnderPartition(t *testing.T) {
 // does an image in it to the loop device beneath.
 func TestLoopsUnderBtrfs(t *testing.T) {
 	if _, err := exec.LookPath("mkfs.btrfs"); err != nil {
-		t.Skip("mkfs.btrfs not installed")
+		clydetest.Skip(t, "mkfs.btrfs not installed")
 	}
 	dev, img := clydetest.LoopDevice(t, 320<<20)
 	sh(t, "mkfs.btrfs", "-q", "-f", dev)

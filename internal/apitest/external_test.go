@@ -58,7 +58,7 @@ func main() {
 // requires clyde through a replace directive to this checkout, offline.
 func TestExternalModule(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds a module of its own")
+		clydetest.Skip(t, "builds a module of its own")
 	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {

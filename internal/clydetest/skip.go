@@ -51,6 +51,12 @@ var AllowedSkips = []AllowedSkip{
 		"chattr +i needs ext4, xfs or btrfs under the temporary directory, not tmpfs"},
 	{"/sys/kernel/mm/transparent_hugepage",
 		"a kernel built without transparent huge pages has no such sysfs file; the procfs case still runs"},
+	{"does not batch",
+		"a table case of fio's batching for an engine that has none (psync, null, mmap, posixaio): the case does not apply, nothing is missing"},
+	{"not supported on this platform",
+		"an engine or call of another OS (windowsaio on Linux) cannot run here; its own OS's build runs it (windowsaio under Wine, integration/wine)"},
+	{"under Wine a refused overlapped read still posts a completion",
+		"Wine 8 queues a completion packet for a ReadFile it refused at once, which Windows does not; the engine conformance's other error case and every other case run under Wine"},
 	{"needs an amd64 host for wine64",
 		"wine64 runs amd64 Windows binaries only; an arm64 CI machine builds the Windows port without running it"},
 }

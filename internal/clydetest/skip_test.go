@@ -2,6 +2,10 @@ package clydetest
 
 import (
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -102,4 +106,74 @@ func TestContextEndsBeforeTheTimeout(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNoBareSkips: every test in the module skips through Skip, so that in
+// CI a skip for a tool .ci/run installs, or a privilege CI has, fails
+// instead of passing silently; a test that called t.Skip itself for
+// "losetup not installed" hid exactly that. The functions of this package
+// are the one place that may call testing's own Skip.
+func TestNoBareSkips(t *testing.T) {
+	planted := t.TempDir()
+	for name, text := range map[string]string{
+		"a_test.go":     "package a\nfunc TestA(t *testing.T) {\n\tt.Skip(\"losetup not installed\")\n}\n",
+		"b_test.go":     "package a\nfunc helper(tb testing.TB) { tb.Skipf(\"%s\", \"x\") }\n",
+		"c_test.go":     "package a\nfunc TestC(t *testing.T) { clydetest.Skip(t, \"fine\") }\n",
+		"testdata/d.go": "t.Skip(\"data, not a test\")\n",
+		"e.go":          "package a\n// t.Skip( in a non-test file is not a test's skip\n",
+	} {
+		p := filepath.Join(planted, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if found, err := bareSkips(planted, ""); err != nil || len(found) != 2 {
+		t.Errorf("planted tree: found %q (%v); want a_test.go's and b_test.go's skips alone", found, err)
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("no module root at %s: %v", root, err)
+	}
+	found, err := bareSkips(root, filepath.Join(root, "internal", "clydetest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) > 0 {
+		t.Errorf("tests that skip without clydetest.Skip (a skip CI would not see):\n%s", strings.Join(found, "\n"))
+	}
+}
+
+// bareSkips lists the lines of the _test.go files under root, except in
+// self, that call testing's Skip, Skipf or SkipNow on a test's t, b or tb.
+func bareSkips(root, self string) ([]string, error) {
+	bare := regexp.MustCompile(`\b(t|b|tb)\.Skip(f|Now)?\(`)
+	var found []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && (path == self || (path != root && strings.HasPrefix(d.Name(), ".")) || d.Name() == "testdata"):
+			return filepath.SkipDir
+		case d.IsDir() || !strings.HasSuffix(path, "_test.go"):
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if bare.MatchString(line) {
+				rel, _ := filepath.Rel(root, path)
+				found = append(found, fmt.Sprintf("%s:%d: %s", rel, i+1, strings.TrimSpace(line)))
+			}
+		}
+		return nil
+	})
+	return found, err
 }

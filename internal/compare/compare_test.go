@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/clydebench/clyde/internal/bonnie"
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/verdict"
 	"github.com/clydebench/clyde/result"
 )
@@ -373,6 +374,15 @@ func TestRegressionLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkGolden(t, dir+"regression-line.golden", append([]byte(s+"\n\n"), append(rec, '\n')...))
+	// clyde history's line from the saved record: the rule's verdicts, and
+	// every column within the noise that fell more than the threshold
+	// named with its mark (getc and putc within the noise, seeks whose
+	// baseline is too noisy), so that it too says how much fell.
+	if got, want := VerdictLine(ck.Record()), "lower: put_block -87.0% (p<0.001 n=5+1), get_block -50.0% (p<0.001 n=5+1); "+
+		"higher: rewrite +100.0% (p<0.001 n=5+1); within the noise: 3 (down more than 20%: putc ~-50.0% (p=0.22 n=5+1), "+
+		"getc ~-90.0% (p=0.06 n=5+1), seeks ~-80.0% (p=0.44 n=5+1))"; got != want {
+		t.Errorf("history's line\n%s\nwant\n%s", got, want)
+	}
 	// getc fell 90 %, but its baseline (mean 200, s 63) puts even that
 	// within the noise (t 2.60 < 2.78): the "also down".
 	if len(ck.Regressions) != 2 || ck.Regressions[0].Key != "put_block" || ck.Regressions[1].Key != "get_block" ||
@@ -682,7 +692,7 @@ func TestTmpfsX3AgainstScipy(t *testing.T) {
 		if os.Getenv("CI") != "" {
 			t.Fatal("no python3 with scipy: .ci/run installs python3-scipy")
 		}
-		t.Skip("no python3 with scipy (Debian: python3-scipy)")
+		clydetest.Skip(t, "no python3 with scipy (Debian: python3-scipy)")
 	}
 	tb, err := Compare(load(t, "../html/tmpfs-x3-a.json", "../html/tmpfs-x3-b.json"))
 	if err != nil {

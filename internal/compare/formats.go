@@ -69,6 +69,8 @@ func (t *Table) WriteCSV(w io.Writer) error {
 type jsonTable struct {
 	Runs []jsonRun `json:"runs"`
 	Rows []jsonRow `json:"rows"`
+	// Rule is where the rule behind every verdict is written down.
+	Rule string `json:"rule"`
 }
 
 type jsonRun struct {
@@ -119,7 +121,7 @@ func verdictName(o verdict.Outcome) string {
 
 // WriteJSON writes the runs and every column's cells.
 func (t *Table) WriteJSON(w io.Writer) error {
-	doc := jsonTable{Runs: []jsonRun{}, Rows: []jsonRow{}}
+	doc := jsonTable{Runs: []jsonRun{}, Rows: []jsonRow{}, Rule: verdict.RuleURL}
 	for i, r := range t.Runs {
 		jr := jsonRun{Run: runLetter(i), Label: r.Label, Source: r.Source, Name: r.Name(), Host: r.Host(),
 			Target: r.Target(), KeyFlags: r.KeyFlags()}

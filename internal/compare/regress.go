@@ -251,21 +251,24 @@ func keys(cols []ColumnCheck) []string {
 
 // VerdictLine is a saved check's verdicts in one line, for clyde history:
 // the columns the rule calls lower and higher than the baseline (with the
-// change and the test), and how many it calls within the noise or cannot
-// judge: "lower: put_block -12.3% (p=0.004 n=3+3); higher: seeks +4.1%
-// (p=0.03 n=3+3); within the noise: 9; cannot tell: 1". "" for a check
-// with no column.
+// change and the test), how many it calls within the noise, naming those
+// among them that fell more than the threshold (marked ~, as the check's
+// line marks them: a night that fell everywhere reads so), and how many it
+// cannot judge: "lower: put_block -12.3% (p=0.004 n=3+3); higher: seeks
+// +4.1% (p=0.03 n=3+3); within the noise: 9 (down more than 20%: putc
+// ~-91.0% (p=0.07 n=5+1)); cannot tell: 1". "" for a check with no column.
 func VerdictLine(rc *result.RegressionCheck) string {
-	var lower, higher []string
+	var lower, higher, down []string
 	same, cannot := 0, 0
 	for _, c := range rc.Columns {
-		text := c.Column
+		change, stat := "", ""
 		if c.ChangePct != nil {
-			text += fmt.Sprintf(" %+.1f%%", *c.ChangePct)
+			change = fmt.Sprintf(" %+.1f%%", *c.ChangePct)
 		}
 		if c.PValue != nil {
-			text += fmt.Sprintf(" (%s n=%d+%d)", verdict.FormatP(*c.PValue), c.BaselineN, c.N)
+			stat = fmt.Sprintf(" (%s n=%d+%d)", verdict.FormatP(*c.PValue), c.BaselineN, c.N)
 		}
+		text := c.Column + change + stat
 		switch {
 		case c.Verdict == "differs" && c.Mean < c.BaselineMean:
 			lower = append(lower, text)
@@ -273,6 +276,9 @@ func VerdictLine(rc *result.RegressionCheck) string {
 			higher = append(higher, text)
 		case c.Verdict == "within_noise":
 			same++
+			if c.ChangePct != nil && -*c.ChangePct > rc.ThresholdPct {
+				down = append(down, c.Column+" ~"+strings.TrimSpace(change)+stat)
+			}
 		default:
 			cannot++
 		}
@@ -285,7 +291,11 @@ func VerdictLine(rc *result.RegressionCheck) string {
 		parts = append(parts, "higher: "+strings.Join(higher, ", "))
 	}
 	if same > 0 {
-		parts = append(parts, fmt.Sprintf("within the noise: %d", same))
+		p := fmt.Sprintf("within the noise: %d", same)
+		if len(down) > 0 {
+			p += fmt.Sprintf(" (down more than %s%%: %s)", strconv.FormatFloat(rc.ThresholdPct, 'g', -1, 64), strings.Join(down, ", "))
+		}
+		parts = append(parts, p)
 	}
 	if cannot > 0 {
 		parts = append(parts, fmt.Sprintf("cannot tell: %d", cannot))

@@ -6,12 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/result"
 )
 
 func TestVolumeOf(t *testing.T) {
 	if runtime.GOOS == "windows" {
-		t.Skip("POSIX paths")
+		clydetest.Skip(t, "POSIX paths")
 	}
 	for _, tc := range []struct{ mount, target, want string }{
 		{"/mnt/usb", "/mnt/usb/bench/f", "U:/bench/f"},
@@ -32,7 +33,7 @@ func TestVolumeOf(t *testing.T) {
 // a run without root) has none, and is found by its path alone.
 func TestVolumeTellsClonesApart(t *testing.T) {
 	if runtime.GOOS == "windows" {
-		t.Skip("POSIX paths")
+		clydetest.Skip(t, "POSIX paths")
 	}
 	run := func(uuid, device string, created time.Time) *Run {
 		p := result.Provenance{Filesystem: result.Filesystem{Path: "/mnt/a/d", MountPoint: "/mnt/a", UUID: uuid, DeviceID: device, Created: created}}

@@ -179,7 +179,7 @@ const helperSaves = 5
 func TestSaveHelper(t *testing.T) {
 	path := os.Getenv("CLYDE_HISTORY_HELPER")
 	if path == "" {
-		t.Skip("helper process for TestKilledDuringSave")
+		clydetest.Skip(t, "helper process for TestKilledDuringSave")
 	}
 	s, err := Open(path)
 	if err != nil {
@@ -425,7 +425,7 @@ func TestVolumesBeforeDevicesMigrate(t *testing.T) {
 			('fs', 'box', '/mnt/a', 'p', 1, 'on a', '{"a":1}', '1111-uuid:/'),
 			('fs', 'box', '/srv', 'p', 2, 'no uuid', '{}', '');`
 	if out, err := exec.Command("sqlite3", path, old).CombinedOutput(); err != nil {
-		t.Skipf("sqlite3 (the Debian package) is needed to write an old-schema file: %v %s", err, out)
+		clydetest.Skipf(t, "sqlite3 (the Debian package) is needed to write an old-schema file: %v %s", err, out)
 	}
 	ctx := context.Background()
 	onClone := Filter{Host: "box", Target: "/mnt/b", Volume: "1111-uuid@loop:/b.img:/"}

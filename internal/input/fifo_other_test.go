@@ -2,9 +2,13 @@
 
 package input
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/clydebench/clyde/internal/clydetest"
+)
 
 func mkfifo(t *testing.T, _ string) string {
-	t.Skip("no FIFOs on this platform")
+	clydetest.Skip(t, "no FIFOs on this platform")
 	return ""
 }

@@ -124,10 +124,16 @@ func openAndRead(path string, named fs.FileInfo, max int64) ([]byte, error) {
 
 // ReadAll reads r (standard input) to its end, at most max bytes (0 means
 // DefaultMaxBytes), and gives up at once when ctx ends; the blocked read is
-// left to the exiting process. name is what messages call r.
+// left to the exiting process. name is what messages call r. A kernel file
+// redirected to it (`< /proc/kmsg`) is refused as a named one is.
 func ReadAll(ctx context.Context, name string, r io.Reader, max int64) ([]byte, error) {
 	if max <= 0 {
 		max = DefaultMaxBytes
+	}
+	if f, ok := r.(*os.File); ok {
+		if err := kernelFile(name, safepath.KernelFSOf(f)); err != nil {
+			return nil, err
+		}
 	}
 	type read struct {
 		data []byte

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/clydebench/clyde/internal/clydetest"
 )
 
 // TestKernelFilesAreNoInput is item 12 of issue 31: /proc/kmsg is a
@@ -65,3 +67,30 @@ type readResult struct {
 }
 
 func (r readResult) unpack() ([]byte, error) { return r.data, r.err }
+
+// TestKernelFileOnStandardInput: `clyde report - < /proc/kmsg` is the same
+// kernel file on standard input; it is refused before it is read, not left
+// blocking until the kernel logs a line.
+func TestKernelFileOnStandardInput(t *testing.T) {
+	f, err := os.Open("/proc/self/stat")
+	if err != nil {
+		clydetest.Skipf(t, "no procfs here: %v", err)
+	}
+	defer f.Close()
+	_, err = ReadAll(context.Background(), "- (standard input)", f, 0)
+	if !IsRefused(err) || !strings.Contains(err.Error(), "- (standard input) is a file of procfs, a kernel interface") {
+		t.Fatalf("err = %v; want a refusal naming procfs", err)
+	}
+	p := filepath.Join(t.TempDir(), "result.json")
+	if err := os.WriteFile(p, []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if b, err := ReadAll(context.Background(), "- (standard input)", g, 0); err != nil || string(b) != "{}" {
+		t.Fatalf("a result file on standard input: %q, %v", b, err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/osio"
 )
 
@@ -58,7 +59,7 @@ func (c *againCounter) Commit() (int, error) {
 func TestLibaioEagain(t *testing.T) {
 	const depth, blocks = 512, 2048
 	if err := libaioProbe(); err != nil {
-		t.Skipf("libaio not available here: %v", err)
+		clydetest.Skipf(t, "libaio not available here: %v", err)
 	}
 	path := patternFile(t, testDir(t), blocks, 0)
 	e := openEngine(t, libaio, path, osio.ReadOnly, depth, blocks*testBS)
@@ -76,7 +77,7 @@ func TestLibaioEagain(t *testing.T) {
 	c := &againCounter{Engine: e}
 	res := drive(t, libaio, c, depth, reqs)
 	if c.refused == 0 {
-		t.Skipf("the kernel's context for 1 I/O took %d: no EAGAIN to test", depth)
+		clydetest.Skipf(t, "the kernel's context for 1 I/O took %d: no EAGAIN to test", depth)
 	}
 	for k, r := range res {
 		if r.back != 1 || r.err != nil || r.n != testBS || !bytes.Equal(reqs[k].buf, blockPattern(int64(k))) {

@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/osio"
 )
 
@@ -24,7 +25,7 @@ import (
 // processor, so an unbounded wait on a stalled device would hold it forever.
 func TestURingWaitIsBounded(t *testing.T) {
 	if err := uringProbe(); err != nil {
-		t.Skipf("io_uring not available here: %v", err)
+		clydetest.Skipf(t, "io_uring not available here: %v", err)
 	}
 	r, err := setupRing(4)
 	if err != nil {
@@ -32,7 +33,7 @@ func TestURingWaitIsBounded(t *testing.T) {
 	}
 	if r.features&uringFeatExtArg == 0 {
 		r.close()
-		t.Skip("kernel without IORING_FEAT_EXT_ARG (5.11): waits go through Syscall, unbounded, as fio's do")
+		clydetest.Skip(t, "kernel without IORING_FEAT_EXT_ARG (5.11): waits go through Syscall, unbounded, as fio's do")
 	}
 	done := make(chan error, 1)
 	go func() {
@@ -95,10 +96,10 @@ func chanClosed(c <-chan struct{}) bool {
 // operation canceled" did in whole-package runs.
 func TestURingWritesSurviveSignals(t *testing.T) {
 	if err := uringProbe(); err != nil {
-		t.Skipf("io_uring not available here: %v", err)
+		clydetest.Skipf(t, "io_uring not available here: %v", err)
 	}
 	if testing.Short() {
-		t.Skip("a load generator: skipped with -short")
+		clydetest.Skip(t, "a load generator: skipped with -short")
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
 	stop := make(chan struct{})

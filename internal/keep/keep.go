@@ -281,12 +281,22 @@ func judge(ctx context.Context, o Options, store *history.Store, run *compare.Ru
 // weekly prints, once a week, the line about the columns the check never
 // judges: even with --silent, for a cron user believes every column
 // watched and nothing else would tell them; a history's first run says it
-// too.
+// too. The way out it names is one the run did not take: --auto for fixed
+// sizes, sizes of one's own (which --auto keeps) for a run --auto sized.
 func (o *Options) weekly(run *compare.Run, ck *compare.Check) {
-	if len(ck.NeverChecked) > 0 && firstOfWeek(run, ck.Baseline) && o.Stderr != nil {
-		fmt.Fprintf(o.Stderr, "clyde: note: the regression check cannot judge %s: each ran under 0.5 s in this run and in the runs before it; "+
-			"larger sizes (or --auto) make them measurable (said once a week)\n", strings.Join(ck.NeverChecked, ", "))
+	if len(ck.NeverChecked) == 0 || !firstOfWeek(run, ck.Baseline) || o.Stderr == nil {
+		return
 	}
+	when := "in this run and in every run of its baseline"
+	if len(ck.Baseline) == 0 {
+		when = "in this run, the history's first"
+	}
+	fix := "larger sizes (or --auto) make them measurable"
+	if run.FS != nil && run.FS.Config.Auto != nil {
+		fix = "--auto sized them; larger sizes given with -s, -f or -n (which --auto keeps) make them measurable"
+	}
+	fmt.Fprintf(o.Stderr, "clyde: note: the regression check cannot judge %s: each ran under 0.5 s %s; %s (said once a week)\n",
+		strings.Join(ck.NeverChecked, ", "), when, fix)
 }
 
 // notes prints the weekly line and, when nothing regressed and unless

@@ -217,9 +217,11 @@ func (e *StopError) Error() string {
 
 func (e *StopError) Unwrap() []error { return []error{e.Cause, e.Err, context.Canceled} }
 
-// where is err's text without the cancellation's words at its end: the
-// steps that wrapped it ("per-char write: context canceled" is "per-char
-// write"), "" when err is only the cancellation.
+// where is err's text without the cancellation's words wherever they end
+// a step: the steps that wrapped it ("per-char write: context canceled" is
+// "per-char write"), with what later steps added after it kept ("fill f:
+// context canceled; the partial result is kept as #8" is "fill f; the
+// partial result is kept as #8"), "" when err is only the cancellation.
 func where(err, cause error) string {
 	s := err.Error()
 	for _, stop := range []error{context.Canceled, cause} {
@@ -231,6 +233,9 @@ func where(err, cause error) string {
 			return ""
 		}
 		s = strings.TrimSuffix(s, ": "+w)
+		for _, after := range []string{"; ", "\n"} {
+			s = strings.ReplaceAll(s, ": "+w+after, after)
+		}
 	}
 	return s
 }

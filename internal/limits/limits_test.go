@@ -1,6 +1,7 @@
 package limits
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -71,5 +72,50 @@ func TestSum(t *testing.T) {
 	}
 	if err := (Limits{Pids: 30, PidsSet: true}).Check(s); err == nil {
 		t.Fatal("the sum of two 16-thread jobs fit under pids.max 30")
+	}
+}
+
+// TestTogether: workloads that each fit are refused together, in one line
+// naming them with their clones counted and the flag given; a single
+// workload and a sum that fits pass, as does a machine whose limits cannot
+// be read.
+func TestTogether(t *testing.T) {
+	old := Read
+	t.Cleanup(func() { Read = old })
+	lim := Limits{Pids: 30, PidsSet: true, Files: 100}
+	Read = func() (Limits, error) { return lim, nil }
+	sixteen := Need{Threads: 16, Files: 17}
+	g := Together{Flag: "numjobs", What: "their buffers"}
+	g.Add("a", sixteen)
+	if err := g.Check(16, 0); err != nil {
+		t.Fatalf("one workload: %v", err)
+	}
+	g.Add("b", sixteen)
+	err := g.Check(32, 0)
+	var ue *result.UsageError
+	if !errors.As(err, &ue) || ue.Flag != "numjobs" || !strings.HasPrefix(ue.Msg, "job a, job b run at the same time (32 workers;") || !strings.Contains(err.Error(), "pids.max") {
+		t.Fatalf("two of 16: %v", err)
+	}
+	clones := Together{}
+	for range 32 {
+		clones.Add("c", Need{Threads: 1})
+	}
+	for _, n := range []string{"d", "e", "f", "g", "h"} {
+		clones.Add(n, Need{})
+	}
+	if err := clones.Check(32, 0); err == nil || !strings.Contains(err.Error(), "job c x32, job d, job e, job f, 2 more run at the same time") {
+		t.Fatalf("clones: %v", err)
+	}
+	// files replaces the summed descriptors: 2 x 17 fit under 100, 200 do not.
+	lim = Limits{Files: 100}
+	if err := g.Check(32, 0); err != nil {
+		t.Fatalf("34 files under 100: %v", err)
+	}
+	if err := g.Check(32, 200); err == nil || !strings.Contains(err.Error(), "ulimit -n") {
+		t.Fatalf("200 files under 100: %v", err)
+	}
+	Read = func() (Limits, error) { return Limits{}, errors.New("no /proc") }
+	if err := g.Check(32, 200); err != nil {
+		t.Fatalf("unreadable limits refused: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -167,18 +168,18 @@ func TestWindowsSymlinkNotFollowed(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(victim, filepath.Join(p, "link")); err != nil {
-		t.Skipf("cannot make a symlink here: %v", err)
+		clydetest.Skipf(t, "cannot make a symlink here: %v", err)
 	}
 	if fi, err := os.Lstat(filepath.Join(p, "link")); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 		// Wine 8 makes a Unix symlink it cannot open as a reparse point.
-		t.Skipf("this system made a symlink it does not show as one (os.Lstat: %v, %v)", fi, err)
+		clydetest.Skipf(t, "this system made a symlink it does not show as one (os.Lstat: %v, %v)", fi, err)
 	}
 	e, err := d.Lstat(Name("link"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !e.Link {
-		t.Skipf("this system does not report the symlink as a reparse point (%+v)", e)
+		clydetest.Skipf(t, "this system does not report the symlink as a reparse point (%+v)", e)
 	}
 	if f, err := d.Open(Name("link"), ReadWrite, 0); err == nil {
 		f.Close()

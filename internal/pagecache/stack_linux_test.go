@@ -114,7 +114,7 @@ func TestDirectIOLoopIsNotDropped(t *testing.T) {
 func TestImageOnTmpfsIsCached(t *testing.T) {
 	shm, err := os.MkdirTemp("/dev/shm", "clyde-test")
 	if err != nil {
-		t.Skipf("/dev/shm: %v", err)
+		clydetest.Skipf(t, "/dev/shm: %v", err)
 	}
 	defer os.RemoveAll(shm)
 	for _, args := range [][]string{nil, {"--direct-io=on"}} {
@@ -205,7 +205,7 @@ func TestReplacedBackingIsNotDropped(t *testing.T) {
 	dev, img := clydetest.LoopDeviceIn(t, dir, 32<<20)
 	mnt := clydetest.MountExt4(t, dev)
 	if out, err := exec.Command("mount", "-t", "tmpfs", "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("mount tmpfs on %s: %v: %s", dir, err, out)
+		clydetest.Skipf(t, "mount tmpfs on %s: %v: %s", dir, err, out)
 	}
 	defer exec.Command("umount", dir).Run()
 	if err := os.WriteFile(img, make([]byte, 1<<20), 0o600); err != nil {

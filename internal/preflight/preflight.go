@@ -9,7 +9,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 
-	"github.com/clydebench/clyde/internal/sysinfo"
+	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -19,9 +19,11 @@ type Need struct {
 	Inodes uint64
 }
 
-// Dir checks that dir exists, is a directory, and that this process may
-// create files in it (a read-only mount included, where the system can say
-// so in advance). flag names the option in the usage error.
+// Dir checks that dir exists, is a directory, is not on a kernel
+// interface (procfs, sysfs, cgroupfs and their kin: a directory made in
+// cgroupfs is a new control group, which no unlink removes), and that this
+// process may create files in it (a read-only mount included, where the
+// system can say so in advance). flag names the option in the usage error.
 func Dir(flag, dir string) error {
 	fi, err := os.Stat(dir)
 	switch {
@@ -29,6 +31,9 @@ func Dir(flag, dir string) error {
 		return result.Usagef(flag, "%v", err)
 	case !fi.IsDir():
 		return result.Usagef(flag, "%s is not a directory", dir)
+	}
+	if k := safepath.KernelFS(dir); k != "" {
+		return result.Usagef(flag, "%s is on %s, a kernel interface, not a filesystem to test; give a directory on one that holds files", dir, k)
 	}
 	if err := writable(dir); err != nil {
 		return &result.UsageError{Msg: fmt.Sprintf("preflight: %s (%s) is not writable: %v", dir, flag, err)}
@@ -46,13 +51,13 @@ type Advice struct{ Space, Inodes string }
 // before a run is: nothing was created and the command must change. Without
 // figures (a filesystem that gives none) nothing is refused.
 func Space(dir, what, where string, need Need, advice Advice) error {
-	sp, err := sysinfo.Space(dir)
+	sp, err := Stat(dir)
 	if err != nil {
 		return nil
 	}
-	if need.Bytes > sp.FreeBytes {
+	if need.Bytes > sp.AvailBytes {
 		return &result.UsageError{Msg: fmt.Sprintf("preflight: %s needs %s in %s, only %s is free; %s",
-			what, humanize.IBytes(need.Bytes), where, humanize.IBytes(sp.FreeBytes), advice.Space)}
+			what, humanize.IBytes(need.Bytes), where, humanize.IBytes(sp.AvailBytes), advice.Space)}
 	}
 	if sp.InodesKnown && need.Inodes > sp.FreeInodes {
 		return &result.UsageError{Msg: fmt.Sprintf("preflight: %s needs %s inodes in %s, only %s are free; %s",

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -36,6 +37,21 @@ func TestDir(t *testing.T) {
 				t.Errorf("Dir(%s) = %q: want one line naming -d", c.path, err)
 			}
 		})
+	}
+}
+
+// TestDirOnKernelFS: a directory of procfs, sysfs or cgroupfs is no test
+// directory. In cgroupfs a private directory is a new control group, which
+// the run could not remove after it failed to write its marker there.
+func TestDirOnKernelFS(t *testing.T) {
+	for _, dir := range []string{"/proc", "/proc/sys", "/sys/kernel"} {
+		if _, err := os.Stat(dir); err != nil || safepath.KernelFS(dir) == "" {
+			continue // not Linux, or not mounted here
+		}
+		err := Dir("-d", dir)
+		if !result.IsUsage(err) || !strings.Contains(err.Error(), "a kernel interface, not a filesystem to test") {
+			t.Errorf("Dir(%s) = %v, want a usage error saying it is a kernel interface", dir, err)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package prom
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/clydebench/clyde/internal/verdict"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -28,9 +29,9 @@ func AddCheck(reg *prometheus.Registry, host, kind, target string, rc *result.Re
 	labels := []string{"host", "kind", "target", "column"}
 	change := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: CheckChange, Help: "Change of one rate column against the mean of the regression check's baseline, in percent."}, labels)
 	pv := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: CheckPValue, Help: "p-value of the rule's test (Welch's t-test) of one rate column against the regression check's baseline."}, labels)
-	verdict := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: CheckVerdict, Help: "The rule's verdict on one rate column against the baseline: -1 lower, 0 within the noise, 1 higher (p < 0.05); absent when it cannot tell."}, labels)
+	verdicts := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: CheckVerdict, Help: "The rule's verdict on one rate column against the baseline: -1 lower, 0 within the noise, 1 higher (p < 0.05); absent when it cannot tell. The rule: " + verdict.RuleURL}, labels)
 	regressed := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: CheckRegressed, Help: "1 when the column fell by the rule more than --check-regression's threshold."}, labels)
-	reg.MustRegister(change, pv, verdict, regressed)
+	reg.MustRegister(change, pv, verdicts, regressed)
 	fell := map[string]bool{}
 	for _, k := range rc.Fell {
 		fell[k] = true
@@ -45,11 +46,11 @@ func AddCheck(reg *prometheus.Registry, host, kind, target string, rc *result.Re
 		}
 		switch {
 		case c.Verdict == "within_noise":
-			verdict.WithLabelValues(l...).Set(0)
+			verdicts.WithLabelValues(l...).Set(0)
 		case c.Verdict == "differs" && c.Mean > c.BaselineMean:
-			verdict.WithLabelValues(l...).Set(1)
+			verdicts.WithLabelValues(l...).Set(1)
 		case c.Verdict == "differs":
-			verdict.WithLabelValues(l...).Set(-1)
+			verdicts.WithLabelValues(l...).Set(-1)
 		}
 		r := 0.0
 		if fell[c.Column] {

@@ -90,6 +90,12 @@ func CreateFor(parent osio.Dir, command string, job *JobMark) (*Run, error) {
 	}
 	name := fmt.Sprintf("%s%d.%s", Prefix, os.Getpid(), hex.EncodeToString(rnd[:]))
 	r := &Run{parent: parent, Name: name, Path: joinPath(parent.Path(), name)}
+	// On a kernel interface a directory is not storage: in cgroupfs it is
+	// a new control group, whose files no unlink removes, so a failed run
+	// would leave it. Asked of the descriptor the directory is made in.
+	if k := safepath.KernelFSOfFd(parent.Fd()); k != "" {
+		return nil, fmt.Errorf("make private directory in %s: it is on %s, a kernel interface, not a filesystem that holds files", parent.Path(), k)
+	}
 	if err := parent.Mkdir(osio.Name(name), 0o700); err != nil {
 		return nil, fmt.Errorf("make private directory: %w", err)
 	}
@@ -125,11 +131,16 @@ func writeMarker(d osio.Dir, command string, job *JobMark) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(append(m, '\n'))
+	return writeFlushed(f, m)
+}
+
+// writeFlushed writes a marker's JSON and a newline to f, flushes and
+// closes it: a marker survives a crash or a filesystem shutdown that
+// leaves the directory or file behind, and Cleanup trusts only a readable
+// marker.
+func writeFlushed(f osio.File, b []byte) error {
+	_, err := f.Write(append(b, '\n'))
 	if err == nil {
-		// Flushed, so the marker survives a crash or a filesystem shutdown
-		// that leaves the directory behind: Cleanup trusts only a readable
-		// marker.
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -287,26 +298,37 @@ func kindOf(e osio.Entry) string {
 // that is not a small regular file clyde wrote.
 func ReadMarker(d osio.Dir) (Marker, bool) {
 	var m Marker
-	// Non-blocking and typed: a FIFO planted as the marker never hangs a
-	// run or a cleanup. Only clyde's own file is a marker (owned by
-	// clyde's user, 0600, one link), with a start time that can be true.
-	f, e, err := safepath.OpenIn(d, MarkerName, osio.ReadOnly, safepath.Regular)
-	if err != nil {
-		return m, false
-	}
-	defer f.Close()
-	if e.Size > maxMarkerBytes || safepath.CheckOwned(MarkerName, e) != nil {
-		return m, false
-	}
-	buf, err := osio.ReadAll(f, maxMarkerBytes+1)
-	if err != nil {
-		return m, false
-	}
-	n := len(buf)
-	if n > maxMarkerBytes || json.Unmarshal(buf[:n], &m) != nil || m.Tool != "clyde" || m.Plausible(time.Now()) != nil {
+	buf, err := readMarkerFile(d, MarkerName)
+	if err != nil || len(buf) > maxMarkerBytes || json.Unmarshal(buf, &m) != nil || m.Tool != "clyde" || m.Plausible(time.Now()) != nil {
 		return m, false
 	}
 	return m, true
+}
+
+// readMarkerFile reads the marker name in d, at most one byte more than a
+// marker may hold. It is opened non-blocking and typed, so a FIFO planted
+// as a marker never hangs a run or a cleanup, and only clyde's own file is
+// a marker: owned by clyde's user, 0600, one link. A name that does not
+// exist is an error wrapping fs.ErrNotExist.
+func readMarkerFile(d osio.Dir, name string) ([]byte, error) {
+	path := joinPath(d.Path(), name)
+	f, e, err := safepath.OpenIn(d, name, osio.ReadOnly, safepath.Regular)
+	if err != nil {
+		var ke *safepath.KindError
+		if errors.As(err, &ke) {
+			return nil, fmt.Errorf("%s is not a marker clyde wrote: a %s", path, ke.Got)
+		}
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	if err := safepath.CheckOwned(path, e); err != nil {
+		return nil, fmt.Errorf("%s is not a marker clyde wrote: %v", path, err)
+	}
+	b, err := osio.ReadAll(f, maxMarkerBytes+1)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return b, nil
 }
 
 // Holders names the runs whose markers in parent say they are alive, as the
@@ -341,10 +363,12 @@ func Live(parent osio.Dir) []Marker {
 	return live
 }
 
-// CleanupReport is what Cleanup did.
+// CleanupReport is what Cleanup or CleanupFile did.
 type CleanupReport struct {
+	// Removed lists what was removed, in order (a data file before its
+	// marker).
 	Removed []string
-	// Skipped names each directory left alone and why.
+	// Skipped names each directory or file left alone and why.
 	Skipped []string
 }
 

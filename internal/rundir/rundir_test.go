@@ -65,7 +65,7 @@ func TestCreateAndRemove(t *testing.T) {
 // and the run's own files still go.
 func TestRemoveAfterSwap(t *testing.T) {
 	if runtime.GOOS == "windows" {
-		t.Skip("symlinks need privileges on Windows")
+		clydetest.Skip(t, "symlinks need privileges on Windows")
 	}
 	dir, outside := t.TempDir(), t.TempDir()
 	victim := filepath.Join(outside, "Bonnie.1")

@@ -30,9 +30,13 @@ func KernelFS(path string) string {
 
 // KernelFSOf is KernelFS for an open file: what was opened, whatever the
 // name leads to now.
-func KernelFSOf(f *os.File) string {
+func KernelFSOf(f *os.File) string { return KernelFSOfFd(int(f.Fd())) }
+
+// KernelFSOfFd is KernelFS for a descriptor (a directory clyde holds open,
+// such as the parent of a private directory it is about to make).
+func KernelFSOfFd(fd int) string {
 	var st unix.Statfs_t
-	if unix.Fstatfs(int(f.Fd()), &st) != nil {
+	if fd < 0 || unix.Fstatfs(fd, &st) != nil {
 		return ""
 	}
 	return kernelFSName(st.Type)

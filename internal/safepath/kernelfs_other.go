@@ -9,3 +9,6 @@ func KernelFS(string) string { return "" }
 
 // KernelFSOf is "", as KernelFS.
 func KernelFSOf(*os.File) string { return "" }
+
+// KernelFSOfFd is "", as KernelFS.
+func KernelFSOfFd(int) string { return "" }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/clydetest"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -17,11 +19,11 @@ import (
 func needMount(t *testing.T, tools ...string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("mounting needs root")
+		clydetest.Skip(t, "mounting needs root")
 	}
 	for _, tool := range append(tools, "mount", "umount") {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed", tool)
+			clydetest.Skipf(t, "%s not installed", tool)
 		}
 	}
 }
@@ -35,7 +37,7 @@ func mountHere(t *testing.T, args ...string) string {
 		t.Fatal(err)
 	}
 	if out, err := exec.Command("mount", append(args, mnt)...).CombinedOutput(); err != nil {
-		t.Skipf("mount %v: %v: %s", args, err, out)
+		clydetest.Skipf(t, "mount %v: %v: %s", args, err, out)
 	}
 	t.Cleanup(func() {
 		if out, err := exec.Command("umount", mnt).CombinedOutput(); err != nil {
@@ -56,7 +58,7 @@ func image(t *testing.T, sizeMiB int64, mkfs ...string) string {
 		t.Fatal(err)
 	}
 	if out, err := exec.Command(mkfs[0], append(mkfs[1:], img)...).CombinedOutput(); err != nil {
-		t.Skipf("%s: %v: %s", mkfs[0], err, out)
+		clydetest.Skipf(t, "%s: %v: %s", mkfs[0], err, out)
 	}
 	return img
 }
@@ -131,7 +133,7 @@ func TestSourceTextIsNoDevice(t *testing.T) {
 		}
 	}
 	if dev == "" {
-		t.Skip("no block device node to name")
+		clydetest.Skip(t, "no block device node to name")
 	}
 	fs, err := FilesystemOf(mountHere(t, "-t", "tmpfs", "-o", "size=1m", dev))
 	if err != nil {

@@ -41,24 +41,6 @@ func effectiveRAM(physical, limit uint64) RAMInfo {
 	return r
 }
 
-// SpaceInfo is the room left on a filesystem, checked before a run so that a
-// benchmark refuses to start rather than fail with ENOSPC half way.
-type SpaceInfo struct {
-	// FreeBytes is the space an unprivileged caller may still use (it
-	// excludes blocks reserved for root).
-	FreeBytes uint64
-	// TotalBytes is the size of the filesystem.
-	TotalBytes uint64
-	// FreeInodes and TotalInodes count files that can still be created;
-	// they mean something only when InodesKnown.
-	FreeInodes  uint64
-	TotalInodes uint64
-	// InodesKnown is false where the filesystem has no fixed inode table
-	// (btrfs reports 0 total inodes) or the platform does not say, so file
-	// creation tests must not be refused on inode counts.
-	InodesKnown bool
-}
-
 // Hostname is the machine's name, or "" when it cannot be read; provenance
 // must never stop a run.
 func Hostname() string {

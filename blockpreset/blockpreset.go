@@ -1,0 +1,6 @@
+// Package blockpreset holds clyde block's small presets over blockbench's
+// public API: the block-size sweep (bs-sweep: the job once per block size
+// from 1 KiB to 1 MiB, one table) and the sustained run (sustained: one
+// long mixed job with the steady-state analysis). CrystalDiskMark, Iometer
+// and ORION have packages of their own (cdm, iometer, orion).
+package blockpreset
