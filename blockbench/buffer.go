@@ -22,10 +22,31 @@ func fillBuffer(buf []byte, spec Buffer, rng *rand.PCG) {
 			chunk := buf[start:min(start+compressChunk, len(buf))]
 			r := min(randomLen, len(chunk))
 			datagen.Fill(chunk[:r], rng)
-			clear(chunk[r:])
+			if spec.Pattern != "" {
+				copyPattern(chunk[r:], spec.Pattern)
+			} else {
+				clear(chunk[r:])
+			}
 		}
+	case BufferPattern:
+		copyPattern(buf, spec.Pattern)
 	default:
 		datagen.Fill(buf, rng)
+	}
+}
+
+// maxPatternBytes is fio's MAX_PATTERN_SIZE.
+const maxPatternBytes = 512
+
+// copyPattern repeats pattern over buf from its start, as fio's
+// cpy_pattern (lib/pattern.c); it does not allocate.
+func copyPattern(buf []byte, pattern string) {
+	n := copy(buf, pattern)
+	if n == 0 {
+		return
+	}
+	for n < len(buf) {
+		n += copy(buf[n:], buf[:n])
 	}
 }
 

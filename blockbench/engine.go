@@ -102,7 +102,7 @@ func queueingEngines() []string {
 
 // engineJob is what the engine's own checks and note look at.
 func engineJob(w *Workload) ioengine.Job {
-	return ioengine.Job{Name: w.Name, BS: w.BS, Direct: w.Direct, Syncs: w.Fsync > 0 || w.Fdatasync > 0, Volume: w.Volume != nil}
+	return ioengine.Job{Name: w.Name, SizesMultipleOf: w.sizesMultipleOf, Direct: w.Direct, Syncs: w.Fsync > 0 || w.Fdatasync > 0, Volume: w.Volume != nil}
 }
 
 // checkEngine holds the workload to the engine's own rules (mmap's block

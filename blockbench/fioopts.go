@@ -20,3 +20,17 @@ func RandomSeed() uint64 {
 // CanAdviseAccess says whether Workload.FadviseHint works on this platform
 // (posix_fadvise); a job file's fio default is on only where it does.
 const CanAdviseAccess = osio.CanAdviseAccess
+
+// CheckPlan holds a plan to the rules RunPlan holds it to before it
+// creates anything (its workloads, their targets and regions, the room
+// for the files it would make), and touches nothing: for a caller that
+// must know a plan is runnable before it does anything else (fiojob's
+// survey runs fio on the same job file only then). RunPlan checks the
+// same again.
+func CheckPlan(p Plan) error {
+	_, targets, _, err := resolvePlan(&p)
+	if err != nil {
+		return err
+	}
+	return preflightNewFiles(&p, targets)
+}

@@ -58,6 +58,9 @@ func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool, ready func
 		for i, w := range workers[set] {
 			if w.err != nil {
 				errs = append(errs, fmt.Errorf("job %s worker %d: %w", wl.Name, i, w.err))
+				if mr := (*MinRateError)(nil); errors.As(w.err, &mr) {
+					jobs[entry[set]].Error = errEIO // fio's td_verror(td, EIO, "check_min_rate")
+				}
 			}
 		}
 	}
@@ -96,6 +99,9 @@ func workerLane(w *worker, set int) lanes.Lane {
 		Work: func(lctx context.Context, start time.Time) error {
 			defer lockThread()()
 			w.ctx, w.base = lctx, start
+			if !w.waitStart(lctx, start) { // fio's startdelay (minrate.go)
+				return w.err
+			}
 			if w.measuring {
 				w.startThreadCPU() // no ramp
 			}
@@ -257,6 +263,7 @@ func measured(wl *workload, workers []*worker, recs []*latency.Recorder, cpu cpu
 	}
 	setVerifyRuntime(&job, workers)
 	reportTrims(&job, wl)
+	wl.setMixed(&job, recs) // unified.go
 	setJobCPU(&job, workers, cpu)
 	job.Trend = trendOf(job.Series)
 	summarizePattern(wl, &job, workers)
@@ -366,6 +373,9 @@ func (w *workload) config() result.BlockJobConfig {
 	}
 	if w.depth != w.IODepth {
 		c.IODepthRequested = w.IODepth
+	}
+	if w.Sizes != nil {
+		c.BlockSizes = w.Sizes.config()
 	}
 	return c
 }

@@ -48,12 +48,13 @@ func ParseBSList(s string) ([]int64, error) {
 // BufferKind is what write buffers hold.
 type BufferKind string
 
-// The buffer kinds: fio's default random data, zero_buffers, and
-// buffer_compress_percentage.
+// The buffer kinds: fio's default random data, zero_buffers,
+// buffer_compress_percentage and buffer_pattern.
 const (
 	BufferRandom       BufferKind = "random"
 	BufferZero         BufferKind = "zero"
 	BufferCompressible BufferKind = "compressible"
+	BufferPattern      BufferKind = "pattern"
 )
 
 // Buffer is the --buffer spec.
@@ -66,6 +67,12 @@ type Buffer struct {
 	// refill_buffers) instead of filling it once when the worker starts;
 	// it costs CPU time in the I/O loop, as it does in fio.
 	Refill bool
+	// Pattern is fio's buffer_pattern: the bytes BufferPattern repeats
+	// over every buffer (fio's cpy_pattern), and the part of each chunk
+	// of BufferCompressible that is not random instead of zeros
+	// (__fill_random_buf_percentage); at most 512 bytes, held in a string
+	// so that a Buffer stays comparable.
+	Pattern string
 }
 
 func (b Buffer) String() string {
@@ -98,8 +105,14 @@ func ParseBuffer(s string) (Buffer, error) {
 }
 
 func (b Buffer) validate() error {
+	switch {
+	case len(b.Pattern) > maxPatternBytes:
+		return result.Usagef("--buffer", "a pattern of %d bytes; fio takes at most %d", len(b.Pattern), maxPatternBytes)
+	case b.Kind == BufferPattern && len(b.Pattern) == 0:
+		return result.Usagef("--buffer", "pattern: no pattern bytes given")
+	}
 	switch b.Kind {
-	case BufferRandom, BufferZero:
+	case BufferRandom, BufferZero, BufferPattern:
 		return nil
 	case BufferCompressible:
 		if b.CompressPct < 0 || b.CompressPct > 100 {

@@ -24,7 +24,13 @@ type Workload struct {
 	// its direction independently with this probability, as Iometer and
 	// DiskSpd do.
 	RWMixRead int
-	BS        int64
+	// BS is every I/O's size, at multiples of it; with Sizes, the
+	// largest size an I/O may have (BlockSizes.Apply sets both).
+	BS int64
+	// Sizes, when set, draws each I/O's size per direction as fio's
+	// bs=R,W,T, bsrange, bssplit, blockalign, bs_unaligned and
+	// bs_is_seq_rand do (blocksize.go, sizedraw.go).
+	Sizes *BlockSizes
 	// Size is the region, from Offset; 0 is the rest of an existing
 	// target, or DefaultSize of a file clyde creates.
 	Size   int64
@@ -66,6 +72,19 @@ type Workload struct {
 	Verify       VerifyKind
 	VerifyFatal  bool
 	NoVerifyPass bool
+	// VerifyPattern is fio's verify_pattern: each written block holds it
+	// repeated (after the header, for a checksum) instead of random data,
+	// with the block's offset, 8 bytes little endian, at each of
+	// VerifyPatternOffsets (fio's %o) of every repeat; Verify
+	// VerifyPatternOnly checks the bytes themselves (fio's
+	// verify=pattern). VerifyBacklog reads back and checks the blocks
+	// written so far after every VerifyBacklog of them, VerifyBacklogBatch
+	// (0: VerifyBacklog) at a time, during the write pass (fio's
+	// verify_backlog, verify_backlog_batch; verify.go).
+	VerifyPattern        []byte
+	VerifyPatternOffsets []int
+	VerifyBacklog        int64
+	VerifyBacklogBatch   int
 	// Volume, when set, replaces Filename with several existing targets
 	// laid out as one (volume.go).
 	Volume *Volume
@@ -153,6 +172,26 @@ type Workload struct {
 	// so that the workloads fio's numjobs clones become draw offsets of
 	// their own.
 	CloneIndex int
+	// Region holds fio's ways of placing the region by the target's size
+	// and the clone (size=N%, offset=N%, offset_increment) and of doing
+	// more or less I/O than one pass over it (io_size); region.go.
+	Region RegionSpec
+	// StartDelay starts the workload's workers this long after the start
+	// of the plan's first group (fio's startdelay, counted from fio's
+	// genesis): a workload of a later group that starts after that time
+	// starts with its group. Its ramp and runtime count from its start.
+	StartDelay time.Duration
+	// RateMin and RateIOPSMin fail a worker whose reads [0] or writes [1]
+	// fall below a rate, in bytes and I/Os per second (fio's rate_min,
+	// rate_iops_min), measured over each RateCycle (fio's rate_cycle; 0
+	// is fio's 1000 ms) after a settling time of 2 s (minrate.go).
+	RateMin     [2]int64
+	RateIOPSMin [2]int64
+	RateCycle   time.Duration
+	// CreateOnOpen creates a file the run makes empty, at the size its
+	// writes give it, rather than laid out and filled before the run
+	// (fio's create_on_open): its workloads may only write.
+	CreateOnOpen bool
 	// Options are fio options the result should echo beside the resolved
 	// ones (the engine's, such as auto's reap policy); the resolved ones
 	// win. A job written in fio's language has JobOptions instead.
@@ -174,7 +213,22 @@ type ReportOptions struct {
 	NoClatPercentiles bool
 	LatPercentiles    bool
 	SlatPercentiles   bool
+	// Unified is fio's unified_rw_reporting: every direction summed into
+	// one more, "mixed" (result.BlockJob.Mixed), that stands in place of
+	// read, write and trim (UnifiedMixed) or follows them (UnifiedBoth).
+	Unified Unified
 }
+
+// Unified is fio's unified_rw_reporting mode.
+type Unified int
+
+// fio's three unified_rw_reporting modes (UNIFIED_SPLIT, UNIFIED_MIXED,
+// UNIFIED_BOTH).
+const (
+	UnifiedNone Unified = iota
+	UnifiedMixed
+	UnifiedBoth
+)
 
 // Group is workloads that run at the same time against their targets:
 // started together, measured over the same window, each reported on its own
@@ -295,6 +349,11 @@ type workload struct {
 	live *live
 	// shape is the plan's Shape.
 	shape Shaper
+	// startAt is when the workload's StartDelay ends (zero: none).
+	startAt time.Time
+	// shareBase is the size of a file the run creates as the workloads
+	// before this one lay it out: what its shares are of (sizeNew).
+	shareBase int64
 }
 
 func (w *workload) String() string {

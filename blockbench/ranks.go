@@ -200,6 +200,20 @@ func mergeDirs(m *result.BlockJob, parts []result.BlockJob) error {
 			return fmt.Errorf("%s: %w", [...]string{"read", "write", "trim"}[d], err)
 		}
 	}
+	if parts[0].Mixed != nil {
+		// fio's "mixed" (unified.go), summed over the ranks as the rest.
+		dirs := make([]*result.BlockDir, 0, len(parts))
+		for r := range parts {
+			if parts[r].Mixed != nil {
+				dirs = append(dirs, parts[r].Mixed)
+			}
+		}
+		mixed, err := mergeDir(dirs)
+		if err != nil {
+			return fmt.Errorf("mixed: %w", err)
+		}
+		m.Mixed = &mixed
+	}
 	syncs := make([]result.LatNs, len(parts))
 	m.Sync.TotalIOs = 0
 	for r, p := range parts {

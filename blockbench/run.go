@@ -184,6 +184,16 @@ func runGroups(ctx context.Context, groups [][]*workload, res *result.Block) err
 // watch and AfterGroup, waiting p's idle time before each and showing them
 // on lv (nil: no progress line); stopped records the groups a watch ended.
 func runPlanGroups(ctx context.Context, p *Plan, groups [][]*workload, res *result.Block, stopped map[int]bool, lv *live) error {
+	// fio counts startdelay from its genesis, once, before the first
+	// job starts (backend.c run_threads: set_genesis_time).
+	genesis := time.Now()
+	for _, ws := range groups {
+		for _, w := range ws {
+			if w.StartDelay > 0 {
+				w.startAt = genesis.Add(w.StartDelay)
+			}
+		}
+	}
 	for i, ws := range groups {
 		if i < len(p.Idle) && p.Idle[i] > 0 && ctx.Err() == nil {
 			_ = lv.idle(ctx, i, ws, p.Idle[i]) // an interruption is caught below
@@ -400,6 +410,9 @@ func sizeNewTargets(targets []*target, groups [][]*workload, sizeGiven bool) err
 		if err := t.sizeNew(on, sizeGiven); err != nil {
 			return err
 		}
+		if err := t.createOnOpen(on); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -461,7 +474,10 @@ func (w *workload) resolve() (string, error) {
 	if w.vol != nil {
 		w.vmap = newVolumeMap(w.Volume, w.vol, w.BS, reg)
 	}
-	if w.BS > w.Size {
+	if w.Sizes != nil && w.Sizes.minRegion() > w.Size {
+		return "", result.Usagef("--bs", "the smallest block size, %d, is larger than the region of %d bytes; give a smaller block size or a larger --size", w.Sizes.minRegion(), w.Size)
+	}
+	if w.Sizes == nil && w.BS > w.Size {
 		return "", result.Usagef("--bs", "%d is larger than the region of %d bytes; give a smaller --bs or a larger --size", w.BS, w.Size)
 	}
 	zoneNote, err := w.checkZones()
@@ -513,8 +529,10 @@ func orNone(names []string) string {
 func (w *Workload) validate() error {
 	for _, check := range []func() error{
 		w.validateTarget, w.validateRegion, w.validateTiming, w.validatePercentiles, w.validateLog,
-		w.validateDistribution, w.validateSequencer, w.validateFadvise, w.validateAccess,
-		w.validateVerify, w.validateBatch, // loop.go
+		w.validateDistribution, w.validateSequencer, w.validateSizes /* blocksize.go */, w.validateFadvise, w.validateAccess,
+		w.validateVerify, w.validateStart, // minrate.go
+		func() error { return w.Region.validate(w) }, // region.go
+		w.validateBatch, // loop.go
 		func() error { return w.Buffer.validate() },
 	} {
 		if err := check(); err != nil {
@@ -561,7 +579,7 @@ func (w *Workload) validateRegion() error {
 		return result.Usagef("--size", "offset %d + size %d is past the largest file offset (%d)", w.Offset, w.Size, int64(math.MaxInt64))
 	case w.BS <= 0:
 		return result.Usagef("--bs", "%d is not a block size; give one above 0 such as 4k, or a list such as 4k,1m", w.BS)
-	case w.Size > 0 && w.BS > w.Size:
+	case w.Size > 0 && w.BS > w.Size && w.Sizes == nil:
 		return result.Usagef("--bs", "%d is larger than --size %d; give a block size no larger than the region", w.BS, w.Size)
 	case w.BS > math.MaxInt-BufferAlign:
 		return result.Usagef("--bs", "%d is larger than one buffer can be on this platform", w.BS)

@@ -44,6 +44,9 @@ type target struct {
 	// readFirst is true when the first workload on the target reads it:
 	// an existing file must then hold data on the device (checkBacked).
 	readFirst bool
+	// noFill leaves a file clyde creates sparse, not filled before the
+	// run: every workload on it has CreateOnOpen.
+	noFill bool
 
 	// id is the identity of the file or device node, read from file; a
 	// worker's descriptor that shows another one is refused.
@@ -133,8 +136,8 @@ func (t *target) checkAlign(w *workload) error {
 	si := t.sectors // unknown when it could not be read: 4 KiB then
 	req := si.Required()
 	switch {
-	case w.BS%req != 0:
-		return result.Usagef("--bs", "%d is not a multiple of the sector size of %s, %s, which uncached I/O needs", w.BS, t.given, si)
+	case !w.sizesMultipleOf(req):
+		return result.Usagef("--bs", "%s is not a multiple of the sector size of %s, %s, which uncached I/O needs", w.sizesText(), t.given, si)
 	case w.Offset%req != 0:
 		return result.Usagef("--offset", "%d is not a multiple of the sector size of %s, %s, which uncached I/O needs", w.Offset, t.given, si)
 	case si.BufferAlign() > osio.BufferAlign:
@@ -203,10 +206,21 @@ func resolveTarget(filename string, warn io.Writer) (*target, error) {
 // sizeNew sizes a file clyde is to create so that it holds every
 // workload's region: offset plus size, DefaultSize where a workload leaves
 // the size open. sizeGiven refuses an open size: the user said --size 0,
-// which means the rest of an existing target.
+// which means the rest of an existing target. The workloads are taken in
+// the plan's order, as fio's setup_files lays out a job's file before the
+// next job's is set up: a workload's shares of the file (size=N%,
+// offset=N%; region.go) are of the file as the workloads before it laid
+// it out (shareBase), nothing for the first.
 func (t *target) sizeNew(ws []*workload, sizeGiven bool) error {
 	for _, w := range ws {
-		size := w.Size
+		w.shareBase = t.size
+		if w.Region.SizePercent > 0 && t.size == 0 {
+			// fio: "you need to specify size=" (setup_files: a share of
+			// a file of no size).
+			return result.Usagef("--size", "job %s: %d%% of %s, which does not exist yet and no job before it lays out: give the size of the file to create, such as 1g",
+				w.Name, w.Region.SizePercent, t.given)
+		}
+		off, size := w.place(t.size)
 		if size == 0 {
 			if sizeGiven {
 				return result.Usagef("--size", "0 means the rest of an existing target, and %s does not exist yet; "+
@@ -214,17 +228,43 @@ func (t *target) sizeNew(ws []*workload, sizeGiven bool) error {
 			}
 			size = DefaultSize
 		}
-		if w.Offset > math.MaxInt64-size {
-			return result.Usagef("--offset", "offset %d + size %d is past the largest file offset (%d)", w.Offset, size, int64(math.MaxInt64))
+		if off > math.MaxInt64-size {
+			return result.Usagef("--offset", "offset %d + size %d is past the largest file offset (%d)", off, size, int64(math.MaxInt64))
 		}
-		t.size = max(t.size, w.Offset+size)
+		t.size = max(t.size, off+size)
 	}
+	return nil
+}
+
+// createOnOpen decides how a file clyde creates starts when its workloads
+// have CreateOnOpen (fio's create_on_open): fio then lays nothing out
+// before the run and the job's own writes make the file. clyde creates it
+// at its size, sparse, so that its marker's size holds, and fills nothing
+// when every workload on it has the option. A workload that reads it is
+// refused: fio reads an empty file and stops at its first read.
+func (t *target) createOnOpen(ws []*workload) error {
+	all := len(ws) > 0
+	for _, w := range ws {
+		all = all && w.CreateOnOpen
+		if w.CreateOnOpen && w.RW.Reads() {
+			return result.Usagef("--create_on_open", "job %s reads %s, which does not exist: with create_on_open fio lays out no data and stops at its first read; drop create_on_open or give an existing file", w.Name, t.given)
+		}
+	}
+	t.noFill = all
 	return nil
 }
 
 // region resolves a workload's byte range on the target.
 func (t *target) region(w *workload) (region, error) {
-	r := region{offset: w.Offset, size: w.Size}
+	var r region
+	// fio's shares and clone increments (region.go) are of the target as
+	// it is before the run; of a file the run creates, as the workloads
+	// before this one lay it out (sizeNew).
+	before := t.size
+	if !t.exists {
+		before = w.shareBase
+	}
+	r.offset, r.size = w.place(before)
 	if t.diskless {
 		// The region is size= alone (Workload.validate requires it).
 		t.size = max(t.size, r.offset+r.size)
@@ -383,6 +423,9 @@ func (t *target) create(ctx context.Context, buf Buffer, seed uint64) error {
 			return refusedDirect(t.given, err)
 		}
 		pf.Close()
+	}
+	if t.noFill {
+		return nil // fio's create_on_open: the writes lay it out
 	}
 	start := time.Now()
 	if err := fillFile(ctx, f, t.size, buf, seed); err != nil {

@@ -1,6 +1,7 @@
 package blockbench
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -295,8 +296,10 @@ func TestVerifyWritesDoNotAllocate(t *testing.T) {
 // FuzzVerifyCheck: the check reads any bytes without panicking, and passes
 // a block only when its header names the offset and seed expected there.
 func FuzzVerifyCheck(f *testing.F) {
+	// verify=pattern's blocks are 0xab and the offset, repeated.
+	pattern, offsets := []byte{0xab, 0, 0, 0, 0, 0, 0, 0, 0}, []int{1}
 	for _, kind := range VerifyKinds {
-		v := &verifyState{kind: kind, bs: 512, rng: newRand(1, 1), off: 1024}
+		v := &verifyState{kind: kind, bs: 512, rng: newRand(1, 1), off: 1024, pattern: pattern, offsets: offsets}
 		b := make([]byte, 512)
 		v.fill(b, 5)
 		f.Add(string(kind), b)
@@ -306,7 +309,15 @@ func FuzzVerifyCheck(f *testing.F) {
 		if !slices.Contains(VerifyKinds, VerifyKind(kind)) {
 			return
 		}
-		v := &verifyState{kind: VerifyKind(kind), bs: int64(len(b))}
+		v := &verifyState{kind: VerifyKind(kind), bs: int64(len(b)), pattern: pattern, offsets: offsets}
+		if v.kind == VerifyPatternOnly {
+			want := make([]byte, len(b))
+			v.fillPattern(want, 1024)
+			if v.check(b, 1024, 0) == "" && !bytes.Equal(b, want) {
+				t.Errorf("a block that is not the pattern for offset 1024 passed: %x", b)
+			}
+			return
+		}
 		seed := uint64(0)
 		if len(b) >= verifyHeaderSize {
 			seed = binary.LittleEndian.Uint64(b[vhOffSeed:])

@@ -169,6 +169,9 @@ type worker struct {
 	// (pace.go); sinceThink counts I/Os toward the next thinktime.
 	paced      bool
 	sinceThink int
+	// minRate, when the workload has a minimum rate, is its checks'
+	// state (minrate.go); nil otherwise.
+	minRate *minRate
 }
 
 func newWorker(spec *workload, index int) *worker {
@@ -206,7 +209,11 @@ func newWorker(spec *workload, index int) *worker {
 		w.useVolume()
 	}
 	w.pos = [2]int64{spec.Offset, spec.Offset}
-	w.setupDraws()
+	if spec.Sizes == nil {
+		w.setupDraws()
+	} else {
+		w.pattern = newSizedPattern(w)
+	}
 	if spec.Access == nil && (spec.SeqGap != 0 || spec.SeqRepeat > 1) {
 		w.pattern = newSeqPattern(w)
 	}
@@ -222,12 +229,21 @@ func newWorker(spec *workload, index int) *worker {
 		// trimwrite trims and then writes each block: two I/Os a block,
 		// as fio doubles number_ios (backend.c).
 		w.ioLimit = int64(w.nBlocks) * int64(max(1, spec.Loops)) * int64(trimWriteIOs(spec.RW))
+		if n := spec.Region.ioBytes(spec.Size); n > 0 {
+			w.ioLimit = ioSizeLimit(n, spec.BS, w.nBlocks, spec.Loops) // region.go
+		}
 	}
 	w.remaining = math.MaxInt64
-	if spec.Invalidate && !spec.Direct && (spec.TimeBased || spec.Loops > 1) && osio.CanAdviseAccess && !spec.Diskless() {
+	if spec.Invalidate && !spec.Direct && (spec.TimeBased || w.ioLimit > int64(w.nBlocks)) && osio.CanAdviseAccess && !spec.Diskless() {
 		w.dropEvery = int64(w.nBlocks) * int64(trimWriteIOs(spec.RW))
 	}
+	if spec.Sizes != nil {
+		// The pattern ends each pass and the job, and drops the cache
+		// between passes (sizedraw.go).
+		w.ioLimit, w.dropEvery = math.MaxInt64, 0
+	}
 	w.paced = spec.ThinkTime > 0 || spec.Rate != [2]int64{} || spec.RateIOPS != [2]int64{}
+	w.startMinRate()
 	w.marks = make([]mark, 0, markCapacity(spec.Runtime))
 	if spec.watch != nil {
 		spec.watch.add(w)
@@ -271,6 +287,9 @@ func (w *worker) startMeasuring(now int64) {
 	clear(w.submitted)
 	w.nextDrop = w.dropEvery
 	w.resetDrawer()
+	if p, ok := w.pattern.(*sizedPattern); ok {
+		p.restart() // sizedraw.go
+	}
 	w.startNs, w.endNs = now, now
 	if w.rec != nil {
 		w.recNext = w.rec.Start(now)
@@ -325,6 +344,9 @@ func (w *worker) tick(now int64) (stop bool) {
 		w.publish(now)
 	}
 	if w.deadline > 0 && now >= w.deadline {
+		return true
+	}
+	if w.minRate != nil && w.measuring && !w.checkMinRate(now) {
 		return true
 	}
 	if w.ctx.Err() != nil || (w.stop != nil && w.stop.Load()) {

@@ -53,6 +53,7 @@ func Compile(f *File, o Options) (blockbench.Plan, error) {
 	overrides := byFioPriority(o.Overrides)
 	p.GlobalOptions = appendEcho(p.GlobalOptions, o.Overrides)
 	var globals [][]Option
+	thread := 1 // fio's thread_number of the next job
 	for _, sec := range f.Sections {
 		if isGlobal(sec.Name) {
 			globals = append(globals, sec.parseOrder())
@@ -81,7 +82,10 @@ func Compile(f *File, o Options) (blockbench.Plan, error) {
 			p.Groups = append(p.Groups, blockbench.Group{})
 		}
 		g := &p.Groups[len(p.Groups)-1]
-		*g = append(*g, j.clones(w)...)
+		ws := j.clones(w)
+		j.drawStartDelays(ws, thread) // runopts.go
+		thread += len(ws)
+		*g = append(*g, ws...)
 	}
 	if len(p.Groups) == 0 {
 		if f.Path == commandLinePath {
@@ -99,7 +103,8 @@ func isGlobal(name string) bool { return strings.HasPrefix(name, "global") }
 // clones are the job's numjobs copies as fio makes them: one workload each
 // (fio reports every clone on its own unless group_reporting), numbered
 // from 0 so each draws its own offsets, on the job's file or, with no
-// filename=, on a file of its own (JOB.N.0, fio's name).
+// filename=, on a file of its own (JOB.N.0, fio's name, N the clone's
+// subjob number), its region moved by offset_increment times that number.
 func (j *job) clones(w blockbench.Workload) []blockbench.Workload {
 	n := w.NumJobs
 	if n <= 1 {
@@ -108,9 +113,9 @@ func (j *job) clones(w blockbench.Workload) []blockbench.Workload {
 	out := make([]blockbench.Workload, n)
 	for i := range out {
 		c := w
-		c.NumJobs, c.CloneIndex = 1, i
+		c.NumJobs, c.CloneIndex, c.Region.Increments = 1, i, subjob(i, n)
 		if j.ownFiles {
-			c.Filename = j.fileFor(i)
+			c.Filename = j.fileFor(subjob(i, n))
 		}
 		out[i] = c
 	}
@@ -147,10 +152,29 @@ type job struct {
 	scramble       bool
 	// zonemode is the job's zonemode= (distribution.go).
 	zonemode Option
+	// taus64 is random_generator=tausworthe64: fio's 64-bit draws.
+	taus64 bool
+	// offload is io_submit_mode=offload; experimentalVerify
+	// experimental_verify=1; delayLow and delayHigh startdelay's range in
+	// microseconds (runopts.go).
+	offload            bool
+	experimentalVerify bool
+	delayLow           uint64
+	delayHigh          uint64
+	// bufferPattern, verifyPattern and verifyOffsets are buffer_pattern
+	// and verify_pattern with its %o places; verifyDump verify_dump
+	// (dataopts.go).
+	bufferPattern string
+	verifyPattern []byte
+	verifyOffsets []int
+	verifyDump    bool
+	// sizes are the job's block-size options (sizeopts.go).
+	sizes jobSizes
 }
 
 func newJob(sec Section, o Options) *job {
-	return &job{sec: sec, opts: o, set: map[string]Option{}, kb: KBBase1024, w: blockbench.Workload{
+	bs := blockbench.DefaultBS
+	return &job{sec: sec, opts: o, set: map[string]Option{}, kb: KBBase1024, sizes: jobSizes{bs: [3]int64{bs, bs, bs}}, w: blockbench.Workload{
 		Name: sec.Name, RW: blockbench.Read, RWMixRead: blockbench.DefaultRWMixRead, BS: blockbench.DefaultBS,
 		IODepth: 1, NumJobs: 1, IOEngine: blockbench.EnginePsync, Buffer: blockbench.Buffer{Kind: blockbench.BufferRandom},
 		Seed: blockbench.DefaultSeed, Invalidate: true, FadviseHint: blockbench.CanAdviseAccess, RandomMap: true, Loops: 1,
@@ -168,15 +192,14 @@ var handlers map[string]handler
 // aliases are fio's other names for an option.
 var aliases = map[string]string{
 	"readwrite": "rw", "blocksize": "bs", "timeout": "runtime", "wait_for_previous": "stonewall",
-	"rand_repeatable": "randrepeat", "fileoffset": "offset",
+	"rand_repeatable": "randrepeat", "fileoffset": "offset", "blockalign": "ba", "blocksize_range": "bsrange",
+	"blocksize_unaligned": "bs_unaligned",
 }
 
 // refusals say why fio options clyde knows of are not supported.
 var refusals = map[string]string{
 	"create_only":          "clyde creates, fills and removes its file in one run; run the job itself, which creates the file it needs",
 	"unified_rw_reporting": "clyde reports read and write apart, as fio does by default",
-	"bssplit":              "clyde runs one block size per job",
-	"bsrange":              "clyde runs one block size per job",
 	"thinktime_spin":       "clyde sleeps through a thinktime; give thinktime alone",
 	"rate_min":             "clyde caps a rate (rate=) but does not fail a job below one",
 	"rate_process":         "clyde paces I/O linearly, fio's default rate_process=linear",
@@ -188,7 +211,6 @@ var refusals = map[string]string{
 	"bwavgtime":            "clyde samples bandwidth every 500 ms, fio's default",
 	"iopsavgtime":          "clyde samples IOPS every 500 ms, fio's default",
 	"filesize":             "give size=, the region each job uses",
-	"io_size":              "give size=: clyde's jobs do one pass over their region, or run for runtime= with time_based",
 	"nrfiles":              "clyde runs each job on one file",
 	"mem":                  "clyde allocates its own aligned buffers",
 }
@@ -208,9 +230,6 @@ func init() {
 			j.w.RWMixRead = 100 - v
 			return nil
 		},
-		"bs":      (*job).bs,
-		"size":    func(j *job, o Option) error { return j.size(o, &j.w.Size) },
-		"offset":  func(j *job, o Option) error { return j.size(o, &j.w.Offset) },
 		"iodepth": func(j *job, o Option) error { return j.intIn(o, 1, blockbench.MaxIODepth, &j.w.IODepth) },
 		"numjobs": func(j *job, o Option) error { return j.intIn(o, 1, 4096, &j.w.NumJobs) },
 		"loops":   func(j *job, o Option) error { return j.intIn(o, 1, math.MaxInt32, &j.w.Loops) },
@@ -277,9 +296,9 @@ func init() {
 		"random_generator": func(j *job, o Option) error {
 			switch o.Value {
 			case "tausworthe", "tausworthe64":
-				j.lfsr = false
+				j.lfsr, j.taus64 = false, o.Value == "tausworthe64"
 			case "lfsr":
-				j.lfsr = true
+				j.lfsr, j.taus64 = true, false
 			default:
 				return result.Usagef(o.Pos, "random_generator=%q: give tausworthe, tausworthe64 or lfsr", o.Value)
 			}
@@ -354,9 +373,12 @@ func init() {
 			return j.intIn(o, 0, 6, &j.log.HistCoarseness)
 		},
 	}
-	addDataOptions()  // dataopts.go
-	addBatchOptions() // batchopts.go
-	addRWOptions()    // rwopts.go
+	addDataOptions()   // dataopts.go
+	addBatchOptions()  // batchopts.go
+	addRWOptions()     // rwopts.go
+	addRegionOptions() // regionopts.go
+	addRunOptions()    // runopts.go
+	addSizeOptions()   // sizeopts.go
 }
 
 // Supported lists the option names (and aliases) clyde reads, sorted.
@@ -604,37 +626,6 @@ func (j *job) setDirectory(o Option) error {
 	return nil
 }
 
-func (j *job) bs(o Option) error {
-	if err := needValue(o); err != nil {
-		return err
-	}
-	parts := strings.Split(o.Value, ",")
-	var sizes []int64
-	for _, p := range parts {
-		if p == "" {
-			continue // fio's "bs=,8k" keeps a direction's default; refused below unless all agree
-		}
-		var n int64
-		if err := j.size(Option{Name: "bs", Value: p, HasValue: true, Pos: o.Pos}, &n); err != nil {
-			return err
-		}
-		if n <= 0 {
-			return result.Usagef(o.Pos, "bs=%s: a block size is above 0", o.Value)
-		}
-		sizes = append(sizes, n)
-	}
-	if len(sizes) == 0 || len(sizes) != len(parts) {
-		return result.Usagef(o.Pos, "bs=%s: give one block size for every direction", o.Value)
-	}
-	for _, n := range sizes[1:] {
-		if n != sizes[0] {
-			return result.Usagef(o.Pos, "bs=%s: clyde uses one block size for reads and writes", o.Value)
-		}
-	}
-	j.w.BS = sizes[0]
-	return nil
-}
-
 // ioengine checks the engine's name; which engine runs is decided when the
 // job is complete (resolveEngine), since libaio where it is not available
 // depends on direct=.
@@ -783,6 +774,9 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 	if err := j.resolveEngine(&w); err != nil {
 		return w, nil, err
 	}
+	if err := j.finishSizes(&w); err != nil { // sizeopts.go
+		return w, nil, err
+	}
 	if err := j.finishBatch(&w); err != nil { // batchopts.go
 		return w, nil, err
 	}
@@ -804,6 +798,7 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 		// fio turns refill_buffers on with buffer_compress_percentage.
 		w.Buffer.Kind, w.Buffer.CompressPct, w.Buffer.Refill = blockbench.BufferCompressible, j.compress, true
 	}
+	j.finishData(&w) // dataopts.go
 	if j.scramble && !w.Buffer.Refill && w.Buffer.Kind != blockbench.BufferZero {
 		return w, nil, result.Usagef(j.set["scramble_buffers"].Pos, "scramble_buffers=1: clyde does not scramble buffers; give refill_buffers=1 (new data for every write) or scramble_buffers=0")
 	}
@@ -835,11 +830,16 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 	if w.Size == 0 && w.Diskless() {
 		return w, nil, result.Usagef(j.sec.Pos, "job %s: ioengine=null opens no file, so size= is the whole region; give size=", j.sec.Name)
 	}
-	if w.Size == 0 && !w.Diskless() && !j.exists(w.Filename) {
+	// size=N% of a file a job before lays out is blockbench's to check
+	// (Target.sizeNew).
+	if w.Size == 0 && w.Region.SizePercent == 0 && !w.Diskless() && !j.exists(w.Filename) {
 		return w, nil, result.Usagef(j.sec.Pos, "job %s: %s does not exist and the job gives no size=; give the size of the file to create", j.sec.Name, w.Filename)
 	}
 	j.notes = append(j.notes, j.verifyNotes(w)...) // dataopts.go
-	j.notes = append(j.notes, j.rwNotes(w)...)     // rwopts.go
+	j.notes = append(j.notes, j.dumpNote(w)...)
+	j.notes = append(j.notes, j.rwNotes(w)...)   // rwopts.go
+	j.notes = append(j.notes, j.runNotes(w)...)  // runopts.go
+	j.notes = append(j.notes, j.sizeNotes(w)...) // sizeopts.go
 	return w, j.notes, nil
 }
 

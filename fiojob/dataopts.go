@@ -20,23 +20,18 @@ var fioVerifyKinds = []string{"md5", "crc64", "crc32", "crc32c", "crc32c-intel",
 
 // dataRefusals are fio's verify and trim options clyde does not build.
 var dataRefusals = map[string]string{
-	"verify_backlog":       "clyde verifies after the write pass (fio's default), not while writing",
-	"verify_backlog_batch": "clyde verifies after the write pass (fio's default), not while writing",
-	"verify_async":         "clyde verifies on the worker's own thread, fio's default",
-	"verify_async_cpus":    "clyde verifies on the worker's own thread, fio's default",
-	"verify_pattern":       "clyde fills verified blocks with random data from each block's seed; give verify=crc32c or md5",
-	"verify_interval":      "clyde writes one header per block (fio's default verify_interval=bs)",
-	"verify_offset":        "clyde writes the header at the start of each block (fio's default verify_offset=0)",
-	"verify_only":          "clyde verifies the blocks it wrote in the same run",
-	"verify_dump":          "clyde names a bad block's offset and checksums but writes no dump files",
-	"verify_state_save":    "clyde keeps no verify state between runs",
-	"verify_state_load":    "clyde keeps no verify state between runs",
-	"verifysort":           "clyde reads the blocks back in offset order",
-	"experimental_verify":  "clyde verifies from the seeds it kept of each block it wrote (fio's default)",
-	"trim_percentage":      "clyde does not trim a share of written blocks; give rw=trim or randtrim on a block device",
-	"trim_verify_zero":     "clyde does not verify trimmed blocks",
-	"trim_backlog":         "clyde does not trim a share of written blocks",
-	"trim_backlog_batch":   "clyde does not trim a share of written blocks",
+	"verify_async":       "clyde verifies on the worker's own thread, fio's default",
+	"verify_async_cpus":  "clyde verifies on the worker's own thread, fio's default",
+	"verify_interval":    "clyde writes one header per block (fio's default verify_interval=bs)",
+	"verify_offset":      "clyde writes the header at the start of each block (fio's default verify_offset=0)",
+	"verify_only":        "clyde verifies the blocks it wrote in the same run",
+	"verify_state_save":  "clyde keeps no verify state between runs",
+	"verify_state_load":  "clyde keeps no verify state between runs",
+	"verifysort":         "clyde reads the blocks back in offset order",
+	"trim_percentage":    "clyde does not trim a share of written blocks; give rw=trim or randtrim on a block device",
+	"trim_verify_zero":   "clyde does not verify trimmed blocks",
+	"trim_backlog":       "clyde does not trim a share of written blocks",
+	"trim_backlog_batch": "clyde does not trim a share of written blocks",
 }
 
 // dataHandlers are the handlers of fio's data-integrity options.
@@ -51,6 +46,18 @@ func dataHandlers() map[string]handler {
 			}
 			return nil
 		},
+		"verify_pattern": func(j *job, o Option) error { return j.pattern(o, true) },
+		"buffer_pattern": func(j *job, o Option) error { return j.pattern(o, false) },
+		"verify_backlog": func(j *job, o Option) error {
+			var n int64
+			if err := j.size(o, &n); err != nil {
+				return err
+			}
+			j.w.VerifyBacklog = n
+			return nil
+		},
+		"verify_backlog_batch": func(j *job, o Option) error { return j.intIn(o, 0, math.MaxInt32, &j.w.VerifyBacklogBatch) },
+		"verify_dump":          func(j *job, o Option) error { return boolean(o, &j.verifyDump) },
 		"do_verify": func(j *job, o Option) error {
 			var b bool
 			if err := boolean(o, &b); err != nil {
@@ -109,4 +116,54 @@ func (j *job) verifyNotes(w blockbench.Workload) []string {
 		return nil
 	}
 	return []string{fmt.Sprintf("job %s: multiple writers may overwrite blocks that belong to other jobs. This can cause verification failures (fio warns the same)", j.sec.Name)}
+}
+
+// pattern reads fio's buffer_pattern or verify_pattern (pattern.go);
+// verify says %o, the block's offset, may be in it.
+func (j *job) pattern(o Option, verify bool) error {
+	if err := needValue(o); err != nil {
+		return err
+	}
+	p, offsets, err := parsePattern(o.Value, verify)
+	if err != nil {
+		return result.Usagef(o.Pos, "%s=%s: %v; give hexadecimal (0xdeadbeef), a quoted string (\"abc\"), a decimal number or a run of them%s", o.Name, o.Value, err,
+			map[bool]string{true: ", with %o for the block's offset", false: ""}[verify])
+	}
+	if verify {
+		j.verifyPattern, j.verifyOffsets = p, offsets
+	} else {
+		j.bufferPattern = string(p)
+	}
+	return nil
+}
+
+// finishData resolves the data options that depend on others: fio's
+// buffer_pattern wins over zero_buffers and fills the compressible part
+// of buffer_compress_percentage (io_u.c fill_io_buffer); verify_pattern
+// is verify=pattern unless verify= is given (options.c
+// str_verify_pattern_cb), and the data of the blocks any verify writes.
+func (j *job) finishData(w *blockbench.Workload) {
+	if j.bufferPattern != "" {
+		w.Buffer.Pattern = j.bufferPattern
+		if w.Buffer.Kind != blockbench.BufferCompressible {
+			w.Buffer.Kind = blockbench.BufferPattern
+		}
+	}
+	if j.verifyPattern == nil {
+		return
+	}
+	if _, given := j.set["verify"]; !given {
+		w.Verify = blockbench.VerifyPatternOnly
+	}
+	if w.Verify != blockbench.VerifyNone {
+		w.VerifyPattern, w.VerifyPatternOffsets = j.verifyPattern, j.verifyOffsets
+	}
+}
+
+// dumpNote says what of verify_dump clyde does not: the files.
+func (j *job) dumpNote(w blockbench.Workload) []string {
+	if !j.verifyDump || w.Verify == blockbench.VerifyNone || w.NoVerifyPass {
+		return nil
+	}
+	return []string{"job " + j.sec.Name + ": verify_dump=1: fio writes a bad block's data to FILE.OFFSET.received and .expected in its working directory; clyde names the bad block's offset and what it expected in its error and writes no file (it writes only the outputs named before the run)"}
 }

@@ -41,10 +41,36 @@ func TestDataOptions(t *testing.T) {
 		{name: "verify unknown", opts: "verify=crc99", refused: "not one of fio's checksums"},
 		{name: "verify empty", opts: "verify=", refused: "needs a value"},
 		{name: "verify_fatal bad bool", opts: "verify_fatal=yes", refused: "give 0 or 1"},
-		{name: "verify_pattern", opts: "verify=crc32c\nverify_pattern=0xff", refused: "option verify_pattern is not supported"},
-		{name: "verify_backlog", opts: "verify_backlog=16", refused: "option verify_backlog is not supported"},
+		{name: "verify_pattern with a checksum", opts: "verify=crc32c\nverify_pattern=0xff", check: func(w blockbench.Workload) bool {
+			return w.Verify == blockbench.VerifyCRC32C && string(w.VerifyPattern) == "\xff"
+		}},
+		{name: "verify_pattern alone is verify=pattern", opts: "verify_pattern=\"ab\"%o", check: func(w blockbench.Workload) bool {
+			return w.Verify == blockbench.VerifyPatternOnly && len(w.VerifyPattern) == 10 && len(w.VerifyPatternOffsets) == 1 && w.VerifyPatternOffsets[0] == 2
+		}},
+		{name: "verify_pattern before verify=", opts: "verify_pattern=1\nverify=md5", check: func(w blockbench.Workload) bool {
+			return w.Verify == blockbench.VerifyMD5 && string(w.VerifyPattern) == "\x01"
+		}},
+		{name: "verify=0 keeps no pattern", opts: "verify=0\nverify_pattern=1", check: func(w blockbench.Workload) bool {
+			return w.Verify == blockbench.VerifyNone && w.VerifyPattern == nil
+		}},
+		{name: "buffer_pattern", opts: "buffer_pattern=0xdeadbeef", check: func(w blockbench.Workload) bool {
+			return w.Buffer.Kind == blockbench.BufferPattern && w.Buffer.Pattern == "\xde\xad\xbe\xef"
+		}},
+		{name: "buffer_pattern wins over zero_buffers", opts: "zero_buffers\nbuffer_pattern=\"x\"", check: func(w blockbench.Workload) bool {
+			return w.Buffer.Kind == blockbench.BufferPattern
+		}},
+		{name: "buffer_pattern fills compressible chunks", opts: "buffer_compress_percentage=50\nbuffer_pattern=7", check: func(w blockbench.Workload) bool {
+			return w.Buffer.Kind == blockbench.BufferCompressible && w.Buffer.Pattern == "\x07"
+		}},
+		{name: "buffer_pattern takes no %o", opts: "buffer_pattern=%o", refused: "buffer_pattern=%o"},
+		{name: "a pattern file", opts: "verify_pattern='p'", refused: "names a file"},
+		{name: "verify_backlog", opts: "verify=md5\nverify_backlog=1k\nverify_backlog_batch=16", check: func(w blockbench.Workload) bool {
+			return w.VerifyBacklog == 1024 && w.VerifyBacklogBatch == 16
+		}},
 		{name: "verify_async", opts: "verify_async=2", refused: "option verify_async is not supported"},
-		{name: "experimental_verify", opts: "experimental_verify=1", refused: "option experimental_verify is not supported"},
+		{name: "experimental_verify", opts: "verify=md5\nexperimental_verify=1", check: func(w blockbench.Workload) bool {
+			return w.Verify == blockbench.VerifyMD5 && w.JobOptions.Get("experimental_verify") == "1"
+		}},
 		{name: "verify_interval", opts: "verify_interval=512", refused: "option verify_interval is not supported"},
 	}
 	for _, tc := range cases {

@@ -49,7 +49,10 @@ func TestDialect(t *testing.T) {
 						t.Errorf("%s: numjobs %d, echoed %q", w.Name, w.NumJobs, w.JobOptions.Get("numjobs"))
 					}
 				}
-				want := "/srv/own.0.0 /srv/own.1.0 /srv/own.2.0 /srv/fmt-0.0 /srv/fmt-1.0 /srv/s /srv/s"
+				// fio makes the clones last to first: the clone that runs
+				// second is subjob 2 (fio --debug=file: own.0.0, own.2.0,
+				// own.1.0).
+				want := "/srv/own.0.0 /srv/own.2.0 /srv/own.1.0 /srv/fmt-0.0 /srv/fmt-1.0 /srv/s /srv/s"
 				if strings.Join(files, " ") != want {
 					t.Errorf("files %q, want fio's %q", files, want)
 				}

@@ -25,7 +25,7 @@ var fioNames = map[string]string{
 	"fileoffset": "offset", "iodepth_batch_submit": "iodepth_batch",
 	"iodepth_batch_complete": "iodepth_batch_complete_min", "io_limit": "io_size",
 	"nr_files": "nrfiles", "blocksize_range": "bsrange", "blockalign": "ba",
-	"blocksize_unaligned": "bs_unaligned", "iomem": "mem", "ratemin": "rate_min",
+	"blocksize_unaligned": "bs_unaligned", "iomem": "mem", "ratemin": "rate_min", "ratecycle": "rate_cycle",
 }
 
 // fioPriority is fio's prio of an option (options.c): a section's options

@@ -46,12 +46,12 @@ rw=randread
 		}
 	}
 	// An option clyde does not run is refused with its line.
-	f, _ = fiojob.Parse("bad.fio", []byte("[a]\nverify_backlog=16\n"), fiojob.Env{})
+	f, _ = fiojob.Parse("bad.fio", []byte("[a]\nverify_async=2\n"), fiojob.Env{})
 	_, err = fiojob.Compile(f, fiojob.Options{})
 	fmt.Println(err)
 	// Output:
 	// group 0: seq-write write bs=1048576 iodepth=1 psync
 	// group 1: rand-read randread bs=4096 iodepth=32 libaio
 	// group 1: rand-read-2 randread bs=4096 iodepth=1 psync
-	// bad.fio:2: option verify_backlog is not supported: clyde verifies after the write pass (fio's default), not while writing
+	// bad.fio:2: option verify_async is not supported: clyde verifies on the worker's own thread, fio's default
 }

@@ -256,7 +256,7 @@ func TestRefusals(t *testing.T) {
 		name, text, pos, msg string
 	}{
 		{"unknown option", "[a]\nfilename=f\nsize=1m\ncpus_allowed=0-1\n", "job.fio:4", "cpus_allowed"},
-		{"known unsupported option", "[a]\nfilename=f\nsize=1m\nverify_backlog=16\n", "job.fio:4", "not while writing"},
+		{"known unsupported option", "[a]\nfilename=f\nsize=1m\nverify_async=2\n", "job.fio:4", "worker's own thread"},
 		{"create_only", "[a]\nfilename=f\nsize=1m\ncreate_only=1\n", "job.fio:4", "create_only"},
 		{"option before a section", "bs=4k\n[a]\n", "job.fio:1", "before any section"},
 		{"unclosed section", "[a\nbs=4k\n", "job.fio:1", "malformed section"},
@@ -264,12 +264,12 @@ func TestRefusals(t *testing.T) {
 		{"line without a name", "[a]\n=4k\n", "job.fio:2", "malformed line"},
 		{"space in a name", "[a]\nblock size=4k\n", "job.fio:2", "malformed option name"},
 		{"bad size", "[a]\nfilename=f\nsize=lots\n", "job.fio:3", "not a size"},
-		{"percentage size", "[a]\nfilename=f\nsize=50%\n", "job.fio:3", "percentage"},
+		{"percentage over 100", "[a]\nfilename=f\nsize=150%\n", "job.fio:3", "percentage from 0 to 100"},
 		{"bad bool", "[a]\nfilename=f\nsize=1m\ndirect=yes\n", "job.fio:4", "give 0 or 1"},
 		{"bad time", "[a]\nfilename=f\nsize=1m\nruntime=soon\n", "job.fio:4", "not a time"},
 		{"unknown rw mode", "[a]\nfilename=f\nsize=1m\nrw=randappend\n", "job.fio:4", "accepted: read"},
 		{"rw run of no I/O", "[a]\nfilename=f\nsize=1m\nrw=randread:0\n", "job.fio:4", "from 1"},
-		{"per-direction bs", "[a]\nfilename=f\nsize=1m\nbs=4k,8k\n", "job.fio:4", "one block size"},
+		{"a block size of 0", "[a]\nfilename=f\nsize=1m\nbs=0\n", "job.fio:4", "1 byte or more"},
 		{"several files", "[a]\nfilename=a:b\nsize=1m\n", "job.fio:2", "several files"},
 		{"unknown engine", "[a]\nfilename=f\nsize=1m\nioengine=spdk\n", "job.fio:4", "unknown engine"},
 		{"depth out of range", "[a]\nfilename=f\nsize=1m\niodepth=0\n", "job.fio:4", "from 1"},
@@ -323,6 +323,13 @@ func FuzzParse(f *testing.F) {
 		// fio's offset modifiers and sequencer.
 		"[b]\nfilename=f\nsize=128m\nbs=4k\nrw=read:-8k\n[h]\nrw=write:112k\nkb_base=1000\n[r]\nrw=randread:8\nrw_sequencer=identical\n",
 		"[m]\nfilename=f\nsize=1m\nrw=randrw:0x10\nrw_sequencer=sequential\n[t]\nrw=randtrimwrite:4\n[x]\nrw=rw:-\n",
+		// issue 34's options: shares, increments, io_size, start delays,
+		// minimum rates, reporting, patterns, the verify backlog.
+		"[global]\nfilename=f\nsize=50%\noffset=10%\n[a]\noffset_increment=1m\nnumjobs=3\nio_size=4m\n[b]\nio_limit=25%\noffset_increment=5%\n",
+		"[d]\nfilename=f\nsize=1m\nstartdelay=1s-3s\nnumjobs=2\nrandseed=7\n[e]\nstartdelay=500ms:2\nrandom_generator=tausworthe64\n[f]\nstartdelay=0x10,\n",
+		"[r]\nfilename=f\nsize=1m\nrate=1m\nratemin=1k,2k\nrate_iops_min=3\nratecycle=250\nunified_rw_reporting=both\n[u]\nunified_rw_reporting=1\nio_submit_mode=offload\n",
+		"[p]\nfilename=f\nsize=1m\nrw=write\nbuffer_pattern=\"ab\"0x01-5\nverify_pattern=%o0xdead\nverify_backlog=1k\nverify_backlog_batch=8\nverify_dump=1\n",
+		"[o]\nfilename=f\nsize=1m\nthreads=1\nthread\ncpus_allowed_policy=split\nexperimental_verify=1\ncreate_on_open=1\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -234,7 +234,10 @@ type logWindow struct {
 // workerLog is one worker's logs while it runs: its
 // blockbench.IORecorder.
 type workerLog struct {
-	spec    LogSpec
+	spec LogSpec
+	// dirs is fio's direction of each slot of an I/O's Dir: a trim job's
+	// write slot is fio's trim, 2 (RecordedWorkload.FioDirs).
+	dirs    [2]int8
 	number  int    // fio's job number of the worker
 	index   uint64 // the worker as notes name it
 	startNs int64
@@ -263,7 +266,7 @@ type workerLog struct {
 }
 
 func newWorkerLog(spec LogSpec, w blockbench.RecordedWorker, number int, runtime time.Duration, pool *logPool) *workerLog {
-	l := &workerLog{spec: spec, number: number, index: w.Index, split: w.Split, nextWindow: math.MaxInt64}
+	l := &workerLog{spec: spec, number: number, index: w.Index, split: w.Split, nextWindow: math.MaxInt64, dirs: [2]int8{0, 1}}
 	if l.spec.Hist != "" {
 		l.hist = newHistLog(l.spec.HistMsec)
 	}
@@ -403,11 +406,11 @@ func (l *workerLog) samples() int {
 
 // write writes one of the worker's logs in fio's format: "time, value,
 // direction, bs, prio", with the offset before prio when log_offset is on;
-// time in ms from the end of the ramp, direction 0 read, 1 write.
+// time in ms from the end of the ramp, direction 0 read, 1 write, 2 trim.
 func (l *workerLog) write(out io.Writer, k logKind) error {
 	bw := bufio.NewWriterSize(out, 256<<10)
 	if k == logClatHist {
-		if err := l.hist.write(bw, l.spec.HistCoarseness); err != nil {
+		if err := l.hist.write(bw, l.spec.HistCoarseness, l.dirs); err != nil {
 			return err
 		}
 		return bw.Flush()
@@ -418,7 +421,7 @@ func (l *workerLog) write(out io.Writer, k logKind) error {
 		line = append(line, ", "...)
 		line = strconv.AppendInt(line, value, 10)
 		line = append(line, ", "...)
-		line = strconv.AppendInt(line, int64(dir), 10)
+		line = strconv.AppendInt(line, int64(l.dirs[dir]), 10)
 		line = append(line, ", "...)
 		line = strconv.AppendInt(line, bs, 10)
 		if l.spec.Offset {
@@ -558,6 +561,9 @@ func (g *logGroup) Worker(w blockbench.RecordedWorker) (blockbench.IORecorder, b
 		return nil, false
 	}
 	l := newWorkerLog(spec, w, g.ws[w.Set].FirstWorker+w.I, g.ws[w.Set].Runtime, g.pool)
+	if d := g.ws[w.Set].FioDirs; d != [2]int{} {
+		l.dirs = [2]int8{int8(d[0]), int8(d[1])}
+	}
 	g.logs[w.Set] = append(g.logs[w.Set], l)
 	return l, l.perIO()
 }

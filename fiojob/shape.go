@@ -27,10 +27,15 @@ func (shape) Job(job *result.BlockJob, m *blockbench.JobMeasure) {
 	fio := jobFields(m)
 	fio.Ctx, fio.Majf, fio.Minf = job.Ctx, job.Majf, job.Minf // the CPU's, set by blockbench
 	job.BlockJobFio = fio
+	var dirs []int
 	for d, out := range []*result.BlockDir{&job.Read, &job.Write} {
 		if out.TotalIOs > 0 {
 			sampleStats(out, m.Workers, d)
+			dirs = append(dirs, d)
 		}
+	}
+	if job.Mixed != nil && job.Mixed.TotalIOs > 0 {
+		mixedSampleStats(job.Mixed, m.Workers, dirs)
 	}
 	job.Options = options(m)
 }
@@ -41,13 +46,15 @@ func (shape) Group(g *result.BlockGroup, jobs []*result.BlockJob) { setBWAgg(job
 // Merge fills fio's fields of a job summed over ranks.
 func (shape) Merge(m *result.BlockJob, parts []result.BlockJob) error {
 	// fio keeps no samples for trims; a direction with no I/O has none.
-	for d, out := range []*result.BlockDir{&m.Read, &m.Write} {
-		if out.TotalIOs == 0 {
+	for d, out := range []*result.BlockDir{&m.Read, &m.Write, m.Mixed} {
+		if out == nil || out.TotalIOs == 0 {
 			continue
 		}
-		dirs := make([]*result.BlockDir, len(parts))
+		dirs := make([]*result.BlockDir, 0, len(parts))
 		for r := range parts {
-			dirs[r] = [2]*result.BlockDir{&parts[r].Read, &parts[r].Write}[d]
+			if dir := [3]*result.BlockDir{&parts[r].Read, &parts[r].Write, parts[r].Mixed}[d]; dir != nil {
+				dirs = append(dirs, dir)
+			}
 		}
 		mergeSamples(out, dirs)
 	}
@@ -263,6 +270,26 @@ func (a *sampleAcc) dev() float64 {
 // closing window shorter than half a window left out; the workers'
 // statistics then summed as fio's group_reporting sums clones.
 func sampleStats(out *result.BlockDir, workers []blockbench.WorkerMeasure, dir int) {
+	setSamples(out, sampleAccs(workers, dir))
+}
+
+// mixedSampleStats fills fio's "mixed" bw_* and iops_*: the directions'
+// statistics summed as sum_thread_stats sums them into one (sum_stat with
+// pure_sum: minimums, maximums, means, squared deviations and sample
+// counts added), over the directions that did I/O.
+func mixedSampleStats(out *result.BlockDir, workers []blockbench.WorkerMeasure, dirs []int) {
+	var sum [2]sampleAcc
+	for _, d := range dirs {
+		accs := sampleAccs(workers, d)
+		sum[0].addPure(accs[0])
+		sum[1].addPure(accs[1])
+	}
+	setSamples(out, sum)
+}
+
+// sampleAccs are one direction's bandwidth and IOPS samples over the
+// workers, summed as fio's group_reporting sums clones.
+func sampleAccs(workers []blockbench.WorkerMeasure, dir int) [2]sampleAcc {
 	var bw, iops sampleAcc
 	for _, w := range workers {
 		var wbw, wiops sampleAcc
@@ -280,6 +307,12 @@ func sampleStats(out *result.BlockDir, workers []blockbench.WorkerMeasure, dir i
 		bw.addPure(wbw)
 		iops.addPure(wiops)
 	}
+	return [2]sampleAcc{bw, iops}
+}
+
+// setSamples writes bandwidth and IOPS statistics into out.
+func setSamples(out *result.BlockDir, accs [2]sampleAcc) {
+	bw, iops := accs[0], accs[1]
 	out.BWMin, out.BWMax, out.BWMean, out.BWDev, out.BWSamples = bw.min, bw.max, bw.mean, bw.dev(), int(bw.n)
 	out.IOPSMin, out.IOPSMax, out.IOPSMean, out.IOPSStddev, out.IOPSSamples = iops.min, iops.max, iops.mean, iops.dev(), int(iops.n)
 }
@@ -288,19 +321,51 @@ func sampleStats(out *result.BlockDir, workers []blockbench.WorkerMeasure, dir i
 // bw_mean in percent of the group's bandwidth (its bytes over its longest
 // runtime), at most 100, as fio's convert_agg_kbytes_percent.
 func setBWAgg(jobs []*result.BlockJob, g *result.BlockGroup) {
+	mixedAgg := mixedGroupBW(jobs)
 	for _, j := range jobs {
-		for d, out := range []*result.BlockDir{&j.Read, &j.Write} {
-			agg := [2]*result.BlockDir{&g.Read, &g.Write}[d].BWBytes
-			switch {
-			case out.BWSamples == 0:
-				out.BWAgg = 0
-			case agg <= 1024:
-				out.BWAgg = 100
-			default:
-				out.BWAgg = min(100, float64(int64(out.BWMean))*100/(float64(agg)/1024))
+		for d, out := range []*result.BlockDir{&j.Read, &j.Write, j.Mixed} {
+			if out == nil {
+				continue
 			}
+			// fio's mixed object is its direction 0: of mixed mode's
+			// group, whose direction 0 is every direction summed, or of
+			// both mode's, whose direction 0 is the reads.
+			agg := [3]int64{g.Read.BWBytes, g.Write.BWBytes, g.Read.BWBytes}[d]
+			if d == 2 && j.MixedOnly {
+				agg = mixedAgg
+			}
+			out.BWAgg = bwAgg(out, agg)
 		}
 	}
+}
+
+// bwAgg is fio's convert_agg_kbytes_percent of a direction whose group
+// moved agg bytes per second (fio passes the mean as an int).
+func bwAgg(out *result.BlockDir, agg int64) float64 {
+	switch {
+	case out.BWSamples == 0:
+		return 0
+	case agg <= 1024:
+		return 100
+	}
+	return min(100, float64(int64(out.BWMean))*100/(float64(agg)/1024))
+}
+
+// mixedGroupBW is a mixed-mode reporting group's bandwidth as fio's
+// __show_run_stats sums it: the jobs' bytes over their longest runtime,
+// every direction as one.
+func mixedGroupBW(jobs []*result.BlockJob) int64 {
+	var bytes, runtime int64
+	for _, j := range jobs {
+		if j.Mixed != nil {
+			bytes += j.Mixed.IOBytes
+			runtime = max(runtime, j.Mixed.RuntimeNs)
+		}
+	}
+	if runtime == 0 {
+		return 0
+	}
+	return int64(math.Round(float64(bytes) * 1e9 / float64(runtime)))
 }
 
 // mergeSamples sums one direction's 500 ms sample statistics over ranks as
@@ -417,6 +482,9 @@ func resolvedOptions(jm *blockbench.JobMeasure) map[string]string {
 		set("rwmixread", strconv.Itoa(w.RWMixRead))
 	}
 	set("bs", sizeString(w.BS))
+	if w.Sizes != nil {
+		sizesEcho(w.Sizes, set) // sizeopts.go
+	}
 	set("size", sizeString(w.Size))
 	set("offset", sizeString(w.Offset))
 	set("iodepth", strconv.Itoa(jm.Depth))

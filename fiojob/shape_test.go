@@ -171,6 +171,41 @@ func TestFioSampleWindows(t *testing.T) {
 	}
 }
 
+// TestMixedSamples: fio's "mixed" bw and iops statistics are the
+// directions' summed as sum_stat's pure sum (minimums, maximums, means,
+// samples added), and its bw_agg is of the mixed group's bandwidth in
+// mixed mode, of the reads' in both, as fio's direction 0.
+func TestMixedSamples(t *testing.T) {
+	const ms = int64(time.Millisecond)
+	at := func(t, reads, writes int64) blockbench.Mark {
+		return blockbench.Mark{AtNs: t * ms, IOs: [2]int64{reads, writes}, Bytes: [2]int64{reads * 4096, writes * 4096}}
+	}
+	ws := []blockbench.WorkerMeasure{{Marks: []blockbench.Mark{at(0, 0, 0), at(500, 500, 100), at(1000, 750, 300)}}}
+	var r, w, m result.BlockDir
+	sampleStats(&r, ws, 0)
+	sampleStats(&w, ws, 1)
+	mixedSampleStats(&m, ws, []int{0, 1})
+	if m.IOPSSamples != r.IOPSSamples+w.IOPSSamples || m.IOPSMin != r.IOPSMin+w.IOPSMin || m.IOPSMax != r.IOPSMax+w.IOPSMax ||
+		m.IOPSMean != r.IOPSMean+w.IOPSMean || m.BWMean != r.BWMean+w.BWMean {
+		t.Errorf("mixed %+v; read %+v, write %+v", m, r, w)
+	}
+	if m.IOPSMin != 500+200 || m.IOPSMax != 1000+400 {
+		t.Errorf("mixed iops %d..%d, want 700..1400", m.IOPSMin, m.IOPSMax)
+	}
+	g := &result.BlockGroup{Read: result.BlockDir{BWBytes: 100 << 20}}
+	for _, only := range []bool{true, false} {
+		j := &result.BlockJob{Mixed: &result.BlockDir{BWSamples: 1, BWMean: 1024, IOBytes: 1 << 30, RuntimeNs: int64(time.Second)}, MixedOnly: only}
+		setBWAgg([]*result.BlockJob{j}, g)
+		want := 1024 * 100 / float64(100<<10) // of the reads' group bandwidth
+		if only {
+			want = 1024 * 100 / float64(1<<20) // of the mixed group's, 1 GiB/s
+		}
+		if j.Mixed.BWAgg != want {
+			t.Errorf("mixed only %v: bw_agg %v, want %v", only, j.Mixed.BWAgg, want)
+		}
+	}
+}
+
 // TestDistributionEcho: the result's job options say what ran, in fio's
 // syntax.
 func TestDistributionEcho(t *testing.T) {

@@ -71,15 +71,26 @@ func Text(w io.Writer, res *result.Block) error {
 	return ew.err
 }
 
+// sizeRange is one direction's block sizes in bytes: one size, or
+// smallest-largest.
+func sizeRange(d result.BlockSizeDir) string {
+	if d.MinBytes == d.MaxBytes {
+		return strconv.FormatInt(d.MinBytes, 10)
+	}
+	return strconv.FormatInt(d.MinBytes, 10) + "-" + strconv.FormatInt(d.MaxBytes, 10)
+}
+
 func jobText(ew *errWriter, j *result.BlockJob) {
 	c := j.Config
-	ew.printf("%s: (bs=%d, rw=%s, ioengine=%s, iodepth=%d, numjobs=%d, direct=%d)\n",
-		j.JobName, c.BSBytes, c.RW, c.IOEngine, c.IODepth, c.NumJobs, b2i(c.Direct))
-	for d, dir := range []*result.BlockDir{&j.Read, &j.Write, &j.Trim} {
-		if dir.TotalIOs == 0 {
-			continue
-		}
-		name := [3]string{"read", "write", "trim"}[d]
+	bs := strconv.FormatInt(c.BSBytes, 10)
+	if s := c.BlockSizes; s != nil {
+		// fio's head line for sizes per direction: (R) min-max, (W) ..., (T) ...
+		bs = fmt.Sprintf("(R) %s, (W) %s, (T) %s", sizeRange(s.Read), sizeRange(s.Write), sizeRange(s.Trim))
+	}
+	ew.printf("%s: (bs=%s, rw=%s, ioengine=%s, iodepth=%d, numjobs=%d, direct=%d)\n",
+		j.JobName, bs, c.RW, c.IOEngine, c.IODepth, c.NumJobs, b2i(c.Direct))
+	for _, nd := range textDirs(j) {
+		name, dir := nd.name, nd.dir
 		ew.printf("  %s: IOPS=%s, BW=%s/s (%s/s)(%s/%dmsec)\n", name, count(dir.IOPS),
 			humanize.IBytes(uint64(dir.BWBytes)), humanize.Bytes(uint64(dir.BWBytes)),
 			humanize.IBytes(uint64(dir.IOBytes)), dir.Runtime)
@@ -113,6 +124,31 @@ func jobText(ew *errWriter, j *result.BlockJob) {
 		ew.printf("  fsync        : %d\n", j.Syncs)
 	}
 	ew.printf("  trend        : %s\n", trendText(j.Trend))
+}
+
+// namedDir is one direction of a job's text report.
+type namedDir struct {
+	name string
+	dir  *result.BlockDir
+}
+
+// textDirs are the directions a job's text report shows, as fio's
+// show_thread_status_normal: read, write and trim that did I/O, then with
+// unified_rw_reporting the "mixed" sum of them, alone for mixed (fio's
+// UNIFIED_MIXED) or after them for both.
+func textDirs(j *result.BlockJob) []namedDir {
+	var out []namedDir
+	if !j.MixedOnly || j.Mixed == nil {
+		for d, dir := range []*result.BlockDir{&j.Read, &j.Write, &j.Trim} {
+			if dir.TotalIOs > 0 {
+				out = append(out, namedDir{[3]string{"read", "write", "trim"}[d], dir})
+			}
+		}
+	}
+	if j.Mixed != nil && j.Mixed.TotalIOs > 0 {
+		out = append(out, namedDir{"mixed", j.Mixed})
+	}
+	return out
 }
 
 // cpuScopeText says, after a job's CPU figures, when they are not the

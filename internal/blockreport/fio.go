@@ -51,7 +51,13 @@ func JSONPlus(w io.Writer, res *result.Block) error {
 	plus.Jobs = slices.Clone(res.Jobs)
 	for i := range plus.Jobs {
 		j := &plus.Jobs[i]
-		for _, d := range []*result.BlockDir{&j.Read, &j.Write, &j.Trim} {
+		dirs := []*result.BlockDir{&j.Read, &j.Write, &j.Trim}
+		if j.Mixed != nil {
+			mixed := *j.Mixed // the caller's stays without bins
+			j.Mixed = &mixed
+			dirs = append(dirs, j.Mixed)
+		}
+		for _, d := range dirs {
 			for _, l := range []*result.LatNs{&d.Slat, &d.Clat, &d.Lat} {
 				if err := withBins(l); err != nil {
 					return fmt.Errorf("json+ of job %s: %w", j.JobName, err)

@@ -160,9 +160,11 @@ type Config struct {
 
 // Job is what a driver's Check and Note look at.
 type Job struct {
-	Name   string
-	BS     int64
-	Direct bool
+	Name string
+	// SizesMultipleOf says whether every I/O size of the job is a
+	// multiple of n.
+	SizesMultipleOf func(n int64) bool
+	Direct          bool
 	// Syncs is fsync= or fdatasync= set; Volume a job over several files.
 	Syncs, Volume bool
 }

@@ -58,7 +58,7 @@ func checkMmap(j Job) error {
 	if j.Volume {
 		return result.Usagef("--ioengine", "workload %s: ioengine mmap maps one file; a volume runs on psync, io_uring or libaio", j.Name)
 	}
-	if j.BS%page != 0 && (j.Direct || j.Syncs) {
+	if !j.SizesMultipleOf(page) && (j.Direct || j.Syncs) {
 		return result.Usagef("--bs", "workload %s: ioengine mmap with direct=1, fsync= or fdatasync= needs a block size that is a multiple of the page size, %d bytes (as fio's)", j.Name, page)
 	}
 	return nil
