@@ -3,7 +3,12 @@
 // it exits 1 when there is one. `make mutate` runs the whole list,
 // `make mutate-short` the entries marked short.
 //
-//	go run ./scripts/mutate [-list scripts/mutate/mutations.txt] [-short] [-only NAME]
+//	go run ./scripts/mutate [-list scripts/mutate/mutations.txt] [-short] [-only NAME] [-budget D -from TEXT]
+//
+// With -budget, the entries run in turn from a place that -from picks (CI
+// gives the commit's hash, so a run can be repeated for its commit and
+// each commit starts elsewhere in the list), and none starts once the
+// budget is spent: the line at the end says how many ran of how many.
 package main
 
 import (
@@ -11,6 +16,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,14 +32,16 @@ func main() {
 	short := flag.Bool("short", false, "run only the entries marked short")
 	only := flag.String("only", "", "run only the entries whose name contains this")
 	timeout := flag.Duration("timeout", 5*time.Minute, "per mutation; a mutant that runs longer counts as caught (it hung)")
+	budget := flag.Duration("budget", 0, "start no entry after this long (0: run every entry)")
+	from := flag.String("from", "", "with -budget: text (a commit hash) that picks the entry to start from")
 	flag.Parse()
-	if err := run(*list, *short, *only, *timeout); err != nil {
+	if err := run(*list, *short, *only, *timeout, *budget, *from); err != nil {
 		fmt.Fprintln(os.Stderr, "mutate:", err)
 		os.Exit(1)
 	}
 }
 
-func run(list string, short bool, only string, timeout time.Duration) error {
+func run(list string, short bool, only string, timeout, budget time.Duration, from string) error {
 	f, err := os.Open(list)
 	if err != nil {
 		return err
@@ -43,11 +51,25 @@ func run(list string, short bool, only string, timeout time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", list, err)
 	}
-	var survivors []string
-	ran, killed, equivalent, stale := 0, 0, 0, 0
+	var chosen []mutate.Mutation
 	for _, m := range ms {
 		if (short && !m.Short) || (only != "" && !strings.Contains(m.Name, only)) {
 			continue
+		}
+		chosen = append(chosen, m)
+	}
+	start := time.Now()
+	if budget > 0 && len(chosen) > 0 {
+		k := int(crc32.ChecksumIEEE([]byte(from)) % uint32(len(chosen)))
+		chosen = append(chosen[k:], chosen[:k]...)
+		fmt.Printf("a budget of %v: from entry %d of %d (picked by %q), in turn\n", budget, k+1, len(chosen), from)
+	}
+	var survivors []string
+	ran, killed, equivalent, stale, left := 0, 0, 0, 0, 0
+	for i, m := range chosen {
+		if budget > 0 && time.Since(start) >= budget {
+			left = len(chosen) - i
+			break
 		}
 		if m.Equivalent != "" {
 			equivalent++
@@ -75,6 +97,9 @@ func run(list string, short bool, only string, timeout time.Duration) error {
 		fmt.Printf("SURVIVED    %s (%s: %q -> %q; go test %s)\n%s", m.Name, m.File, m.Find, m.Replace, strings.Join(m.Packages, " "), indent(out))
 	}
 	fmt.Printf("\n%d mutations run, %d killed, %d survived, %d listed as equivalent, %d stale\n", ran, killed, len(survivors), equivalent, stale)
+	if left > 0 {
+		fmt.Printf("the budget of %v was spent with %d of the %d entries not run: they run from another place on another commit, and all of them with make mutate\n", budget, left, len(chosen))
+	}
 	if len(survivors) > 0 {
 		return fmt.Errorf("%d survivors: %s", len(survivors), strings.Join(survivors, "; "))
 	}
