@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -154,7 +155,13 @@ func TestFenceBounded(t *testing.T) {
 			t.Run(tc.name+"/"+how, func(t *testing.T) {
 				hold := make(chan struct{})
 				defer close(hold)
-				info, err := Detect(envOf(tc.env), Flags{}, "vm", replayLines(t, lines, hold))
+				replay := replayLines(t, lines, hold)
+				var closed atomic.Bool
+				open := func(fd int) (net.Conn, error) {
+					c, err := replay(fd)
+					return closeSpy{c, &closed}, err
+				}
+				info, err := Detect(envOf(tc.env), Flags{}, "vm", open)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -189,9 +196,26 @@ func TestFenceBounded(t *testing.T) {
 				if err := info.Close(); err != nil {
 					t.Fatalf("close after a failed fence: %v", err)
 				}
+				// Hydra kills every rank when a PMI socket closes
+				// unfinalized: after a timeout the socket stays open until
+				// the process exits, after its error line.
+				if how == "timeout" && closed.Load() {
+					t.Error("Close after a fence's timeout closed the PMI socket before the error could be printed")
+				}
 			})
 		}
 	}
+}
+
+// closeSpy is a connection that records its Close.
+type closeSpy struct {
+	net.Conn
+	closed *atomic.Bool
+}
+
+func (c closeSpy) Close() error {
+	c.closed.Store(true)
+	return c.Conn.Close()
 }
 
 func TestCoordinatorPorts(t *testing.T) {
