@@ -264,6 +264,9 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if err := layFileSets(groups); err != nil { // files.go
+		return nil, nil, nil, err
+	}
 	if err := sizeNewTargets(pr.targets, groups, p.SizeGiven); err != nil {
 		return nil, nil, nil, err
 	}
@@ -338,7 +341,14 @@ func (pr *planResolver) workload(w Workload, first bool) (*workload, error) {
 		pr.reportGroup++
 	}
 	wl := &workload{Workload: w, groupID: pr.reportGroup, firstWorker: pr.worker, writeLog: pr.p.WriteLog, shape: pr.p.Shape}
-	if w.Volume != nil {
+	switch {
+	case w.Files != nil && !w.Diskless():
+		ts, err := pr.fileSet(&w) // files.go
+		if err != nil {
+			return nil, err
+		}
+		wl.target, wl.vol = ts[0], ts
+	case w.Volume != nil:
 		ts, err := resolveVolume(w, pr.byName, &pr.targets, pr.p.Warn)
 		if err != nil {
 			return nil, err
@@ -347,7 +357,7 @@ func (pr *planResolver) workload(w Workload, first bool) (*workload, error) {
 			vt.direct = vt.direct || w.Direct
 		}
 		wl.target, wl.vol = ts[0], ts
-	} else {
+	default:
 		t, err := pr.target(&w)
 		if err != nil {
 			return nil, err
@@ -402,7 +412,7 @@ func sizeNewTargets(targets []*target, groups [][]*workload, sizeGiven bool) err
 		var on []*workload
 		for _, ws := range groups {
 			for _, w := range ws {
-				if w.target == t {
+				if _, member := w.fileRegionOn(t); w.target == t || member {
 					on = append(on, w)
 				}
 			}
@@ -462,16 +472,19 @@ func addNotes(notes []string, warn io.Writer, add ...string) []string {
 func (w *workload) resolve() (string, error) {
 	var reg region
 	var err error
-	if w.vol != nil {
+	switch {
+	case w.Files != nil:
+		reg, err = w.fileSetRegion() // files.go
+	case w.vol != nil:
 		reg, err = w.volumeRegion()
-	} else {
+	default:
 		reg, err = w.target.region(w)
 	}
 	if err != nil {
 		return "", err
 	}
 	w.Offset, w.Size = reg.offset, reg.size
-	if w.vol != nil {
+	if w.Volume != nil {
 		w.vmap = newVolumeMap(w.Volume, w.vol, w.BS, reg)
 	}
 	if w.BS > w.Size {
@@ -481,8 +494,10 @@ func (w *workload) resolve() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := w.target.checkAlign(w); err != nil {
-		return "", err
+	for _, t := range w.targets() {
+		if err := t.checkAlign(w); err != nil {
+			return "", err
+		}
 	}
 	if w.Access != nil {
 		if err := w.Access.CheckRegion(w.Offset, w.Size); err != nil {
@@ -529,7 +544,7 @@ func orNone(names []string) string {
 // validate holds the rules of one workload that need no look at the target.
 func (w *Workload) validate() error {
 	for _, check := range []func() error{
-		w.validateTarget, w.validateRegion, w.validateTiming, w.validatePercentiles, w.validateLog,
+		w.validateTarget, w.validateFiles /* files.go */, w.validateRegion, w.validateTiming, w.validatePercentiles, w.validateLog,
 		w.validateDistribution, w.validateSequencer, w.validateFadvise, w.validateAccess,
 		w.validateVerify, w.validateStart, // minrate.go
 		func() error { return w.Region.validate(w) }, // region.go
@@ -551,6 +566,8 @@ func (w *Workload) validateTarget() error {
 		if err := w.validateDiskless(); err != nil {
 			return err
 		}
+	case w.Files != nil:
+		// validateFiles
 	case w.Volume != nil:
 		if err := w.Volume.validate(w); err != nil {
 			return err
