@@ -155,9 +155,9 @@ type job struct {
 	fileSize  blockbench.FileSize
 	service   blockbench.FileService
 	openFiles int
-	compress       int
-	zero           bool
-	scramble       bool
+	compress  int
+	zero      bool
+	scramble  bool
 	// zonemode is the job's zonemode= (distribution.go).
 	zonemode Option
 	// taus64 is random_generator=tausworthe64: fio's 64-bit draws.
