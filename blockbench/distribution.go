@@ -244,7 +244,7 @@ func (w *workload) checkZones() (note string, err error) {
 			for _, z := range zs {
 				sum += z.Size
 			}
-			if sum/w.BS > span/w.BS {
+			if bs, blocks := w.drawGrid(dir, span); sum/bs > blocks {
 				return "", result.Usagef("--random_distribution", "zoned_abs: the %s ranges add up to %d bytes, more than the %d a draw spans (fio: zoned_abs sizes exceed file size)", dirNames[dir], sum, span)
 			}
 		}

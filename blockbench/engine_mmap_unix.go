@@ -52,7 +52,7 @@ func (mmapEngine) check(w *Workload) error {
 	if w.Volume != nil {
 		return result.Usagef("--ioengine", "workload %s: ioengine mmap maps one file; a volume runs on psync, io_uring or libaio", w.Name)
 	}
-	if w.BS%page != 0 && (w.Direct || w.Fsync > 0 || w.Fdatasync > 0) {
+	if !w.sizesMultipleOf(page) && (w.Direct || w.Fsync > 0 || w.Fdatasync > 0) {
 		return result.Usagef("--bs", "workload %s: ioengine mmap with direct=1, fsync= or fdatasync= needs a block size that is a multiple of the page size, %d bytes (as fio's)", w.Name, page)
 	}
 	return nil

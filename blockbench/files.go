@@ -143,6 +143,8 @@ func (w *Workload) filesUnsupported() error {
 	switch {
 	case w.Access != nil:
 		return no("--access", "an access specification")
+	case w.Sizes != nil:
+		return no("--bs", "block sizes that vary (bs=R,W, bsrange, bssplit)")
 	case w.Zones.Size > 0:
 		return no("--zonemode", "zonemode=strided")
 	case w.SeqGap != 0 || w.SeqRepeat > 1:
@@ -219,7 +221,7 @@ func (w *workload) layFiles(laid map[*target]int64) error {
 	var per, extra int64
 	if fs.Size.Low == 0 && w.Size > 0 {
 		per = w.Size / n
-		extra = (w.Size - per*n) / w.BS
+		extra = (w.Size - per*n) / w.minBS() // fio's td_min_bs
 	}
 	draw := w.fileSizeDraws()
 	regs := make([]fileRegion, n)
@@ -241,7 +243,7 @@ func (w *workload) layFiles(laid map[*target]int64) error {
 			size = per
 			if extra > 0 {
 				extra--
-				size += w.BS
+				size += w.minBS()
 			}
 			if size == 0 && real >= 0 {
 				if off > real {
@@ -292,7 +294,7 @@ func (w *workload) fileSizeDraws() func(i int) int64 {
 		}
 		r := uint32(rng.Uint64() >> 32)
 		v := fs.Low + int64(float64(fs.High-fs.Low)*(float64(r)/(frand32Max+1.0)))
-		return v - v%w.BS
+		return v - v%w.minBS()
 	}
 }
 

@@ -377,6 +377,9 @@ func (w *workload) config() result.BlockJobConfig {
 	if w.depth != w.IODepth {
 		c.IODepthRequested = w.IODepth
 	}
+	if w.Sizes != nil {
+		c.BlockSizes = w.Sizes.config()
+	}
 	return c
 }
 

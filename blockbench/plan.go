@@ -24,7 +24,13 @@ type Workload struct {
 	// its direction independently with this probability, as Iometer and
 	// DiskSpd do.
 	RWMixRead int
-	BS        int64
+	// BS is every I/O's size, at multiples of it; with Sizes, the
+	// largest size an I/O may have (BlockSizes.Apply sets both).
+	BS int64
+	// Sizes, when set, draws each I/O's size per direction as fio's
+	// bs=R,W,T, bsrange, bssplit, blockalign, bs_unaligned and
+	// bs_is_seq_rand do (blocksize.go, sizedraw.go).
+	Sizes *BlockSizes
 	// Size is the region, from Offset; 0 is the rest of an existing
 	// target, or DefaultSize of a file clyde creates.
 	Size   int64

@@ -58,3 +58,106 @@ func (p *blockPerm) scatter(x uint64) uint64 {
 	x ^= x >> p.shift
 	return x
 }
+
+// blockMap is fio's random map with I/Os of several sizes (lib/axmap.c
+// as io_u.c uses it): a bit per block of the smallest size of any
+// direction, set for every block an I/O covers. A random draw that lands
+// on a used block moves to the next free one (wrapping to the start), and
+// an I/O is cut where the blocks after its first stop being free. Bits
+// 0..n-1 are the region's; the rest of the last word takes the tail of an
+// I/O that ends in the last partial block, as fio's map takes it in its
+// last word; past that word (fio's null engine lets the last I/O run past the
+// region) a run stops, as fio's, whose map has no room there. A second
+// level, a bit per word of the first that is full, keeps the search for a
+// free block short as the map fills.
+type blockMap struct {
+	n     uint64
+	words []uint64
+	full  []uint64
+}
+
+func newBlockMap(n uint64) *blockMap {
+	nw := max(1, (n+63)/64)
+	return &blockMap{n: n, words: make([]uint64, nw), full: make([]uint64, nw/64+1)}
+}
+
+// reset frees every block, as fio's fio_file_reset at the start of a
+// pass.
+func (m *blockMap) reset() {
+	clear(m.words)
+	clear(m.full)
+}
+
+func (m *blockMap) isSet(b uint64) bool { return m.words[b/64]&(1<<(b%64)) != 0 }
+
+// nextFree is fio's axmap_next_free: the first free block after b, or
+// from the start of the map when there is none after it; false when every
+// block is used (or b is past the map).
+func (m *blockMap) nextFree(b uint64) (uint64, bool) {
+	if b >= m.n {
+		return 0, false
+	}
+	next := b + 1
+	if next == m.n {
+		next = 0
+	}
+	if v, ok := m.firstFree(next); ok {
+		return v, true
+	}
+	if next != 0 {
+		return m.firstFree(0)
+	}
+	return 0, false
+}
+
+// firstFree is the first free block at or after b, below n.
+func (m *blockMap) firstFree(b uint64) (uint64, bool) {
+	w := b / 64
+	if x := ^m.words[w] & (^uint64(0) << (b % 64)); x != 0 {
+		return m.below(w*64 + uint64(bits.TrailingZeros64(x)))
+	}
+	for i := w + 1; i < uint64(len(m.words)); {
+		fi := i / 64
+		fx := ^m.full[fi] & (^uint64(0) << (i % 64))
+		if fx == 0 {
+			i = (fi + 1) * 64
+			continue
+		}
+		i = fi*64 + uint64(bits.TrailingZeros64(fx))
+		if i >= uint64(len(m.words)) {
+			break
+		}
+		return m.below(i*64 + uint64(bits.TrailingZeros64(^m.words[i])))
+	}
+	return 0, false
+}
+
+func (m *blockMap) below(v uint64) (uint64, bool) { return v, v < m.n }
+
+// setRun is fio's axmap_set_nr: it marks up to nr blocks from b, stopping
+// at the first one already used or the end of the map's last word, and
+// says how many it marked.
+func (m *blockMap) setRun(b, nr uint64) uint64 {
+	var set uint64
+	for nr > 0 && b/64 < uint64(len(m.words)) {
+		w, bit := b/64, b%64
+		k := min(nr, 64-bit)
+		mask := ^uint64(0) >> (64 - k) << bit
+		if over := m.words[w] & mask; over != 0 {
+			k = uint64(bits.TrailingZeros64(over)) - bit
+			mask = ^uint64(0) >> (64 - k) << bit
+			if k == 0 {
+				return set
+			}
+			nr = k // the run ends at the used block
+		}
+		m.words[w] |= mask
+		if m.words[w] == ^uint64(0) {
+			m.full[w/64] |= 1 << (w % 64)
+		}
+		set += k
+		b += k
+		nr -= k
+	}
+	return set
+}

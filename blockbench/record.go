@@ -83,6 +83,21 @@ type RecordedWorkload struct {
 	// files carry).
 	FirstWorker int
 	Runtime     time.Duration
+	// FioDirs are fio's direction (0 read, 1 write, 2 trim) of each
+	// slot of IORecord.Dir: a trim is counted in the write slot, and
+	// trimwrite's in the read slot (trim.go).
+	FioDirs [2]int
+}
+
+// fioDirs is FioDirs for mode rw.
+func fioDirs(rw RW) [2]int {
+	switch {
+	case rw.Trims():
+		return [2]int{0, 2}
+	case rw.TrimsThenWrites():
+		return [2]int{2, 1}
+	}
+	return [2]int{0, 1}
 }
 
 // RecordedWorker is one worker of a RecordedWorkload.
@@ -126,7 +141,8 @@ func startRecord(ws []*workload) (*groupRecord, error) {
 		r.set[i] = -1
 		if wl.Log != nil {
 			r.set[i] = len(list)
-			list = append(list, RecordedWorkload{Spec: wl.Log, Name: wl.Name, NumJobs: wl.NumJobs, FirstWorker: wl.firstWorker, Runtime: wl.Runtime})
+			list = append(list, RecordedWorkload{Spec: wl.Log, Name: wl.Name, NumJobs: wl.NumJobs, FirstWorker: wl.firstWorker, Runtime: wl.Runtime,
+				FioDirs: fioDirs(wl.RW)})
 		}
 	}
 	if len(list) == 0 {

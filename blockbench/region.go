@@ -90,16 +90,17 @@ func (w *Workload) place(size int64) (off, sz int64) {
 		off, align = percentOf(size, r.OffsetPercent), true
 	}
 	off += int64(r.Increments) * inc
-	if align && w.BS > 0 {
+	bs := w.minBS() // fio's td_min_bs (blocksize.go)
+	if align && bs > 0 {
 		// fio's offset_align is not an option clyde reads: the smallest
-		// block size (one here) aligns it.
-		off = (off + w.BS - 1) / w.BS * w.BS
+		// block size aligns it.
+		off = (off + bs - 1) / bs * bs
 	}
 	sz = w.Size
 	if r.SizePercent > 0 && r.SizePercent < 100 {
 		sz = min(percentOf(size, r.SizePercent), max(size-off, 0))
-		if w.BS > 0 {
-			sz -= sz % w.BS
+		if bs > 0 {
+			sz -= sz % bs
 		}
 	}
 	return off, sz

@@ -487,7 +487,10 @@ func (w *workload) resolve() (string, error) {
 	if w.Volume != nil {
 		w.vmap = newVolumeMap(w.Volume, w.vol, w.BS, reg)
 	}
-	if w.BS > w.Size {
+	if w.Sizes != nil && w.Sizes.minRegion() > w.Size {
+		return "", result.Usagef("--bs", "the smallest block size, %d, is larger than the region of %d bytes; give a smaller block size or a larger --size", w.Sizes.minRegion(), w.Size)
+	}
+	if w.Sizes == nil && w.BS > w.Size {
 		return "", result.Usagef("--bs", "%d is larger than the region of %d bytes; give a smaller --bs or a larger --size", w.BS, w.Size)
 	}
 	zoneNote, err := w.checkZones()
@@ -545,7 +548,7 @@ func orNone(names []string) string {
 func (w *Workload) validate() error {
 	for _, check := range []func() error{
 		w.validateTarget, w.validateFiles /* files.go */, w.validateRegion, w.validateTiming, w.validatePercentiles, w.validateLog,
-		w.validateDistribution, w.validateSequencer, w.validateFadvise, w.validateAccess,
+		w.validateDistribution, w.validateSequencer, w.validateSizes /* blocksize.go */, w.validateFadvise, w.validateAccess,
 		w.validateVerify, w.validateStart, // minrate.go
 		func() error { return w.Region.validate(w) }, // region.go
 		w.validateBatch, // batchloop.go
@@ -597,7 +600,7 @@ func (w *Workload) validateRegion() error {
 		return result.Usagef("--size", "offset %d + size %d is past the largest file offset (%d)", w.Offset, w.Size, int64(math.MaxInt64))
 	case w.BS <= 0:
 		return result.Usagef("--bs", "%d is not a block size; give one above 0 such as 4k, or a list such as 4k,1m", w.BS)
-	case w.Size > 0 && w.BS > w.Size:
+	case w.Size > 0 && w.BS > w.Size && w.Sizes == nil:
 		return result.Usagef("--bs", "%d is larger than --size %d; give a block size no larger than the region", w.BS, w.Size)
 	case w.BS > math.MaxInt-BufferAlign:
 		return result.Usagef("--bs", "%d is larger than one buffer can be on this platform", w.BS)

@@ -136,8 +136,8 @@ func (t *target) checkAlign(w *workload) error {
 	si := t.sectors // unknown when it could not be read: 4 KiB then
 	req := si.Required()
 	switch {
-	case w.BS%req != 0:
-		return result.Usagef("--bs", "%d is not a multiple of the sector size of %s, %s, which uncached I/O needs", w.BS, t.given, si)
+	case !w.sizesMultipleOf(req):
+		return result.Usagef("--bs", "%s is not a multiple of the sector size of %s, %s, which uncached I/O needs", w.sizesText(), t.given, si)
 	case w.Offset%req != 0:
 		return result.Usagef("--offset", "%d is not a multiple of the sector size of %s, %s, which uncached I/O needs", w.Offset, t.given, si)
 	case si.BufferAlign() > osio.BufferAlign:

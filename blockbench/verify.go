@@ -127,7 +127,9 @@ func (w *Workload) validateVerify() error {
 		return result.Usagef("--verify", "%q is not a checksum clyde writes; accepted: crc32c, crc32c-intel, md5, pattern", w.Verify)
 	case w.Verify == VerifyPatternOnly && len(w.VerifyPattern) == 0:
 		return result.Usagef("--verify", "verify=pattern checks the blocks against verify_pattern; give one")
-	case w.RW != Write && w.RW != RandWrite:
+	case w.RW != Write && w.RW != RandWrite && !(w.RW.Mixed() && w.NoVerifyPass):
+		// A mixed mode with do_verify=0 writes its blocks with headers
+		// and reads without checking them, as fio's.
 		return result.Usagef("--verify", "verify=%s checks the blocks a write job wrote; give rw=write or randwrite", w.Verify)
 	case w.Volume != nil || w.Access != nil:
 		return result.Usagef("--verify", "verify=%s runs on one target with fio's rw modes", w.Verify)
@@ -137,8 +139,8 @@ func (w *Workload) validateVerify() error {
 		// With do_verify=0 the blocks only carry their headers, pass
 		// after pass, as fio's.
 		return result.Usagef("--verify", "verify=%s: fio verifies after each of loops=%d passes, clyde once after one pass; give loops=1", w.Verify, w.Loops)
-	case w.BS < int64(hdr):
-		return result.Usagef("--bs", "%d is smaller than the %d-byte header verify=%s writes into each block", w.BS, hdr, w.Verify)
+	case w.verifyInterval() < int64(hdr):
+		return result.Usagef("--bs", "%d is smaller than the %d-byte header verify=%s writes into each block", w.verifyInterval(), hdr, w.Verify)
 	case w.Buffer.Kind != BufferRandom && w.Buffer.Kind != BufferPattern:
 		// fio fills a verified block with random data from its seed, or
 		// verify_pattern; buffer_pattern alone it leaves to the layout.
@@ -178,9 +180,9 @@ func (w *workload) checkDataOptions() error {
 	case w.Verify == VerifyNone:
 	case !slices.Contains(verifyEngines, w.engine.name()):
 		return result.Usagef("--ioengine", "verify=%s: ioengine=%s does not fill each block for its offset; give ioengine=psync, io_uring or libaio", w.Verify, w.engine.name())
-	case w.Size/w.BS > maxVerifyBlocks:
+	case w.Size/w.verifyInterval() > maxVerifyBlocks:
 		// Size is the resolved region here (0 was the rest of the target).
-		return result.Usagef("--verify", "verify=%s keeps one seed per block; %d blocks are more than %d: give a larger bs or a smaller size", w.Verify, w.Size/w.BS, maxVerifyBlocks)
+		return result.Usagef("--verify", "verify=%s keeps one seed per block; %d blocks are more than %d: give a larger bs or a smaller size", w.Verify, w.Size/w.verifyInterval(), maxVerifyBlocks)
 	case w.VerifyBacklog > 0 && w.IODepth > 1 && w.engine.queues():
 		// fio checks that a backlog block's write is no longer in
 		// flight; clyde checks the blocks between its writes.
@@ -191,12 +193,16 @@ func (w *workload) checkDataOptions() error {
 
 // verifyState is one worker's side of verify=: the seed of every block it
 // wrote last (what fio's io_piece log keeps), from which the verify pass
-// knows what each block must hold.
+// knows what each block must hold. A block is fio's verify_interval: the
+// write size, or with write sizes that vary a part of each write with a
+// header of its own (Workload.verifyInterval); a write's blocks share its
+// seed, so a run of one seed is one write to read back.
 type verifyState struct {
 	kind   VerifyKind
 	seeds  []uint64 // per block of the region; 0: not written
 	base   int64
 	bs     int64
+	maxIO  int       // the largest write: what the verify pass reads at most
 	rng    *rand.PCG // the blocks' seeds
 	data   rand.PCG  // a block's contents, reseeded per write
 	off    int64     // the offset the pattern drew last
@@ -217,12 +223,12 @@ type verifyState struct {
 // the pattern records each offset, and the engines' refill hook (called
 // after the draw, before the I/O's clock starts) fills the block for it.
 func (w *worker) startVerify() {
-	v := &verifyState{kind: w.spec.Verify, base: w.spec.Offset, bs: w.spec.BS,
+	v := &verifyState{kind: w.spec.Verify, base: w.spec.Offset, bs: w.spec.verifyInterval(), maxIO: int(w.spec.BS),
 		rng: newRand(w.spec.Seed^0x5eed5eed, w.index+1), thread: uint16(w.index + 1),
 		pattern: w.spec.VerifyPattern, offsets: w.spec.VerifyPatternOffsets}
-	v.seeds = make([]uint64, w.nBlocks) // at most maxVerifyBlocks (checkDataOptions)
+	v.seeds = make([]uint64, w.spec.Size/v.bs) // at most maxVerifyBlocks (checkDataOptions)
 	if w.spec.VerifyBacklog > 0 && !w.spec.NoVerifyPass {
-		v.backlog = newBacklog(w.spec, w.nBlocks)
+		v.backlog = newBacklog(w.spec, w.nBlocks) // one size (validateSizes)
 	}
 	w.verify = v
 	w.pattern = verifyPattern{w.pattern}
@@ -244,9 +250,11 @@ func (p verifyPattern) next(w *worker) (int, int64, int) {
 	return dir, off, size
 }
 
-// fill writes one block for the offset drawn last: random data from a new
-// seed, fio's header over it, the checksum of what follows the header, as
-// fio's populate_verify_io_u. It does not allocate.
+// fill writes the blocks of one write at the offset drawn last: random
+// data from a new seed, and in each block fio's header over it and the
+// checksum of what follows the header, as fio's populate_verify_io_u
+// (fill_pattern_headers: one seed a write, a header every
+// verify_interval). It does not allocate.
 func (v *verifyState) fill(buf []byte, nowNs int64) {
 	seed := v.rng.Uint64() | 1 // never 0, which marks a block not written
 	if i := (v.off - v.base) / v.bs; v.backlog != nil && i >= 0 && i < int64(len(v.seeds)) {
@@ -259,30 +267,37 @@ func (v *verifyState) fill(buf []byte, nowNs int64) {
 		datagen.Fill(buf, &v.data)
 	}
 	if v.kind == VerifyPatternOnly {
-		v.keep(seed)
+		v.keep(seed, len(buf))
 		return
 	}
 	le := binary.LittleEndian
-	le.PutUint16(buf, verifyMagic)
-	le.PutUint16(buf[vhOffType:], v.kind.fioType())
-	le.PutUint32(buf[vhOffLen:], uint32(len(buf)))
-	le.PutUint64(buf[vhOffSeed:], seed)
-	le.PutUint64(buf[vhOffOffset:], uint64(v.off))
-	le.PutUint32(buf[vhOffTimeSec:], uint32(nowNs/1e9))
-	le.PutUint32(buf[vhOffTimeNsec:], uint32(nowNs%1e9))
-	le.PutUint16(buf[vhOffThread:], v.thread)
-	le.PutUint16(buf[vhOffNumberio:], v.issued)
-	le.PutUint32(buf[vhOffCRC:], crc32.Checksum(buf[:vhOffCRC], castagnoli))
 	hdr := v.kind.headerSize()
-	v.kind.putSum(buf[verifyHeaderSize:hdr], buf[hdr:])
-	v.keep(seed)
+	for at := 0; at+int(v.bs) <= len(buf); at += int(v.bs) {
+		b := buf[at : at+int(v.bs)]
+		off := v.off + int64(at)
+		le.PutUint16(b, verifyMagic)
+		le.PutUint16(b[vhOffType:], v.kind.fioType())
+		le.PutUint32(b[vhOffLen:], uint32(len(b)))
+		le.PutUint64(b[vhOffSeed:], seed)
+		le.PutUint64(b[vhOffOffset:], uint64(off))
+		le.PutUint32(b[vhOffTimeSec:], uint32(nowNs/1e9))
+		le.PutUint32(b[vhOffTimeNsec:], uint32(nowNs%1e9))
+		le.PutUint16(b[vhOffThread:], v.thread)
+		le.PutUint16(b[vhOffNumberio:], v.issued)
+		le.PutUint32(b[vhOffCRC:], crc32.Checksum(b[:vhOffCRC], castagnoli))
+		v.kind.putSum(b[verifyHeaderSize:hdr], b[hdr:])
+	}
+	v.keep(seed, len(buf))
 }
 
-// keep records the seed of the block written at the offset drawn last.
-func (v *verifyState) keep(seed uint64) {
+// keep records the seed of the blocks of the write at the offset drawn
+// last (one, or with write sizes that vary each verify_interval of it).
+func (v *verifyState) keep(seed uint64, n int) {
 	v.issued++
-	if i := (v.off - v.base) / v.bs; i >= 0 && i < int64(len(v.seeds)) {
-		v.seeds[i] = seed
+	for at := int64(0); at < int64(n); at += v.bs {
+		if i := (v.off + at - v.base) / v.bs; i >= 0 && i < int64(len(v.seeds)) {
+			v.seeds[i] = seed
+		}
 	}
 }
 
@@ -424,35 +439,50 @@ func (w *worker) verifyPass() {
 	if beforeVerifyPass != nil {
 		beforeVerifyPass(w)
 	}
-	buf := osio.AlignedBuffer(int(v.bs))
+	buf := osio.AlignedBuffer(v.maxIO)
 	e := &VerifyError{File: w.spec.target.resolved, Fatal: w.spec.VerifyFatal}
-	for i, seed := range v.seeds {
+	blocks := v.maxIO / int(v.bs)
+	for i := 0; i < len(v.seeds); {
+		seed := v.seeds[i]
 		if seed == 0 {
+			i++
 			continue
 		}
 		if e.Checked%256 == 0 && w.ctx.Err() != nil {
 			w.stoppedEarly = true
 			break
 		}
+		// One write: the blocks of its seed that follow.
+		run := 1
+		for run < blocks && i+run < len(v.seeds) && v.seeds[i+run] == seed {
+			run++
+		}
 		off := v.base + int64(i)*v.bs
+		want := run * int(v.bs)
 		tp := w.now()
-		n, err := w.h.Pread(buf, off)
+		n, err := w.h.Pread(buf[:want], off)
 		t1 := w.now()
 		if err != nil {
-			w.fail(fmt.Errorf("verify: read %d bytes at offset %d: %w", len(buf), off, err))
+			w.fail(fmt.Errorf("verify: read %d bytes at offset %d: %w", want, off, err))
 			return
 		}
-		w.complete(dirRead, n, len(buf), off, tp, tp, t1)
+		w.complete(dirRead, n, want, off, tp, tp, t1)
 		e.Checked++
-		if bad := v.check(buf[:n], off, seed); bad != "" {
+		for at := 0; at < want; at += int(v.bs) {
+			bad := v.check(buf[at:min(n, at+int(v.bs))], off+int64(at), seed)
+			if bad == "" {
+				continue
+			}
 			e.Bad++
 			if len(e.Lines) < maxVerifyLines {
 				e.Lines = append(e.Lines, bad)
 			}
-			if e.Fatal {
-				break
-			}
+			break // fio ends the read's check at its first bad block
 		}
+		if e.Bad > 0 && e.Fatal {
+			break
+		}
+		i += run
 	}
 	v.passNs = max(w.endNs-t0, 1)
 	if e.Bad > 0 {

@@ -208,7 +208,11 @@ func newWorker(spec *workload, index int) *worker {
 		w.useVolume()
 	}
 	w.pos = [2]int64{spec.Offset, spec.Offset}
-	w.setupDraws()
+	if spec.Sizes == nil {
+		w.setupDraws()
+	} else {
+		w.pattern = newSizedPattern(w)
+	}
 	if spec.Access == nil && (spec.SeqGap != 0 || spec.SeqRepeat > 1) {
 		w.pattern = newSeqPattern(w)
 	}
@@ -236,6 +240,11 @@ func newWorker(spec *workload, index int) *worker {
 	w.remaining = math.MaxInt64
 	if spec.Invalidate && !spec.Direct && spec.fileRegs == nil && (spec.TimeBased || w.ioLimit > int64(w.nBlocks)) && osio.CanAdviseAccess && !spec.Diskless() {
 		w.dropEvery = int64(w.nBlocks) * int64(trimWriteIOs(spec.RW))
+	}
+	if spec.Sizes != nil {
+		// The pattern ends each pass and the job, and drops the cache
+		// between passes (sizedraw.go).
+		w.ioLimit, w.dropEvery = math.MaxInt64, 0
 	}
 	w.paced = spec.ThinkTime > 0 || spec.Rate != [2]int64{} || spec.RateIOPS != [2]int64{}
 	w.startMinRate()
@@ -282,6 +291,9 @@ func (w *worker) startMeasuring(now int64) {
 	clear(w.submitted)
 	w.nextDrop = w.dropEvery
 	w.resetDrawer()
+	if p, ok := w.pattern.(*sizedPattern); ok {
+		p.restart() // sizedraw.go
+	}
 	w.startNs, w.endNs = now, now
 	if w.rec != nil {
 		w.recNext = w.rec.Start(now)

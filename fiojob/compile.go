@@ -87,6 +87,9 @@ func Compile(f *File, o Options) (blockbench.Plan, error) {
 		thread += len(ws)
 		*g = append(*g, ws...)
 	}
+	if err := checkSharedLogs(p, f.Path); err != nil {
+		return blockbench.Plan{}, err
+	}
 	if len(p.Groups) == 0 {
 		if f.Path == commandLinePath {
 			return blockbench.Plan{}, result.Usagef("--name", "no job to run: every --name given is a global one or one --section skips")
@@ -176,10 +179,13 @@ type job struct {
 	verifyPattern []byte
 	verifyOffsets []int
 	verifyDump    bool
+	// sizes are the job's block-size options (sizeopts.go).
+	sizes jobSizes
 }
 
 func newJob(sec Section, o Options) *job {
-	return &job{sec: sec, opts: o, set: map[string]Option{}, kb: KBBase1024, nrFiles: 1, w: blockbench.Workload{
+	bs := blockbench.DefaultBS
+	return &job{sec: sec, opts: o, set: map[string]Option{}, kb: KBBase1024, nrFiles: 1, sizes: jobSizes{bs: [3]int64{bs, bs, bs}}, w: blockbench.Workload{
 		Name: sec.Name, RW: blockbench.Read, RWMixRead: blockbench.DefaultRWMixRead, BS: blockbench.DefaultBS,
 		IODepth: 1, NumJobs: 1, IOEngine: blockbench.EnginePsync, Buffer: blockbench.Buffer{Kind: blockbench.BufferRandom},
 		Seed: blockbench.DefaultSeed, Invalidate: true, FadviseHint: blockbench.CanAdviseAccess, RandomMap: true, Loops: 1,
@@ -197,15 +203,14 @@ var handlers map[string]handler
 // aliases are fio's other names for an option.
 var aliases = map[string]string{
 	"readwrite": "rw", "blocksize": "bs", "timeout": "runtime", "wait_for_previous": "stonewall",
-	"rand_repeatable": "randrepeat", "fileoffset": "offset",
+	"rand_repeatable": "randrepeat", "fileoffset": "offset", "blockalign": "ba", "blocksize_range": "bsrange",
+	"blocksize_unaligned": "bs_unaligned",
 }
 
 // refusals say why fio options clyde knows of are not supported.
 var refusals = map[string]string{
 	"create_only":          "clyde creates, fills and removes its file in one run; run the job itself, which creates the file it needs",
 	"unified_rw_reporting": "clyde reports read and write apart, as fio does by default",
-	"bssplit":              "clyde runs one block size per job",
-	"bsrange":              "clyde runs one block size per job",
 	"thinktime_spin":       "clyde sleeps through a thinktime; give thinktime alone",
 	"rate_min":             "clyde caps a rate (rate=) but does not fail a job below one",
 	"rate_process":         "clyde paces I/O linearly, fio's default rate_process=linear",
@@ -233,7 +238,6 @@ func init() {
 			j.w.RWMixRead = 100 - v
 			return nil
 		},
-		"bs":      (*job).bs,
 		"iodepth": func(j *job, o Option) error { return j.intIn(o, 1, blockbench.MaxIODepth, &j.w.IODepth) },
 		"numjobs": func(j *job, o Option) error { return j.intIn(o, 1, 4096, &j.w.NumJobs) },
 		"loops":   func(j *job, o Option) error { return j.intIn(o, 1, math.MaxInt32, &j.w.Loops) },
@@ -323,10 +327,9 @@ func init() {
 		"zoneskip":            func(j *job, o Option) error { return j.zoneSize(o, &j.w.Zones.Skip) },
 		"per_job_logs": func(j *job, o Option) error {
 			var b bool
-			if err := boolean(o, &b); err != nil || !b {
-				return orErr(err, result.Usagef(o.Pos, "per_job_logs=0: clyde writes one log per worker, fio's default"))
-			}
-			return nil
+			err := boolean(o, &b)
+			j.log.Shared = !b
+			return err
 		},
 		"invalidate":   func(j *job, o Option) error { return boolean(o, &j.w.Invalidate) },
 		"fadvise_hint": func(j *job, o Option) error { return boolean(o, &j.w.FadviseHint) },
@@ -382,6 +385,7 @@ func init() {
 	addRWOptions()     // rwopts.go
 	addRegionOptions() // regionopts.go
 	addRunOptions()    // runopts.go
+	addSizeOptions()   // sizeopts.go
 	addFileOptions()   // filesopts.go
 }
 
@@ -618,37 +622,6 @@ func (j *job) setDirectory(o Option) error {
 	return nil
 }
 
-func (j *job) bs(o Option) error {
-	if err := needValue(o); err != nil {
-		return err
-	}
-	parts := strings.Split(o.Value, ",")
-	var sizes []int64
-	for _, p := range parts {
-		if p == "" {
-			continue // fio's "bs=,8k" keeps a direction's default; refused below unless all agree
-		}
-		var n int64
-		if err := j.size(Option{Name: "bs", Value: p, HasValue: true, Pos: o.Pos}, &n); err != nil {
-			return err
-		}
-		if n <= 0 {
-			return result.Usagef(o.Pos, "bs=%s: a block size is above 0", o.Value)
-		}
-		sizes = append(sizes, n)
-	}
-	if len(sizes) == 0 || len(sizes) != len(parts) {
-		return result.Usagef(o.Pos, "bs=%s: give one block size for every direction", o.Value)
-	}
-	for _, n := range sizes[1:] {
-		if n != sizes[0] {
-			return result.Usagef(o.Pos, "bs=%s: clyde uses one block size for reads and writes", o.Value)
-		}
-	}
-	j.w.BS = sizes[0]
-	return nil
-}
-
 // ioengine checks the engine's name; which engine runs is decided when the
 // job is complete (resolveEngine), since libaio where it is not available
 // depends on direct=.
@@ -760,6 +733,9 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 	if err := j.resolveEngine(&w); err != nil {
 		return w, nil, err
 	}
+	if err := j.finishSizes(&w); err != nil { // sizeopts.go
+		return w, nil, err
+	}
 	if err := j.finishBatch(&w); err != nil { // batchopts.go
 		return w, nil, err
 	}
@@ -812,8 +788,9 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 	}
 	j.notes = append(j.notes, j.verifyNotes(w)...) // dataopts.go
 	j.notes = append(j.notes, j.dumpNote(w)...)
-	j.notes = append(j.notes, j.rwNotes(w)...)  // rwopts.go
-	j.notes = append(j.notes, j.runNotes(w)...) // runopts.go
+	j.notes = append(j.notes, j.rwNotes(w)...)   // rwopts.go
+	j.notes = append(j.notes, j.runNotes(w)...)  // runopts.go
+	j.notes = append(j.notes, j.sizeNotes(w)...) // sizeopts.go
 	return w, j.notes, nil
 }
 

@@ -127,21 +127,26 @@ func makeFilename(format, jobname string, jobnum, filenum int) string {
 	values := []string{jobname, strconv.Itoa(jobnum), strconv.Itoa(filenum), ""}
 	buf := format
 	for k, kw := range fileKeywords {
-		for n := 0; n < maxExpansions; n++ {
+		for {
 			at := indexFold(buf, kw)
 			if at < 0 {
 				break
 			}
-			buf = buf[:at] + values[k] + buf[at+len(kw):]
+			next := buf[:at] + values[k] + buf[at+len(kw):]
+			if len(next) > pathMax-1 {
+				next = next[:pathMax-1] // fio: "truncated filename"
+			}
+			if next == buf {
+				break // the expansion brings the keyword back: fio's loop never ends
+			}
+			buf = next
 		}
 	}
 	return buf
 }
 
-// maxExpansions ends a format whose expansions bring the keyword back
-// ($jobname in a job named "$jobname"), which fio expands until its path
-// buffer is full.
-const maxExpansions = 4096
+// pathMax is fio's PATH_MAX, the size of make_filename's buffer.
+const pathMax = 4096
 
 // indexFold is strcasestr: the first place s holds sub, ASCII case
 // ignored.
@@ -190,8 +195,13 @@ func (j *job) fileSizeOption(o Option) error {
 // the low end, the last the high end, a single value both. fio's unit
 // ends at the separator (__get_mult_bytes), as each part's does here.
 func parseFileSize(v string, kb KBBase) (low, high int64, err error) {
-	parts := splitFioValue(strings.TrimSpace(v))
-	if low, err = ParseSize(parts[0], kb); err != nil {
+	v = strings.TrimSpace(v)
+	parts := splitFioValue(v)
+	first := v // __handle_option cuts only at a ','; the unit ends at any separator
+	if i := strings.IndexAny(v, ",:-"); i > 0 {
+		first = v[:i]
+	}
+	if low, err = ParseSize(first, kb); err != nil {
 		return 0, 0, err
 	}
 	high = low
@@ -260,7 +270,7 @@ func parseFileService(v string) (blockbench.FileService, error) {
 		return s, errService("give random, roundrobin or sequential (with :N, I/Os per file), or zipf, pareto or normal (with :VALUE[:CENTER])")
 	}
 	s.Kind = blockbench.ServiceRandom
-	if hasPost && post != "" {
+	if hasPost {
 		// split_parse_distr: VALUE[:CENTER].
 		val, center, hasCenter := strings.Cut(post, ":")
 		f, ok := parseFloat(val)
@@ -333,6 +343,9 @@ func (j *job) finishFiles(w *blockbench.Workload) error {
 		for f := range j.nrFiles {
 			names = append(names, j.fileFor(0, f))
 		}
+		if makeFilename(j.filenameFormat.Value, j.sec.Name, 0, 0) == "" {
+			return result.Usagef(j.filenameFormat.Pos, "job %s: filename_format=%s names no file ($clientuid is empty outside fio's client/server runs)", j.sec.Name, j.filenameFormat.Value)
+		}
 	default:
 		for _, n := range j.files {
 			if j.directory != "" && !filepath.IsAbs(n) {
@@ -368,7 +381,11 @@ func (j *job) cloneFiles(w *blockbench.Workload, i, n, thread int) {
 		}
 	}
 	if fs.Size.High > fs.Size.Low {
-		fs.Size.Draws = j.fileSizeDraws(len(fs.Names), thread+i, w.BS)
+		bs := w.BS // fio's rw_min_bs: the smaller of reads' and writes' smallest
+		if w.Sizes != nil {
+			bs = min(w.Sizes.Dirs[blockbench.SizeRead].Min, w.Sizes.Dirs[blockbench.SizeWrite].Min)
+		}
+		fs.Size.Draws = j.fileSizeDraws(len(fs.Names), thread+i, bs)
 	}
 	w.Files = &fs
 }

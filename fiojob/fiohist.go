@@ -79,14 +79,15 @@ func (h *histLog) add(dir, n int, clat, atNs int64) {
 }
 
 // write writes the lines as fio's flush_hist_samples: "time, direction,
-// bs, " and the buckets, 2^coarseness summed into each column.
-func (h *histLog) write(bw *bufio.Writer, coarseness int) error {
+// bs, " and the buckets, 2^coarseness summed into each column; dirs is
+// fio's direction of each slot (a trim's 2).
+func (h *histLog) write(bw *bufio.Writer, coarseness int, dirs [2]int8) error {
 	stride := 1 << coarseness
 	var line []byte
 	for _, l := range h.lines {
 		line = strconv.AppendInt(line[:0], l.atMs, 10)
 		line = append(line, ", "...)
-		line = strconv.AppendInt(line, int64(l.dir), 10)
+		line = strconv.AppendInt(line, int64(dirs[l.dir]), 10)
 		line = append(line, ", "...)
 		line = strconv.AppendInt(line, int64(l.bs), 10)
 		for j := 0; j < len(l.bins); j += stride {

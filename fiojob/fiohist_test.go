@@ -30,7 +30,7 @@ func TestHistLog(t *testing.T) {
 	for _, c := range []struct{ coarseness, cols int }{{0, 3 + latency.FioPlatNr}, {2, 3 + latency.FioPlatNr/4}} {
 		var b strings.Builder
 		w := bufio.NewWriter(&b)
-		if err := h.write(w, c.coarseness); err != nil {
+		if err := h.write(w, c.coarseness, [2]int8{0, 1}); err != nil {
 			t.Fatal(err)
 		}
 		w.Flush()

@@ -269,7 +269,7 @@ func TestRefusals(t *testing.T) {
 		{"bad time", "[a]\nfilename=f\nsize=1m\nruntime=soon\n", "job.fio:4", "not a time"},
 		{"unknown rw mode", "[a]\nfilename=f\nsize=1m\nrw=randappend\n", "job.fio:4", "accepted: read"},
 		{"rw run of no I/O", "[a]\nfilename=f\nsize=1m\nrw=randread:0\n", "job.fio:4", "from 1"},
-		{"per-direction bs", "[a]\nfilename=f\nsize=1m\nbs=4k,8k\n", "job.fio:4", "one block size"},
+		{"a block size of 0", "[a]\nfilename=f\nsize=1m\nbs=0\n", "job.fio:4", "1 byte or more"},
 		{"nrfiles below filename's names", "[global]\nfilename=a:b\n[a]\nnrfiles=1\nsize=1m\n", "job.fio:4", "fewer than the 2 files"},
 		{"unknown engine", "[a]\nfilename=f\nsize=1m\nioengine=spdk\n", "job.fio:4", "unknown engine"},
 		{"depth out of range", "[a]\nfilename=f\nsize=1m\niodepth=0\n", "job.fio:4", "from 1"},

@@ -482,6 +482,9 @@ func resolvedOptions(jm *blockbench.JobMeasure) map[string]string {
 		set("rwmixread", strconv.Itoa(w.RWMixRead))
 	}
 	set("bs", sizeString(w.BS))
+	if w.Sizes != nil {
+		sizesEcho(w.Sizes, set) // sizeopts.go
+	}
 	set("size", sizeString(w.Size))
 	set("offset", sizeString(w.Offset))
 	set("iodepth", strconv.Itoa(jm.Depth))

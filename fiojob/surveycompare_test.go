@@ -159,3 +159,65 @@ func TestSurveyBlockSizes(t *testing.T) {
 		t.Error("no log read as no difference")
 	}
 }
+
+// TestSurveyCompareDrawn: a run whose sizes are drawn per I/O is compared
+// within what its draws vary by: the I/O count, the average size and the
+// bytes (by each worker's largest size), the read share by I/Os; beyond
+// that each is named.
+func TestSurveyCompareDrawn(t *testing.T) {
+	// 4096 I/Os of 4k and 64k, half each, in each direction: sizes' cv
+	// near 0.9.
+	var ios []loggedIO
+	for i := range 4096 {
+		ios = append(ios, loggedIO{dir: i % 2, size: []int64{4 << 10, 64 << 10}[i/2%2]})
+	}
+	sh := shareOf(ios)
+	base := func() fioJob {
+		j := surveyJob()
+		j.Read = dirIO{IOBytes: 4096 * 34 << 10, TotalIOs: 4096}
+		return j
+	}
+	mixed := func(c *fioJob, reads int64) {
+		c.Read = dirIO{IOBytes: reads * 34 << 10, TotalIOs: reads}
+		c.Write = dirIO{IOBytes: (4096 - reads) * 34 << 10, TotalIOs: 4096 - reads}
+	}
+	for _, tc := range []struct {
+		name  string
+		fio   func(c *fioJob)
+		clyde func(c *fioJob)
+		want  []string
+	}{
+		{"counts within the draws", nil, func(c *fioJob) { c.Read.TotalIOs = 4096 + 100; c.Read.IOBytes = 4196 * 34 << 10 }, []string{"bytes"}},
+		{"bytes within a worker's largest size", nil, func(c *fioJob) { c.Read.IOBytes += 60 << 10; c.Read.TotalIOs++ }, nil},
+		{"counts beyond the draws", nil, func(c *fioJob) { c.Read.TotalIOs = 4096 + 400 }, []string{"ios"}},
+		{"average size beyond the draws", nil, func(c *fioJob) { c.Read.IOBytes = 4096 * 40 << 10 }, []string{"bytes", "block size"}},
+		{"read share by I/Os, within", func(c *fioJob) { mixed(c, 2048) }, func(c *fioJob) { mixed(c, 2048+80) }, nil},
+		{"read share by I/Os, beyond", func(c *fioJob) { mixed(c, 2048) }, func(c *fioJob) { mixed(c, 2048+300) }, []string{"read share"}},
+		{"read share by bytes 6 points off, by I/Os the same", func(c *fioJob) { mixed(c, 2048) }, func(c *fioJob) {
+			c.Read.IOBytes, c.Write.IOBytes = 2048*38<<10, 2048*30<<10 // larger reads, within what the draws vary by
+		}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, c := base(), base()
+			if tc.fio != nil {
+				tc.fio(&f)
+				tc.fio(&c)
+			}
+			tc.clyde(&c)
+			fv, cv := view{jobs: []fioJob{f}, drawn: &sh, bytesSlack: 64 << 10}, view{jobs: []fioJob{c}, drawn: &sh, bytesSlack: 64 << 10}
+			var fields []string
+			for _, d := range surveyCompare(fv, cv, false) {
+				field, _, _ := strings.Cut(d, ": ")
+				if !slices.Contains(fields, field) {
+					fields = append(fields, field)
+				}
+			}
+			slices.Sort(fields)
+			want := slices.Clone(tc.want)
+			slices.Sort(want)
+			if !slices.Equal(fields, want) {
+				t.Errorf("fields %q, want %q", fields, want)
+			}
+		})
+	}
+}

@@ -75,4 +75,30 @@ log_offset=1
 	if len(want.offsets) != 16 || want.logIOs != 32 {
 		t.Errorf("fio's log: %d blocks in %d I/Os, want 16 in 32", len(want.offsets), want.logIOs)
 	}
+
+	// Trims of the third block size (bs=R,W,T) and of a split for trims
+	// alone: each trim's size drawn, fio's random map covering the region
+	// once, the log's direction 2 (fio's trim) in both.
+	for _, c := range []struct {
+		name, opts string
+		sc         sizeCase
+	}{
+		{"bs=4k,8k,16k", "rw=trim\nbs=4k,8k,16k\n", sizeCase{align: [3]int64{0, 0, 16 << 10}, cover: 1 << 20}},
+		{"bssplit for trims", "rw=randtrim\nbssplit=,,4k/50:64k/50\n", sizeCase{align: [3]int64{0, 0, 4 << 10}, cover: 1 << 20}},
+	} {
+		text := "[sized]\nfilename=" + dev + "\nsize=1m\n" + c.opts + "write_lat_log=lg\nlog_offset=1\n"
+		want, err = runFio(fio, t.TempDir(), text, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = runClydePlan(t, text, true, func(p *blockbench.Plan) { p.DestroyData = true })
+		for _, d := range c.sc.compare(want, got) {
+			t.Errorf("%s: %s", c.name, d)
+		}
+		for _, io := range append(want.ios, got.ios...) {
+			if io.dir != 2 {
+				t.Fatalf("%s: a logged I/O in direction %d, want 2 (trim) in both logs", c.name, io.dir)
+			}
+		}
+	}
 }

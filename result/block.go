@@ -208,6 +208,37 @@ type BlockJobConfig struct {
 	EndFsync    bool `json:"end_fsync,omitempty"`
 	Invalidate  bool `json:"invalidate,omitempty"`
 	FadviseHint bool `json:"fadvise_hint,omitempty"`
+	// BlockSizes, when set, are the sizes each direction's I/Os were
+	// drawn from (fio's bs=R,W,T, bsrange, bssplit, blockalign): the job's
+	// I/Os were not all BSBytes, its largest.
+	BlockSizes *BlockSizes `json:"block_sizes,omitempty"`
+}
+
+// BlockSizes are a job's I/O sizes per direction as they ran.
+type BlockSizes struct {
+	Read  BlockSizeDir `json:"read"`
+	Write BlockSizeDir `json:"write"`
+	Trim  BlockSizeDir `json:"trim"`
+	// Unaligned and SeqRand are fio's bs_unaligned and bs_is_seq_rand.
+	Unaligned bool `json:"bs_unaligned,omitempty"`
+	SeqRand   bool `json:"bs_is_seq_rand,omitempty"`
+}
+
+// BlockSizeDir is one direction's sizes: from MinBytes to MaxBytes, drawn
+// from Split when it has entries (fio's bssplit, with the shares fio
+// resolved, in the order a draw tries them), a random I/O starting at a
+// multiple of AlignBytes.
+type BlockSizeDir struct {
+	MinBytes   int64            `json:"min_bytes"`
+	MaxBytes   int64            `json:"max_bytes"`
+	AlignBytes int64            `json:"align_bytes"`
+	Split      []BlockSizeShare `json:"split,omitempty"`
+}
+
+// BlockSizeShare is one size of a split and its share in percent.
+type BlockSizeShare struct {
+	BSBytes int64 `json:"bs_bytes"`
+	Pct     int64 `json:"pct"`
 }
 
 // BlockGroup is the jobs of one group summed, as fio's group_reporting

@@ -349,3 +349,31 @@ func TestBlockSectionAndEta(t *testing.T) {
 		})
 	}
 }
+
+// TestBlockFioCommandLineSizes: fio's block-size options on fio's command
+// line (--bssplit, --bs with a size per direction, --blockalign) are the
+// job's, as in a job file: the JSON says each direction's sizes as they
+// ran and echoes the options as typed; without --name clyde's --bs is its
+// own (one job per size) and --bssplit no flag of clyde's.
+func TestBlockFioCommandLineSizes(t *testing.T) {
+	code, out, stderr := runClyde(t, "block", "--name=x", "--ioengine=null", "--size=16m", "--rw=randrw", "--bs=,8k", "--bssplit=4k/50:8k/",
+		"--output-format=json", "--no-history")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	res := decodeBlock(t, out)
+	j := res.Jobs[0]
+	s := j.Config.BlockSizes
+	if s == nil || s.Read.MinBytes != 4096 || s.Read.MaxBytes != 8192 || len(s.Read.Split) != 2 || s.Write.MinBytes != 4096 {
+		t.Fatalf("block_sizes %+v: want reads and writes split 4k/8k (bssplit wins over bs= after the fact, as fio's)", s)
+	}
+	if j.Options.Get("bssplit") != "4k/50:8k/" || j.Options.Get("bs") != ",8k" {
+		t.Errorf("job options %v: want the options as typed", j.Options)
+	}
+	if j.Read.TotalIOs == 0 || j.Write.TotalIOs == 0 || j.Read.IOBytes+j.Write.IOBytes != 16<<20 {
+		t.Errorf("read %d bytes, wrote %d: want 16m between them (the random map)", j.Read.IOBytes, j.Write.IOBytes)
+	}
+	if code, _, stderr := runClyde(t, "block", "--ioengine=null", "--size=16m", "--bssplit=4k/50:8k/", "--no-history"); code != 2 || !strings.Contains(stderr, "bssplit") {
+		t.Errorf("clyde's own command line with --bssplit: exit %d, %q; want a usage error (fio's options need --name)", code, stderr)
+	}
+}

@@ -71,10 +71,24 @@ func Text(w io.Writer, res *result.Block) error {
 	return ew.err
 }
 
+// sizeRange is one direction's block sizes in bytes: one size, or
+// smallest-largest.
+func sizeRange(d result.BlockSizeDir) string {
+	if d.MinBytes == d.MaxBytes {
+		return strconv.FormatInt(d.MinBytes, 10)
+	}
+	return strconv.FormatInt(d.MinBytes, 10) + "-" + strconv.FormatInt(d.MaxBytes, 10)
+}
+
 func jobText(ew *errWriter, j *result.BlockJob) {
 	c := j.Config
-	ew.printf("%s: (bs=%d, rw=%s, ioengine=%s, iodepth=%d, numjobs=%d, direct=%d)\n",
-		j.JobName, c.BSBytes, c.RW, c.IOEngine, c.IODepth, c.NumJobs, b2i(c.Direct))
+	bs := strconv.FormatInt(c.BSBytes, 10)
+	if s := c.BlockSizes; s != nil {
+		// fio's head line for sizes per direction: (R) min-max, (W) ..., (T) ...
+		bs = fmt.Sprintf("(R) %s, (W) %s, (T) %s", sizeRange(s.Read), sizeRange(s.Write), sizeRange(s.Trim))
+	}
+	ew.printf("%s: (bs=%s, rw=%s, ioengine=%s, iodepth=%d, numjobs=%d, direct=%d)\n",
+		j.JobName, bs, c.RW, c.IOEngine, c.IODepth, c.NumJobs, b2i(c.Direct))
 	for _, nd := range textDirs(j) {
 		name, dir := nd.name, nd.dir
 		ew.printf("  %s: IOPS=%s, BW=%s/s (%s/s)(%s/%dmsec)\n", name, count(dir.IOPS),

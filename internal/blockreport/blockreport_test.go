@@ -145,6 +145,28 @@ func TestCPUScopeIsPrinted(t *testing.T) {
 	}
 }
 
+// A job of block sizes per direction heads its text as fio's does: each
+// direction's range; one of a single size, that size.
+func TestBlockSizesHead(t *testing.T) {
+	for _, tc := range []struct {
+		sizes *result.BlockSizes
+		want  string
+	}{
+		{nil, "j: (bs=4096, rw=randrw"},
+		{&result.BlockSizes{Read: result.BlockSizeDir{MinBytes: 512, MaxBytes: 65536}, Write: result.BlockSizeDir{MinBytes: 8192, MaxBytes: 8192},
+			Trim: result.BlockSizeDir{MinBytes: 8192, MaxBytes: 8192}}, "j: (bs=(R) 512-65536, (W) 8192, (T) 8192, rw=randrw"},
+	} {
+		res := &result.Block{Jobs: []result.BlockJob{{JobName: "j", Config: result.BlockJobConfig{RW: "randrw", BSBytes: 4096, BlockSizes: tc.sizes}}}}
+		var b bytes.Buffer
+		if err := Text(&b, res); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), tc.want) {
+			t.Errorf("head %q not in:\n%s", tc.want, b.String())
+		}
+	}
+}
+
 // TestMixedText: fio's unified_rw_reporting in the text report: "mixed"
 // alone for mixed, after the directions for both.
 func TestMixedText(t *testing.T) {

@@ -1,0 +1,731 @@
+package blockbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clydebench/clyde/internal/osio"
+)
+
+const kib = int64(1024)
+
+// TestBlockMap checks the map against a plain slice of bools through
+// random marks and searches: fio's axmap_set_nr (a run up to the first
+// used block) and axmap_next_free (the first free block after one, from
+// the start when there is none after it).
+func TestBlockMap(t *testing.T) {
+	for _, n := range []uint64{1, 63, 64, 65, 200, 4096, 70000} {
+		m := newBlockMap(n)
+		capBits := (n + 63) / 64 * 64 // bits the map holds past n are in its last word
+		ref := make([]bool, capBits)
+		rng := newRand(7, n)
+		for range 4 * n {
+			b, nr := below(rng, n), 1+below(rng, 200)
+			set := m.setRun(b, nr)
+			var want uint64
+			for i := b; i < b+nr; i++ {
+				if i >= capBits {
+					break // past the map's last word: the run stops
+				}
+				if ref[i] {
+					break
+				}
+				ref[i] = true
+				want++
+			}
+			if set != want {
+				t.Fatalf("n=%d: setRun(%d, %d) = %d, want %d", n, b, nr, set, want)
+			}
+			q := below(rng, n)
+			got, ok := m.nextFree(q)
+			wantB, wantOK := refNextFree(ref[:n], q)
+			if ok != wantOK || (ok && got != wantB) {
+				t.Fatalf("n=%d: nextFree(%d) = %d %v, want %d %v", n, q, got, ok, wantB, wantOK)
+			}
+			if m.isSet(q) != ref[q] {
+				t.Fatalf("n=%d: isSet(%d) = %v", n, q, !ref[q])
+			}
+		}
+		m.reset()
+		if _, ok := m.nextFree(0); !ok && n > 1 {
+			t.Errorf("n=%d: no free block after reset", n)
+		}
+	}
+}
+
+func refNextFree(used []bool, b uint64) (uint64, bool) {
+	n := uint64(len(used))
+	for i := b + 1; i < n; i++ {
+		if !used[i] {
+			return i, true
+		}
+	}
+	for i := uint64(0); i < n; i++ {
+		if !used[i] {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// TestBlockMapRunStops: a run stops at the first used block, and a run
+// that starts on one marks nothing.
+func TestBlockMapRunStops(t *testing.T) {
+	m := newBlockMap(256)
+	if got := m.setRun(70, 1); got != 1 {
+		t.Fatalf("setRun(70, 1) = %d", got)
+	}
+	if got := m.setRun(60, 16); got != 10 {
+		t.Errorf("setRun(60, 16) over a used 70 = %d, want 10 (60..69)", got)
+	}
+	if got := m.setRun(65, 4); got != 0 {
+		t.Errorf("setRun on a used block = %d, want 0", got)
+	}
+	if b, ok := m.nextFree(59); !ok || b != 71 {
+		t.Errorf("nextFree(59) = %d %v, want 71", b, ok)
+	}
+	m.setRun(71, 185)
+	if b, ok := m.nextFree(255); !ok || b != 0 {
+		t.Errorf("nextFree(255) = %d %v, want 0: the search wraps", b, ok)
+	}
+	m.setRun(0, 60)
+	if b, ok := m.nextFree(3); ok {
+		t.Errorf("nextFree on a full map = %d, want none", b)
+	}
+}
+
+// TestResolvedSplit is fio's bssplit_ddir: an entry without a share
+// takes what the others leave (divided among them, in fio's unsigned
+// arithmetic), and the list is sorted by share, stably.
+func TestResolvedSplit(t *testing.T) {
+	cases := []struct {
+		name string
+		in   []SizeShare
+		want string
+	}{
+		{"sorted by share", []SizeShare{{4 * kib, 10}, {64 * kib, 50}, {32 * kib, 40}}, "4096/10 32768/40 65536/50"},
+		{"one without a share takes the rest", []SizeShare{{4 * kib, 50}, {8 * kib, NoPct}}, "4096/50 8192/50"},
+		{"three without share them", []SizeShare{{4 * kib, NoPct}, {8 * kib, NoPct}, {16 * kib, NoPct}}, "4096/33 8192/33 16384/33"},
+		{"a lone size has 0", []SizeShare{{4 * kib, NoPct}}, "4096/0"},
+		{"not adding to 100 stays", []SizeShare{{4 * kib, 10}, {64 * kib, 50}}, "4096/10 65536/50"},
+		{"past 100 with one without: it wraps and sorts first", []SizeShare{{4 * kib, 60}, {8 * kib, 50}, {16 * kib, NoPct}}, "16384/4294967286 8192/50 4096/60"},
+		{"ties keep their order", []SizeShare{{8 * kib, 20}, {4 * kib, 20}, {2 * kib, 60}}, "8192/20 4096/20 2048/60"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var got []string
+			for _, e := range resolvedSplit(c.in) {
+				got = append(got, strconv.FormatInt(e.Size, 10)+"/"+strconv.FormatUint(uint64(uint32(e.Pct)), 10))
+			}
+			if s := strings.Join(got, " "); s != c.want {
+				t.Errorf("%s, want %s", s, c.want)
+			}
+		})
+	}
+}
+
+// TestSizeDraw: get_next_buflen's shares, drawn many times: a range cut
+// to multiples of its smallest size (3k-8k: 3k and 6k 37.5% each, 8k the
+// rest, as fio 3.33's log shows), a split's shares (the share past the
+// last one going to the last size tried), sizes kept unaligned, and only
+// sizes that fit before the region's end (a draw of one that does not is
+// drawn again, so the others keep their proportions).
+func TestSizeDraw(t *testing.T) {
+	split := func(entries ...SizeShare) []splitStep {
+		var out []splitStep
+		var cum uint64
+		for _, e := range resolvedSplit(entries) {
+			if e.Pct != 0 {
+				cum += uint64(uint32(e.Pct))
+				out = append(out, splitStep{size: e.Size, below: splitBelow(cum)})
+			}
+		}
+		return out
+	}
+	cases := []struct {
+		name string
+		d    sizeDraw
+		off  int64
+		want map[int64]float64 // share in percent; nil: check alone
+		chk  func(b int64) bool
+	}{
+		{"range 1k-4k", sizeDraw{min: kib, max: 4 * kib, varies: true}, 0, map[int64]float64{kib: 25, 2 * kib: 25, 3 * kib: 25, 4 * kib: 25}, nil},
+		{"range 3k-8k", sizeDraw{min: 3 * kib, max: 8 * kib, varies: true}, 0, map[int64]float64{3 * kib: 37.5, 6 * kib: 37.5, 8 * kib: 25}, nil},
+		{"split", sizeDraw{min: 4 * kib, max: 64 * kib, varies: true, split: split(SizeShare{4 * kib, 10}, SizeShare{64 * kib, 50}, SizeShare{32 * kib, 40})}, 0,
+			map[int64]float64{4 * kib: 10, 32 * kib: 40, 64 * kib: 50}, nil},
+		{"split short of 100: the rest to the last tried", sizeDraw{min: 4 * kib, max: 64 * kib, varies: true, split: split(SizeShare{4 * kib, 10}, SizeShare{64 * kib, 50})}, 0,
+			map[int64]float64{4 * kib: 10, 64 * kib: 90}, nil},
+		{"split near the end: only what fits", sizeDraw{min: 4 * kib, max: 64 * kib, varies: true, split: split(SizeShare{4 * kib, 10}, SizeShare{64 * kib, 50}, SizeShare{32 * kib, 40})}, 1<<20 - 40*kib,
+			map[int64]float64{4 * kib: 20, 32 * kib: 80}, nil}, // a draw for 64k is drawn again
+		{"split near the end: a size that does not fit gives its draws to the next", sizeDraw{min: 4 * kib, max: 16 * kib, varies: true,
+			split: split(SizeShare{16 * kib, 20}, SizeShare{4 * kib, 30}, SizeShare{8 * kib, 50})}, 1<<20 - 8*kib,
+			map[int64]float64{4 * kib: 50, 8 * kib: 50}, nil}, // fio's loop goes on past a size that does not fit
+		{"unaligned", sizeDraw{min: 4 * kib, max: 16 * kib, varies: true, unaligned: true}, 0, nil,
+			func(b int64) bool { return b >= 4*kib && b <= 16*kib }},
+		{"split cut to a multiple of a smallest that is no power of two", sizeDraw{min: 3 * kib, max: 4 * kib, varies: true, split: split(SizeShare{3 * kib, 50}, SizeShare{4 * kib, 50})}, 0,
+			map[int64]float64{3 * kib: 100}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := &sizedPattern{rng: newRand(1, 1), end: 1 << 20}
+			const n = 200000
+			counts := map[int64]int{}
+			odd := 0
+			for range n {
+				b := p.size(&c.d, c.off)
+				counts[b]++
+				if b%kib != 0 {
+					odd++
+				}
+				if c.chk != nil && !c.chk(b) {
+					t.Fatalf("size %d", b)
+				}
+				if c.off+b > p.end {
+					t.Fatalf("size %d at %d does not fit before %d", b, c.off, p.end)
+				}
+			}
+			if c.d.unaligned && odd < n/2 {
+				t.Errorf("%d of %d sizes off a KiB boundary: bs_unaligned keeps them as drawn", odd, n)
+			}
+			for size, share := range c.want {
+				if got := float64(counts[size]) * 100 / n; math.Abs(got-share) > 0.5 {
+					t.Errorf("size %d: %.2f%%, want %.1f%% (all: %v)", size, got, share, counts)
+				}
+			}
+			for size := range counts {
+				if _, ok := c.want[size]; c.want != nil && !ok {
+					t.Errorf("size %d drawn, not one of %v", size, c.want)
+				}
+			}
+		})
+	}
+}
+
+// ioLog records every completion: direction, offset, bytes.
+type ioLog struct {
+	got *[]IORecord
+	n   int
+}
+
+func (s *ioLog) Validate() error           { return nil }
+func (s *ioLog) Writes() bool              { return false }
+func (s *ioLog) Options(func(k, v string)) {}
+func (s *ioLog) StartGroup(ws []RecordedWorkload) (GroupRecorder, error) {
+	s.n = len(ws)
+	if s.got == nil {
+		s.got = new([]IORecord)
+	}
+	return s, nil
+}
+func (s *ioLog) Worker(RecordedWorker) (IORecorder, bool) {
+	return observeFunc(func(r IORecord) { *s.got = append(*s.got, r) }), true
+}
+func (s *ioLog) Close() {}
+func (s *ioLog) Write(func(string, func(io.Writer) error) error) ([][]string, error) {
+	return make([][]string, s.n), nil
+}
+
+// runSized runs w on the null engine with the sizes and returns its I/Os.
+func runSized(t *testing.T, w Workload, s BlockSizes) ([]IORecord, Workload) {
+	t.Helper()
+	rec := &ioLog{}
+	if w.IOEngine == "" {
+		w.IOEngine = EngineNull
+	}
+	w.Name, w.IODepth, w.NumJobs, w.Buffer, w.Log = "s", max(1, w.IODepth), 1, Buffer{Kind: BufferRandom}, rec
+	if w.Seed == 0 {
+		w.Seed = 3
+	}
+	if w.Size == 0 {
+		w.Size = 1 << 20
+	}
+	s.Apply(&w)
+	if _, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}}); err != nil {
+		t.Fatal(err)
+	}
+	return *rec.got, w
+}
+
+func sizesOf(rs []IORecord) map[int]map[int]int {
+	out := map[int]map[int]int{}
+	for _, r := range rs {
+		if out[r.Dir] == nil {
+			out[r.Dir] = map[int]int{}
+		}
+		out[r.Dir][r.Bytes]++
+	}
+	return out
+}
+
+// coverage says whether the I/Os cover [0, size) once each: no byte
+// twice, none left out.
+func coverage(rs []IORecord, size int64) (overlap, missing int64) {
+	sorted := slices.Clone(rs)
+	slices.SortFunc(sorted, func(a, b IORecord) int { return int(a.Offset - b.Offset) })
+	var end int64
+	for _, r := range sorted {
+		if r.Offset < end {
+			overlap += min(end, r.Offset+int64(r.Bytes)) - r.Offset
+		} else {
+			missing += r.Offset - end
+		}
+		end = max(end, r.Offset+int64(r.Bytes))
+	}
+	return overlap, missing + max(0, size-end)
+}
+
+func split3(s ...SizeShare) BlockSizes {
+	lo, hi := s[0].Size, s[0].Size
+	for _, e := range s {
+		lo, hi = min(lo, e.Size), max(hi, e.Size)
+	}
+	d := DirSizes{Min: lo, Max: hi, Split: s}
+	return BlockSizes{Dirs: [3]DirSizes{d, d, d}}
+}
+
+// TestSizedPasses: what a pass with sizes that vary issues, as fio's
+// do_io ends it: a sequential pass covers the region end to end; a random
+// one with the map covers it once, I/Os cut at used blocks; without the
+// map it stops at the first I/O that reaches the region's size (more
+// bytes than that); loops= passes again.
+func TestSizedPasses(t *testing.T) {
+	iometer := split3(SizeShare{4 * kib, 10}, SizeShare{64 * kib, 50}, SizeShare{32 * kib, 40})
+	const size = 4 << 20
+	t.Run("sequential covers the region in order", func(t *testing.T) {
+		rs, _ := runSized(t, Workload{RW: Read, Size: size}, iometer)
+		var at int64
+		for i, r := range rs {
+			if r.Offset != at {
+				t.Fatalf("I/O %d at %d, want %d: sequential", i, r.Offset, at)
+			}
+			at += int64(r.Bytes)
+		}
+		if at != size {
+			t.Errorf("pass ended at %d, want %d", at, size)
+		}
+		if len(sizesOf(rs)[dirRead]) != 3 {
+			t.Errorf("sizes %v, want the split's three", sizesOf(rs))
+		}
+	})
+	t.Run("random map covers the region once", func(t *testing.T) {
+		rs, _ := runSized(t, Workload{RW: RandRead, Size: size, RandomMap: true}, iometer)
+		if o, m := coverage(rs, size); o != 0 || m != 0 {
+			t.Errorf("%d bytes read twice, %d not read: the map covers the region once", o, m)
+		}
+		cut := 0
+		for _, r := range rs {
+			if r.Offset%(4*kib) != 0 || r.Bytes%int(4*kib) != 0 {
+				t.Fatalf("I/O of %d at %d: off the 4k grid", r.Bytes, r.Offset)
+			}
+			if r.Bytes != int(4*kib) && r.Bytes != int(32*kib) && r.Bytes != int(64*kib) {
+				cut++
+			}
+		}
+		if cut == 0 {
+			t.Errorf("no I/O cut at a used block: fio's map cuts them (mark_random_map)")
+		}
+	})
+	t.Run("no map: the last I/O passes the size", func(t *testing.T) {
+		rs, _ := runSized(t, Workload{RW: RandRead, Size: size}, iometer)
+		var bytes int64
+		for _, r := range rs {
+			bytes += int64(r.Bytes)
+		}
+		if last := int64(rs[len(rs)-1].Bytes); bytes < size || bytes-last >= size {
+			t.Errorf("%d bytes, the last I/O %d: want the I/O that reaches %d to be the last", bytes, last, size)
+		}
+		if o, _ := coverage(rs, size); o == 0 {
+			t.Errorf("no block read twice: draws without the map repeat blocks")
+		}
+	})
+	t.Run("loops=2: two passes", func(t *testing.T) {
+		rs, _ := runSized(t, Workload{RW: RandWrite, Size: size, RandomMap: true, Loops: 2}, iometer)
+		var bytes int64
+		for _, r := range rs {
+			bytes += int64(r.Bytes)
+		}
+		if o, m := coverage(rs, size); bytes != 2*size || o != size || m != 0 {
+			t.Errorf("%d bytes, %d twice, %d never: want every byte twice", bytes, o, m)
+		}
+	})
+	t.Run("time_based goes on past a pass", func(t *testing.T) {
+		rs, _ := runSized(t, Workload{RW: RandRead, Size: 256 * kib, RandomMap: true, TimeBased: true, Runtime: 30 * time.Millisecond}, iometer)
+		var bytes int64
+		for _, r := range rs {
+			bytes += int64(r.Bytes)
+		}
+		if bytes <= 2*256*kib {
+			t.Errorf("%d bytes in 30ms of a 256k region: want pass after pass", bytes)
+		}
+	})
+	t.Run("a size per direction", func(t *testing.T) {
+		s := BlockSizes{Dirs: [3]DirSizes{{Min: 4 * kib, Max: 4 * kib}, {Min: 8 * kib, Max: 8 * kib}, {Min: 8 * kib, Max: 8 * kib}}}
+		rs, _ := runSized(t, Workload{RW: ReadWrite, RWMixRead: 50, Size: size}, s)
+		var at [2]int64
+		var bytes int64
+		for i, r := range rs {
+			if want := [2]int{int(4 * kib), int(8 * kib)}[r.Dir]; r.Bytes != want || r.Offset != at[r.Dir] {
+				t.Fatalf("I/O %d: dir %d, %d bytes at %d; want %d at %d (each direction in sequence on its own)", i, r.Dir, r.Bytes, r.Offset, want, at[r.Dir])
+			}
+			at[r.Dir] += int64(r.Bytes)
+			bytes += int64(r.Bytes)
+		}
+		if bytes != size || at[0] == 0 || at[1] == 0 {
+			t.Errorf("%d bytes (reads to %d, writes to %d), want %d both ways", bytes, at[0], at[1], size)
+		}
+	})
+	t.Run("blockalign: random offsets on its grid, the map off", func(t *testing.T) {
+		d := DirSizes{Min: 8 * kib, Max: 32 * kib, Align: 4 * kib}
+		s := BlockSizes{Dirs: [3]DirSizes{d, d, d}, Unaligned: true}
+		rs, _ := runSized(t, Workload{RW: RandRead, Size: size, RandomMap: true}, s)
+		odd, half := 0, 0
+		for _, r := range rs {
+			if r.Offset%(4*kib) != 0 {
+				t.Fatalf("offset %d off the 4k grid", r.Offset)
+			}
+			if r.Offset%(8*kib) != 0 {
+				half++
+			}
+			if r.Bytes%int(4*kib) != 0 {
+				odd++
+			}
+		}
+		if odd == 0 || half == 0 {
+			t.Errorf("%d sizes off 4k, %d offsets off 8k: bs_unaligned keeps a drawn size, blockalign=4k places I/Os of 8k and more on 4k", odd, half)
+		}
+		if o, _ := coverage(rs, size); o == 0 {
+			t.Errorf("no byte read twice: fio turns its map off at a blockalign other than the smallest size")
+		}
+	})
+	t.Run("zoned, as jesd219.fio: the zones' shares of the I/Os on the blockalign grid", func(t *testing.T) {
+		d := DirSizes{Min: 512, Max: 64 * kib, Align: 4 * kib, Split: []SizeShare{{512, 10}, {4 * kib, 60}, {16 * kib, 20}, {64 * kib, 10}}}
+		dist := Distribution{Kind: DistZoned, Zones: [2][]DistZone{{{50, 5, 0}, {30, 15, 0}, {20, 80, 0}}, {{50, 5, 0}, {30, 15, 0}, {20, 80, 0}}}}
+		rs, _ := runSized(t, Workload{RW: RandRW, RWMixRead: 40, Size: 64 << 20, Distribution: dist}, BlockSizes{Dirs: [3]DirSizes{d, d, d}})
+		var first, next int
+		for _, r := range rs {
+			if r.Offset%(4*kib) != 0 {
+				t.Fatalf("offset %d off the 4k grid", r.Offset)
+			}
+			switch {
+			case r.Offset < 64<<20*5/100:
+				first++
+			case r.Offset < 64<<20*20/100:
+				next++
+			}
+		}
+		if f, n := float64(first)/float64(len(rs)), float64(next)/float64(len(rs)); math.Abs(f-0.5) > 0.03 || math.Abs(n-0.3) > 0.03 {
+			t.Errorf("%.1f%% of %d I/Os in the first 5%%, %.1f%% in the next 15%%; want 50 and 30", 100*f, len(rs), 100*n)
+		}
+	})
+	t.Run("bs_is_seq_rand: random I/Os take the write sizes", func(t *testing.T) {
+		s := BlockSizes{Dirs: [3]DirSizes{{Min: 4 * kib, Max: 4 * kib}, {Min: 16 * kib, Max: 16 * kib}, {Min: 4 * kib, Max: 4 * kib}}, SeqRand: true}
+		rs, _ := runSized(t, Workload{RW: RandRead, Size: size, RandomMap: true}, s)
+		sz := sizesOf(rs)[dirRead]
+		if sz[int(16*kib)] == 0 || len(sz) < 2 {
+			t.Errorf("read sizes %v: want 16k reads, cut to 4k blocks by the map (the reads' smallest size)", sz)
+		}
+	})
+}
+
+// TestSizedMapQuirk: fio's map has a block per smallest size of all three
+// directions, and a direction of larger blocks indexes it in its own
+// units: rw=randwrite bs=4k,8k finds a used block with no free one after
+// it in the half the writes use, moves past the region and ends the job
+// before its size, as fio 3.33 does (3625 of 8192 writes on 64m).
+func TestSizedMapQuirk(t *testing.T) {
+	s := BlockSizes{Dirs: [3]DirSizes{{Min: 4 * kib, Max: 4 * kib}, {Min: 8 * kib, Max: 8 * kib}, {Min: 8 * kib, Max: 8 * kib}}}
+	const size = 16 << 20
+	rs, w := runSized(t, Workload{RW: RandWrite, Size: size, RandomMap: true}, s)
+	if w.Sizes == nil {
+		t.Fatal("bs=4k,8k with randwrite ran as one size: the reads' 4k sizes fio's map")
+	}
+	if n := int64(len(rs)); n >= size/(8*kib) || n < 16 {
+		t.Errorf("%d writes: want fewer than the %d of the region (the pass ends at the half the writes index)", n, size/(8*kib))
+	}
+	for _, r := range rs {
+		if r.Bytes != int(8*kib) || r.Offset%(8*kib) != 0 {
+			t.Fatalf("write of %d at %d", r.Bytes, r.Offset)
+		}
+	}
+}
+
+// TestBlockSizesApply: sizes that come down to one run as BS alone, on
+// fioPattern; the rest keep their sizes and the largest as BS.
+func TestBlockSizesApply(t *testing.T) {
+	fixed := func(r, w, tr int64) BlockSizes {
+		return BlockSizes{Dirs: [3]DirSizes{{Min: r, Max: r}, {Min: w, Max: w}, {Min: tr, Max: tr}}}
+	}
+	cases := []struct {
+		name   string
+		s      BlockSizes
+		rw     RW
+		sized  bool
+		wantBS int64
+	}{
+		{"one size", Fixed(8 * kib), RandRW, false, 8 * kib},
+		{"a read job with bs=4k,8k reads 4k", fixed(4*kib, 8*kib, 8*kib), Read, false, 4 * kib},
+		{"a random read job with bs=4k,8k: the map is the reads'", fixed(4*kib, 8*kib, 8*kib), RandRead, true, 4 * kib},
+		{"a random write job with bs=4k,8k: the map is 4k", fixed(4*kib, 8*kib, 8*kib), RandWrite, true, 8 * kib},
+		{"mixed", fixed(4*kib, 8*kib, 8*kib), ReadWrite, true, 8 * kib},
+		{"trim takes the third", fixed(4*kib, 4*kib, 16*kib), Trim, false, 16 * kib},
+		{"a range", BlockSizes{Dirs: [3]DirSizes{{Min: kib, Max: 4 * kib}, {Min: kib, Max: 4 * kib}, {Min: kib, Max: 4 * kib}}}, RandRead, true, 4 * kib},
+		{"blockalign on a random job", BlockSizes{Dirs: [3]DirSizes{{Min: 8 * kib, Max: 8 * kib, Align: 4 * kib}, {Min: 8 * kib, Max: 8 * kib}, {Min: 8 * kib, Max: 8 * kib}}}, RandRead, true, 8 * kib},
+		{"blockalign on a sequential job does nothing", BlockSizes{Dirs: [3]DirSizes{{Min: 8 * kib, Max: 8 * kib, Align: 4 * kib}, {Min: 8 * kib, Max: 8 * kib}, {Min: 8 * kib, Max: 8 * kib}}}, Read, false, 8 * kib},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := Workload{RW: c.rw}
+			c.s.Apply(&w)
+			if (w.Sizes != nil) != c.sized || w.BS != c.wantBS {
+				t.Errorf("Sizes set %v, BS %d; want %v, %d", w.Sizes != nil, w.BS, c.sized, c.wantBS)
+			}
+		})
+	}
+}
+
+// TestBlockSizesRefusals: fio's own rules for the sizes, and what clyde
+// does not run with them.
+func TestBlockSizesRefusals(t *testing.T) {
+	rng := func(lo, hi int64) BlockSizes {
+		d := DirSizes{Min: lo, Max: hi}
+		return BlockSizes{Dirs: [3]DirSizes{d, d, d}}
+	}
+	for _, c := range []struct {
+		name string
+		s    BlockSizes
+		edit func(w *Workload)
+		want string
+	}{
+		{"shares past 100 with two without", split3(SizeShare{4 * kib, 80}, SizeShare{8 * kib, 30}, SizeShare{16 * kib, NoPct}, SizeShare{32 * kib, NoPct}), nil, "more than 100"},
+		{"past 100 with one without a share is fio's (it wraps)", split3(SizeShare{4 * kib, 80}, SizeShare{8 * kib, 30}, SizeShare{16 * kib, NoPct}), nil, ""},
+		{"a share out of range", split3(SizeShare{4 * kib, 101}, SizeShare{8 * kib, 1}), nil, "outside 1..100"},
+		{"region below the smallest size", rng(64*kib, 128*kib), func(w *Workload) { w.Size = 32 * kib }, "smaller than the smallest"},
+		{"direct with sizes off 512", rng(1000, 4000), func(w *Workload) { w.Direct = true }, "--direct"},
+		{"direct with bs_unaligned", BlockSizes{Dirs: rng(4*kib, 16*kib).Dirs, Unaligned: true}, func(w *Workload) { w.Direct = true }, "bs_unaligned"},
+		{"direct with a blockalign off 512", BlockSizes{Dirs: [3]DirSizes{{Min: 4 * kib, Max: 8 * kib, Align: 1000}, {Min: 4 * kib, Max: 8 * kib}, {Min: 4 * kib, Max: 8 * kib}}},
+			func(w *Workload) { w.Direct, w.RW = true, RandRead }, "blockalign"},
+		{"verify without the map", rng(4*kib, 16*kib), func(w *Workload) { w.Verify, w.RW = VerifyCRC32C, RandWrite }, "norandommap"},
+		{"verify with bs_unaligned", BlockSizes{Dirs: rng(4*kib, 16*kib).Dirs, Unaligned: true}, func(w *Workload) { w.Verify, w.RW = VerifyCRC32C, Write }, "bs_unaligned"},
+		{"verify in sequence is fine", rng(4*kib, 16*kib), func(w *Workload) { w.Verify, w.RW = VerifyCRC32C, Write }, ""},
+		{"a verify interval below the header", rng(32, 4*kib), func(w *Workload) { w.Verify, w.RW = VerifyMD5, Write }, "header"},
+		{"zones", rng(4*kib, 16*kib), func(w *Workload) { w.Zones = StridedZones{Size: 256 * kib} }, "zone"},
+		{"a run per draw", rng(4*kib, 16*kib), func(w *Workload) { w.RW, w.SeqRepeat = RandRead, 4 }, "rw=MODE:N"},
+		{"trimwrite", rng(4*kib, 16*kib), func(w *Workload) { w.RW = TrimWrite }, "trims and then writes"},
+		{"a size past what clyde issues", rng(4*kib, 1<<32), nil, "larger than one I/O"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := Workload{Name: "s", Filename: "f", RW: RandRW, RWMixRead: 50, Size: 1 << 20, IODepth: 1, NumJobs: 1,
+				IOEngine: EnginePsync, Buffer: Buffer{Kind: BufferRandom}}
+			if c.edit != nil {
+				c.edit(&w)
+			}
+			c.s.Apply(&w)
+			err := w.validate()
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Errorf("%v, want a refusal saying %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestSizedQueued: a queueing engine, which counts an I/O when it submits
+// it, issues a pass that ends where fio's does, its bytes the region's.
+func TestSizedQueued(t *testing.T) {
+	qs := queueingEngines()
+	if len(qs) == 0 {
+		t.Skip("no queueing engine on this platform")
+	}
+	const size = 1 << 20
+	rs, _ := runSized(t, Workload{RW: RandWrite, Size: size, RandomMap: true, IODepth: 8, IOEngine: Engine(qs[0]),
+		Filename: filepath.Join(t.TempDir(), "f")}, split3(SizeShare{4 * kib, 50}, SizeShare{64 * kib, 50}))
+	if o, m := coverage(rs, size); o != 0 || m != 0 {
+		t.Errorf("%s: %d bytes twice, %d never: the map covers the region once", qs[0], o, m)
+	}
+}
+
+// TestVerifySizes: with write sizes that vary, every write carries a
+// header per verify_interval (its smallest size, fio's default), the
+// verify pass reads each write back whole, as fio reads each io_piece,
+// and a damaged block inside a large write is found at its own offset.
+func TestVerifySizes(t *testing.T) {
+	s := split3(SizeShare{4 * kib, 50}, SizeShare{16 * kib, 50})
+	for _, c := range []struct {
+		name   string
+		rw     RW
+		damage bool
+	}{{"sequential", Write, false}, {"random, the map", RandWrite, false}, {"damaged", Write, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			w := verifyWorkload(t, VerifyCRC32C)
+			w.RW, w.Size = c.rw, 1<<20
+			s.Apply(&w)
+			var bigAt int64 = -1
+			rec := &ioLog{}
+			w.Log = rec
+			if c.damage {
+				withBeforeVerify(t, func(t *testing.T, h osio.File) {
+					for _, r := range *rec.got {
+						if r.Dir == dirWrite && r.Bytes == int(16*kib) {
+							bigAt = r.Offset
+							break
+						}
+					}
+					b := pread(t, h, bigAt+2*verifyBS)
+					b[100] ^= 1
+					pwrite(t, h, b, bigAt+2*verifyBS)
+				})
+			}
+			res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}, Shape: fioShape})
+			if c.damage {
+				var ve *VerifyError
+				if !errors.As(err, &ve) || ve.Bad != 1 || !strings.Contains(ve.Lines[0], fmt.Sprintf("verify failed at offset %d, length 4096", bigAt+2*verifyBS)) {
+					t.Fatalf("%v: want the third block of the 16k write at %d named", err, bigAt)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			j := res.Jobs[0]
+			if j.Write.IOBytes != w.Size || j.Read.IOBytes != w.Size || j.Read.TotalIOs != j.Write.TotalIOs {
+				t.Errorf("wrote %d bytes in %d, read %d in %d: want every write read back whole", j.Write.IOBytes, j.Write.TotalIOs, j.Read.IOBytes, j.Read.TotalIOs)
+			}
+			reads := map[int]int{}
+			for _, r := range *rec.got {
+				if r.Dir == dirRead {
+					reads[r.Bytes]++
+				}
+			}
+			if reads[int(16*kib)] == 0 && c.rw == Write {
+				t.Errorf("read sizes %v: want 16k writes read back as 16k", reads)
+			}
+		})
+	}
+}
+
+// TestSizedPassEnds: where fio's do_io ends a pass of rw=rw with sizes
+// that vary and loops=2 (16m, bssplit=512/50:1M/50; fio 3.33 with
+// ioengine=null: 1962 reads and 2063 writes at iodepth 1, 38 and 40 at
+// iodepth 4): an engine that returns FIO_Q_COMPLETED counts no bytes
+// for the pass, which goes on until a direction reaches the end, its
+// last megabyte in 512-byte I/Os; one that queues ends the pass at the
+// size.
+func TestSizedPassEnds(t *testing.T) {
+	s := split3(SizeShare{512, 50}, SizeShare{1 << 20, 50})
+	for _, c := range []struct {
+		depth      int
+		minN, maxN int
+	}{{1, 2000, 6000}, {4, 40, 400}} {
+		rs, _ := runSized(t, Workload{RW: ReadWrite, RWMixRead: 50, Size: 16 << 20, Loops: 2, IODepth: c.depth}, s)
+		var bytes int64
+		for _, r := range rs {
+			bytes += int64(r.Bytes)
+		}
+		if len(rs) < c.minN || len(rs) > c.maxN || bytes < 32<<20 || bytes >= 32<<20+1<<20 {
+			t.Errorf("iodepth %d: %d I/Os of %d bytes; want %d to %d, 32m up to one more I/O", c.depth, len(rs), bytes, c.minN, c.maxN)
+		}
+	}
+}
+
+// BenchmarkPatternNext is the cost of drawing one I/O: one block size
+// (fioPattern, what a fixed-size job runs, untouched by sizes that vary),
+// and sizes drawn per I/O (sizedPattern), with and without fio's random
+// map. Time-based, so the pattern never runs out.
+func BenchmarkPatternNext(b *testing.B) {
+	iometer := split3(SizeShare{512, 10}, SizeShare{kib, 5}, SizeShare{2 * kib, 5}, SizeShare{4 * kib, 60}, SizeShare{8 * kib, 2},
+		SizeShare{16 * kib, 4}, SizeShare{32 * kib, 4}, SizeShare{64 * kib, 10})
+	for _, c := range []struct {
+		name  string
+		rw    RW
+		sizes *BlockSizes
+		map_  bool
+	}{
+		{"fixed-4k", RandRead, nil, false},
+		{"fixed-4k-map", RandRead, nil, true},
+		{"bssplit", RandRead, &iometer, false},
+		{"bssplit-map", RandRead, &iometer, true},
+		{"bs=4k,8k-rw", ReadWrite, &BlockSizes{Dirs: [3]DirSizes{{Min: 4 * kib, Max: 4 * kib}, {Min: 8 * kib, Max: 8 * kib}, {Min: 8 * kib, Max: 8 * kib}}}, false},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			e, _ := engineByName(EngineNull)
+			wl := &workload{Workload: Workload{RW: c.rw, RWMixRead: 50, BS: 4096, Size: 256 << 20, IODepth: 1, NumJobs: 1, IOEngine: EngineNull,
+				Seed: 1, Runtime: time.Minute, TimeBased: true, RandomMap: c.map_, Buffer: Buffer{Kind: BufferRandom}}, engine: e, depth: 1, firstWorker: 1}
+			if c.sizes != nil {
+				c.sizes.Apply(&wl.Workload)
+			}
+			w := newWorker(wl, 0)
+			var sum int64
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				_, off, size := w.pattern.next(w)
+				sum += off + int64(size)
+			}
+			if sum == 0 {
+				b.Fatal("no I/O drawn")
+			}
+		})
+	}
+}
+
+// TestSizedRamp: the measured part of a size-based job with a ramp moves
+// its whole size, as fioPattern's whole I/O count restarts at the ramp's
+// end: the I/Os of the ramp do not count.
+func TestSizedRamp(t *testing.T) {
+	const size = 16 << 30
+	s := split3(SizeShare{4 * kib, 50}, SizeShare{64 * kib, 50})
+	w := Workload{Name: "ramp", RW: RandRead, Size: size, IODepth: 1, NumJobs: 1, IOEngine: EngineNull, Buffer: Buffer{Kind: BufferRandom},
+		Seed: 3, RampTime: 20 * time.Millisecond}
+	s.Apply(&w)
+	res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Jobs[0].Read.IOBytes; got < size || got >= size+64*kib {
+		t.Errorf("%d bytes measured after the ramp, want %d up to one more I/O", got, int64(size))
+	}
+}
+
+// TestSizedIOSize: io_size= with sizes drawn per I/O moves io_size bytes
+// in as many passes as it takes, the last one cut there, as fio 3.33
+// does (16m, bssplit=4k/50:64k/50, io_size=40m: 41963520 bytes).
+func TestSizedIOSize(t *testing.T) {
+	for _, rw := range []RW{Read, RandRead} {
+		rs, _ := runSized(t, Workload{RW: rw, Size: 16 << 20, RandomMap: true, Region: RegionSpec{IOSize: 40 << 20}},
+			split3(SizeShare{4 * kib, 50}, SizeShare{64 * kib, 50}))
+		var bytes int64
+		for _, r := range rs {
+			bytes += int64(r.Bytes)
+		}
+		if bytes < 40<<20 || bytes >= 40<<20+64*kib {
+			t.Errorf("%s: %d bytes, want io_size 40m up to one more I/O", rw, bytes)
+		}
+	}
+}
+
+// TestPlaceSizes: a region's share (offset=10%, size=30%) with sizes that
+// vary is cut to fio's td_min_bs, the smallest size of any direction, not
+// to the largest (BS).
+func TestPlaceSizes(t *testing.T) {
+	w := Workload{Size: 64 * kib, Region: RegionSpec{OffsetPercent: 10}}
+	d := DirSizes{Min: kib, Max: 64 * kib}
+	w.Sizes, w.BS = &BlockSizes{Dirs: [3]DirSizes{d, d, d}}, 64*kib
+	if off, _ := w.place(1 << 20); off != 105472 {
+		t.Errorf("offset=10%% of 1m at %d, want 105472 (104857 rounded up to 1k)", off)
+	}
+	w.Region = RegionSpec{SizePercent: 30}
+	if _, sz := w.place(1 << 20); sz != 314368 {
+		t.Errorf("size=30%% of 1m is %d, want 314368 (314572 cut to 1k)", sz)
+	}
+}
