@@ -94,11 +94,8 @@ func (w *worker) verifyBlock(i int64) bool {
 		w.fail(fmt.Errorf("verify: read %d bytes at offset %d: %w", len(b.buf), off, err))
 		return false
 	}
-	w.complete(dirRead, n, len(b.buf), off, tp, tp, t1)
-	if !w.split {
-		w.remaining++ // a verify read is not one of the write pass's I/Os
-	}
-	w.paused = true // the engine's clock reading from before is stale
+	w.complete(dirRead, n, len(b.buf), off, tp, tp, t1) // not one of the write pass's I/Os: the loop counts those
+	w.paused = true                                     // the engine's clock reading from before is stale
 	v.seeds[i] = 0
 	if bad := v.check(b.buf[:n], off, seed); bad != "" {
 		w.fail(&VerifyError{File: w.spec.target.resolved, Bad: 1, Checked: 1, Backlog: true, Lines: []string{bad}})

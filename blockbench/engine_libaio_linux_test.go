@@ -3,9 +3,7 @@
 package blockbench
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -13,7 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/clydebench/clyde/internal/clydetest"
 
@@ -21,32 +18,6 @@ import (
 
 	"github.com/clydebench/clyde/internal/osio"
 )
-
-const libaioTestBS = 4096
-
-// blockPattern is what block i of a test file holds before the run: its
-// index in every 8 bytes, so a read from the wrong offset shows.
-func blockPattern(i int64) []byte {
-	b := make([]byte, libaioTestBS)
-	for k := 0; k < len(b); k += 8 {
-		binary.LittleEndian.PutUint64(b[k:], uint64(i)<<8|0xa5)
-	}
-	return b
-}
-
-// patternFile writes a file of n blocks in dir, each its blockPattern.
-func patternFile(t *testing.T, dir string, n int64) string {
-	t.Helper()
-	var data []byte
-	for i := range n {
-		data = append(data, blockPattern(i)...)
-	}
-	path := filepath.Join(dir, "aio.dat")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // directDir is a directory whose filesystem takes O_DIRECT (t.TempDir, or
 // /var/tmp), or the test skips.
@@ -87,10 +58,11 @@ func shmDir(t *testing.T) string {
 }
 
 // libaioWorker is a worker of wl on the file at path, opened as the runner
-// opens it, with its libaio issuer prepared.
-func libaioWorker(t *testing.T, path string, wl *workload, flags osio.Flag) (*worker, *libaioIssuer) {
+// opens it, with its libaio loop prepared.
+func libaioWorker(t *testing.T, path string, wl *workload, flags osio.Flag) (*worker, *ioLoop) {
 	t.Helper()
-	if err := libaioProbe(); err != nil {
+	e := mustEngine(EngineLibaio)
+	if err := e.available(); err != nil {
 		clydetest.Skipf(t, "libaio not available here: %v", err)
 	}
 	if wl.Direct {
@@ -100,16 +72,16 @@ func libaioWorker(t *testing.T, path string, wl *workload, flags osio.Flag) (*wo
 	if err != nil {
 		t.Fatal(err)
 	}
-	wl.engine, wl.IOEngine, wl.depth = libaioEngine{}, EngineLibaio, wl.IODepth
+	wl.engine, wl.IOEngine, wl.depth = e, EngineLibaio, wl.IODepth
 	w := newWorker(wl, 0)
 	w.h, w.ctx, w.base = h, context.Background(), time.Now()
 	t.Cleanup(w.close)
-	is, err := libaioEngine{}.prepare(w)
+	l, err := e.prepare(w)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.issuer = is
-	return w, is.(*libaioIssuer)
+	w.loop = l
+	return w, l
 }
 
 // TestLibaioMovesTheRightBytes runs one pass of random reads and writes,
@@ -131,26 +103,7 @@ func TestLibaioMovesTheRightBytes(t *testing.T) {
 				NumJobs: 1, Buffer: Buffer{Kind: BufferRandom}, Seed: 7, RandomMap: true, Direct: direct}}
 			w, a := libaioWorker(t, path, wl, osio.ReadWrite)
 			w.ioLimit, w.remaining = blocks, blocks
-			written := map[int64][]byte{}
-			var bad []string
-			w.record(observeFunc(func(r IORecord) {
-				dir, n, off := r.Dir, r.Bytes, r.Offset
-				// The slot is free again, but its buffer is untouched
-				// until the next I/O is drawn into it.
-				for i := range a.slots {
-					s := &a.slots[i]
-					if s.off != off || s.dir != dir || a.iocbs[i].offset != off {
-						continue
-					}
-					if dir == dirWrite {
-						written[off] = bytes.Clone(s.buf[:n])
-					} else if !bytes.Equal(s.buf[:n], blockPattern(off/libaioTestBS)) {
-						bad = append(bad, "read at "+strconv.FormatInt(off, 10))
-					}
-					return
-				}
-				bad = append(bad, "no slot for the completion at "+strconv.FormatInt(off, 10))
-			}), true)
+			seen := watchBytes(w, a)
 			a.run(w)
 			if w.err != nil {
 				t.Fatal(w.err)
@@ -158,23 +111,11 @@ func TestLibaioMovesTheRightBytes(t *testing.T) {
 			if n := w.ios[dirRead] + w.ios[dirWrite]; n != blocks || w.ios[dirRead] == 0 || w.ios[dirWrite] == 0 {
 				t.Fatalf("%d reads, %d writes, want %d I/Os of both", w.ios[dirRead], w.ios[dirWrite], blocks)
 			}
-			if len(bad) > 0 {
-				t.Fatalf("%d I/Os moved the wrong bytes, first: %s", len(bad), bad[0])
+			if len(seen.bad) > 0 {
+				t.Fatalf("%d I/Os moved the wrong bytes, first: %s", len(seen.bad), seen.bad[0])
 			}
 			w.close()
-			data, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range int64(blocks) {
-				want := blockPattern(i)
-				if b, ok := written[i*libaioTestBS]; ok {
-					want = b
-				}
-				if !bytes.Equal(data[i*libaioTestBS:(i+1)*libaioTestBS], want) {
-					t.Fatalf("block %d holds the wrong bytes (written: %v)", i, written[i*libaioTestBS] != nil)
-				}
-			}
+			seen.checkFile(t, path, blocks)
 			// The queue fills one I/O at a time to depth, then each reap
 			// takes one and its slot is refilled: fio's io_u_map.
 			wantDepth := [7]int64{1, 2, 4, 8, blocks - (depth - 1)}
@@ -189,8 +130,8 @@ func TestLibaioMovesTheRightBytes(t *testing.T) {
 			if reaps[0] != 0 || reaps[1] < blocks-depth || reaps[1] > blocks-depth+3 || reaps[2]+reaps[3] > 3 || reaps[4]+reaps[5]+reaps[6] != 0 {
 				t.Errorf("reap counts %v, want %d of one I/O and the last %d in one call or a few", reaps, blocks-depth, depth)
 			}
-			if a.inflight != 0 || a.nFree != depth {
-				t.Errorf("%d I/Os in flight, %d free slots after the run", a.inflight, a.nFree)
+			if a.taken() != 0 || a.nFree != depth {
+				t.Errorf("%d I/Os in flight, %d free slots after the run", a.taken(), a.nFree)
 			}
 		})
 	}
@@ -229,8 +170,8 @@ func TestLibaioReportsErrors(t *testing.T) {
 		if !errors.Is(w.err, unix.EBADF) || !strings.Contains(w.err.Error(), "io_submit (write 4096 bytes at offset") {
 			t.Errorf("err = %v, want io_submit's EBADF naming the write", w.err)
 		}
-		if a.inflight != 0 || a.nFree != 8 {
-			t.Errorf("%d I/Os in flight, %d free slots: the loop returned before reaping", a.inflight, a.nFree)
+		if a.taken() != 0 || a.nFree != 8 {
+			t.Errorf("%d I/Os in flight, %d free slots: the loop returned before reaping", a.taken(), a.nFree)
 		}
 	})
 	t.Run("completion", func(t *testing.T) {
@@ -246,8 +187,8 @@ func TestLibaioReportsErrors(t *testing.T) {
 		if w.ios[dirWrite] < 3 {
 			t.Errorf("%d writes counted, want the 3 before the failing one at least", w.ios[dirWrite])
 		}
-		if a.inflight != 0 || a.nFree != 8 {
-			t.Errorf("%d I/Os in flight, %d free slots: the loop returned before reaping", a.inflight, a.nFree)
+		if a.taken() != 0 || a.nFree != 8 {
+			t.Errorf("%d I/Os in flight, %d free slots: the loop returned before reaping", a.taken(), a.nFree)
 		}
 	})
 }
@@ -272,95 +213,44 @@ func TestLibaioStopReapsInFlight(t *testing.T) {
 	if !w.stoppedEarly || w.inflight[depth] == 0 {
 		t.Fatalf("stopped early %v, depth counts %v: the run should have filled its queue and been stopped", w.stoppedEarly, w.inflight)
 	}
-	if a.inflight != 0 || a.nFree != depth {
-		t.Errorf("%d I/Os in flight, %d free slots after the stop", a.inflight, a.nFree)
+	if a.taken() != 0 || a.nFree != depth {
+		t.Errorf("%d I/Os in flight, %d free slots after the stop", a.taken(), a.nFree)
 	}
 	// Nothing the kernel holds: a poll finds no completion left.
-	var ev [depth]libaioEvent
-	var zero unix.Timespec
-	n, _, errno := unix.Syscall6(unix.SYS_IO_GETEVENTS, a.ctx, 0, depth, uintptr(unsafe.Pointer(&ev[0])), uintptr(unsafe.Pointer(&zero)), 0)
-	if errno != 0 || n != 0 {
-		t.Errorf("io_getevents after the stop: %d events, %v: completions were left unreaped", n, errno)
+	if n, err := a.e.GetEvents(0, depth); err != nil || n != 0 {
+		t.Errorf("io_getevents after the stop: %d events, %v: completions were left unreaped", n, err)
 	}
 	if w.ios[dirRead] == 0 {
 		t.Error("no I/O completed")
 	}
 }
 
-// TestLibaioLayout pins the kernel ABI: offsets of the iocb fields the
-// kernel reads.
-func TestLibaioLayout(t *testing.T) {
-	var c libaioIOCB
-	for _, f := range []struct {
-		name string
-		got  uintptr
-		want uintptr
-	}{
-		{"aio_lio_opcode", unsafe.Offsetof(c.opcode), 16},
-		{"aio_fildes", unsafe.Offsetof(c.fildes), 20},
-		{"aio_buf", unsafe.Offsetof(c.buf), 24},
-		{"aio_nbytes", unsafe.Offsetof(c.nbytes), 32},
-		{"aio_offset", unsafe.Offsetof(c.offset), 40},
-		{"aio_flags", unsafe.Offsetof(c.flags), 56},
-	} {
-		if f.got != f.want {
-			t.Errorf("%s at %d, the kernel reads it at %d", f.name, f.got, f.want)
-		}
-	}
-	var e libaioEvent
-	if unsafe.Offsetof(e.res) != 16 {
-		t.Errorf("io_event.res at %d, want 16", unsafe.Offsetof(e.res))
-	}
-}
-
 // TestLibaioEagainReapsAndRetries runs a queue deeper than its AIO context
-// holds: io_submit refuses with EAGAIN once the context is full, and the
-// loop must reap and submit the refused I/O again, losing and repeating
-// none.
+// holds: the kernel refuses io_submit with EAGAIN once the context is full
+// (capEngine stands in for a context of 64 at iodepth 512; the engine's own
+// EAGAIN is internal/ioengine's TestLibaioEagain), and the loop must reap
+// and submit the refused I/O again, losing and repeating none.
 func TestLibaioEagainReapsAndRetries(t *testing.T) {
 	const depth, ios = 512, 2048
 	path := patternFile(t, shmDir(t), 256)
 	wl := &workload{Workload: Workload{RW: RandRead, BS: libaioTestBS, Size: 256 * libaioTestBS, IODepth: depth,
 		NumJobs: 1, Buffer: Buffer{Kind: BufferRandom}, Seed: 9}}
 	w, a := libaioWorker(t, path, wl, osio.ReadOnly)
-	// A context made for one I/O: the kernel rounds it up, to far fewer
-	// than depth.
-	libaioDestroy(a.ctx)
-	ctx, err := libaioSetup(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.ctx = ctx
-	capacity := 0
-	probe := libaioIOCB{opcode: iocbCmdPread, fildes: uint32(w.h.Fd()), buf: uint64(uintptr(unsafe.Pointer(unsafe.SliceData(a.slots[0].buf)))), nbytes: libaioTestBS}
-	for ; capacity < depth; capacity++ {
-		a.iocbs[0] = probe
-		if a.submit(0) != 0 {
-			break
-		}
-	}
-	if capacity == depth {
-		clydetest.Skipf(t, "the kernel's context for 1 I/O took %d: no EAGAIN to test", depth)
-	}
-	// Reap the probes before the run.
-	for got := 0; got < capacity; {
-		n, ok := a.getEvents(w, capacity-got, capacity-got)
-		if !ok {
-			t.Fatal(w.err)
-		}
-		got += n
-	}
-	t.Logf("a context for 1 I/O holds %d", capacity)
+	c := &capEngine{Engine: a.e, capacity: 64}
+	a.e = c
 	w.ioLimit, w.remaining = ios, ios
 	a.run(w)
 	if w.err != nil {
 		t.Fatal(w.err)
 	}
-	if w.ios[dirRead] != ios || w.inflight.total() != ios {
-		t.Errorf("%d reads completed, %d submissions counted, want %d of each (context of %d)", w.ios[dirRead], w.inflight.total(), ios, capacity)
+	if c.refused == 0 {
+		t.Fatal("no submission was refused: nothing tested")
 	}
-	if a.inflight != 0 || a.nFree != depth || a.pending != -1 {
-		t.Errorf("%d in flight, %d free, pending %d after the run", a.inflight, a.nFree, a.pending)
+	if w.ios[dirRead] != ios || w.inflight.total() != ios {
+		t.Errorf("%d reads completed, %d submissions counted, want %d of each (context of %d)", w.ios[dirRead], w.inflight.total(), ios, c.capacity)
+	}
+	if a.taken() != 0 || a.nFree != depth || a.pN != 0 {
+		t.Errorf("%d in flight, %d free, %d pending after the run", a.taken(), a.nFree, a.pN)
 	}
 }
 

@@ -11,13 +11,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/ioengine"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
 
 // mmapWorker is a worker of wl on the file at path, opened as the runner
-// opens it, with its mmap issuer prepared.
-func mmapWorker(t *testing.T, path string, wl *workload, flags osio.Flag) (*worker, *mmapIssuer) {
+// opens it, with its mmap loop prepared.
+func mmapWorker(t *testing.T, path string, wl *workload, flags osio.Flag) (*worker, *ioLoop) {
 	t.Helper()
 	if wl.Direct {
 		flags |= osio.Direct
@@ -26,53 +27,48 @@ func mmapWorker(t *testing.T, path string, wl *workload, flags osio.Flag) (*work
 	if err != nil {
 		t.Fatal(err)
 	}
-	wl.engine, wl.IOEngine, wl.depth = mmapEngine{}, EngineMmap, 1
+	e := mustEngine(EngineMmap)
+	wl.engine, wl.IOEngine, wl.depth = e, EngineMmap, 1
 	w := newWorker(wl, 0)
 	w.h, w.ctx, w.base = h, context.Background(), time.Now()
 	t.Cleanup(w.close)
-	is, err := mmapEngine{}.prepare(w)
+	l, err := e.prepare(w)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.issuer = is
-	return w, is.(*mmapIssuer)
+	w.loop = l
+	return w, l
 }
 
 // TestMmapMovesTheRightBytes runs one pass of random reads and writes
 // through the map, each block once, buffered and with direct=1 (msync
-// after each I/O), on the whole region mapped and on a partial map (each
-// I/O maps its own range), and checks every read got the bytes at its
-// offset and every write reached the file there and nowhere else. A sync
-// engine: every I/O is counted at depth 1, none in a reap, no slat.
+// after each I/O), and checks every read got the bytes at its offset and
+// every write reached the file there and nowhere else (the partial map,
+// each I/O mapping its own range, is internal/ioengine's
+// TestMmapMapsWholeOrPartial). A sync engine: every I/O is counted at
+// depth 1, none in a reap, no slat.
 func TestMmapMovesTheRightBytes(t *testing.T) {
 	const blocks = 256
 	for _, c := range []struct {
-		name            string
-		direct, partial bool
-	}{{"buffered", false, false}, {"direct", true, false}, {"partial map", false, true}} {
+		name   string
+		direct bool
+	}{{"buffered", false}, {"direct", true}} {
 		t.Run(c.name, func(t *testing.T) {
 			path := patternFile(t, t.TempDir(), blocks)
 			wl := &workload{Workload: Workload{RW: RandRW, RWMixRead: 50, BS: libaioTestBS, Size: blocks * libaioTestBS, IODepth: 1,
 				NumJobs: 1, Buffer: Buffer{Kind: BufferRandom}, Seed: 7, RandomMap: true, Direct: c.direct, FadviseHint: true}}
 			w, m := mmapWorker(t, path, wl, osio.ReadWrite)
-			if m.partial || m.data == nil {
-				t.Fatal("the region was not mapped whole")
-			}
-			if c.partial {
-				m.unmap()
-				m.partial = true
-			}
 			w.ioLimit, w.remaining = blocks, blocks
 			// The buffers are filled once (no refill): every write writes
 			// this, whatever the reads between brought in.
-			wrote := bytes.Clone(m.wbuf[:libaioTestBS])
+			wrote := bytes.Clone(m.wbuf[0][:libaioTestBS])
 			written := map[int64][]byte{}
 			var bad []string
 			w.record(observeFunc(func(r IORecord) {
 				dir, n, off := r.Dir, r.Bytes, r.Offset
 				if dir == dirWrite {
 					written[off] = wrote
-				} else if !bytes.Equal(m.rbuf[:n], blockPattern(off/libaioTestBS)) {
+				} else if !bytes.Equal(m.rbuf[0][:n], blockPattern(off/libaioTestBS)) {
 					bad = append(bad, "read at "+strconv.FormatInt(off, 10))
 				}
 			}), true)
@@ -86,10 +82,7 @@ func TestMmapMovesTheRightBytes(t *testing.T) {
 			if len(bad) > 0 {
 				t.Fatalf("%d reads got the wrong bytes, first: %s", len(bad), bad[0])
 			}
-			if c.partial && len(m.data) != libaioTestBS {
-				t.Errorf("a partial map holds %d bytes, want the last I/O's %d", len(m.data), libaioTestBS)
-			}
-			if err := m.sync(false); err != nil {
+			if err := w.fileSync(false); err != nil {
 				t.Fatal(err)
 			}
 			w.close()
@@ -113,17 +106,21 @@ func TestMmapMovesTheRightBytes(t *testing.T) {
 	}
 }
 
-// TestMmapProtection is fio_mmap_file's choice of protection for a job.
-func TestMmapProtection(t *testing.T) {
+// TestEngineConfigDirections is fio_mmap_file's choice of protection for a
+// job, as the directions the engine is opened for (internal/ioengine's
+// TestMmapProtection turns them into the protection): a write job with
+// verify reads its blocks back.
+func TestEngineConfigDirections(t *testing.T) {
 	for _, c := range []struct {
-		rw     RW
-		verify VerifyKind
-		want   int
+		rw            RW
+		verify        VerifyKind
+		reads, writes bool
 	}{
-		{RandRead, VerifyNone, 1}, {Write, VerifyNone, 2}, {Write, VerifyCRC32C, 3}, {RandRW, VerifyNone, 3},
+		{RandRead, VerifyNone, true, false}, {Write, VerifyNone, false, true}, {Write, VerifyCRC32C, true, true}, {RandRW, VerifyNone, true, true},
 	} {
-		if got := mmapProt(&workload{Workload: Workload{RW: c.rw, Verify: c.verify}}); got != c.want {
-			t.Errorf("%s verify %q: prot %d, want %d (1 read, 2 write)", c.rw, c.verify, got, c.want)
+		w := &worker{spec: &workload{Workload: Workload{RW: c.rw, Verify: c.verify}}}
+		if got := w.engineConfig(nil); got.Reads != c.reads || got.Writes != c.writes {
+			t.Errorf("%s verify %q: reads %v writes %v, want %v and %v", c.rw, c.verify, got.Reads, got.Writes, c.reads, c.writes)
 		}
 	}
 }
@@ -140,7 +137,7 @@ func TestMmapFaultIsAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.run(w)
-	if !errors.Is(w.err, errMmapFault) || w.ios[dirRead] != 0 {
+	if !errors.Is(w.err, ioengine.ErrMmapFault) || w.ios[dirRead] != 0 {
 		t.Errorf("err = %v after %d reads, want the SIGBUS as an error at the first read", w.err, w.ios[dirRead])
 	}
 }
@@ -161,11 +158,14 @@ func TestMmapSyncsAreMsync(t *testing.T) {
 	if w.ios[dirWrite] != blocks || w.syncs != blocks/4-1 {
 		t.Errorf("%d writes, %d syncs; want %d and %d", w.ios[dirWrite], w.syncs, blocks, blocks/4-1)
 	}
-	err := mmapEngine{}.check(&Workload{Name: "odd", BS: 512, Direct: true})
+	check := func(w Workload) error {
+		return (&workload{Workload: w, engine: mustEngine(EngineMmap)}).checkEngine()
+	}
+	err := check(Workload{Name: "odd", BS: 512, Direct: true})
 	if !result.IsUsage(err) {
 		t.Errorf("bs 512 with direct=1: err = %v, want fio's refusal as a usage error", err)
 	}
-	if err := (mmapEngine{}).check(&Workload{Name: "ok", BS: 512}); err != nil {
+	if err := check(Workload{Name: "ok", BS: 512}); err != nil {
 		t.Errorf("bs 512 buffered: %v, want it run", err)
 	}
 }

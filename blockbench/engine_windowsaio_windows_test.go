@@ -13,9 +13,9 @@ import (
 	"github.com/clydebench/clyde/internal/osio"
 )
 
-// TestWindowsAIOKeepsDepth runs the engine's loop on a file and checks that
-// it had iodepth I/Os outstanding at once (the engine's own count of
-// submitted and not yet reaped I/Os), never more, and counted every one.
+// TestWindowsAIOKeepsDepth runs the engine through the loop on a file and
+// checks that it had iodepth I/Os outstanding at once (the loop's depth
+// counts: submitted and not yet reaped), never more, and counted every one.
 // On Linux it runs under Wine (integration/wine).
 func TestWindowsAIOKeepsDepth(t *testing.T) {
 	path := filepath.Join(testDir(t), "f")
@@ -29,28 +29,27 @@ func TestWindowsAIOKeepsDepth(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				e := windowsAIOEngine{}
+				e := mustEngine(EngineWindowsAIO)
 				wl := &workload{Workload: Workload{RW: rw, BS: 4096, Size: 4 << 20, IODepth: depth, NumJobs: 1, Direct: true,
 					IOEngine: EngineWindowsAIO, Buffer: Buffer{Kind: BufferRandom}, Seed: 1}, engine: e, depth: depth}
 				w := newWorker(wl, 0)
 				w.h, w.ctx = h, context.Background()
 				defer w.close()
 				w.ioLimit, w.remaining = 3000, 3000
-				is, err := e.prepare(w)
+				l, err := e.prepare(w)
 				if err != nil {
 					t.Fatal(err)
 				}
-				w.issuer, w.base = is, time.Now()
-				is.run(w)
+				w.loop, w.base = l, time.Now()
+				l.run(w)
 				if w.err != nil {
 					t.Fatal(w.err)
 				}
-				a := is.(*aioIssuer)
-				if a.highWater != depth {
-					t.Errorf("at most %d I/Os were in flight at once, want iodepth %d", a.highWater, depth)
+				if high := deepest(w.inflight); high != depth {
+					t.Errorf("at most %d I/Os were in flight at once, want iodepth %d", high, depth)
 				}
-				if a.inflight != 0 {
-					t.Errorf("%d I/Os still in flight after the run", a.inflight)
+				if l.taken() != 0 {
+					t.Errorf("%d I/Os still in flight after the run", l.taken())
 				}
 				if n := w.ios[0] + w.ios[1]; n != 3000 {
 					t.Errorf("%d I/Os completed, want 3000", n)
@@ -58,4 +57,14 @@ func TestWindowsAIOKeepsDepth(t *testing.T) {
 			})
 		}
 	}
+}
+
+// deepest is the largest count h has events of.
+func deepest(h countHist) int {
+	for n := len(h) - 1; n >= 0; n-- {
+		if h[n] > 0 {
+			return n
+		}
+	}
+	return 0
 }

@@ -38,6 +38,18 @@ var fioShape Shaper
 // SetFioShape sets fioShape.
 func SetFioShape(s Shaper) { fioShape = s }
 
+// mustEngine is the registered engine name.
+func mustEngine(name Engine) engine {
+	e, ok := engineByName(name)
+	if !ok {
+		panic("no engine " + name)
+	}
+	return e
+}
+
+// uringAvailable says why io_uring cannot run here.
+func uringAvailable() error { return mustEngine(EngineIOUring).available() }
+
 // SyntheticPlanJobs is syntheticPlanJobs for the presets' golden tests
 // (presets_golden_ext_test.go, package blockbench_test): perIO sees each
 // workload as planned and the depth it runs at.

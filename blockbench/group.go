@@ -105,7 +105,7 @@ func workerLane(w *worker, set int) lanes.Lane {
 			if w.measuring {
 				w.startThreadCPU() // no ramp
 			}
-			w.issuer.run(w)
+			w.loop.run(w)
 			w.endFsync()
 			w.verifyPass()
 			w.finish()
@@ -192,19 +192,16 @@ func (w *worker) prepare() error {
 			return err
 		}
 	}
-	if w.spec.RW.Discards() {
-		return w.prepareTrims()
-	}
 	return w.prepareEngine()
 }
 
-// prepareEngine readies the worker's engine.
+// prepareEngine opens the worker's engine and readies its loop.
 func (w *worker) prepareEngine() error {
-	is, err := w.spec.engine.prepare(w)
+	l, err := w.spec.engine.prepare(w)
 	if err != nil {
-		return fmt.Errorf("%s for worker %d: %w", w.spec.engine.name(), w.index, err)
+		return err
 	}
-	w.issuer = is
+	w.loop = l
 	return nil
 }
 

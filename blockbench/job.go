@@ -103,14 +103,14 @@ const (
 	EngineWindowsAIO Engine = "windowsaio"
 	EngineAuto       Engine = "auto"
 	// EngineNull is fio's null: no file, every I/O completes at once
-	// (engine_null.go); a workload on it has no target (Diskless).
+	// (internal/ioengine/null.go); a workload on it has no target (Diskless).
 	EngineNull Engine = "null"
 	// EngineMmap is fio's mmap: memcpy to and from the file mapped in
-	// memory (engine_mmap_unix.go).
+	// memory (internal/ioengine/mmap_unix.go).
 	EngineMmap Engine = "mmap"
 	// EnginePosixAIO is fio's posixaio: glibc's POSIX AIO model, helper
 	// threads and one request at a time per descriptor, rebuilt in Go
-	// (engine_posixaio.go).
+	// (internal/ioengine/posixaio.go).
 	EnginePosixAIO Engine = "posixaio"
 )
 

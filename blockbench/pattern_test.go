@@ -156,7 +156,7 @@ func BenchmarkDraw(b *testing.B) {
 	}{{"fio-randread", nil}, {"own-pattern", &sizesPattern{sizes: []int{4096}}}} {
 		b.Run(tc.name, func(b *testing.B) {
 			wl := &workload{Workload: Workload{RW: RandRead, BS: 4096, Size: 1 << 30, IODepth: 1, NumJobs: 1, Seed: 3, Access: tc.own},
-				engine: psyncEngine{}, depth: 1}
+				engine: mustEngine(EnginePsync), depth: 1}
 			w := newWorker(wl, 0)
 			b.ReportAllocs()
 			for b.Loop() {

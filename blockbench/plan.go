@@ -159,7 +159,7 @@ type Workload struct {
 	// SubmitBatch, LowWater, ReapMin and ReapPoll run the loop of io_uring
 	// (named as fio's engine) and libaio in batches, as fio's
 	// iodepth_batch_submit, iodepth_low and iodepth_batch_complete_min do
-	// (batchloop.go). SubmitBatch I/Os are queued before one submit call
+	// (loop.go). SubmitBatch I/Os are queued before one submit call
 	// takes them (0 is 1, more than IODepth is IODepth). Once the queue is
 	// full, reaps go on until at most LowWater I/Os are left before it is
 	// refilled (0 is IODepth: refill after every reap). A reap waits for

@@ -269,13 +269,13 @@ func TestCheckPlan(t *testing.T) {
 func TestDelayStart(t *testing.T) {
 	const at = int64(500 * time.Millisecond)
 	w := withDefaults(Workload{Size: 64 << 10, IOEngine: EngineNull, RW: Read, TimeBased: true, Runtime: time.Second})
-	wk := newWorker(&workload{Workload: w, depth: 1, engine: nullEngine{}}, 0)
+	wk := newWorker(&workload{Workload: w, depth: 1, engine: mustEngine(EngineNull)}, 0)
 	wk.delayStart(at)
 	if wk.startNs != at || wk.deadline != at+int64(time.Second) || wk.marks[0].atNs != at {
 		t.Errorf("start %d, deadline %d, first mark %d; want the measurement from %d", wk.startNs, wk.deadline, wk.marks[0].atNs, at)
 	}
 	w.RampTime = 100 * time.Millisecond
-	wk = newWorker(&workload{Workload: w, depth: 1, engine: nullEngine{}}, 0)
+	wk = newWorker(&workload{Workload: w, depth: 1, engine: mustEngine(EngineNull)}, 0)
 	wk.delayStart(at)
 	if wk.measuring || wk.rampEnd != at+int64(w.RampTime) || wk.deadline != wk.rampEnd+int64(time.Second) {
 		t.Errorf("ramp ends %d, deadline %d", wk.rampEnd, wk.deadline)

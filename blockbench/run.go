@@ -510,11 +510,8 @@ func (w *workload) resolve() (string, error) {
 	if w.engine, err = pickEngine(w.IOEngine, w.IODepth); err != nil {
 		return "", err
 	}
-	if c, ok := w.engine.(interface{ check(*Workload) error }); ok {
-		// The engine's own rules (mmap's block size), before anything is created.
-		if err := c.check(&w.Workload); err != nil {
-			return "", err
-		}
+	if err := w.checkEngine(); err != nil {
+		return "", err
 	}
 	if err := w.checkDataOptions(); err != nil {
 		return "", err
@@ -530,9 +527,8 @@ func (w *workload) resolve() (string, error) {
 	if zoneNote != "" {
 		note = strings.TrimPrefix(note+"; "+zoneNote, "; ")
 	}
-	if n, ok := w.engine.(interface{ note(*Workload) string }); ok {
-		// What the engine is, when it is not what its name says (posixaio).
-		note = strings.TrimPrefix(note+"; "+n.note(&w.Workload), "; ")
+	if n := w.engineNote(); n != "" {
+		note = strings.TrimPrefix(note+"; "+n, "; ")
 	}
 	return note, nil
 }
@@ -551,7 +547,7 @@ func (w *Workload) validate() error {
 		w.validateDistribution, w.validateSequencer, w.validateSizes /* blocksize.go */, w.validateFadvise, w.validateAccess,
 		w.validateVerify, w.validateStart, // minrate.go
 		func() error { return w.Region.validate(w) }, // region.go
-		w.validateBatch, // batchloop.go
+		w.validateBatch, // loop.go
 		func() error { return w.Buffer.validate() },
 	} {
 		if err := check(); err != nil {

@@ -105,7 +105,7 @@ func TestRandRWReadShare(t *testing.T) {
 // queueingEngine is the queueing engine this platform has, or "" with why not.
 func queueingEngine() (Engine, error) {
 	var errs []error
-	for _, e := range []engine{uringEngine{}, windowsAIOEngine{}} {
+	for _, e := range []engine{mustEngine(EngineIOUring), mustEngine(EngineWindowsAIO)} {
 		err := e.available()
 		if err == nil {
 			return e.name(), nil
@@ -374,7 +374,7 @@ func runCountingAllocs(t *testing.T, e engine, w *worker) uint64 {
 			w.fail(err)
 			return
 		}
-		w.issuer = is
+		w.loop = is
 		w.base = time.Now()
 		is.run(w)
 	}()

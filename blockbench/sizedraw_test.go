@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/clydebench/clyde/internal/clydetest"
 	"io"
 	"math"
 	"path/filepath"
@@ -545,7 +546,7 @@ func TestBlockSizesRefusals(t *testing.T) {
 func TestSizedQueued(t *testing.T) {
 	qs := queueingEngines()
 	if len(qs) == 0 {
-		t.Skip("no queueing engine on this platform")
+		clydetest.Skip(t, "a queueing engine is not supported on this platform")
 	}
 	const size = 1 << 20
 	rs, _ := runSized(t, Workload{RW: RandWrite, Size: size, RandomMap: true, IODepth: 8, IOEngine: Engine(qs[0]),

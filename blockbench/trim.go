@@ -91,87 +91,25 @@ func trimWriteIOs(m RW) int {
 	return 1
 }
 
-// prepareTrims readies the issuer of a mode that discards: trimIssuer, or
-// for the trimwrite modes trimWriteIssuer with its write buffer filled as psync's.
-func (w *worker) prepareTrims() error {
-	if w.spec.RW.Trims() {
-		w.issuer = trimIssuer{}
-		return nil
-	}
-	buf := osio.AlignedBuffer(w.pattern.maxSize(w))
-	fillBuffer(buf, w.spec.Buffer, w.dataRand())
-	w.issuer = &trimWriteIssuer{buf: buf}
-	return nil
+// trimWritePattern is trimwrite and randtrimwrite as units: each block its
+// pattern draws (in sequence or at random) comes twice, first as a trim
+// counted in the read slot (reportTrims), then as a write of the same
+// block; the loop's operations for the slots are trim and write.
+type trimWritePattern struct {
+	ioPattern
+	off   int64
+	size  int
+	write bool // the next unit is the write of the block trimmed last
 }
 
-// trimIssuer discards one block at a time on the worker's own thread.
-type trimIssuer struct{}
-
-func (trimIssuer) close() {}
-
-func (trimIssuer) run(w *worker) {
-	if t := w.now(); t >= w.nextEvent && w.tick(t) {
-		return
+func (p *trimWritePattern) next(w *worker) (int, int64, int) {
+	if p.write {
+		p.write = false
+		return dirWrite, p.off, p.size
 	}
-	for {
-		_, off, size := w.pattern.next(w)
-		if w.discard(dirWrite, off, size) {
-			return
-		}
-	}
-}
-
-// discard trims one block, times it and counts it in slot dir; it says
-// whether the worker is to stop (a failure, its count or time reached).
-func (w *worker) discard(dir int, off int64, size int) (stop bool) {
-	t0 := w.now()
-	err := osio.Discard(w.file(), off, int64(size))
-	t1 := w.now()
-	if err != nil {
-		w.fail(fmt.Errorf("trim %d bytes at offset %d: %w", size, off, err))
-		return true
-	}
-	if !w.complete(dir, size, size, off, t0, t0, t1) {
-		return true
-	}
-	return t1 >= w.nextEvent && w.tick(t1)
-}
-
-// trimWriteIssuer is trimwrite and randtrimwrite on the worker's own
-// thread: each block drawn (in sequence or at random) is discarded, then
-// written, each timed and counted on its own.
-type trimWriteIssuer struct{ buf []byte }
-
-func (*trimWriteIssuer) close() {}
-
-func (p *trimWriteIssuer) run(w *worker) {
-	if t := w.now(); t >= w.nextEvent && w.tick(t) {
-		return
-	}
-	for {
-		_, off, size := w.pattern.next(w)
-		// The read slot stands for the trims (reportTrims).
-		if w.discard(dirRead, off, size) {
-			return
-		}
-		if w.fill != nil {
-			// fio fills the buffer before it starts the I/O's clock.
-			w.refill(p.buf[:size])
-		}
-		t0 := w.now()
-		n, err := w.file().Pwrite(p.buf[:size], off)
-		t1 := w.now()
-		if err != nil {
-			w.fail(fmt.Errorf("write %d bytes at offset %d: %w", size, off, err))
-			return
-		}
-		if !w.complete(dirWrite, n, size, off, t0, t0, t1) {
-			return
-		}
-		if t1 >= w.nextEvent && w.tick(t1) {
-			return
-		}
-	}
+	_, p.off, p.size = p.ioPattern.next(w)
+	p.write = true
+	return dirRead, p.off, p.size
 }
 
 // reportTrims moves a trim job's counts from the direction the workers

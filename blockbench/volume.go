@@ -239,11 +239,3 @@ func (w *worker) openVolume(h osio.File) error {
 	}
 	return nil
 }
-
-// file is the descriptor of the target the last drawn I/O goes to.
-func (w *worker) file() osio.File {
-	if w.hs != nil {
-		return w.hs[w.lun]
-	}
-	return w.h
-}

@@ -90,12 +90,13 @@ type workerStats struct {
 // worker runs one of a workload's numjobs clones.
 type worker struct {
 	workerStats
-	spec   *workload
-	ctx    context.Context
-	base   time.Time
-	h      osio.File
-	issuer issuer
-	rng    *rand.PCG
+	spec *workload
+	ctx  context.Context
+	base time.Time
+	h    osio.File
+	// loop drives the worker's engine (loop.go); nil until prepared.
+	loop *ioLoop
+	rng  *rand.PCG
 	// index is the worker's number within its workload.
 	index uint64
 	// stop, when set, ends the worker at its next tick: the group has
@@ -436,8 +437,7 @@ func (w *worker) nextOffset(dir int) int64 {
 // complete counts one finished I/O of want bytes at off that moved n, set
 // up at prepNs, submitted at submitNs and completed at doneNs: the one place
 // every engine's completions are counted. It issues the fsync --fsync asks
-// for, and returns false when that fails or the I/O budget of a
-// non-time-based job is spent.
+// for, and returns false when that fails.
 func (w *worker) complete(dir, n, want int, off, prepNs, submitNs, doneNs int64) bool {
 	if n != want {
 		w.short[dir]++
@@ -463,11 +463,6 @@ func (w *worker) complete(dir, n, want int, off, prepNs, submitNs, doneNs int64)
 	}
 	if w.paced {
 		w.pace(dir, doneNs)
-	}
-	if !w.split {
-		// A synchronous engine issues and completes in one step.
-		w.remaining--
-		return w.remaining > 0
 	}
 	return true
 }
@@ -496,27 +491,14 @@ func (w *worker) timedSync(data bool) bool {
 }
 
 // fileSync is one fsync, or with data one fdatasync, of the worker's file
-// as its engine makes it: an engine with its own sync (mmap's msync, null's
-// nothing) says so with a syncer.
-func (w *worker) fileSync(data bool) error {
-	if s, ok := w.issuer.(syncer); ok {
-		return s.sync(data)
-	}
-	if data {
-		return w.h.Datasync()
-	}
-	return w.h.Sync()
-}
-
-// syncer is an issuer whose engine syncs the file its own way, as fio's
-// engines queue DDIR_SYNC to the engine: mmap's msync(MS_SYNC), null's
-// immediate completion.
-type syncer interface{ sync(data bool) error }
+// as its engine makes it, as fio queues DDIR_SYNC to the engine: mmap's
+// msync(MS_SYNC), posixaio's aio_fsync, null's immediate completion.
+func (w *worker) fileSync(data bool) error { return w.loop.fileSync(data) }
 
 func (w *worker) close() {
-	if w.issuer != nil {
-		w.issuer.close()
-		w.issuer = nil
+	if w.loop != nil {
+		w.loop.close()
+		w.loop = nil
 	}
 	if w.h.Valid() {
 		_ = w.h.Close() // read-only or already synced; a close error changes no figure

@@ -9,7 +9,7 @@ import (
 // fixup_options): how many I/Os one submission takes, how many one reap
 // waits for and takes, and how far the queue drains before it is refilled.
 // io_uring and libaio run them as fio's loop does (blockbench's
-// batchloop.go). The values are kept as fio gives them and blockbench
+// loop.go). The values are kept as fio gives them and blockbench
 // applies fio's fixups: iodepth_batch_submit=0 is iodepth (stored as the
 // deepest queue, which the fixup caps at iodepth, as it caps any larger
 // value), iodepth_low=0 or above iodepth is iodepth,

@@ -93,7 +93,7 @@ func TestMpiexecLateRank(t *testing.T) {
 		t.Fatal("a job with a rank that never started succeeded")
 	}
 	if !strings.Contains(p.stderr.String(), "not every rank reached the launcher's barrier (PMI fence) within 2s (--rank-timeout)") {
-		t.Fatalf("stderr:\n%s", p.stderr.String())
+		t.Fatalf("stderr:\n%s\nstdout:\n%s", p.stderr.String(), p.stdout.String())
 	}
 	if strings.Contains(p.stdout.String(), "1.98,") {
 		t.Fatalf("a result:\n%s", p.stdout.String())

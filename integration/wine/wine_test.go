@@ -34,6 +34,7 @@ type bins struct {
 	dir                                  string
 	clyde, ctrlevent                     string
 	osioTest, blockbenchTest, rundirTest string
+	ioengineTest                         string
 	harness                              string
 	// server is the wineserver prepare started (see there), serverGone
 	// closed once it exits.
@@ -94,12 +95,14 @@ func (b *bins) build() {
 	b.ctrlevent = filepath.Join(b.dir, "ctrlevent.exe")
 	b.osioTest = filepath.Join(b.dir, "osio.test.exe")
 	b.blockbenchTest = filepath.Join(b.dir, "blockbench.test.exe")
+	b.ioengineTest = filepath.Join(b.dir, "ioengine.test.exe")
 	b.rundirTest = filepath.Join(b.dir, "rundir.test.exe")
 	steps := [][]string{
 		{"build", "-o", b.clyde, "./cmd/clyde"},
 		{"build", "-o", b.ctrlevent, "./integration/wine/testdata/ctrlevent"},
 		{"test", "-c", "-o", b.osioTest, "./internal/osio"},
 		{"test", "-c", "-o", b.blockbenchTest, "./blockbench"},
+		{"test", "-c", "-o", b.ioengineTest, "./internal/ioengine"},
 		{"test", "-c", "-o", b.rundirTest, "./internal/rundir"},
 	}
 	for _, s := range steps {
@@ -289,9 +292,15 @@ func TestWindowsPackagesUnderWine(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ bin, run string }{
 		{b.osioTest, "Windows"},
-		// The engine's high-water mark of outstanding I/Os equals the
-		// depth; its loop allocates nothing; it counts what psync counts.
-		{b.blockbenchTest, "WindowsAIOKeepsDepth|LoopsDoNotAllocate|EnginesGiveSameCounts|RawDisk"},
+		// windowsaio's deepest count of outstanding I/Os equals the
+		// depth; the loop allocates nothing on it, counts what psync
+		// counts and what the engine gave back, short reads as short,
+		// and leaves nothing in flight at a stop.
+		{b.blockbenchTest, "WindowsAIOKeepsDepth|LoopsDoNotAllocate|EnginesGiveSameCounts|RawDisk|LoopCounts|LoopStops"},
+		// The engines' contract (internal/ioengine's conformance tests):
+		// windowsaio and psync move the right bytes, read short, fail,
+		// sync and give back every unit in flight.
+		{b.ioengineTest, "Engines|Registry"},
 		// Wine deletes with the old semantics: a marker read by another
 		// process is delete pending while its private directory goes.
 		{b.rundirTest, "RemoveWhileMarkerReadWindows"},

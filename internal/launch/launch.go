@@ -65,7 +65,7 @@ type KVS interface {
 	// Fence waits for every rank, at most timeout (0: no bound) and until
 	// ctx ends: a rank that never starts holds up the others no longer
 	// (ErrFenceTimeout). After a Fence that failed the session is gone:
-	// Close only closes the socket.
+	// Close does nothing, and the socket closes when the process exits.
 	Fence(ctx context.Context, timeout time.Duration) error
 	Get(key string) (string, error)
 	// Close ends the PMI session (finalize); the launcher then lets the

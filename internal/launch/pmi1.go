@@ -150,7 +150,10 @@ func (p *pmi1) Get(key string) (string, error) {
 
 func (p *pmi1) Close() error {
 	if p.broken {
-		_ = p.conn.Close() // the session ended with the Fence
+		// The session ended with the Fence. The socket stays open until
+		// the process exits, after its error line: Hydra kills every rank
+		// the moment a PMI socket closes unfinalized, and a line still
+		// on its way to the launcher's pipe would be lost with the rank.
 		return nil
 	}
 	_, err := p.call("cmd=finalize", "finalize_ack", pmiTimeout)

@@ -3,6 +3,7 @@ package rundir
 import (
 	"bytes"
 	"context"
+	"github.com/clydebench/clyde/internal/clydetest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,14 +20,14 @@ func TestPrivateFill(t *testing.T) {
 	dir := t.TempDir()
 	s, err := preflight.Stat(dir)
 	if err != nil {
-		t.Skipf("no space figures here: %v", err)
+		clydetest.Skipf(t, "no space figures here: %v", err)
 	}
 	const fileSize = 1 << 20
 	want := int64(2*fileSize + 300<<10) // three files, the third short
 	fill := preflight.Fill{Bytes: int64(s.UsedBytes()) + want, Request: "test"}
 	p := &Private{ParentPath: dir, Flag: "--filename", Fill: fill, Command: "clyde block --fill test", Need: 1 << 20, fileSize: fileSize}
 	if err := p.CheckFill(); err != nil {
-		t.Skipf("no room for %d bytes here: %v", want, err)
+		clydetest.Skipf(t, "no room for %d bytes here: %v", want, err)
 	}
 	var sizes []int64
 	var progress []string
@@ -42,7 +43,7 @@ func TestPrivateFill(t *testing.T) {
 		t.Fatalf("fill %+v after writes %v and progress %q", f, sizes, progress)
 	}
 	if len(sizes) == 0 {
-		t.Skip("the filesystem reached the level by itself meanwhile (another process wrote to it)")
+		clydetest.Skip(t, "the filesystem reached the fill level by itself meanwhile (another process wrote to it)")
 	}
 	for _, n := range sizes[:len(sizes)-1] {
 		if n != fileSize {

@@ -1,6 +1,6 @@
 //go:build !windows
 
-package blockbench
+package ioengine
 
 import (
 	"errors"
@@ -9,12 +9,10 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"github.com/clydebench/clyde/internal/osio"
 )
 
-// posixAIOEngine is fio's posixaio (engines/posixaio.c) over glibc's POSIX
-// AIO, which clyde cannot call without cgo; what runs is glibc's model
+// posixaio is fio's posixaio (engines/posixaio.c) over glibc's POSIX AIO,
+// which clyde cannot call without cgo; what runs is glibc's model
 // (rt/aio_misc.c) rebuilt in Go, not glibc's code, and the result says so
 // in a note:
 //
@@ -31,10 +29,8 @@ import (
 //   - fio queues an I/O per free slot (no commit: stamped as issued when
 //     aio_read returns), and reaps with fio_posixaio_getevents: a scan of
 //     its I/Os in flight, in the order of its io_u array, with aio_error,
-//     taking every one done (max is not looked at); when fewer than min are
-//     done, aio_suspend on up to 8 of those still in progress, and scan
-//     again. min is 1 while the loop submits, everything in flight at the
-//     end.
+//     taking every one done (FlagReapsAll); when fewer than min are done,
+//     aio_suspend on up to 8 of those still in progress, and scan again.
 //   - fsync=, fdatasync= and end_fsync are aio_fsync(O_SYNC) or
 //     aio_fsync(O_DSYNC): a request queued behind the descriptor's others,
 //     which clyde waits for at once where fio reaps it with the rest.
@@ -42,14 +38,18 @@ import (
 // Helpers are goroutines, not threads locked to one: each blocks in its
 // own pread, as a glibc helper does, and the Go runtime gives a blocked
 // one a thread of its own.
-type posixAIOEngine struct{}
+var posixaio = &Driver{
+	Name:      "posixaio",
+	Flags:     FlagQueues | FlagReapsAll,
+	Available: func() error { return nil },
+	Open:      openPosixAIO,
+	Note:      posixAIONote,
+}
 
-func (posixAIOEngine) name() Engine     { return EnginePosixAIO }
-func (posixAIOEngine) queues() bool     { return true }
-func (posixAIOEngine) available() error { return nil }
+func init() { Register(posixaio) }
 
-// note is the note a posixaio run records, with what differs from fio
-// 3.33's posixaio when the workload syncs. fio 3.33 issues iodepth
+// posixAIONote is the note a posixaio run records, with what differs from
+// fio 3.33's posixaio when the workload syncs. fio 3.33 issues iodepth
 // aio_fsyncs at each fsync= point (strace: 60 fsync calls for 256 writes
 // with fsync=16 at iodepth 4, 15 at iodepth 1; its JSON counts 60 syncs).
 // That is a bug of fio's, fixed in 3.37 (axboe/fio#1754): get_rw_ddir
@@ -64,14 +64,14 @@ func (posixAIOEngine) available() error { return nil }
 // fsyncs, all to sync the same writes. fio 3.37 marks the sync on issue,
 // as its documentation (a sync after every fsync= writes) says, and clyde
 // issues one per sync point for every engine, as that fio does.
-func (posixAIOEngine) note(w *Workload) string {
-	if w.Fsync > 0 || w.Fdatasync > 0 {
-		return posixAIONote + "; fsync=/fdatasync=: one aio_fsync per sync point, as fio 3.37 and later; fio 3.33 to 3.36 issue iodepth of them (each slot that frees before the first completes gets another: axboe/fio#1754)"
+func posixAIONote(j Job) string {
+	if j.Syncs {
+		return posixAIONoteText + "; fsync=/fdatasync=: one aio_fsync per sync point, as fio 3.37 and later; fio 3.33 to 3.36 issue iodepth of them (each slot that frees before the first completes gets another: axboe/fio#1754)"
 	}
-	return posixAIONote
+	return posixAIONoteText
 }
 
-const posixAIONote = "ioengine posixaio: glibc's POSIX AIO model rebuilt in Go, not glibc's code: up to 20 helper threads, requests on one descriptor run one at a time in submit order, reaped with aio_error scans and aio_suspend as fio's posixaio does"
+const posixAIONoteText = "ioengine posixaio: glibc's POSIX AIO model rebuilt in Go, not glibc's code: up to 20 helper threads, requests on one descriptor run one at a time in submit order, reaped with aio_error scans and aio_suspend as fio's posixaio does"
 
 // glibc's optim defaults (rt/aio_misc.c).
 const (
@@ -214,26 +214,7 @@ func (p *aioPool) handle(runp *aioRequest) {
 		} else {
 			n, err := runp.do()
 			p.mu.Lock()
-			runp.n, runp.err = n, err
-			for _, c := range runp.waiting {
-				select {
-				case c <- struct{}{}:
-				default:
-				}
-			}
-			runp.waiting = runp.waiting[:0]
-			runp.state = aioDone
-			// The descriptor's next request becomes its head, runnable.
-			if next := runp.nextPrio; next != nil {
-				p.requests[runp.fd] = next
-				next.state = aioRunnable
-				p.addRunlist(next)
-			} else {
-				delete(p.requests, runp.fd)
-			}
-			// The last touch of runp: once aio_error says done, its
-			// owner may reuse it (a woken waiter rescans under the lock).
-			runp.inProgress.Store(false)
+			p.done(runp, n, err)
 		}
 		runp = p.runlist
 		if runp == nil {
@@ -267,6 +248,30 @@ func (p *aioPool) handle(runp *aioRequest) {
 		}
 		p.mu.Unlock()
 	}
+}
+
+// done records a request's result, under the lock, and wakes its waiters;
+// the descriptor's next request becomes its head, runnable.
+func (p *aioPool) done(runp *aioRequest, n int, err error) {
+	runp.n, runp.err = n, err
+	for _, c := range runp.waiting {
+		select {
+		case c <- struct{}{}:
+		default:
+		}
+	}
+	runp.waiting = runp.waiting[:0]
+	runp.state = aioDone
+	if next := runp.nextPrio; next != nil {
+		p.requests[runp.fd] = next
+		next.state = aioRunnable
+		p.addRunlist(next)
+	} else {
+		delete(p.requests, runp.fd)
+	}
+	// The last touch of runp: once aio_error says done, its owner may
+	// reuse it (a woken waiter rescans under the lock).
+	runp.inProgress.Store(false)
 }
 
 // do runs one request as a helper does, retrying EINTR
@@ -344,71 +349,84 @@ func (p *aioPool) suspend(list []*aioRequest, wt *aioWaiter, timeout time.Durati
 // posixAIOSuspendEntries is fio's SUSPEND_ENTRIES.
 const posixAIOSuspendEntries = 8
 
-// posixAIOSlot is one of fio's io_us.
+// posixAIOSlot is one of fio's io_us: the aiocb of the unit at its index.
 type posixAIOSlot struct {
 	req      aioRequest
-	buf      []byte
-	size     int
-	dir      int
-	prepNs   int64
-	submitNs int64
+	u        *Unit
 	inFlight bool
-	seen     bool
 }
 
-// posixAIOIssuer is one worker's posixaio state.
-type posixAIOIssuer struct {
+// posixAIOEngine is one worker's posixaio state.
+type posixAIOEngine struct {
 	slots    []posixAIOSlot
-	free     []int
 	inflight int
-	events   []int // slots reaped by the last getevents
+	events   []int // slots the last GetEvents took
 	suspend  []*aioRequest
 	wake     *aioWaiter
 	syncReq  aioRequest
 	// files are the worker's descriptors as aioFiles, made once (a
-	// conversion per I/O would allocate): files[w.lun] for a volume.
+	// conversion per I/O would allocate).
 	files []aioFile
 	pool  *aioPool
 }
 
-func (posixAIOEngine) prepare(w *worker) (issuer, error) {
-	depth := w.spec.depth
-	a := &posixAIOIssuer{slots: make([]posixAIOSlot, depth), events: make([]int, 0, depth),
+func openPosixAIO(c Config) (Engine, error) {
+	a := &posixAIOEngine{slots: make([]posixAIOSlot, c.Depth), events: make([]int, 0, c.Depth),
 		suspend: make([]*aioRequest, 0, posixAIOSuspendEntries), wake: newAIOWaiter(), pool: posixAIO}
-	data := w.dataRand()
-	size := w.pattern.maxSize(w)
 	for i := range a.slots {
-		a.slots[i].buf = osio.AlignedBuffer(size)
-		fillBuffer(a.slots[i].buf, w.spec.Buffer, data)
 		a.slots[i].req.waiting = make([]chan struct{}, 0, 1)
 	}
-	for i := depth - 1; i >= 0; i-- {
-		a.free = append(a.free, i)
+	for _, f := range c.Files {
+		a.files = append(a.files, f)
 	}
+	if len(a.files) == 0 {
+		return nil, errors.New("ioengine posixaio: no file to queue to")
+	}
+	a.syncReq.f = a.files[0]
 	return a, nil
 }
 
-// close waits for whatever is still in flight, so no helper touches a
-// buffer after the worker is gone.
-func (a *posixAIOIssuer) close() {
-	for a.inflight > 0 {
-		a.getEvents(a.inflight)
-		for _, i := range a.events {
-			a.release(i)
-		}
+// Queue is fio_posixaio_queue: aio_read or aio_write, which is the
+// submission; a sync is aio_fsync, waited for.
+func (a *posixAIOEngine) Queue(u *Unit) Status {
+	switch u.Op {
+	case Read, Write:
+	case Sync, Datasync:
+		u.N, u.Err = 0, a.sync(u.Op == Datasync)
+		return Completed
+	default:
+		u.N, u.Err = 0, fmt.Errorf("ioengine posixaio: %s: %w", u.Op, ErrNotSupported)
+		return Completed
 	}
+	s := &a.slots[u.Index]
+	s.u = u
+	s.req.op = aioRead
+	if u.Op == Write {
+		s.req.op = aioWrite
+	}
+	f := a.files[u.File]
+	s.req.f, s.req.fd, s.req.buf, s.req.off = f, f.Fd(), u.Buf, u.Off
+	a.pool.enqueue(&s.req)
+	s.inFlight = true
+	a.inflight++
+	return Queued
 }
 
-func (a *posixAIOIssuer) release(i int) {
-	a.slots[i].inFlight, a.slots[i].seen = false, false
-	a.inflight--
-	a.free = append(a.free, i)
+func (*posixAIOEngine) Commit() (int, error) { return 0, nil }
+
+// Close waits for whatever is still in flight, so no helper touches a
+// buffer after the worker is gone.
+func (a *posixAIOEngine) Close() error {
+	for a.inflight > 0 {
+		_, _ = a.GetEvents(a.inflight, a.inflight)
+	}
+	return nil
 }
 
 // sync is aio_fsync on the worker's descriptor, queued behind its
 // requests, waited for.
-func (a *posixAIOIssuer) sync(data bool) error {
-	r := &a.syncReq // r.f is set by run
+func (a *posixAIOEngine) sync(data bool) error {
+	r := &a.syncReq
 	r.op, r.fd = aioSync, r.f.Fd()
 	if data {
 		r.op = aioDatasync
@@ -425,106 +443,51 @@ func (a *posixAIOIssuer) sync(data bool) error {
 // looks at its context and deadline at least this often on a slow device.
 const posixAIOWaitTimeout = 100 * time.Millisecond
 
-// run keeps iodepth I/Os in flight: it submits an I/O in every free slot,
-// then reaps at least one, as fio's loop does with posixaio; at the end it
-// waits for everything in flight.
-func (a *posixAIOIssuer) run(w *worker) {
-	a.files = append(a.files[:0], w.h)
-	for _, h := range w.hs[min(1, len(w.hs)):] {
-		a.files = append(a.files, h) // a volume's members, w.lun picks one
-	}
-	a.syncReq.f = a.files[0]
-	stopping := false
-	now := w.now()
-	if now >= w.nextEvent {
-		stopping = w.tick(now)
-	}
-	for {
-		for !stopping && len(a.free) > 0 && w.remaining > 0 {
-			a.submit(w, now)
-			now = w.now()
-		}
-		if a.inflight == 0 {
-			return
-		}
-		want := 1
-		if stopping || w.remaining <= 0 {
-			want = a.inflight // fio's cleanup_pending_aio
-		}
-		a.getEvents(want)
-		now = w.now()
-		if len(a.events) > 0 && !a.reap(w, now) {
-			stopping = true
-		}
-		if !stopping && (now >= w.nextEvent || w.remaining <= 0) {
-			stopping = w.tick(now) || w.remaining <= 0
-		}
-	}
-}
-
-// submit is fio_posixaio_queue for a free slot: aio_read or aio_write,
-// stamped as issued when it returns.
-func (a *posixAIOIssuer) submit(w *worker, now int64) {
-	i := a.free[len(a.free)-1]
-	a.free = a.free[:len(a.free)-1]
-	s := &a.slots[i]
-	s.dir, s.req.off, s.size = w.pattern.next(w)
-	if w.paused {
-		now, w.paused = w.now(), false
-	}
-	s.prepNs = now
-	s.req.op = aioRead
-	if s.dir == dirWrite {
-		s.req.op = aioWrite
-		if w.fill != nil {
-			w.refill(s.buf[:s.size])
-			s.prepNs = w.now()
-		}
-	}
-	f := a.files[0]
-	if w.hs != nil {
-		f = a.files[w.lun]
-	}
-	s.req.f, s.req.fd, s.req.buf = f, f.Fd(), s.buf[:s.size]
-	a.pool.enqueue(&s.req)
-	s.submitNs = w.now()
-	s.inFlight = true
-	a.inflight++
-	w.remaining--
-	w.markDepth(a.inflight)
-}
-
-// getEvents is fio_posixaio_getevents(min): a.events gets every slot found
-// done (fio's io_u->seen keeps one from being taken twice); fewer than min
-// done means aio_suspend on up to 8 still in progress and another scan. A
-// wait that times out returns what it has, maybe none.
-func (a *posixAIOIssuer) getEvents(min int) {
+// GetEvents is fio_posixaio_getevents(min): every slot found done, up to
+// max, is taken; fewer than min done means aio_suspend on up to 8 still in
+// progress and another scan. A wait that times out returns what it has,
+// maybe none.
+func (a *posixAIOEngine) GetEvents(min, max int) (int, error) {
 	a.events = a.events[:0]
 	for {
-		a.suspend = a.suspend[:0]
-		for i := range a.slots {
-			s := &a.slots[i]
-			if !s.inFlight || s.seen {
-				continue
-			}
-			if s.req.inProgress.Load() {
-				if len(a.suspend) < posixAIOSuspendEntries {
-					a.suspend = append(a.suspend, &s.req)
-				}
-				continue
-			}
-			s.seen = true
-			a.events = append(a.events, i)
-		}
-		if len(a.events) >= min || len(a.suspend) == 0 {
-			return
+		a.scan(max)
+		if len(a.events) >= min || len(a.events) >= max || len(a.suspend) == 0 {
+			return len(a.events), nil
 		}
 		a.pool.suspend(a.suspend, a.wake, posixAIOWaitTimeout)
 		if allInProgress(a.suspend) {
-			return // timed out: the loop looks at its clock and comes back
+			return len(a.events), nil // timed out: the core looks at its clock and comes back
 		}
 	}
 }
+
+// scan is one pass over the slots in index order, with aio_error: a slot
+// done is taken (its unit's result set), one in progress goes on the
+// suspend list (up to 8).
+func (a *posixAIOEngine) scan(max int) {
+	a.suspend = a.suspend[:0]
+	for i := range a.slots {
+		s := &a.slots[i]
+		if !s.inFlight {
+			continue
+		}
+		if s.req.inProgress.Load() {
+			if len(a.suspend) < posixAIOSuspendEntries {
+				a.suspend = append(a.suspend, &s.req)
+			}
+			continue
+		}
+		if len(a.events) == max {
+			continue
+		}
+		s.inFlight = false
+		a.inflight--
+		s.u.N, s.u.Err = s.req.n, s.req.err
+		a.events = append(a.events, i)
+	}
+}
+
+func (a *posixAIOEngine) Event(i int) *Unit { return a.slots[a.events[i]].u }
 
 // allInProgress is true when no request of list is done.
 func allInProgress(list []*aioRequest) bool {
@@ -534,25 +497,4 @@ func allInProgress(list []*aioRequest) bool {
 		}
 	}
 	return true
-}
-
-// reap counts the slots getEvents found, timed with t1; false means an I/O
-// failed.
-func (a *posixAIOIssuer) reap(w *worker, t1 int64) bool {
-	w.markReap(len(a.events))
-	ok := true
-	for _, i := range a.events {
-		s := &a.slots[i]
-		n, err := s.req.n, s.req.err
-		a.release(i)
-		if err != nil {
-			w.fail(fmt.Errorf("%s %d bytes at offset %d: %w", dirNames[s.dir], s.size, s.req.off, err))
-			ok = false
-			continue
-		}
-		if !w.complete(s.dir, n, s.size, s.req.off, s.prepNs, s.submitNs, t1) {
-			ok = false
-		}
-	}
-	return ok
 }

@@ -3,13 +3,17 @@
 package blockbench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"maps"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/clydebench/clyde/internal/clydetest"
+	"github.com/clydebench/clyde/internal/ioengine"
 	"github.com/clydebench/clyde/internal/osio"
 )
 
@@ -55,22 +59,15 @@ func runBatchPass(t *testing.T, path string, blocks int64, depth int, direct boo
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		is, err := e.prepare(w)
+		l, err := e.prepare(w)
 		if err != nil {
 			w.fail(err)
 			return
 		}
-		defer is.close()
-		is.run(w)
-		switch x := is.(type) {
-		case *uringIssuer:
-			if x.inflight != 0 || x.nFree != depth || x.pending != 0 {
-				w.fail(fmt.Errorf("%d taken, %d free, %d unsubmitted after the run", x.inflight, x.nFree, x.pending))
-			}
-		case *libaioIssuer:
-			if x.inflight != 0 || x.nFree != depth || x.queued != 0 {
-				w.fail(fmt.Errorf("%d in flight, %d free, %d unsubmitted after the run", x.inflight, x.nFree, x.queued))
-			}
+		defer l.close()
+		l.run(w)
+		if l.taken() != 0 || l.nFree != depth || l.pN != 0 {
+			w.fail(fmt.Errorf("%d taken, %d free, %d unsubmitted after the run", l.taken(), l.nFree, l.pN))
 		}
 	}()
 	<-done
@@ -117,7 +114,7 @@ func TestBatchLoopCountsAsFio(t *testing.T) {
 		{"poll", func(w *Workload) { w.ReapPoll = true },
 			want{map[int]int64{1: 2048}, map[int]int64{1: 2048}, map[int]int64{1: 2048}}},
 	}
-	for _, e := range []engine{uringEngine{}, libaioEngine{}} {
+	for _, e := range []engine{mustEngine(EngineIOUring), mustEngine(EngineLibaio)} {
 		for _, direct := range []bool{false, true} {
 			name := string(e.name()) + map[bool]string{false: "/buffered", true: "/direct"}[direct]
 			t.Run(name, func(t *testing.T) {
@@ -151,7 +148,7 @@ func TestBatchLoopCountsAsFio(t *testing.T) {
 func TestBatchLoopDefaultsCountSubmits(t *testing.T) {
 	const blocks, depth = 256, 8
 	path := patternFile(t, shmDir(t), blocks)
-	for _, e := range []engine{uringEngine{}, libaioEngine{}} {
+	for _, e := range []engine{mustEngine(EngineIOUring), mustEngine(EngineLibaio)} {
 		t.Run(string(e.name()), func(t *testing.T) {
 			w := runBatchPass(t, path, blocks, depth, false, e, func(*Workload) {})
 			if g := counts(w.submitted); !maps.Equal(g, map[int]int64{1: blocks}) {
@@ -183,5 +180,88 @@ func TestValidateBatch(t *testing.T) {
 				t.Errorf("validateBatch: %v, want ok %v", err, c.ok)
 			}
 		})
+	}
+}
+
+// unitAt is the unit the loop last set up for an I/O of direction slot dir
+// at off, or -1: a unit just reaped keeps its buffer until the next I/O is
+// drawn into it, so the record hook can look at what it moved.
+func (l *ioLoop) unitAt(dir int, off int64) int {
+	for i := range l.units {
+		if l.units[i].Off == off && l.state[i].dir == dir {
+			return i
+		}
+	}
+	return -1
+}
+
+// capEngine is an engine whose kernel holds at most capacity units in
+// flight, as an AIO context of that size: a commit while it is full is
+// refused with ErrAgain, as io_submit refuses it.
+type capEngine struct {
+	ioengine.Engine
+	capacity, inflight, refused int
+}
+
+func (c *capEngine) Commit() (int, error) {
+	if c.inflight >= c.capacity {
+		c.refused++
+		return 0, ioengine.ErrAgain
+	}
+	n, err := c.Engine.Commit()
+	c.inflight += n
+	return n, err
+}
+
+func (c *capEngine) GetEvents(min, max int) (int, error) {
+	n, err := c.Engine.GetEvents(min, max)
+	c.inflight -= n
+	return n, err
+}
+
+// bytesWatch is what a pass's completions moved, seen through the record
+// hook: each write's bytes by offset, and each read that did not get its
+// block of a patternFile (or whose unit was not found).
+type bytesWatch struct {
+	written map[int64][]byte
+	bad     []string
+}
+
+// watchBytes records what each completion of w's loop l moved. The unit
+// is free again when the hook sees it, but its buffer is untouched until
+// the next I/O is drawn into it.
+func watchBytes(w *worker, l *ioLoop) *bytesWatch {
+	b := &bytesWatch{written: map[int64][]byte{}}
+	w.record(observeFunc(func(r IORecord) {
+		dir, n, off := r.Dir, r.Bytes, r.Offset
+		i := l.unitAt(dir, off)
+		switch {
+		case i < 0:
+			b.bad = append(b.bad, "no unit for the completion at "+strconv.FormatInt(off, 10))
+		case dir == dirWrite:
+			b.written[off] = bytes.Clone(l.units[i].Buf[:n])
+		case !bytes.Equal(l.units[i].Buf[:n], blockPattern(off/libaioTestBS)):
+			b.bad = append(b.bad, "read at "+strconv.FormatInt(off, 10))
+		}
+	}), true)
+	return b
+}
+
+// checkFile holds the file at path, of blocks blocks, to its pattern with
+// the writes seen over it: each landed at its offset and nowhere else.
+func (b *bytesWatch) checkFile(t *testing.T, path string, blocks int64) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range blocks {
+		want := blockPattern(i)
+		if w, ok := b.written[i*libaioTestBS]; ok {
+			want = w
+		}
+		if !bytes.Equal(data[i*libaioTestBS:(i+1)*libaioTestBS], want) {
+			t.Fatalf("block %d holds the wrong bytes (written: %v)", i, b.written[i*libaioTestBS] != nil)
+		}
 	}
 }

@@ -1,12 +1,11 @@
 //go:build linux
 
-package blockbench
+package ioengine
 
 import (
 	"errors"
 	"fmt"
 	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -124,10 +123,6 @@ type uring struct {
 	// waitTS, which lives as long as the ring.
 	waitArg uringGeteventsArg
 	waitTS  unix.Timespec
-	// slots are the I/Os the worker keeps in flight, one buffer each. They
-	// live as long as the ring, so no buffer goes away while the kernel may
-	// still write into it.
-	slots []uringSlot
 }
 
 // uringSetupFlags are the flags fio 3.33+ sets on its own rings by default,
@@ -396,413 +391,179 @@ var uringProbe = sync.OnceValue(func() error {
 	return nil
 })
 
-// uringEngine is io_uring, on raw system calls (no liburing): iodepth I/Os
-// in flight per worker, on a ring set up with fio's flags. Named as fio's
-// engine with the workload's batching knobs, it runs fio's batching loop
-// (batchloop.go): SQEs wait in the SQ ring and one io_uring_enter takes
-// them.
-type uringEngine struct{}
-
-func (uringEngine) name() Engine     { return EngineIOUring }
-func (uringEngine) queues() bool     { return true }
-func (uringEngine) available() error { return uringProbe() }
-
-// uringSlot is one I/O in flight: its buffer stays put while the kernel owns it.
-type uringSlot struct {
-	buf      []byte
-	size     int   // of this I/O, at most len(buf)
-	prepNs   int64 // when the I/O was set up
-	submitNs int64 // when io_uring_enter took it
-	off      int64
-	dir      int
+// uring is io_uring, on raw system calls (no liburing): iodepth units in
+// flight per worker, on a ring set up with fio's flags. Queue writes a
+// unit's SQE into the SQ ring and Commit submits what is there with one
+// io_uring_enter (fio_ioring_queue and fio_ioring_commit); GetEvents takes
+// completions off the CQ ring, waiting in io_uring_enter when it holds
+// fewer than asked. Named as fio's engine it reaps one completion per reap,
+// as fio; under auto every one waiting, after asking uringPolls times
+// without sleeping (FlagReapsAllUnderAuto, Config.Auto).
+var uringDriver = &Driver{
+	Name:      "io_uring",
+	Flags:     FlagQueues | FlagCommits | FlagReapsAllUnderAuto,
+	Available: uringProbe,
+	Open:      openURing,
 }
 
-// prepare creates the worker's ring and fills its buffers before the
-// workers start, so neither counts in the measured time. The goroutine
-// stays on one OS thread from here on: SINGLE_ISSUER refuses submissions
-// from any other thread, io_uring runs completion work and keeps its io-wq
-// workers per submitting thread (a goroutine that wandered between threads
-// would get a pool of io-wq workers on each), and the thread's CPU time is
-// the worker's own. It is never unlocked, so the thread, and its io-wq
-// workers, end with the goroutine.
-func (uringEngine) prepare(w *worker) (issuer, error) {
+func init() { Register(uringDriver) }
+
+// uringPolls is how many more times GetEvents asks for completions without
+// sleeping before it sleeps for one, under auto. Two measured best on tmpfs
+// QD32 against zero, one, three and sixteen when the loop submitted in
+// batches; with one submission per I/O, zero to four measured alike,
+// within the noise, on tmpfs and on the disk. It is a bounded poll from the
+// submitting thread, not SQPOLL: no kernel thread spins. Sleeping at once
+// measured slower: the loop comes back within a microsecond, finds the
+// ring empty far more often than fio's slower loop does, and each sleep
+// costs a wake-up of this thread and usually a preemption of the io-wq
+// worker doing the reads.
+const uringPolls = 2
+
+// uringEngine is one worker's ring and what it has queued.
+type uringEngine struct {
+	ring    *uring
+	units   []*Unit // by index: a CQE's user_data
+	events  []*Unit // what the last GetEvents took
+	pending uint32  // SQEs published in the tail but not yet taken by the kernel
+	tail    uint32  // SQ tail, owned by this thread
+	polls   int
+	fds     []int32
+	files   []osio.File
+}
+
+// openURing creates the worker's ring before the workers start, so it does
+// not count in the measured time. The goroutine stays on one OS thread from
+// here on: SINGLE_ISSUER refuses submissions from any other thread,
+// io_uring runs completion work and keeps its io-wq workers per submitting
+// thread (a goroutine that wandered between threads would get a pool of
+// io-wq workers on each), and the thread's CPU time is the worker's own. It
+// is never unlocked, so the thread, and its io-wq workers, end with the
+// goroutine.
+func openURing(c Config) (Engine, error) {
 	runtime.LockOSThread()
-	r, err := setupIssuerRing(uint32(w.spec.depth))
+	r, err := setupIssuerRing(uint32(c.Depth))
 	if err != nil {
 		return nil, err
 	}
-	r.slots = make([]uringSlot, w.spec.depth)
-	data := w.dataRand()
-	size := w.pattern.maxSize(w)
-	for i := range r.slots {
-		r.slots[i].buf = osio.AlignedBuffer(size)
-		fillBuffer(r.slots[i].buf, w.spec.Buffer, data)
+	u := &uringEngine{ring: r, units: make([]*Unit, c.Depth), events: make([]*Unit, 0, c.Depth), tail: *r.sqTail, files: c.Files}
+	if c.Auto {
+		u.polls = uringPolls
 	}
-	return &uringIssuer{ring: r, reapMax: uringReapMax(w.spec), batch: newBatchLoop(w.spec)}, nil
+	for _, f := range c.Files {
+		u.fds = append(u.fds, int32(f.Fd()))
+	}
+	return u, nil
 }
 
-// uringPolls is how many more times the loop asks for completions without
-// sleeping before it sleeps for one. Two measured best on tmpfs QD32 against
-// zero, one, three and sixteen when the loop submitted in batches; with one
-// submission per I/O, zero to four measured alike, within the noise, on
-// tmpfs and on the disk. It is a bounded poll from the submitting thread, not
-// SQPOLL: no kernel thread spins.
-const uringPolls = 2
-
-// uringIssuer is one worker's ring and the state of its loop: the slots and
-// the stack of free ones.
-type uringIssuer struct {
-	ring     *uring
-	free     []int32 // stack of free slot indexes, free[:nFree]
-	nFree    int
-	inflight int
-	pending  uint32 // SQEs published in the tail but not yet taken by the kernel
-	tail     uint32 // SQ tail, owned by this thread
-	fd       int32
-	fds      []int32
-	// reapMax is how many completions one reap takes: fio's
-	// iodepth_batch_complete_max (1 by default) when io_uring was asked for
-	// by name, as fio's engine; 0 takes every one waiting (reapWaiting),
-	// the loop auto runs (see uringReapMax).
-	reapMax int
-	// batch runs fio's batching loop (batchloop.go) instead of run's own
-	// when the workload batches; nil otherwise.
-	batch *batchLoop
-}
-
-func (u *uringIssuer) close() {
+func (u *uringEngine) Close() error {
 	if u.ring != nil {
 		u.ring.close()
 		u.ring = nil
 	}
+	return nil
 }
 
-// run keeps iodepth I/Os in flight: each turn submits an I/O for every free
-// slot, one io_uring_enter each, then reaps (fioReap or reapWaiting). One
-// clock read per reap times every I/O reaped in it, and one after each
-// submission stamps the I/O it submitted; nothing in the loop allocates.
-func (u *uringIssuer) run(w *worker) {
-	r := u.ring
-	depth := len(r.slots)
-	u.free, u.nFree = make([]int32, depth), depth
-	u.fd, u.tail = int32(w.h.Fd()), *r.sqTail
-	for _, h := range w.hs {
-		u.fds = append(u.fds, int32(h.Fd())) // a volume's members, w.lun picks one
-	}
-	for i := range u.free {
-		u.free[i] = int32(depth - 1 - i)
-	}
-	if u.batch != nil {
-		u.batch.run(w, u)
-		return
-	}
-	stopping := false
-	now := w.now()
-	if now >= w.nextEvent {
-		stopping = w.tick(now)
-	}
-	for {
-		if !stopping && !u.submitFree(w, now) {
-			return
-		}
-		if u.inflight == 0 {
-			return
-		}
-		var ringOK, ok bool
-		if u.reapMax > 0 {
-			// fio waits for everything in flight in one call once
-			// nothing is left to submit (backend.c, at the end of do_io);
-			// a queue that filled with the last I/O is first reaped by
-			// one, as fio's loop reaps a full queue before it checks what
-			// is left.
-			drain := stopping || (w.remaining <= 0 && u.nFree > 0)
-			now, ringOK, ok = u.fioReap(w, drain)
-		} else {
-			now, ringOK, ok = u.reapWaiting(w)
-		}
-		if !ringOK {
-			return
-		}
-		if !ok {
-			// Stop issuing, but reap what is in flight before returning:
-			// the kernel would otherwise still write into buffers the
-			// loop no longer holds.
-			stopping = true
-		}
-		if !stopping && (now >= w.nextEvent || w.remaining <= 0) {
-			stopping = w.tick(now) || w.remaining <= 0
-		}
-	}
-}
-
-// fioReap is fio's default reap (fio 3.33's wait_for_completions and
-// engines/io_uring.c's fio_ioring_getevents with iodepth_batch_complete_min=1
-// and iodepth_batch_complete_max, which defaults to the min): take one
-// completion from the CQ ring (up to reapMax), and when it holds none, sleep
-// in io_uring_enter until one is there; the slot it frees is refilled before
-// the next reap, so the queue stays at iodepth. The rest of what the ring
-// holds waits there, counted in flight, as in fio. drain takes everything in
-// flight in one reap instead, as fio's last io_u_queued_complete does. It
-// returns the time the reap was timed with, whether the ring works and
-// whether every I/O reaped succeeded.
-func (u *uringIssuer) fioReap(w *worker, drain bool) (now int64, ringOK, ioOK bool) {
-	r := u.ring
-	least, want := 1, u.reapMax
-	if drain {
-		least, want = u.inflight, u.inflight
-	}
-	for {
-		ready := int(atomic.LoadUint32(r.cqTail) - *r.cqHead)
-		if ready >= least {
-			break
-		}
-		if !u.enter(w, uint32(least-ready)) {
-			return w.now(), false, false
-		}
-		if !drain {
-			// A wait that timed out (a slow device) goes back to the
-			// loop, which checks its deadline; the next turn waits again.
-			break
-		}
-	}
-	now = w.now()
-	return now, true, u.reapMarked(w, want, now)
-}
-
-// reapWaiting is auto's reap: every completion the CQ ring holds (returns
-// as fioReap).
-// Each submission also posted the completions the kernel held
-// (DEFER_TASKRUN keeps them until asked). When none are there, it asks again
-// without sleeping up to uringPolls times, and only then sleeps until one
-// arrives. Sleeping at once measured slower: the loop comes back within a
-// microsecond, finds the ring empty far more often than fio's slower loop
-// does, and each sleep costs a wake-up of this thread and usually a
-// preemption of the io-wq worker doing the reads.
-func (u *uringIssuer) reapWaiting(w *worker) (now int64, ringOK, ioOK bool) {
-	r := u.ring
-	for k := 0; k < uringPolls && !r.cqReady(); k++ {
-		if !u.enter(w, 0) {
-			return w.now(), false, false
-		}
-	}
-	if !r.cqReady() && !u.enter(w, 1) {
-		return w.now(), false, false
-	}
-	now = w.now()
-	return now, true, u.reapMarked(w, len(r.slots), now)
-}
-
-// enter submits the pending SQEs and asks for completions; false means the
-// ring failed and the worker's error says how. EAGAIN and EBUSY (the kernel
-// is short of request memory or the CQ ring is full) are not failures: the
-// next turn reaps and tries again.
-func (u *uringIssuer) enter(w *worker, minComplete uint32) bool {
-	n, err := u.ring.enter(u.pending, minComplete)
-	if err != nil && err != unix.EAGAIN && err != unix.EBUSY {
-		w.fail(fmt.Errorf("io_uring_enter: %w", err))
-		return false
-	}
-	if u.pending > 0 && err == nil {
-		w.markSubmit(n)
-	}
-	u.pending -= uint32(n)
-	return true
-}
-
-// submitFree starts an I/O in every free slot, each with its own
-// io_uring_enter, as fio does by default (iodepth_batch_submit=1); false
-// means the ring failed. Submitting them all in one call costs fewer system
-// calls, but the block layer then plugs the batch and the device sees
-// nothing until the last SQE is in: a device that works through requests in
-// order sits idle meanwhile. On the virtio disk of the test machine the
-// single batch reached 0.8x fio's IOPS at QD32 and one I/O per call 1.0x.
-// When the kernel leaves an SQE in the ring (EAGAIN, EBUSY), the loop reaps
-// first and submits it on the next call.
-func (u *uringIssuer) submitFree(w *worker, now int64) bool {
-	for u.pending == 0 && u.nFree > 0 && w.remaining > 0 {
-		i := u.fillSQE(w, now)
-		w.markDepth(u.inflight)
-		if !u.enter(w, 0) {
-			return false
-		}
-		if u.pending == 0 {
-			// Taken by the kernel: the submission latency ends here.
-			now = w.now()
-			u.ring.slots[i].submitNs = now
-		}
-	}
-	return true
-}
-
-// fillSQE writes the SQE for one free slot and publishes it with a release
-// store of the SQ tail; it returns the slot. Every field of the SQE is
-// written, so nothing a previous I/O left (ioprio, rw_flags, buf_index,
-// personality, splice_fd_in) reaches the kernel.
-func (u *uringIssuer) fillSQE(w *worker, now int64) int32 {
-	r := u.ring
-	u.nFree--
-	i := u.free[u.nFree]
-	s := &r.slots[i]
-	s.dir, s.off, s.size = w.pattern.next(w)
-	if w.paused {
-		// The pattern waited (an access specification's delay).
-		now, w.paused = w.now(), false
-	}
-	s.prepNs, s.submitNs = now, now
+// Queue is fio_ioring_queue: the unit's SQE is published in the SQ ring
+// with a release store of the tail and waits there for Commit. Every field
+// of the SQE is written, so nothing a previous I/O left (ioprio, rw_flags,
+// buf_index, personality, splice_fd_in) reaches the kernel. A sync is
+// fsync(2) at once.
+func (u *uringEngine) Queue(un *Unit) Status {
 	op := uint8(uringOpRead)
-	if s.dir == dirWrite {
+	switch un.Op {
+	case Read:
+	case Write:
 		op = uringOpWrite
-		if w.fill != nil {
-			// fio fills the buffer before it starts the I/O's clock.
-			w.refill(s.buf[:s.size])
-			s.prepNs = w.now()
-			s.submitNs = s.prepNs
-		}
+	case Sync, Datasync:
+		un.N, un.Err = 0, fileSync(u.files[un.File], un.Op)
+		return Completed
+	default:
+		un.N, un.Err = 0, fmt.Errorf("ioengine io_uring: %s: %w", un.Op, ErrNotSupported)
+		return Completed
 	}
-	fd := u.fd
-	if u.fds != nil {
-		fd = u.fds[w.lun]
-	}
-	r.sqes[u.tail&r.sqMask] = uringSQE{opcode: op, fd: fd, off: uint64(s.off),
-		addr: uint64(uintptr(unsafe.Pointer(unsafe.SliceData(s.buf)))), len: uint32(s.size), userData: uint64(i)}
+	r := u.ring
+	u.units[un.Index] = un
+	r.sqes[u.tail&r.sqMask] = uringSQE{opcode: op, fd: u.fds[un.File], off: uint64(un.Off),
+		addr: uint64(uintptr(unsafe.Pointer(unsafe.SliceData(un.Buf)))), len: uint32(len(un.Buf)), userData: uint64(un.Index)}
 	u.tail++
 	u.pending++
-	u.inflight++
-	w.remaining--
 	atomic.StoreUint32(r.sqTail, u.tail)
-	return i
+	return Queued
 }
 
-// reapMarked is reap counted as one reap call.
-func (u *uringIssuer) reapMarked(w *worker, most int, t1 int64) bool {
-	n, ok := u.reap(w, most, t1)
-	if n > 0 {
-		w.markReap(n)
+// Commit is fio_ioring_commit: one io_uring_enter submits the SQEs
+// published (again for what the kernel left). EAGAIN and EBUSY (the kernel
+// is short of request memory or the CQ ring is full) leave them for the
+// next commit.
+func (u *uringEngine) Commit() (int, error) {
+	if u.pending == 0 {
+		return 0, nil
 	}
-	return ok
+	n, err := u.ring.enter(u.pending, 0)
+	switch {
+	case err == unix.EAGAIN || err == unix.EBUSY:
+		return 0, ErrAgain
+	case err != nil:
+		u.pending = 0
+		return 0, fmt.Errorf("io_uring_enter: %w", err)
+	}
+	u.pending -= uint32(n)
+	return n, nil
 }
 
-// reap takes up to most completions off the CQ ring, timing each with t1;
-// it returns how many it took and false when an I/O failed.
-func (u *uringIssuer) reap(w *worker, most int, t1 int64) (int, bool) {
+// GetEvents is fio_ioring_getevents: when the CQ ring holds fewer than min
+// completions (or none), io_uring_enter waits for them (bounded by
+// uringWaitTimeout; under auto after asking polls times without sleeping);
+// then up to max are taken.
+func (u *uringEngine) GetEvents(min, max int) (int, error) {
+	r := u.ring
+	for k := 0; k < u.polls && min > 0 && !r.cqReady(); k++ {
+		if err := u.ask(0); err != nil {
+			return 0, err
+		}
+	}
+	// With none ready, an ask for min 0 does not wait but runs the task
+	// work that posts what has completed (DEFER_TASKRUN keeps it until
+	// asked).
+	if ready := int(atomic.LoadUint32(r.cqTail) - *r.cqHead); ready < min || ready == 0 {
+		if err := u.ask(uint32(min)); err != nil {
+			return 0, err
+		}
+	}
+	return u.take(max), nil
+}
+
+// ask is io_uring_enter for minComplete completions; EAGAIN and EBUSY are
+// not failures (the next call asks again).
+func (u *uringEngine) ask(minComplete uint32) error {
+	if _, err := u.ring.enter(0, minComplete); err != nil && err != unix.EAGAIN && err != unix.EBUSY {
+		return fmt.Errorf("io_uring_enter: %w", err)
+	}
+	return nil
+}
+
+// take takes up to most completions off the CQ ring into events.
+func (u *uringEngine) take(most int) int {
 	r := u.ring
 	head := *r.cqHead
 	tail := atomic.LoadUint32(r.cqTail)
 	if int(tail-head) > most {
 		tail = head + uint32(most)
 	}
-	if head == tail {
-		return 0, true
-	}
-	ok := true
-	n := int(tail - head)
+	u.events = u.events[:0]
 	for ; head != tail; head++ {
 		c := &r.cqes[head&r.cqMask]
-		i := int32(c.userData)
-		res := c.res
-		s := &r.slots[i]
-		u.free[u.nFree] = i
-		u.nFree++
-		u.inflight--
-		if res < 0 {
-			w.fail(fmt.Errorf("%s %d bytes at offset %d: %w", dirNames[s.dir], s.size, s.off, unix.Errno(-res)))
-			ok = false
-			continue
+		un := u.units[c.userData]
+		un.N, un.Err = int(c.res), nil
+		if c.res < 0 {
+			un.N, un.Err = 0, unix.Errno(-c.res)
 		}
-		if !w.complete(s.dir, int(res), s.size, s.off, s.prepNs, s.submitNs, t1) {
-			ok = false
-		}
+		u.events = append(u.events, un)
 	}
 	// The release store hands the CQEs read above back to the kernel.
 	atomic.StoreUint32(r.cqHead, head)
-	return n, ok
+	return len(u.events)
 }
 
-// queueOne is fio_ioring_queue: the I/O's SQE is published in the SQ ring
-// and waits there for commitQueued.
-func (u *uringIssuer) queueOne(w *worker, now int64) { u.fillSQE(w, now) }
-
-// taken is fio's cur_depth: every slot not on the free stack.
-func (u *uringIssuer) taken() int { return u.inflight }
-
-// commitQueued is fio_ioring_commit: one io_uring_enter submits every
-// SQE published (again for what the kernel left), and each submitted
-// I/O's submission latency ends when it returns (fio_ioring_queued). EAGAIN
-// and EBUSY leave the rest for the next commit while I/Os are in flight to
-// reap; with none in flight the loop asks again at once, as fio does.
-func (u *uringIssuer) commitQueued(w *worker) bool {
-	r := u.ring
-	for u.pending > 0 {
-		start := u.tail - u.pending
-		n, err := r.enter(u.pending, 0)
-		switch {
-		case err == unix.EAGAIN || err == unix.EBUSY:
-			if int(u.pending) < u.inflight {
-				return true
-			}
-			continue
-		case err != nil:
-			w.fail(fmt.Errorf("io_uring_enter: %w", err))
-			return false
-		}
-		w.markSubmit(n)
-		if n == 0 {
-			continue
-		}
-		now := w.now()
-		for k := range uint32(n) {
-			r.slots[r.sqes[(start+k)&r.sqMask].userData].submitNs = now
-		}
-		u.pending -= uint32(n)
-	}
-	return true
-}
-
-// reapEvents is fio_ioring_getevents: take what the CQ ring holds, up to
-// most; when it holds none, one io_uring_enter waits for least (bounded by
-// uringWaitTimeout; least 0 only asks the kernel to post what it has) and
-// what it brought is taken.
-func (u *uringIssuer) reapEvents(w *worker, least, most int) (n int, now int64, engineOK, ioOK bool) {
-	r := u.ring
-	if !r.cqReady() {
-		if _, err := r.enter(0, uint32(least)); err != nil && err != unix.EAGAIN && err != unix.EBUSY {
-			w.fail(fmt.Errorf("io_uring_enter: %w", err))
-			return 0, w.now(), false, false
-		}
-	}
-	now = w.now()
-	n, ioOK = u.reap(w, most, now)
-	return n, now, true, ioOK
-}
-
-// uringAvailable says whether this kernel lets clyde set up a ring.
-func uringAvailable() error { return uringProbe() }
-
-// uringFioReapMax is fio's iodepth_batch_complete_max by default: it
-// defaults to iodepth_batch_complete_min, 1 (fio's init.c and options.c).
-const uringFioReapMax = 1
-
-// echoOption records the reap policy auto runs io_uring with, by fio's
-// name: every waiting completion, up to the depth, per reap
-// (iodepth_batch_complete_max=iodepth), where io_uring named as fio's
-// engine reaps as fio does and needs no word.
-func (uringEngine) echoOption(w *workload) (string, string, bool) {
-	if uringReapMax(w) != 0 {
-		return "", "", false
-	}
-	return "iodepth_batch_complete_max", strconv.Itoa(w.depth), true
-}
-
-// uringReapMax is the reap policy of a workload: fio's (one completion per
-// reap, or iodepth_batch_complete_max) when io_uring was named, as a job
-// file or --ioengine io_uring names fio's engine; every waiting completion
-// under auto.
-func uringReapMax(w *workload) int {
-	switch {
-	case w.IOEngine != EngineIOUring:
-		return 0
-	case w.IODepthBatchCompleteMax > 0:
-		return min(w.IODepthBatchCompleteMax, w.depth)
-	}
-	return uringFioReapMax
-}
+func (u *uringEngine) Event(i int) *Unit { return u.events[i] }
