@@ -428,13 +428,6 @@ func (j *job) apply(o Option) error {
 	return nil
 }
 
-func orErr(err, other error) error {
-	if err != nil {
-		return err
-	}
-	return other
-}
-
 // accept is the handler of an option that changes nothing clyde runs
 // (thread: clyde's workers are threads); the job's options echo it.
 func accept(*job, Option) error { return nil }
