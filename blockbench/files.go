@@ -167,28 +167,6 @@ func (w *Workload) filesUnsupported() error {
 // file_offset, io_size and real_file_size (limit: no I/O ends past it).
 type fileRegion struct{ offset, size, limit int64 }
 
-// fileSet resolves a file set's files, each as a single target is
-// (planResolver.target), in order; two names of one file are refused.
-func (pr *planResolver) fileSet(w *Workload) ([]*target, error) {
-	ts := make([]*target, 0, len(w.Files.Names))
-	seen := map[*target]string{}
-	for _, name := range w.Files.Names {
-		m := Workload{Filename: name, IOEngine: w.IOEngine, RW: w.RW, Buffer: w.Buffer, Seed: w.Seed}
-		t, err := pr.target(&m)
-		if err != nil {
-			return nil, err
-		}
-		if other, ok := seen[t]; ok {
-			return nil, result.Usagef("--filename", "job %s: %s and %s are one file; give each file once", w.Name, other, name)
-		}
-		seen[t] = name
-		t.writes = t.writes || w.RW.Writes()
-		t.direct = t.direct || w.Direct
-		ts = append(ts, t)
-	}
-	return ts, nil
-}
-
 // layFileSets places every file set's files in the plan's order, as fio
 // sets up each job's files before the next job's (setup_files): a file
 // clyde creates is, to the jobs after, as large as the jobs before it
@@ -217,14 +195,9 @@ func layFileSets(groups [][]*workload) error {
 // (fio's real_file_size -1).
 func (w *workload) layFiles(laid map[*target]int64) error {
 	fs := w.Files
-	n := int64(len(fs.Names))
-	var per, extra int64
-	if fs.Size.Low == 0 && w.Size > 0 {
-		per = w.Size / n
-		extra = (w.Size - per*n) / w.minBS() // fio's td_min_bs
-	}
+	shares := w.sizeShares()
 	draw := w.fileSizeDraws()
-	regs := make([]fileRegion, n)
+	regs := make([]fileRegion, len(fs.Names))
 	var total int64
 	for i := range regs {
 		real, name := int64(-1), string(EngineNull)
@@ -240,11 +213,7 @@ func (w *workload) layFiles(laid map[*target]int64) error {
 		var size int64
 		switch {
 		case fs.Size.Low == 0:
-			size = per
-			if extra > 0 {
-				extra--
-				size += w.minBS()
-			}
+			size = shares[i]
 			if size == 0 && real >= 0 {
 				if off > real {
 					return result.Usagef("--offset", "job %s: offset %d is past the end of %s (%d bytes)", w.Name, off, name, real)
@@ -277,6 +246,27 @@ func (w *workload) layFiles(laid map[*target]int64) error {
 		w.fileBudget = w.Size
 	}
 	return nil
+}
+
+// sizeShares are the files' shares of size= when the set has no filesize
+// (setup_files): size/nrfiles each, the first files a block (fio's
+// td_min_bs) more while what the division leaves lasts; all 0 without
+// size=, each file then the rest of the file.
+func (w *workload) sizeShares() []int64 {
+	n := int64(len(w.Files.Names))
+	shares := make([]int64, n)
+	if w.Files.Size.Low != 0 || w.Size <= 0 {
+		return shares
+	}
+	per := w.Size / n
+	extra := (w.Size - per*n) / w.minBS()
+	for i := range shares {
+		shares[i] = per
+		if int64(i) < extra {
+			shares[i] += w.minBS()
+		}
+	}
+	return shares
 }
 
 // fileSizeDraws is the draw of file i's size in a filesize range: fio's

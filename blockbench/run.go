@@ -343,7 +343,7 @@ func (pr *planResolver) workload(w Workload, first bool) (*workload, error) {
 	wl := &workload{Workload: w, groupID: pr.reportGroup, firstWorker: pr.worker, writeLog: pr.p.WriteLog, shape: pr.p.Shape}
 	switch {
 	case w.Files != nil && !w.Diskless():
-		ts, err := pr.fileSet(&w) // files.go
+		ts, err := pr.fileSet(&w)
 		if err != nil {
 			return nil, err
 		}
@@ -368,6 +368,28 @@ func (pr *planResolver) workload(w Workload, first bool) (*workload, error) {
 	}
 	pr.worker += w.NumJobs
 	return wl, nil
+}
+
+// fileSet resolves the files of a file set (files.go), each as a single target is
+// (planResolver.target), in order; two names of one file are refused.
+func (pr *planResolver) fileSet(w *Workload) ([]*target, error) {
+	ts := make([]*target, 0, len(w.Files.Names))
+	seen := map[*target]string{}
+	for _, name := range w.Files.Names {
+		m := Workload{Filename: name, IOEngine: w.IOEngine, RW: w.RW, Buffer: w.Buffer, Seed: w.Seed}
+		t, err := pr.target(&m)
+		if err != nil {
+			return nil, err
+		}
+		if other, ok := seen[t]; ok {
+			return nil, result.Usagef("--filename", "job %s: %s and %s are one file; give each file once", w.Name, other, name)
+		}
+		seen[t] = name
+		t.writes = t.writes || w.RW.Writes()
+		t.direct = t.direct || w.Direct
+		ts = append(ts, t)
+	}
+	return ts, nil
 }
 
 // target is the one place a workload's target is decided: found once by
@@ -467,19 +489,22 @@ func addNotes(notes []string, warn io.Writer, add ...string) []string {
 	return notes
 }
 
+// pickRegion is the workload's region: its file set's (files.go), its
+// volume's, or its one target's.
+func (w *workload) pickRegion() (region, error) {
+	switch {
+	case w.Files != nil:
+		return w.fileSetRegion()
+	case w.vol != nil:
+		return w.volumeRegion()
+	}
+	return w.target.region(w)
+}
+
 // resolve fixes a workload's region on its target, its engine and the depth
 // that engine keeps; it returns a note when the depth had to be capped.
 func (w *workload) resolve() (string, error) {
-	var reg region
-	var err error
-	switch {
-	case w.Files != nil:
-		reg, err = w.fileSetRegion() // files.go
-	case w.vol != nil:
-		reg, err = w.volumeRegion()
-	default:
-		reg, err = w.target.region(w)
-	}
+	reg, err := w.pickRegion()
 	if err != nil {
 		return "", err
 	}
