@@ -73,6 +73,9 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 	runErr := prepareRun(ctx, &p, pd, targets, res, lv)
 	stopped := map[int]bool{}
 	if runErr == nil {
+		// The notes are printed once every rule let the plan run: a
+		// refusal is its one line, without notes on a run that never was.
+		printNotes(p.Warn, notes)
 		disks := diskStatsBefore(targets)
 		runErr = runPlanGroups(ctx, &p, groups, res, stopped, lv)
 		res.DiskUtil = disks.after()
@@ -464,7 +467,7 @@ func resolveGroups(p *Plan, groups [][]*workload) ([]string, error) {
 			if !p.RequireUncached || p.AllowCached { // else refused instead (checkUncached)
 				cacheNote = w.directCacheNote(p.AllowCached)
 			}
-			notes = addNotes(notes, p.Warn, note, cacheNote)
+			notes = addNotes(notes, note, cacheNote)
 		}
 		if err := checkGroupFootprint(ws); err != nil {
 			return nil, err
@@ -473,20 +476,25 @@ func resolveGroups(p *Plan, groups [][]*workload) ([]string, error) {
 	return notes, nil
 }
 
-// addNotes adds each note that is not there yet, and prints it to warn
-// (nil: nowhere): fio's clones of one job, and a target's workloads, share
-// their note.
-func addNotes(notes []string, warn io.Writer, add ...string) []string {
+// addNotes adds each note that is not there yet: fio's clones of one job,
+// and a target's workloads, share their note.
+func addNotes(notes []string, add ...string) []string {
 	for _, note := range add {
-		if note == "" || slices.Contains(notes, note) {
-			continue
-		}
-		notes = append(notes, note)
-		if warn != nil {
-			fmt.Fprintf(warn, "clyde: note: %s\n", note)
+		if note != "" && !slices.Contains(notes, note) {
+			notes = append(notes, note)
 		}
 	}
 	return notes
+}
+
+// printNotes prints each note to warn (nil: nowhere).
+func printNotes(warn io.Writer, notes []string) {
+	if warn == nil {
+		return
+	}
+	for _, note := range notes {
+		fmt.Fprintf(warn, "clyde: note: %s\n", note)
+	}
 }
 
 // pickRegion is the workload's region: its file set's (files.go), its

@@ -110,7 +110,11 @@ func assertColdReads(t *testing.T, res *result.FS, fs *testFS) {
 				t.Errorf("%s on tmpfs claims cold reads", test.Name())
 			}
 		case !c.Cold:
-			t.Errorf("%s: not cold: %+v", test.Name(), *c)
+			var dev result.CacheState
+			if c.Device != nil {
+				dev = *c.Device
+			}
+			t.Errorf("%s: not cold: %+v; device %+v", test.Name(), *c, dev)
 		case fs.kind == ntfs && (c.Device == nil || !c.Device.Evicted || !c.Device.Cold):
 			t.Errorf("%s on ntfs-3g: the device's cache was not dropped and checked: %+v", test.Name(), c.Device)
 		}
