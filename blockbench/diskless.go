@@ -14,7 +14,7 @@ func (w *Workload) validateDiskless() error {
 	switch {
 	case w.Volume != nil:
 		return result.Usagef("--ioengine", "workload %s: ioengine null opens no file, so it has no volume to stripe over", w.Name)
-	case w.Size <= 0:
+	case w.Size <= 0 && (w.Files == nil || w.Files.Size.Low == 0):
 		return result.Usagef("--size", "workload %s: ioengine null opens no file, so --size is the whole region; give one, such as 1g", w.Name)
 	}
 	return nil

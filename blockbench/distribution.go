@@ -433,6 +433,22 @@ func (o *offsetDraw) next(dir int) uint64 {
 // ranks over the region, rand_off shifts them, modulo the blocks.
 func (o *offsetDraw) scatter(v uint64) uint64 { return (v*goldenRatio64 + o.randOff) % o.n }
 
+// unhashed is fio's zipf_next, pareto_next or gauss_next with the hash
+// disabled (zipf_disable_hash, gauss_disable_hash), as file_service_type
+// draws a file: the rank shifted by rand_off, modulo the ranges.
+func (o *offsetDraw) unhashed() uint64 {
+	var v uint64
+	switch o.kind {
+	case DistZipf:
+		v = o.zipfRank()
+	case DistPareto:
+		v = o.paretoRank()
+	default:
+		v = o.gaussValue()
+	}
+	return (v + o.randOff) % o.n
+}
+
 // zipfRank is fio's zipf_next up to its hash: the rank (0 hottest) from
 // the approximate inverse of the zipf distribution of Gray et al.,
 // "Quickly generating billion-record synthetic databases".

@@ -101,14 +101,17 @@ func checkFootprint(bs int64, depth, numJobs int, engine Engine) error {
 func checkGroupFootprint(ws []*workload) error {
 	g := limits.Together{Flag: "numjobs", What: "their I/O buffers and latency histograms"}
 	targets := map[*target]bool{}
-	workers := 0
+	workers, files := 0, 0
 	for _, w := range ws {
 		if err := checkFootprint(w.BS, w.depth, w.NumJobs, w.engine.name()); err != nil {
 			return err
 		}
 		g.Add(w.Name, footprintNeed(w.BS, w.depth, w.NumJobs, w.engine.name()))
-		targets[w.target] = true
+		for _, t := range w.targets() {
+			targets[t] = true
+		}
 		workers += w.NumJobs
+		files += w.NumJobs * len(w.targets())
 	}
-	return g.Check(workers, workers+4*len(targets)) // a file per worker, a few per target
+	return g.Check(workers, files+4*len(targets)) // a file per worker and target, a few per target
 }

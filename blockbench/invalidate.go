@@ -16,25 +16,35 @@ func invalidate(ws []*workload) []string {
 	var notes []string
 	done := map[*target]bool{}
 	for _, w := range ws {
-		t := w.target
-		if !w.Invalidate || w.Direct || done[t] || !t.file.Valid() {
+		if !w.Invalidate || w.Direct {
 			continue
 		}
-		done[t] = true
-		if t.device {
-			notes = append(notes, fmt.Sprintf("job %s: invalidate: the page cache of block device %s is not dropped; give direct=1 for reads from the device", w.Name, t.resolved))
-			continue
-		}
-		st := osio.EvictPageCache(t.file, t.size)
-		switch {
-		case st.Error != "":
-			notes = append(notes, fmt.Sprintf("job %s: invalidate %s: %s", w.Name, t.resolved, st.Error))
-		case !st.Cold:
-			notes = append(notes, fmt.Sprintf("job %s: invalidate: %d of %d bytes of %s stayed in the page cache (tmpfs keeps them), so buffered reads are from memory",
-				w.Name, st.ResidentBytes, st.FileBytes, t.resolved))
+		for _, t := range w.targets() {
+			notes = append(notes, invalidateTarget(w, t, done)...)
 		}
 	}
 	return notes
+}
+
+// invalidateTarget is invalidate for one target of w (every file of a file
+// set or volume), once per target.
+func invalidateTarget(w *workload, t *target, done map[*target]bool) []string {
+	if done[t] || !t.file.Valid() {
+		return nil
+	}
+	done[t] = true
+	if t.device {
+		return []string{fmt.Sprintf("job %s: invalidate: the page cache of block device %s is not dropped; give direct=1 for reads from the device", w.Name, t.resolved)}
+	}
+	st := osio.EvictPageCache(t.file, t.size)
+	switch {
+	case st.Error != "":
+		return []string{fmt.Sprintf("job %s: invalidate %s: %s", w.Name, t.resolved, st.Error)}
+	case !st.Cold:
+		return []string{fmt.Sprintf("job %s: invalidate: %d of %d bytes of %s stayed in the page cache (tmpfs keeps them), so buffered reads are from memory",
+			w.Name, st.ResidentBytes, st.FileBytes, t.resolved)}
+	}
+	return nil
 }
 
 // dropCache is osio.DropCache; a test counts the calls through it.

@@ -101,14 +101,18 @@ func (p *drawnPattern) maxSize(*worker) int { return p.d.MaxSize() }
 
 // resetDrawer starts a workload's own pattern's counts over.
 func (w *worker) resetDrawer() {
-	if p, ok := w.pattern.(*drawnPattern); ok {
+	switch p := w.pattern.(type) {
+	case *drawnPattern:
 		p.d.Reset()
+	case *filesPattern:
+		p.restart() // files.go
 	}
 }
 
 // summarizePattern lets a workload's own pattern add its workers' counts
 // to the job.
 func summarizePattern(wl *workload, job *result.BlockJob, workers []*worker) {
+	summarizeFiles(job, workers) // files.go
 	if wl.Access == nil {
 		return
 	}

@@ -88,6 +88,10 @@ type Workload struct {
 	// Volume, when set, replaces Filename with several existing targets
 	// laid out as one (volume.go).
 	Volume *Volume
+	// Files, when set, replaces Filename with fio's several files of one
+	// job, each a region of its own, every I/O on the file the service
+	// picks (files.go).
+	Files *FileSet
 	// Access, when set, is the workload's own access pattern: it draws
 	// every I/O instead of fio's rw mode (pattern.go; package iometer's
 	// access specifications). RW, BS and RWMixRead must describe it
@@ -336,9 +340,13 @@ type workload struct {
 	// watch follows the group for --until-steady; nil otherwise.
 	watch *steadyWatch
 	// vol are a Volume's targets (target is the first) and vmap its layout
-	// for this workload's block size; nil without a Volume.
-	vol  []*target
-	vmap *volumeMap
+	// for this workload's block size; nil without a Volume. A file set's
+	// files are vol too, fileRegs their regions and fileBudget the bytes
+	// of a pass (files.go); nil for a set that runs as one target.
+	vol        []*target
+	vmap       *volumeMap
+	fileRegs   []fileRegion
+	fileBudget int64
 	// firstWorker is fio's job number of the workload's first worker
 	// (from 1, through the whole plan), which its log files carry;
 	// writeLog is the plan's WriteLog.

@@ -267,6 +267,9 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if err := layFileSets(groups); err != nil { // files.go
+		return nil, nil, nil, err
+	}
 	if err := sizeNewTargets(pr.targets, groups, p.SizeGiven); err != nil {
 		return nil, nil, nil, err
 	}
@@ -341,7 +344,14 @@ func (pr *planResolver) workload(w Workload, first bool) (*workload, error) {
 		pr.reportGroup++
 	}
 	wl := &workload{Workload: w, groupID: pr.reportGroup, firstWorker: pr.worker, writeLog: pr.p.WriteLog, shape: pr.p.Shape}
-	if w.Volume != nil {
+	switch {
+	case w.Files != nil && !w.Diskless():
+		ts, err := pr.fileSet(&w)
+		if err != nil {
+			return nil, err
+		}
+		wl.target, wl.vol = ts[0], ts
+	case w.Volume != nil:
 		ts, err := resolveVolume(w, pr.byName, &pr.targets, pr.p.Warn)
 		if err != nil {
 			return nil, err
@@ -350,7 +360,7 @@ func (pr *planResolver) workload(w Workload, first bool) (*workload, error) {
 			vt.direct = vt.direct || w.Direct
 		}
 		wl.target, wl.vol = ts[0], ts
-	} else {
+	default:
 		t, err := pr.target(&w)
 		if err != nil {
 			return nil, err
@@ -361,6 +371,28 @@ func (pr *planResolver) workload(w Workload, first bool) (*workload, error) {
 	}
 	pr.worker += w.NumJobs
 	return wl, nil
+}
+
+// fileSet resolves the files of a file set (files.go), each as a single target is
+// (planResolver.target), in order; two names of one file are refused.
+func (pr *planResolver) fileSet(w *Workload) ([]*target, error) {
+	ts := make([]*target, 0, len(w.Files.Names))
+	seen := map[*target]string{}
+	for _, name := range w.Files.Names {
+		m := Workload{Filename: name, IOEngine: w.IOEngine, RW: w.RW, Buffer: w.Buffer, Seed: w.Seed}
+		t, err := pr.target(&m)
+		if err != nil {
+			return nil, err
+		}
+		if other, ok := seen[t]; ok {
+			return nil, result.Usagef("--filename", "job %s: %s and %s are one file; give each file once", w.Name, other, name)
+		}
+		seen[t] = name
+		t.writes = t.writes || w.RW.Writes()
+		t.direct = t.direct || w.Direct
+		ts = append(ts, t)
+	}
+	return ts, nil
 }
 
 // target is the one place a workload's target is decided: found once by
@@ -405,7 +437,7 @@ func sizeNewTargets(targets []*target, groups [][]*workload, sizeGiven bool) err
 		var on []*workload
 		for _, ws := range groups {
 			for _, w := range ws {
-				if w.target == t {
+				if _, member := w.fileRegionOn(t); w.target == t || member {
 					on = append(on, w)
 				}
 			}
@@ -465,21 +497,27 @@ func printNotes(warn io.Writer, notes []string) {
 	}
 }
 
+// pickRegion is the workload's region: its file set's (files.go), its
+// volume's, or its one target's.
+func (w *workload) pickRegion() (region, error) {
+	switch {
+	case w.Files != nil:
+		return w.fileSetRegion()
+	case w.vol != nil:
+		return w.volumeRegion()
+	}
+	return w.target.region(w)
+}
+
 // resolve fixes a workload's region on its target, its engine and the depth
 // that engine keeps; it returns a note when the depth had to be capped.
 func (w *workload) resolve() (string, error) {
-	var reg region
-	var err error
-	if w.vol != nil {
-		reg, err = w.volumeRegion()
-	} else {
-		reg, err = w.target.region(w)
-	}
+	reg, err := w.pickRegion()
 	if err != nil {
 		return "", err
 	}
 	w.Offset, w.Size = reg.offset, reg.size
-	if w.vol != nil {
+	if w.Volume != nil {
 		w.vmap = newVolumeMap(w.Volume, w.vol, w.BS, reg)
 	}
 	if w.Sizes != nil && w.Sizes.minRegion() > w.Size {
@@ -492,8 +530,10 @@ func (w *workload) resolve() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := w.target.checkAlign(w); err != nil {
-		return "", err
+	for _, t := range w.targets() {
+		if err := t.checkAlign(w); err != nil {
+			return "", err
+		}
 	}
 	if w.Access != nil {
 		if err := w.Access.CheckRegion(w.Offset, w.Size); err != nil {
@@ -536,7 +576,7 @@ func orNone(names []string) string {
 // validate holds the rules of one workload that need no look at the target.
 func (w *Workload) validate() error {
 	for _, check := range []func() error{
-		w.validateTarget, w.validateRegion, w.validateTiming, w.validatePercentiles, w.validateLog,
+		w.validateTarget, w.validateFiles /* files.go */, w.validateRegion, w.validateTiming, w.validatePercentiles, w.validateLog,
 		w.validateDistribution, w.validateSequencer, w.validateSizes /* blocksize.go */, w.validateFadvise, w.validateAccess,
 		w.validateVerify, w.validateStart, // minrate.go
 		func() error { return w.Region.validate(w) }, // region.go
@@ -558,6 +598,8 @@ func (w *Workload) validateTarget() error {
 		if err := w.validateDiskless(); err != nil {
 			return err
 		}
+	case w.Files != nil:
+		// validateFiles
 	case w.Volume != nil:
 		if err := w.Volume.validate(w); err != nil {
 			return err

@@ -213,6 +213,10 @@ func resolveTarget(filename string, warn io.Writer) (*target, error) {
 // it out (shareBase), nothing for the first.
 func (t *target) sizeNew(ws []*workload, sizeGiven bool) error {
 	for _, w := range ws {
+		if r, ok := w.fileRegionOn(t); ok {
+			t.size = max(t.size, r.offset+r.size) // a file set's file (files.go)
+			continue
+		}
 		w.shareBase = t.size
 		if w.Region.SizePercent > 0 && t.size == 0 {
 			// fio: "you need to specify size=" (setup_files: a share of

@@ -230,6 +230,12 @@ func (w *worker) openVolume(h osio.File) error {
 			return fmt.Errorf("open %s for worker %d: %w", t.resolved, w.index, err)
 		}
 		w.hs = append(w.hs, f)
+		if w.spec.fileRegs != nil && w.spec.FadviseHint && !w.spec.Direct {
+			// fio advises each file of a set as it opens it.
+			if err := osio.AdviseAccess(f, w.spec.RW.Random()); err != nil {
+				return fmt.Errorf("fadvise_hint on %s for worker %d: %w", t.given, w.index, err)
+			}
+		}
 	}
 	return nil
 }

@@ -233,8 +233,13 @@ func newWorker(spec *workload, index int) *worker {
 			w.ioLimit = ioSizeLimit(n, spec.BS, w.nBlocks, spec.Loops) // region.go
 		}
 	}
+	if spec.fileRegs != nil {
+		// The pattern picks each I/O's file, ends each pass and the
+		// job, and drops a file's cache when it is reopened (files.go).
+		w.pattern, w.ioLimit = newFilesPattern(w), math.MaxInt64
+	}
 	w.remaining = math.MaxInt64
-	if spec.Invalidate && !spec.Direct && (spec.TimeBased || w.ioLimit > int64(w.nBlocks)) && osio.CanAdviseAccess && !spec.Diskless() {
+	if spec.Invalidate && !spec.Direct && spec.fileRegs == nil && (spec.TimeBased || w.ioLimit > int64(w.nBlocks)) && osio.CanAdviseAccess && !spec.Diskless() {
 		w.dropEvery = int64(w.nBlocks) * int64(trimWriteIOs(spec.RW))
 	}
 	if spec.Sizes != nil {

@@ -82,10 +82,13 @@ func Compile(f *File, o Options) (blockbench.Plan, error) {
 			p.Groups = append(p.Groups, blockbench.Group{})
 		}
 		g := &p.Groups[len(p.Groups)-1]
-		ws := j.clones(w)
+		ws := j.clones(w, thread)
 		j.drawStartDelays(ws, thread) // runopts.go
 		thread += len(ws)
 		*g = append(*g, ws...)
+	}
+	if err := checkSharedLogs(p, f.Path); err != nil {
+		return blockbench.Plan{}, err
 	}
 	if len(p.Groups) == 0 {
 		if f.Path == commandLinePath {
@@ -102,21 +105,21 @@ func isGlobal(name string) bool { return strings.HasPrefix(name, "global") }
 
 // clones are the job's numjobs copies as fio makes them: one workload each
 // (fio reports every clone on its own unless group_reporting), numbered
-// from 0 so each draws its own offsets, on the job's file or, with no
-// filename=, on a file of its own (JOB.N.0, fio's name, N the clone's
+// from 0 so each draws its own offsets, on the job's files or, with no
+// filename=, on files of its own (JOB.N.F, fio's names, N the clone's
 // subjob number), its region moved by offset_increment times that number.
-func (j *job) clones(w blockbench.Workload) []blockbench.Workload {
+// thread is fio's number of the first (filesopts.go's draws).
+func (j *job) clones(w blockbench.Workload, thread int) []blockbench.Workload {
 	n := w.NumJobs
 	if n <= 1 {
+		j.cloneFiles(&w, 0, 1, thread)
 		return []blockbench.Workload{w}
 	}
 	out := make([]blockbench.Workload, n)
 	for i := range out {
 		c := w
 		c.NumJobs, c.CloneIndex, c.Region.Increments = 1, i, subjob(i, n)
-		if j.ownFiles {
-			c.Filename = j.fileFor(subjob(i, n))
-		}
+		j.cloneFiles(&c, i, n, thread) // filesopts.go
 		out[i] = c
 	}
 	return out
@@ -144,12 +147,20 @@ type job struct {
 	// kb is fio's kb_base for the sizes of the options that follow.
 	kb KBBase
 	// ownFiles is true when the job names no filename=: fio gives each
-	// clone a file of its own, named by filenameFormat.
+	// clone files of its own, named by filenameFormat.
 	ownFiles       bool
 	filenameFormat Option
-	compress       int
-	zero           bool
-	scramble       bool
+	// files are filename='s names in order, nrFiles fio's nr_files as the
+	// options leave it; fileSize, service and openFiles are filesize,
+	// file_service_type and openfiles (filesopts.go).
+	files     []string
+	nrFiles   int
+	fileSize  blockbench.FileSize
+	service   blockbench.FileService
+	openFiles int
+	compress  int
+	zero      bool
+	scramble  bool
 	// zonemode is the job's zonemode= (distribution.go).
 	zonemode Option
 	// taus64 is random_generator=tausworthe64: fio's 64-bit draws.
@@ -174,7 +185,7 @@ type job struct {
 
 func newJob(sec Section, o Options) *job {
 	bs := blockbench.DefaultBS
-	return &job{sec: sec, opts: o, set: map[string]Option{}, kb: KBBase1024, sizes: jobSizes{bs: [3]int64{bs, bs, bs}}, w: blockbench.Workload{
+	return &job{sec: sec, opts: o, set: map[string]Option{}, kb: KBBase1024, nrFiles: 1, sizes: jobSizes{bs: [3]int64{bs, bs, bs}}, w: blockbench.Workload{
 		Name: sec.Name, RW: blockbench.Read, RWMixRead: blockbench.DefaultRWMixRead, BS: blockbench.DefaultBS,
 		IODepth: 1, NumJobs: 1, IOEngine: blockbench.EnginePsync, Buffer: blockbench.Buffer{Kind: blockbench.BufferRandom},
 		Seed: blockbench.DefaultSeed, Invalidate: true, FadviseHint: blockbench.CanAdviseAccess, RandomMap: true, Loops: 1,
@@ -210,15 +221,12 @@ var refusals = map[string]string{
 	"percentage_random":    "clyde's rw modes are all random or all sequential",
 	"bwavgtime":            "clyde samples bandwidth every 500 ms, fio's default",
 	"iopsavgtime":          "clyde samples IOPS every 500 ms, fio's default",
-	"filesize":             "give size=, the region each job uses",
-	"nrfiles":              "clyde runs each job on one file",
 	"mem":                  "clyde allocates its own aligned buffers",
 }
 
 func init() {
 	handlers = map[string]handler{
 		"name":      (*job).name,
-		"filename":  (*job).filename,
 		"directory": (*job).setDirectory,
 		"rw":        (*job).rw,
 		"rwmixread": func(j *job, o Option) error { return j.percent(o, &j.w.RWMixRead) },
@@ -319,10 +327,9 @@ func init() {
 		"zoneskip":            func(j *job, o Option) error { return j.zoneSize(o, &j.w.Zones.Skip) },
 		"per_job_logs": func(j *job, o Option) error {
 			var b bool
-			if err := boolean(o, &b); err != nil || !b {
-				return orErr(err, result.Usagef(o.Pos, "per_job_logs=0: clyde writes one log per worker, fio's default"))
-			}
-			return nil
+			err := boolean(o, &b)
+			j.log.Shared = !b
+			return err
 		},
 		"invalidate":   func(j *job, o Option) error { return boolean(o, &j.w.Invalidate) },
 		"fadvise_hint": func(j *job, o Option) error { return boolean(o, &j.w.FadviseHint) },
@@ -379,6 +386,7 @@ func init() {
 	addRegionOptions() // regionopts.go
 	addRunOptions()    // runopts.go
 	addSizeOptions()   // sizeopts.go
+	addFileOptions()   // filesopts.go
 }
 
 // Supported lists the option names (and aliases) clyde reads, sorted.
@@ -401,7 +409,7 @@ func (j *job) apply(o Option) error {
 	}
 	if name != "filename_format" {
 		for _, k := range fileKeywords {
-			if strings.Contains(o.Value, k) {
+			if indexFold(o.Value, k) >= 0 {
 				return result.Usagef(o.Pos, "option %s=%s: fio expands %s only in filename_format", o.Name, o.Value, k)
 			}
 		}
@@ -418,13 +426,6 @@ func (j *job) apply(o Option) error {
 	}
 	j.set[name] = o
 	return nil
-}
-
-func orErr(err, other error) error {
-	if err != nil {
-		return err
-	}
-	return other
 }
 
 // accept is the handler of an option that changes nothing clyde runs
@@ -584,18 +585,6 @@ func parseFioTimeIn(s string, unitless time.Duration) (time.Duration, bool) {
 	return time.Duration(n) * unit, true
 }
 
-func (j *job) filename(o Option) error {
-	if err := needValue(o); err != nil {
-		return err
-	}
-	name, several := unescapeColons(o.Value)
-	if several {
-		return result.Usagef(o.Pos, "filename=%s names several files (':'); clyde runs each job on one file (write a ':' in a name as \\:)", o.Value)
-	}
-	j.w.Filename = name
-	return nil
-}
-
 // unescapeColons reads fio's filename list: ':' separates files, '\:' is
 // a colon in a name. several is true when the value names more than one.
 func unescapeColons(v string) (name string, several bool) {
@@ -694,43 +683,6 @@ func (j *job) unitBase(o Option) error {
 	return nil
 }
 
-// fileKeywords are what fio's filename_format expands.
-var fileKeywords = []string{"$jobname", "$jobnum", "$filenum"}
-
-// setFilenameFormat reads fio's filename_format: the names of the files
-// of a job with no filename=, from $jobname (the section's name), $jobnum
-// (the clone, from 0) and $filenum (0: clyde runs one file per job).
-func (j *job) setFilenameFormat(o Option) error {
-	if err := needValue(o); err != nil {
-		return err
-	}
-	if strings.Contains(o.Value, "$clientuid") {
-		return result.Usagef(o.Pos, "filename_format=%s: $clientuid names fio's client/server runs; clyde runs on this machine (give $jobname, $jobnum, $filenum)", o.Value)
-	}
-	rest := o.Value
-	for _, k := range fileKeywords {
-		rest = strings.ReplaceAll(rest, k, "")
-	}
-	if strings.Contains(rest, "$") {
-		return result.Usagef(o.Pos, "filename_format=%s: fio expands $jobname, $jobnum and $filenum here, no other $", o.Value)
-	}
-	j.filenameFormat = o
-	return nil
-}
-
-// fileFor is the file of clone i of a job without filename=.
-func (j *job) fileFor(i int) string {
-	format := "$jobname.$jobnum.$filenum"
-	if j.filenameFormat.Name != "" {
-		format = j.filenameFormat.Value
-	}
-	name := strings.NewReplacer("$jobname", j.sec.Name, "$jobnum", strconv.Itoa(i), "$filenum", "0").Replace(format)
-	if j.directory != "" && !filepath.IsAbs(name) {
-		name = joinDirectory(j.directory, name)
-	}
-	return name
-}
-
 func (j *job) randrepeat(o Option) error {
 	var b bool
 	if err := boolean(o, &b); err != nil {
@@ -780,16 +732,8 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 	if err := j.finishBatch(&w); err != nil { // batchopts.go
 		return w, nil, err
 	}
-	switch {
-	case w.Diskless():
-		// fio's null opens no file, named or not (FIO_DISKLESSIO).
-	case w.Filename == "":
-		// fio names each clone's file by filename_format, by default
-		// SECTION.CLONE.FILE, in directory= (or here).
-		j.ownFiles = true
-		w.Filename = j.fileFor(0)
-	case j.directory != "" && !filepath.IsAbs(w.Filename):
-		w.Filename = joinDirectory(j.directory, w.Filename)
+	if err := j.finishFiles(&w); err != nil { // filesopts.go
+		return w, nil, err
 	}
 	switch {
 	case j.zero:
@@ -827,12 +771,12 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 		j.log.AvgMsec = 0 // fio's log_avg_msec without a log does nothing to see
 	}
 	w.Log = j.log
-	if w.Size == 0 && w.Diskless() {
+	if w.Size == 0 && w.Diskless() && w.Files == nil {
 		return w, nil, result.Usagef(j.sec.Pos, "job %s: ioengine=null opens no file, so size= is the whole region; give size=", j.sec.Name)
 	}
 	// size=N% of a file a job before lays out is blockbench's to check
 	// (Target.sizeNew).
-	if w.Size == 0 && w.Region.SizePercent == 0 && !w.Diskless() && !j.exists(w.Filename) {
+	if w.Size == 0 && w.Region.SizePercent == 0 && w.Files == nil && !w.Diskless() && !j.exists(w.Filename) {
 		return w, nil, result.Usagef(j.sec.Pos, "job %s: %s does not exist and the job gives no size=; give the size of the file to create", j.sec.Name, w.Filename)
 	}
 	j.notes = append(j.notes, j.verifyNotes(w)...) // dataopts.go

@@ -112,7 +112,7 @@ func ParseVerifyFlag(pos, value string) (blockbench.VerifyKind, error) {
 // (init.c): each clone checks the blocks it wrote, which another clone may
 // have overwritten since.
 func (j *job) verifyNotes(w blockbench.Workload) []string {
-	if w.Verify == blockbench.VerifyNone || w.NoVerifyPass || w.NumJobs < 2 || (j.ownFiles && j.fileFor(0) != j.fileFor(1)) {
+	if w.Verify == blockbench.VerifyNone || w.NoVerifyPass || w.NumJobs < 2 || (j.ownFiles && j.fileFor(0, 0) != j.fileFor(1, 0)) {
 		return nil
 	}
 	return []string{fmt.Sprintf("job %s: multiple writers may overwrite blocks that belong to other jobs. This can cause verification failures (fio warns the same)", j.sec.Name)}

@@ -106,7 +106,7 @@ func TestDialectRefusals(t *testing.T) {
 		{"clientuid", "[a]\nfilename_format=$clientuid\nsize=1m\n", "job.fio:2", "filename_format"},
 		{"bad kb_base", "[a]\nfilename=f\nsize=1m\nkb_base=1\n", "job.fio:4", "kb_base"},
 		{"bad unit_base", "[a]\nfilename=f\nsize=1m\nunit_base=2\n", "job.fio:4", "unit_base"},
-		{"several files", "[a]\nfilename=a:b\nsize=1m\n", "job.fio:2", "several files"},
+		{"filesize backwards", "[a]\nfilename=f\nfilesize=8k-4k\n", "job.fio:3", "ends before it starts"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -62,6 +63,9 @@ type fioJob struct {
 	// how many I/Os each submission and each reap took.
 	Submit   map[string]float64 `json:"iodepth_submit"`
 	Complete map[string]float64 `json:"iodepth_complete"`
+	// Files is clyde's count of each file of a job of several (fio's
+	// JSON has none: its iolog says, readIOLogs).
+	Files []result.BlockFile `json:"files"`
 }
 
 // dirIO is one direction's bytes and I/Os of an entry.
@@ -97,6 +101,10 @@ type view struct {
 	bytesSlack int64
 	// hist is the shape of hh_clat_hist.1.log, when the case writes one.
 	hist *histShape
+	// perFile is the I/Os and bytes each file (by its base name) took,
+	// read and write: from fio's write_iolog (withIOLogs), from clyde's
+	// files counts.
+	perFile map[string][4]int64
 }
 
 // histShape is what fiologparser_hist.py relies on in a histogram log:
@@ -202,8 +210,16 @@ func runFioArgs(fio, dir, text string, logs bool, args ...string) (view, error) 
 	}
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
-		if n := e.Name(); n != "job.fio" && n != "out.json" && !strings.HasSuffix(n, ".log") {
+		if n := e.Name(); n != "job.fio" && n != "out.json" && !strings.HasSuffix(n, ".log") && !strings.HasPrefix(n, ioLogPrefix) {
 			v.files = append(v.files, n)
+		}
+	}
+	if strings.Contains(text, "write_iolog="+ioLogPrefix) {
+		if v.perFile, err = readIOLogs(dir); err != nil {
+			return view{}, err
+		}
+		for i := range v.jobs {
+			v.jobs[i].Options = slices.DeleteFunc(v.jobs[i].Options, func(o result.Option) bool { return o.Name == "write_iolog" })
 		}
 	}
 	if logs {
@@ -310,8 +326,15 @@ func clydeFileInDir(t *testing.T, dir string, f *File, edit func(*blockbench.Pla
 	}
 	for _, g := range p.Groups {
 		for i := range g {
-			if !filepath.IsAbs(g[i].Filename) {
+			if g[i].Filename != "" && !filepath.IsAbs(g[i].Filename) {
 				g[i].Filename = filepath.Join(dir, g[i].Filename)
+			}
+			if fs := g[i].Files; fs != nil {
+				for k, n := range fs.Names {
+					if !filepath.IsAbs(n) {
+						fs.Names[k] = filepath.Join(dir, n)
+					}
+				}
 			}
 		}
 	}
@@ -345,14 +368,82 @@ func clydeFileInDir(t *testing.T, dir string, f *File, edit func(*blockbench.Pla
 	seen := map[string]bool{}
 	for _, g := range p.Groups {
 		for _, w := range g {
-			if name := filepath.Base(w.Filename); !w.Diskless() && !seen[name] {
-				seen[name] = true // fio's null uses no file, and neither did clyde
-				v.files = append(v.files, name)
+			names := []string{w.Filename}
+			if w.Files != nil {
+				names = w.Files.Names
+			}
+			for _, n := range names {
+				if name := filepath.Base(n); !w.Diskless() && !seen[name] {
+					seen[name] = true // fio's null uses no file, and neither did clyde
+					v.files = append(v.files, name)
+				}
 			}
 		}
 	}
 	sort.Strings(v.files)
+	for _, j := range v.jobs {
+		for _, f := range j.Files {
+			if f.ReadIOs+f.WriteIOs == 0 {
+				continue // fio's iolog names a file only for its I/O
+			}
+			if v.perFile == nil {
+				v.perFile = map[string][4]int64{}
+			}
+			c := v.perFile[filepath.Base(f.Path)]
+			c[0], c[1], c[2], c[3] = c[0]+f.ReadIOs, c[1]+f.ReadBytes, c[2]+f.WriteIOs, c[3]+f.WriteBytes
+			v.perFile[filepath.Base(f.Path)] = c
+		}
+	}
 	return v, res
+}
+
+// ioLogPrefix names the iologs withIOLogs has fio write.
+const ioLogPrefix = "iolog."
+
+// withIOLogs has every job section of a job file write fio's iolog
+// (write_iolog=iolog.SECTION), whose lines name each I/O's file: what
+// each file took, for the cases that compare it (readIOLogs). The option
+// is left out of fio's job options before they are compared.
+func withIOLogs(text string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(text, "\n") {
+		b.WriteString(line)
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, "[") && strings.HasSuffix(t, "]") && !isGlobal(t[1:len(t)-1]) {
+			b.WriteString("write_iolog=" + ioLogPrefix + t[1:len(t)-1] + "\n")
+		}
+	}
+	return b.String()
+}
+
+// readIOLogs reads fio's version 3 iologs in dir (TIME FILE ACTION
+// [OFFSET LENGTH]): each file's reads and writes, I/Os and bytes.
+func readIOLogs(dir string) (map[string][4]int64, error) {
+	paths, _ := filepath.Glob(filepath.Join(dir, ioLogPrefix+"*"))
+	out := map[string][4]int64{}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			f := strings.Fields(line)
+			if len(f) != 5 || (f[2] != "read" && f[2] != "write") {
+				continue
+			}
+			n, err := strconv.ParseInt(f[4], 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %q: %v", p, line, err)
+			}
+			k, c := 0, out[filepath.Base(f[1])]
+			if f[2] == "write" {
+				k = 2
+			}
+			c[k]++
+			c[k+1] += n
+			out[filepath.Base(f[1])] = c
+		}
+	}
+	return out, nil
 }
 
 // logOffsets reads the offsets of a latency log written with log_offset=1
@@ -599,7 +690,100 @@ var fioCases = []struct {
 	// sizes, when set, compares the I/O sizes of the first latency log
 	// instead of its offsets, one by one (sizecompare_test.go).
 	sizes *sizeCase
+	// perFile compares what each file took, I/Os and bytes per direction
+	// (fio's from its iolog, withIOLogs).
+	perFile bool
 }{
+	// fio's files of one job (filesetup.c setup_files, io_u.c
+	// __get_next_file): size= split over nrfiles, each file done once
+	// per pass whatever the service; filename_format's keywords, any
+	// case, $clientuid empty here; a filename list with an escaped colon.
+	{name: "nrfiles, filename_format, filename lists", files: true, perFile: true, text: `[global]
+size=64k
+bs=4k
+[rr]
+rw=read
+nrfiles=4
+[fmt]
+rw=write
+nrfiles=3
+filename_format=$jobname-f$filenum.$JOBNUM$clientuid
+unique_filename=1
+[list]
+filename=a.dat:b\:c.dat::d.dat
+size=48k
+rw=write
+file_service_type=sequential
+[rand]
+rw=randread
+nrfiles=3
+size=48k
+file_service_type=random
+`},
+	// filesize: fixed, and a range each file draws its size from as fio
+	// 3.33's get_rand_file_size does (clones draw their own); size= below
+	// the files' sum ends the job there.
+	{name: "filesize and ranges", files: true, perFile: true, text: `[global]
+bs=4k
+rw=write
+[range]
+nrfiles=4
+filesize=8k-64k
+[clones]
+nrfiles=2
+filesize=16k:48k
+numjobs=2
+[fixed]
+nrfiles=2
+filesize=32k
+size=16k
+`},
+	// A pass's bytes: fio's do_io counts them for an engine that queues
+	// (io_uring), not for psync, whose pass runs until its files are done
+	// or the job's bytes are issued; openfiles and roundrobin:2.
+	{name: "passes of several files, openfiles", perFile: true, text: `[global]
+nrfiles=3
+filesize=8k
+size=4k
+loops=3
+file_service_type=sequential
+rw=read
+[psync]
+ioengine=psync
+[uring]
+ioengine=io_uring
+[open]
+nrfiles=4
+size=64k
+loops=1
+openfiles=2
+file_service_type=roundrobin:2
+[create]
+rw=write
+nrfiles=2
+size=32k
+loops=1
+create_on_open=1
+`},
+	// Non-uniform services and a time-based job over several files:
+	// bytes, directions and depths.
+	{name: "zipf and gauss services, time based", timed: true, text: `[global]
+nrfiles=4
+size=64k
+runtime=300ms
+time_based
+[zipf]
+rw=randread
+file_service_type=zipf:1.2
+[gauss]
+rw=read
+file_service_type=gauss:10
+[mixed]
+rw=randrw
+ioengine=io_uring
+iodepth=4
+file_service_type=random:3
+`},
 	{name: "inline comments", files: true, text: `; fio's example style
 [global]
 bs=4k                 ; block size
@@ -1404,13 +1588,23 @@ func TestAgainstFio(t *testing.T) {
 	}
 	runs := make([]chan fioRun, len(fioCases))
 	slots := make(chan struct{}, 4) // a shared 2-core machine: a few at once
+	// Every fio run ends before the test does (and its directory goes),
+	// the runs of cases -run leaves out too: none is left behind.
+	var started sync.WaitGroup
+	defer started.Wait()
 	for i, c := range fioCases {
 		runs[i] = make(chan fioRun, 1)
 		dir := t.TempDir()
+		started.Add(1)
 		go func() {
+			defer started.Done()
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			v, err := runFio(fio, dir, c.text, c.logs)
+			text := c.text
+			if c.perFile {
+				text = withIOLogs(text)
+			}
+			v, err := runFio(fio, dir, text, c.logs)
 			runs[i] <- fioRun{v, err}
 		}()
 	}
@@ -1440,6 +1634,12 @@ func TestAgainstFio(t *testing.T) {
 			}
 			for _, d := range compareRuns(want, got, c.explained, c.timed, c.approx) {
 				t.Errorf("%s (clyde's notes: %q)", d, got.notes)
+			}
+			if c.perFile && len(want.perFile) == 0 {
+				t.Error("fio's iologs name no file: nothing compared per file")
+			}
+			if c.perFile && fmt.Sprint(want.perFile) != fmt.Sprint(got.perFile) {
+				t.Errorf("per file (reads, read bytes, writes, written bytes): fio %v, clyde %v", want.perFile, got.perFile)
 			}
 			if c.order && fmt.Sprint(want.order) != fmt.Sprint(got.order) {
 				t.Errorf("offsets in order: fio %v, clyde %v", want.order, got.order)

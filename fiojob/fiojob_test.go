@@ -270,7 +270,7 @@ func TestRefusals(t *testing.T) {
 		{"unknown rw mode", "[a]\nfilename=f\nsize=1m\nrw=randappend\n", "job.fio:4", "accepted: read"},
 		{"rw run of no I/O", "[a]\nfilename=f\nsize=1m\nrw=randread:0\n", "job.fio:4", "from 1"},
 		{"a block size of 0", "[a]\nfilename=f\nsize=1m\nbs=0\n", "job.fio:4", "1 byte or more"},
-		{"several files", "[a]\nfilename=a:b\nsize=1m\n", "job.fio:2", "several files"},
+		{"nrfiles below filename's names", "[global]\nfilename=a:b\n[a]\nnrfiles=1\nsize=1m\n", "job.fio:4", "fewer than the 2 files"},
 		{"unknown engine", "[a]\nfilename=f\nsize=1m\nioengine=spdk\n", "job.fio:4", "unknown engine"},
 		{"depth out of range", "[a]\nfilename=f\nsize=1m\niodepth=0\n", "job.fio:4", "from 1"},
 		{"arithmetic", "[a]\nfilename=f\nsize=$mb_memory\n", "job.fio:3", "mb_memory"},

@@ -43,6 +43,11 @@ type LogSpec struct {
 	Hist           string
 	HistMsec       int
 	HistCoarseness int
+	// Shared is per_job_logs=0: the logs are named PREFIX_bw.log, without
+	// the worker's number (init.c gen_log_name). fio appends the logs of
+	// every worker of one prefix to that one file; clyde takes a prefix
+	// only one worker writes (Compile refuses the rest).
+	Shared bool
 }
 
 // Any says whether the spec asks for a log.
@@ -98,6 +103,9 @@ func (l LogSpec) Options(set func(k, v string)) {
 	if l.Offset {
 		set("log_offset", "1")
 	}
+	if l.Shared && l.Any() {
+		set("per_job_logs", "0")
+	}
 }
 
 // logKind is one of fio's log files.
@@ -148,7 +156,10 @@ func (l LogSpec) kinds() []struct {
 
 // logName is fio's name for a worker's log: PREFIX_bw.N.log, N the
 // worker's number in the whole run, from 1.
-func logName(prefix string, k logKind, n int) string {
+func logName(prefix string, k logKind, n int, shared bool) string {
+	if shared {
+		return prefix + "_" + logSuffix[k] + ".log"
+	}
 	return prefix + "_" + logSuffix[k] + "." + strconv.Itoa(n) + ".log"
 }
 
@@ -184,7 +195,7 @@ func LogNames(p blockbench.Plan) []string {
 			if l, ok := w.Log.(LogSpec); ok {
 				for i := range max(w.NumJobs, 0) {
 					for _, k := range l.kinds() {
-						out = append(out, logName(k.prefix, k.kind, n+i+1))
+						out = append(out, logName(k.prefix, k.kind, n+i+1, l.Shared))
 					}
 				}
 			}
@@ -192,6 +203,20 @@ func LogNames(p blockbench.Plan) []string {
 		}
 	}
 	return out
+}
+
+// checkSharedLogs refuses a plan in which two workers would write one log
+// file: fio's per_job_logs=0 appends the logs of every worker of a prefix
+// to one file, which clyde does not.
+func checkSharedLogs(p blockbench.Plan, pos string) error {
+	seen := map[string]bool{}
+	for _, name := range LogNames(p) {
+		if seen[name] {
+			return result.Usagef(pos, "per_job_logs=0: several workers would write %s (fio appends each worker's log to it); clyde writes one log per worker: give each job its own log prefix, or per_job_logs=1", name)
+		}
+		seen[name] = true
+	}
+	return nil
 }
 
 // JobLogNames lists the log files the job will write (see LogNames); nil
@@ -587,7 +612,7 @@ func (g *logGroup) Write(write func(name string, fill func(io.Writer) error) err
 					wl.Name, l.index, l.samples(), maxLogBytes>>20))
 			}
 			for _, k := range g.specs[set].kinds() {
-				name := logName(k.prefix, k.kind, l.number)
+				name := logName(k.prefix, k.kind, l.number, g.specs[set].Shared)
 				if write == nil {
 					errs = append(errs, fmt.Errorf("log %s: no writer for logs", name))
 					continue

@@ -253,17 +253,28 @@ func (p *parser) expand(pos, line string) (string, error) {
 		case strings.HasPrefix(rest, "pagesize"):
 			b.WriteString(strconv.Itoa(os.Getpagesize()))
 			i += 1 + len("pagesize")
-		case strings.HasPrefix(rest, "jobname"), strings.HasPrefix(rest, "jobnum"), strings.HasPrefix(rest, "filenum"):
+		case filenameKeyword(rest):
 			// filename_format's keywords stay for that option to expand.
 			b.WriteByte('$')
 			i++
 		case strings.HasPrefix(rest, "mb_memory"):
 			return "", result.Usagef(pos, "$mb_memory is not supported; write the size")
 		default:
-			return "", result.Usagef(pos, "a $ must start ${VAR}, $ncpus or $pagesize (or $jobname, $jobnum, $filenum in filename_format)")
+			return "", result.Usagef(pos, "a $ must start ${VAR}, $ncpus or $pagesize (or $jobname, $jobnum, $filenum, $clientuid in filename_format)")
 		}
 	}
 	return b.String(), nil
+}
+
+// filenameKeyword says s (what follows a '$') starts one of
+// filename_format's keywords, in any case as make_filename finds them.
+func filenameKeyword(s string) bool {
+	for _, k := range fileKeywords {
+		if len(s) >= len(k)-1 && strings.EqualFold(s[:len(k)-1], k[1:]) {
+			return true
+		}
+	}
+	return false
 }
 
 func validEnvName(s string) bool {

@@ -373,6 +373,16 @@ func surveyPlan(p blockbench.Plan, dir string) (timed bool, err error) {
 				// not run, by either tool.
 				return timed, fmt.Errorf("job %s would use %s, outside its scratch directory", w.Name, w.Filename)
 			}
+			if fs := w.Files; fs != nil && !w.Diskless() {
+				for k, n := range fs.Names {
+					if !filepath.IsAbs(n) {
+						fs.Names[k] = filepath.Join(dir, n)
+					}
+					if !strings.HasPrefix(fs.Names[k], dir+string(filepath.Separator)) {
+						return timed, fmt.Errorf("job %s would use %s, outside its scratch directory", w.Name, fs.Names[k])
+					}
+				}
+			}
 			if w.TimeBased || w.ThinkTime > 0 || w.Rate != [2]int64{} || w.RateIOPS != [2]int64{} {
 				timed = true
 			}
@@ -835,11 +845,11 @@ var surveyExpect = map[string]expect{
 	"examples/disk-zone-profile.fio":          refusedFor("--zonerange: 268435456 is larger than the region"), // the survey's 16m leaves zonesize=256m larger than the region
 	"examples/e4defrag.fio":                   refusedFor(`unknown engine "e4defrag"`),
 	"examples/e4defrag2.fio":                  refusedFor(`unknown engine "e4defrag"`),
-	"examples/enospc-pressure.fio":            refusedFor("option filesize "),
+	"examples/enospc-pressure.fio":            refusedFor("option continue_on_error "),
 	"examples/exec.fio":                       refusedFor(`unknown engine "exec"`),
-	"examples/exitwhat.fio":                   refusedFor("option filesize "),
+	"examples/exitwhat.fio":                   refusedFor("option exitall "),
 	"examples/falloc.fio":                     refusedFor(`unknown engine "falloc"`),
-	"examples/filecreate-ioengine.fio":        refusedFor("option nrfiles "),
+	"examples/filecreate-ioengine.fio":        refusedFor(`unknown engine "filecreate"`),
 	"examples/filedelete-ioengine.fio":        refusedFor(`unknown engine "filedelete"`),
 	"examples/filestat-ioengine.fio":          refusedFor(`unknown engine "filestat"`),
 	"examples/fio-rand-RW.fio":                agrees(),
@@ -879,7 +889,7 @@ var surveyExpect = map[string]expect{
 	"examples/nbd.fio":                        refusedByName(`unknown engine "nbd"`),                  // needs an NBD server
 	"examples/netio.fio":                      refusedFor(`unknown engine "net"`),
 	"examples/netio_multicast.fio":            refusedFor(`unknown engine "net"`),
-	"examples/nfs.fio":                        refusedFor("a $ must start ${VAR}"), // engine nfs: an NFS server
+	"examples/nfs.fio":                        refusedFor("option nfs_url "), // engine nfs: an NFS server
 	"examples/null.fio":                       agrees(),
 	"examples/numa.fio":                       refusedFor("option numa_cpu_nodes "),
 	"examples/pmemblk.fio":                    refusedByName(`unknown engine "pmemblk"`), // needs persistent memory
@@ -899,7 +909,7 @@ var surveyExpect = map[string]expect{
 	"examples/tiobench-example.fio":           agrees(),
 	"examples/uring-cmd-ng.fio":               refusedByName(`unknown engine "io_uring_cmd"`), // needs an NVMe character device
 	"examples/uring-cmd-zoned.fio":            refusedByName(`unknown engine "io_uring_cmd"`), // needs an NVMe character device
-	"examples/waitfor.fio":                    refusedFor("option filesize "),
+	"examples/waitfor.fio":                    refusedFor("option wait_for "),
 	"examples/xnvme-compare.fio":              refusedFor("option allow_file_create "), // engine xnvme: an NVMe device and xNVMe
 	"examples/xnvme-zoned.fio":                refusedByName("zonemode=zbd"),           // needs a zoned block device
 	"examples/zbd-rand-write.fio":             refusedByName("zonemode=zbd"),           // needs a zoned block device
@@ -924,13 +934,13 @@ var surveyExpect = map[string]expect{
 	"t/jobs/t0015-e78980ff.fio":               agrees(),
 	"t/jobs/t0016-d54ae22.fio":                agrees(),
 	"t/jobs/t0017.fio":                        differsIn(posixaioFill, "depth distribution"),
-	"t/jobs/t0018.fio":                        refusedFor("option filesize "),
-	"t/jobs/t0019.fio":                        refusedFor("option filesize "),
-	"t/jobs/t0020.fio":                        refusedFor("option filesize "),
-	"t/jobs/t0021.fio":                        refusedFor("option filesize "),
-	"t/jobs/t0022.fio":                        refusedFor("option filesize "),
-	"t/jobs/t0023.fio":                        refusedFor("option filesize "),
-	"t/jobs/t0024.fio":                        refusedFor("option filesize "),
+	"t/jobs/t0018.fio":                        agrees(),
+	"t/jobs/t0019.fio":                        agrees(),
+	"t/jobs/t0020.fio":                        agrees(),
+	"t/jobs/t0021.fio":                        agrees(),
+	"t/jobs/t0022.fio":                        agrees(),
+	"t/jobs/t0023.fio":                        refusedFor("bsrange=512/25:1k:"), // a bssplit written as a bsrange
+	"t/jobs/t0024.fio":                        refusedFor("bsrange=512/25:1k:"), // a bssplit written as a bsrange
 	"t/jobs/t0025.fio":                        agrees(),
 	"t/jobs/t0026.fio":                        refusedFor("verifies after each of loops=2 passes"),
 }

@@ -151,6 +151,19 @@ type BlockJob struct {
 	// AccessLines counts what an Iometer access specification issued per
 	// line (see result/iometer.go); empty for fio's rw modes.
 	AccessLines []BlockAccessLine `json:"access_lines,omitempty"`
+	// Files counts what each file of a job of several files (fio's
+	// nrfiles, filename=a:b) was issued, in the job's order of them;
+	// empty for a job of one file.
+	Files []BlockFile `json:"files,omitempty"`
+}
+
+// BlockFile is the I/Os and bytes issued to one file of a job.
+type BlockFile struct {
+	Path       string `json:"path"`
+	ReadIOs    int64  `json:"read_ios"`
+	ReadBytes  int64  `json:"read_bytes"`
+	WriteIOs   int64  `json:"write_ios"`
+	WriteBytes int64  `json:"write_bytes"`
 }
 
 // What a job's CPU figures cover (BlockJob.CPUScope).

@@ -340,6 +340,11 @@ func blockHash(p blockbench.Plan) (string, error) {
 		groups[i] = slices.Clone(g)
 		for k := range groups[i] {
 			groups[i][k].Filename = ""
+			if fs := groups[i][k].Files; fs != nil {
+				c := *fs
+				c.Names = nil // a file set's names, as the one file's
+				groups[i][k].Files = &c
+			}
 		}
 	}
 	p.Groups = groups
