@@ -18,7 +18,7 @@ import (
 func DiskDir(t testing.TB) string {
 	t.Helper()
 	var st unix.Statfs_t
-	if err := unix.Statfs("/var/tmp", &st); err != nil || st.Type == unix.TMPFS_MAGIC || st.Type == unix.RAMFS_MAGIC {
+	if err := unix.Statfs("/var/tmp", &st); err != nil || uint32(st.Type) == unix.TMPFS_MAGIC || uint32(st.Type) == unix.RAMFS_MAGIC {
 		t.Skipf("/var/tmp is not a disk filesystem (statfs: %v)", err)
 	}
 	dir, err := os.MkdirTemp("/var/tmp", "clyde-test")
