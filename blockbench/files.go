@@ -404,14 +404,8 @@ type filesPattern struct {
 	open, nOpen, nDone int
 	random             bool
 	timeBased          bool
-	// Pass control, as sizedPattern's: budget is a pass's bytes (0:
-	// none), total the job's (0: time-based), passesLeft the passes
-	// after this one (-1: no end), ioSize fio's io_size.
-	budget, passBytes int64
-	total, issued     int64
-	passesLeft, loops int
-	ioSize            int64
-	dropOnOpen        bool
+	passes
+	dropOnOpen bool
 	// The I/O drawn ahead: have says it is there, nDrop that its file's
 	// cache is dropped before it.
 	have        bool
@@ -427,8 +421,9 @@ func newFilesPattern(w *worker) *filesPattern {
 		files: make([]setFile, len(spec.fileRegs)), counts: make([]fileCount, len(spec.fileRegs)), bs: spec.BS,
 		kind: fs.Service.Kind, nonUniform: fs.Service.nonUniform(), run: uint32(1), cur: -1,
 		pick: newRand(spec.Seed^0xf11e, w.index+1), open: fs.Open,
-		random: spec.RW.Random(), timeBased: spec.TimeBased, passesLeft: -1,
+		random: spec.RW.Random(), timeBased: spec.TimeBased,
 	}
+	p.passes = newPasses(spec, spec.fileBudget)
 	if p.kind == "" {
 		p.kind = ServiceRoundRobin
 	}
@@ -441,19 +436,6 @@ func newFilesPattern(w *worker) *filesPattern {
 	if p.nonUniform {
 		d := fs.Service.Dist
 		p.zipf = newOffsetDraw(d, uint64(len(p.files))<<fsShift, 1, newRand(spec.Seed^0xf11ed157, w.index+1))
-	}
-	if !spec.TimeBased {
-		p.loops = max(1, spec.Loops)
-		p.total, p.passesLeft = spec.fileBudget*int64(p.loops), p.loops-1
-		if issueQueued(spec) {
-			p.budget = spec.fileBudget
-		}
-		if n := spec.Region.ioBytes(spec.fileBudget); n > 0 {
-			p.ioSize, p.total = n, n*int64(p.loops)
-			if p.budget > 0 && p.random && spec.RW.Writes() && !spec.RandomMap {
-				p.budget = max(p.budget, n) // do_io: random overwrites up to io_size
-			}
-		}
 	}
 	p.dropOnOpen = spec.Invalidate && !spec.Direct && osio.CanAdviseAccess && !spec.Diskless()
 	mapped := p.random && spec.RandomMap && spec.Distribution.Uniform()
@@ -472,20 +454,6 @@ func newFilesPattern(w *worker) *filesPattern {
 		f.pos = [2]int64{f.start, f.start}
 	}
 	return p
-}
-
-// issueQueued says fio's engine of the workload returns FIO_Q_QUEUED for
-// a read or a write, so that its do_io counts a pass's bytes
-// (bytes_issued): a synchronous engine's pass ends only when its files
-// are done or the job's bytes are issued.
-func issueQueued(w *workload) bool {
-	switch w.engine.name() {
-	case EnginePsync, EngineMmap:
-		return false
-	case EngineNull:
-		return w.depth > 1 // fio's null is FIO_SYNCIO at iodepth 1
-	}
-	return true
 }
 
 func (p *filesPattern) maxSize(*worker) int { return int(p.bs) }

@@ -54,16 +54,7 @@ type sizedPattern struct {
 	// slotDir is the direction (Dirs' index) of an I/O counted in the
 	// write slot: a write, or a trim for the trim modes.
 	slotDir int
-	// budget is a pass's bytes (fio's size, for an engine that queues;
-	// 0: none), passBytes those issued in this pass; total is the job's
-	// bytes (size times loops; 0 for time_based: none), issued those
-	// issued; passesLeft the passes after this one (-1: no end).
-	budget, passBytes int64
-	total, issued     int64
-	passesLeft, loops int
-	// ioSize is fio's io_size (0: none): after loops passes, more while
-	// the job's bytes fall short of it by its largest size or more.
-	ioSize     int64
+	passes
 	dropOnPass bool
 	// The next I/O, drawn ahead (nDir, nOff, nSize): have says it is
 	// there, nDrop that the cache is dropped before it (a new pass);
@@ -116,8 +107,9 @@ func newSizedPattern(w *worker) *sizedPattern {
 	p := &sizedPattern{
 		rng: newRand(spec.Seed^0xb5b5, w.index+1), start: spec.Offset, end: spec.Offset + spec.Size,
 		random: spec.RW.Random(), timeBased: spec.TimeBased, seqRand: s.SeqRand, slotDir: SizeWrite,
-		passesLeft: -1, max: int(spec.BS),
+		max: int(spec.BS),
 	}
+	p.passes = newPasses(spec, spec.Size)
 	p.limit = math.MaxInt64 // fio's null: its file has no end (real_file_size -1)
 	if spec.target != nil && !spec.Diskless() {
 		p.limit = max(p.end, spec.target.size)
@@ -127,21 +119,6 @@ func newSizedPattern(w *worker) *sizedPattern {
 	}
 	if p.random {
 		p.seqRandDir = SizeWrite
-	}
-	if !spec.TimeBased {
-		p.loops = max(1, spec.Loops)
-		p.total, p.passesLeft = spec.Size*int64(p.loops), p.loops-1
-		if issueQueues(spec) {
-			p.budget = spec.Size
-		}
-		if n := spec.Region.ioBytes(spec.Size); n > 0 {
-			// fio's io_size: the job's bytes, passes until they are
-			// done (region.go).
-			p.ioSize, p.total = n, n*int64(p.loops)
-			if p.budget > 0 && p.random && spec.RW.Writes() && !spec.RandomMap {
-				p.budget = max(p.budget, n) // do_io: random overwrites up to io_size
-			}
-		}
 	}
 	p.dropOnPass = spec.Invalidate && !spec.Direct && (spec.TimeBased || spec.Loops > 1) && CanAdviseAccess && !spec.Diskless()
 	mapOK := p.random && spec.RandomMap && spec.Distribution.Uniform()
@@ -256,6 +233,43 @@ func (p *sizedPattern) next(w *worker) (int, int64, int) {
 
 // issueQueues says fio's engine of the workload returns FIO_Q_QUEUED for
 // a read or a write, so that its do_io counts the pass's bytes.
+// passes is fio's control of a size-based job's passes.
+type passes struct {
+	// budget is a pass's bytes (fio's size, for an engine that queues;
+	// 0: none), passBytes those issued in this pass; total is the job's
+	// bytes (size times loops; 0 for time_based: none), issued those
+	// issued; passesLeft the passes after this one (-1: no end).
+	budget, passBytes int64
+	total, issued     int64
+	passesLeft, loops int
+	// ioSize is fio's io_size (0: none): after loops passes, more while
+	// the job's bytes fall short of it by its largest size or more.
+	ioSize int64
+}
+
+// newPasses sets the passes of a job whose pass is size bytes (its size=,
+// or a file set's share of it); a time-based job's have no end.
+func newPasses(spec *workload, size int64) passes {
+	p := passes{passesLeft: -1}
+	if spec.TimeBased {
+		return p
+	}
+	p.loops = max(1, spec.Loops)
+	p.total, p.passesLeft = size*int64(p.loops), p.loops-1
+	if issueQueues(spec) {
+		p.budget = size
+	}
+	if n := spec.Region.ioBytes(size); n > 0 {
+		// fio's io_size: the job's bytes, passes until they are done
+		// (region.go).
+		p.ioSize, p.total = n, n*int64(p.loops)
+		if p.budget > 0 && spec.RW.Random() && spec.RW.Writes() && !spec.RandomMap {
+			p.budget = max(p.budget, n) // do_io: random overwrites up to io_size
+		}
+	}
+	return p
+}
+
 func issueQueues(w *workload) bool {
 	switch w.engine.name() {
 	case EnginePsync, EngineMmap:
