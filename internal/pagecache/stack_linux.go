@@ -211,28 +211,15 @@ func (d *deviceLevel) drop(want int64) result.CacheState {
 		st.Error = d.err
 		return st
 	}
-	// The daemon writes its own metadata back in bursts after the file's
-	// flush (ntfs-3g's $LogFile and MFT records: 1.75 MiB still resident
-	// after one drop on a 256 MiB volume in about one run of three); a
-	// device still warm is dropped again, at most deviceDrops times, and
-	// the last count is the one recorded.
-	for range deviceDrops {
-		resident, err := osio.DropRange(d.f, 0, d.size)
-		if err != nil {
-			st.Error = d.path + ": " + err.Error()
-			return st
-		}
-		st.Evicted, st.ResidentBytes = true, resident
-		if st.Cold = resident*100 < want; st.Cold {
-			break
-		}
+	resident, err := osio.DropRange(d.f, 0, d.size)
+	if err != nil {
+		st.Error = d.path + ": " + err.Error()
+		return st
 	}
+	st.Evicted, st.ResidentBytes = true, resident
+	st.Cold = resident*100 < want
 	return st
 }
-
-// deviceDrops is how many times a FUSE filesystem's device is dropped
-// before what is still resident counts as cached.
-const deviceDrops = 3
 
 // InMemory names the directory's filesystem when it keeps its files in
 // memory (tmpfs, ramfs), "" otherwise.
