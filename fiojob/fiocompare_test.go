@@ -193,7 +193,7 @@ func runFioArgs(fio, dir, text string, logs bool, args ...string) (view, error) 
 	defer cancel()
 	cmd := exec.CommandContext(ctx, fio, append([]string{"--output-format=json", "--output=out.json", "--eta=never"}, args...)...)
 	cmd.Dir = dir
-	killGroupOnCancel(cmd)
+	killTreeOnCancel(cmd)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		if ctx.Err() != nil {
 			return view{}, fmt.Errorf("%w after %v: %v\n%s", errFioHung, fioCaseTimeout, err, out)
@@ -1605,6 +1605,10 @@ func TestAgainstFio(t *testing.T) {
 				text = withIOLogs(text)
 			}
 			v, err := runFio(fio, dir, text, c.logs)
+			if c.fioMayHang && errors.Is(err, errFioHung) {
+				// One more try: fio hangs on these now and then, not always.
+				v, err = runFio(fio, dir, text, c.logs)
+			}
 			runs[i] <- fioRun{v, err}
 		}()
 	}
@@ -1616,7 +1620,7 @@ func TestAgainstFio(t *testing.T) {
 			}
 			if run.err != nil {
 				if c.fioMayHang && errors.Is(run.err, errFioHung) {
-					clydetest.Skip(t, "fio 3.33 hung on this case (its offload threads); nothing to compare with this time")
+					clydetest.Skip(t, "fio 3.33 hung on this case twice (its offload threads); nothing to compare with this time")
 				}
 				t.Fatal(run.err)
 			}

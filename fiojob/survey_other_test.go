@@ -4,5 +4,5 @@ package fiojob
 
 import "os/exec"
 
-// killGroupOnCancel leaves cmd as it is: the survey runs fio on Linux.
-func killGroupOnCancel(*exec.Cmd) {}
+// killTreeOnCancel leaves cmd as it is: the survey runs fio on Linux.
+func killTreeOnCancel(*exec.Cmd) {}

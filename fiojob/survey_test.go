@@ -319,7 +319,7 @@ func surveyFio(ctx context.Context, fio, dir, text string) (view, error) {
 	}
 	cmd := exec.CommandContext(ctx, fio, "--output-format=json", "--output=out.json", "--eta=never", "job.fio")
 	cmd.Dir = dir
-	killGroupOnCancel(cmd) // fio's jobs are processes of their own
+	killTreeOnCancel(cmd) // fio's jobs are processes of their own
 	cmd.Env = os.Environ()
 	for k, v := range surveyEnv {
 		cmd.Env = append(cmd.Env, k+"="+v)

@@ -3,16 +3,68 @@
 package fiojob
 
 import (
+	"bytes"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// killGroupOnCancel runs cmd in a process group of its own and ends the
-// whole group when its context does: fio forks a process per job, and
-// killing fio alone leaves them running.
-func killGroupOnCancel(cmd *exec.Cmd) {
+// killTreeOnCancel ends fio and every process it started when cmd's
+// context does. fio forks a process per job and each job calls setsid,
+// so the job processes leave fio's process group: killing the group
+// alone left a hung job process holding fio's output pipe, and the test
+// waited on it until go test's timeout (CI, the offload case). The
+// descendants are found through /proc's parent links before any is
+// killed (a killed parent's children move to init); where there is no
+// /proc the group is all there is to kill. WaitDelay bounds the wait
+// for anything that still escapes.
+func killTreeOnCancel(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return unix.Kill(-cmd.Process.Pid, unix.SIGKILL) }
+	cmd.Cancel = func() error {
+		pids := descendants(cmd.Process.Pid)
+		err := unix.Kill(-cmd.Process.Pid, unix.SIGKILL)
+		for _, pid := range pids {
+			_ = unix.Kill(pid, unix.SIGKILL)
+		}
+		return err
+	}
+	cmd.WaitDelay = 10 * time.Second
+}
+
+// descendants lists the processes below root, read from /proc/PID/stat.
+func descendants(root int) []int {
+	ents, _ := os.ReadDir("/proc")
+	children := map[int][]int{}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// "pid (comm) state ppid ...": comm may hold spaces and ')'.
+		rest := stat[bytes.LastIndexByte(stat, ')')+1:]
+		f := bytes.Fields(rest)
+		if len(f) < 2 {
+			continue
+		}
+		if ppid, err := strconv.Atoi(string(f[1])); err == nil {
+			children[ppid] = append(children[ppid], pid)
+		}
+	}
+	var out []int
+	for queue := []int{root}; len(queue) > 0; queue = queue[1:] {
+		for _, c := range children[queue[0]] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
 }
