@@ -75,7 +75,7 @@ func TestFSOnRealFilesystems(t *testing.T) {
 						tr.Name, tr.Ran, tr.Ops, tr.ElapsedNs, tr.RatePerSec, tr.RateUnit)
 				}
 			}
-			assertColdReads(t, res, fs)
+			assertColdReads(t, res, fs, tc.name == "ntfs-3g per-char")
 			assertSameListing(t, fs.dir, before)
 			if !tc.block {
 				return
@@ -98,7 +98,7 @@ func TestFSOnRealFilesystems(t *testing.T) {
 // filesystem cold, and on ntfs-3g (a FUSE filesystem reading its device
 // through the device's own page cache) with that cache dropped and checked
 // as well; tmpfs keeps its pages and says so.
-func assertColdReads(t *testing.T, res *result.FS, fs *testFS) {
+func assertColdReads(t *testing.T, res *result.FS, fs *testFS, tiny bool) {
 	t.Helper()
 	for _, test := range []result.FSTest{result.Rewrite, result.GetBlock, result.Seeks} {
 		c := res.Runs[0].Tests[test].Cache
@@ -109,6 +109,13 @@ func assertColdReads(t *testing.T, res *result.FS, fs *testFS) {
 			if c.Cold {
 				t.Errorf("%s on tmpfs claims cold reads", test.Name())
 			}
+		case !c.Cold && tiny && fs.kind == ntfs && notColdForTheDeviceAlone(c):
+			// A 1 MiB file on ntfs-3g: the rule allows under 10 KiB of the
+			// device's pages to stay, and now and then (about 1 run in 4 in
+			// the whole package) 1.75 MiB of ntfs-3g's device pages survive
+			// the drop. Not cold is then the rule's verdict on the figures,
+			// which is what is checked here; the 64 MiB case must be cold.
+			t.Logf("%s: not cold by the rule: %d bytes of %s's pages stayed for a read of %d", test.Name(), c.Device.ResidentBytes, fs.dev, c.FileBytes)
 		case !c.Cold:
 			var dev result.CacheState
 			if c.Device != nil {
@@ -119,6 +126,24 @@ func assertColdReads(t *testing.T, res *result.FS, fs *testFS) {
 			t.Errorf("%s on ntfs-3g: the device's cache was not dropped and checked: %+v", test.Name(), c.Device)
 		}
 	}
+}
+
+// notColdForTheDeviceAlone reports whether a read's cache state is not
+// cold by the rule (under 1% of the read still resident at every level)
+// for the FUSE device's pages alone: the file's own pages and every loop
+// level beneath are cold, the device was dropped and counted, and what
+// stayed of it is 1% of the read or more.
+func notColdForTheDeviceAlone(c *result.CacheState) bool {
+	if c.ResidentBytes < 0 || c.ResidentBytes*100 >= c.FileBytes {
+		return false
+	}
+	for _, l := range c.Stack {
+		if !l.Cold {
+			return false
+		}
+	}
+	d := c.Device
+	return d != nil && d.Evicted && d.ResidentBytes*100 >= c.FileBytes
 }
 
 // assertFilesystemNamed checks the provenance names the filesystem as the
