@@ -5,7 +5,6 @@ import (
 	"errors"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/clydebench/clyde/result"
 )
@@ -61,64 +60,6 @@ func TestConcurrentWorkloadsOnOneFile(t *testing.T) {
 	}
 	if want := float64(g.Read.TotalIOs) * 1e9 / float64(runtime); g.Read.IOPS != want {
 		t.Errorf("group read IOPS %.3f, want summed I/Os over the longest runtime %.3f", g.Read.IOPS, want)
-	}
-}
-
-// --until-steady ends the group once fio's criterion holds: a loose one on a
-// file in the page cache is met after its first window of two seconds, long
-// before the cap.
-func TestUntilSteadyStopsTheGroup(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "f")
-	w := Workload{Name: "r", Filename: path, RW: RandRead, BS: 4 << 10, Size: 1 << 20, IODepth: 1, NumJobs: 1,
-		IOEngine: EnginePsync, Runtime: 30 * time.Second, TimeBased: true, Buffer: Buffer{Kind: BufferRandom}, Seed: 1}
-	ss := &SteadyState{Criterion: "iops:95%", Dur: 2 * time.Second, UntilSteady: true}
-	res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}, Steady: ss})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Sustained) != 1 {
-		t.Fatalf("%d sustained entries, want 1", len(res.Sustained))
-	}
-	s := res.Sustained[0]
-	if !s.StoppedAtSteady || s.Fio == nil || !s.Fio.Attained || s.SettledBy != "fio" {
-		t.Errorf("sustained %+v: want stopped at steady state by fio's criterion", s)
-	}
-	if res.Interrupted || res.Jobs[0].Interrupted {
-		t.Error("a stop at steady state is not an interruption")
-	}
-}
-
-func TestSteadyStateRefusals(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "f")
-	w := Workload{Name: "r", Filename: path, RW: RandRead, BS: 4 << 10, Size: 1 << 20, IODepth: 1, NumJobs: 1,
-		IOEngine: EnginePsync, Runtime: 5 * time.Second, TimeBased: true, Buffer: Buffer{Kind: BufferRandom}}
-	cases := []struct {
-		name string
-		ss   SteadyState
-		edit func(*Workload)
-		flag string
-	}{
-		{"criterion without window", SteadyState{Criterion: "iops:10%"}, nil, "--ss_dur"},
-		{"window without criterion", SteadyState{Dur: 10 * time.Second}, nil, "--ss_dur"},
-		{"bad criterion", SteadyState{Criterion: "lat:10", Dur: 10 * time.Second}, nil, "--steadystate"},
-		{"part of a second", SteadyState{Criterion: "iops:10%", Dur: 1500 * time.Millisecond}, nil, "--ss_dur"},
-		{"until steady without a cap", SteadyState{UntilSteady: true}, func(w *Workload) { w.Runtime = 0 }, "--until-steady"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			wl := w
-			if tc.edit != nil {
-				tc.edit(&wl)
-			}
-			ss := tc.ss
-			res, err := RunPlan(context.Background(), Plan{Groups: []Group{{wl}}, Steady: &ss})
-			if res != nil || !isUsageFor(err, tc.flag) {
-				t.Fatalf("err %v, want a usage error naming %s and no result", err, tc.flag)
-			}
-		})
-	}
-	if entries, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "*")); len(entries) != 0 {
-		t.Errorf("a refused plan left %v", entries)
 	}
 }
 

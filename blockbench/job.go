@@ -249,10 +249,10 @@ type Job struct {
 	Warn io.Writer
 	// CommandLine is recorded in the provenance; nil records os.Args.
 	CommandLine []string
-	// Steady adds the sustained-load analysis and steady-state detection
-	// (and with UntilSteady ends each job at steady state); blockpreset's
-	// sustained preset sets it when it is nil.
-	Steady *SteadyState
+	// Analysis, when set, adds a preset's analysis of the run and can end
+	// each group early (Plan.Analysis): blockpreset.SteadyState, which the
+	// sustained preset sets when it is nil.
+	Analysis Analysis
 	// Notes go into the result as they are (an engine substituted for one
 	// clyde does not have).
 	Notes []string

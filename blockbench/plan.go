@@ -262,9 +262,11 @@ type Plan struct {
 	CommandLine []string
 	// Notes go into the result as they are (what a preset ran differently).
 	Notes []string
-	// Steady, when set, adds the sustained-load analysis to the result and
-	// can end each group at steady state (steady.go).
-	Steady *SteadyState
+	// Analysis, when set, refuses the groups it cannot follow, can end each
+	// group early from its live per-second series, and adds what it finds
+	// to the result (watch.go; blockpreset.SteadyState: the sustained-load
+	// analysis and steady state).
+	Analysis Analysis
 	// AfterGroup, when set, is called after each group with its jobs, as
 	// they go into the result (a progress line, ORION's trace).
 	AfterGroup func(group int, jobs []result.BlockJob) `json:"-"`
@@ -337,8 +339,9 @@ type workload struct {
 	engine  engine
 	depth   int // what runs: IODepth, or 1 for an engine without a queue
 	groupID int
-	// watch follows the group for --until-steady; nil otherwise.
-	watch *steadyWatch
+	// watch follows the group for the plan's judge (--until-steady); nil
+	// otherwise.
+	watch *groupWatch
 	// vol are a Volume's targets (target is the first) and vmap its layout
 	// for this workload's block size; nil without a Volume. A file set's
 	// files are vol too, fileRegs their regions and fileBudget the bytes

@@ -76,7 +76,7 @@ func (r *Ranks) validate(p *Plan) error {
 	switch {
 	case r.Size < 1 || r.Rank < 0 || r.Rank >= r.Size:
 		return fmt.Errorf("rank %d of %d", r.Rank, r.Size)
-	case p.Steady != nil:
+	case p.Analysis != nil:
 		return result.Usagef("--ranks", "steady state ends each rank's group at its own time; run it on one machine")
 	case p.PrivateDir || p.Fill.Set():
 		return result.Usagef("--ranks", "a preset's private directory and fill are one machine's; run a job file or fio-style flags across ranks")

@@ -157,9 +157,9 @@ func TestRanksRefuse(t *testing.T) {
 	w := rankWorkload(filepath.Join(t.TempDir(), "f"), Read, 1)
 	r := &Ranks{Rank: 0, Size: 2, HostRanks: 2}
 	for name, p := range map[string]Plan{
-		"steady state": {Groups: []Group{{w}}, Steady: &SteadyState{}, Ranks: r},
-		"private dir":  {Groups: []Group{{w}}, PrivateDir: true, Ranks: r},
-		"fill":         {Groups: []Group{{w}}, Fill: FillLevel{Pct: 50}, Ranks: r},
+		"an analysis": {Groups: []Group{{w}}, Analysis: &judgeOnce{}, Ranks: r},
+		"private dir": {Groups: []Group{{w}}, PrivateDir: true, Ranks: r},
+		"fill":        {Groups: []Group{{w}}, Fill: FillLevel{Pct: 50}, Ranks: r},
 	} {
 		if _, err := RunPlan(context.Background(), p); !result.IsUsage(err) {
 			t.Errorf("%s across ranks: %v, want a usage error", name, err)

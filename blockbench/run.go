@@ -33,12 +33,12 @@ func Run(ctx context.Context, j Job) (*result.Block, error) {
 }
 
 // Plan is the job as RunPlan runs it: one group of one workload per block
-// size, with the job's safety, steady-state, log, rank and reporting
+// size, with the job's safety, analysis, log, rank and reporting
 // settings. A caller that needs the workloads before the run uses it
 // (fiojob.JobLogNames: the names of fio's logs, checked as output files
 // first), and a preset that plans workloads of its own starts from it.
 func (j *Job) Plan() Plan {
-	p := Plan{DestroyData: j.DestroyData, AllowSparse: j.AllowSparse, AllowCached: j.AllowCached, SizeGiven: j.SizeGiven, Warn: j.Warn, CommandLine: j.CommandLine, Steady: j.Steady,
+	p := Plan{DestroyData: j.DestroyData, AllowSparse: j.AllowSparse, AllowCached: j.AllowCached, SizeGiven: j.SizeGiven, Warn: j.Warn, CommandLine: j.CommandLine, Analysis: j.Analysis,
 		WriteLog: j.WriteLog, Notes: append([]string(nil), j.Notes...), Progress: j.Progress, Ranks: j.Ranks, Shape: j.Shape}
 	for _, bs := range j.BlockSizes {
 		p.Groups = append(p.Groups, Group{j.Workload(j.RW, bs)})
@@ -81,7 +81,7 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 		res.DiskUtil = disks.after()
 	}
 	lv.close()
-	analyseSustained(p.Steady, res, stopped)
+	analyse(p.Analysis, res, stopped)
 	setElapsed(res, started)
 	res.Target = targets[0].describe()
 	runErr = cleanupRun(res, targets, cleanups, pd, runErr)
@@ -207,7 +207,7 @@ func runPlanGroups(ctx context.Context, p *Plan, groups [][]*workload, res *resu
 		}
 		res.Notes = append(res.Notes, invalidate(ws)...)
 		stop := new(atomic.Bool)
-		watch := watchGroup(p.Steady, ws, stop)
+		watch := watchGroup(p.Analysis, ws, stop)
 		lv.begin(i, ws)
 		var ready func(func() int64) error
 		if p.Ranks != nil && p.Ranks.Phases != nil {
@@ -281,7 +281,7 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 }
 
 // checkPlan refuses a plan with nothing to run, and what its ranks and its
-// steady-state watch refuse.
+// analysis refuse.
 func checkPlan(p *Plan) error {
 	if len(p.Groups) == 0 {
 		return result.Usagef("", "nothing to run: the plan has no workloads")
@@ -289,9 +289,9 @@ func checkPlan(p *Plan) error {
 	if err := p.Ranks.validate(p); err != nil {
 		return err
 	}
-	if p.Steady != nil {
+	if p.Analysis != nil {
 		for _, g := range p.Groups {
-			if err := p.Steady.validate(g); err != nil {
+			if err := p.Analysis.Check(g); err != nil {
 				return err
 			}
 		}

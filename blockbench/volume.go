@@ -15,9 +15,9 @@ import (
 // no I/O crosses the end of a member.
 type Volume struct {
 	Filenames []string
-	// Layout lays the address space over the members; nil concatenates
-	// them, one after the other. Package orion's -simulate raid0 stripes
-	// them.
+	// Layout lays the address space over the members; a volume needs one.
+	// Package orion's -simulate concat puts them one after the other, its
+	// raid0 stripes them.
 	Layout VolumeLayout
 }
 
@@ -57,69 +57,16 @@ func (v *Volume) validate(w *Workload) error {
 		}
 		seen[f] = true
 	}
-	if err := v.layout().Check(w.BS); err != nil {
+	if v.Layout == nil {
+		return fmt.Errorf("job %s: a volume needs a Layout to place its blocks on its members", w.Name)
+	}
+	if err := v.Layout.Check(w.BS); err != nil {
 		return err
 	}
 	if w.Fsync > 0 {
 		return result.Usagef("--fsync", "not supported on a volume of several targets")
 	}
 	return nil
-}
-
-func (v *Volume) layout() VolumeLayout {
-	if v.Layout == nil {
-		return concat{}
-	}
-	return v.Layout
-}
-
-// concat is the members one after the other: each holds floor(size/bs)
-// blocks, so no block runs past the end of its member.
-type concat struct{}
-
-func (concat) Check(int64) error { return nil }
-
-func (concat) Size(members []int64) int64 {
-	var total int64
-	for _, n := range members {
-		total += n
-	}
-	return total
-}
-
-func (concat) Blocks(members []int64, bs int64) BlockLayout {
-	m := &concatBlocks{sizes: members, bs: bs, starts: make([]int64, len(members)+1)}
-	for i, n := range members {
-		m.starts[i+1] = m.starts[i] + n/bs
-	}
-	return m
-}
-
-// concatBlocks is a concatenation for one block size: starts[i] is the
-// first block of member i, then the total.
-type concatBlocks struct {
-	sizes  []int64
-	bs     int64
-	starts []int64
-}
-
-func (m *concatBlocks) First(off int64) int64 {
-	var base int64
-	for i, n := range m.sizes {
-		if off < base+n || i == len(m.sizes)-1 {
-			return m.starts[i] + min((off-base+m.bs-1)/m.bs, m.starts[i+1]-m.starts[i])
-		}
-		base += n
-	}
-	return 0
-}
-
-func (m *concatBlocks) Locate(b int64) (int, int64) {
-	i := 0
-	for i < len(m.sizes)-1 && b >= m.starts[i+1] {
-		i++
-	}
-	return i, (b - m.starts[i]) * m.bs
 }
 
 // volumeMap is a volume as one workload sees it: its block size, the
@@ -140,7 +87,7 @@ func memberSizes(ts []*target) []int64 {
 }
 
 func newVolumeMap(v *Volume, ts []*target, bs int64, reg region) *volumeMap {
-	m := &volumeMap{blocks: v.layout().Blocks(memberSizes(ts), bs), bs: bs}
+	m := &volumeMap{blocks: v.Layout.Blocks(memberSizes(ts), bs), bs: bs}
 	m.b0, m.b1 = m.blocks.First(reg.offset), m.blocks.First(reg.offset+reg.size)
 	return m
 }
@@ -199,7 +146,7 @@ func resolveVolume(w Workload, byName map[string]*target, targets *[]*target, wa
 // volumeRegion is the workload's byte range on its volume, as target.region
 // is on a single target.
 func (w *workload) volumeRegion() (region, error) {
-	size := w.Volume.layout().Size(memberSizes(w.vol))
+	size := w.Volume.Layout.Size(memberSizes(w.vol))
 	r := region{offset: w.Offset, size: w.Size}
 	if r.offset >= size {
 		return r, result.Usagef("--offset", "%d is at or past the end of the volume (%d bytes)", r.offset, size)

@@ -10,39 +10,23 @@ import (
 	"github.com/clydebench/clyde/result"
 )
 
+// newVolumeMap gives a workload the block range of its region in the
+// layout's numbering: with every block on the last member, a region from
+// byte 4097 starts at its first whole block, 2, and Locate places it.
 func TestVolumeMap(t *testing.T) {
 	const k = 4 << 10
-	sizes := []int64{1<<20 + 1000, 2 << 20}
-	cases := []struct {
-		name  string
-		block int64
-		lun   int
-		off   int64
-	}{
-		{"concat inside the first", 255, 0, 255 * k},
-		{"concat past the first's last whole block", 256, 1, 0},
-		{"concat last block", 256 + 511, 1, 511 * k},
-	}
-	v := &Volume{}
-	size := v.layout().Size(sizes)
+	sizes := []int64{1 << 20, 2<<20 + 1000}
 	var ts []*target
 	for _, n := range sizes {
 		ts = append(ts, &target{size: n, exists: true})
 	}
-	m := newVolumeMap(v, ts, k, region{0, size})
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			lun, off := m.blocks.Locate(tc.block)
-			if lun != tc.lun || off != tc.off {
-				t.Errorf("block %d -> LUN %d offset %d, want %d %d", tc.block, lun, off, tc.lun, tc.off)
-			}
-			if off+k > sizes[lun] {
-				t.Errorf("block %d runs past the end of its LUN", tc.block)
-			}
-		})
+	m := newVolumeMap(&Volume{Layout: lastOnly{}}, ts, k, region{offset: k + 1, size: 1 << 20})
+	// The region ends at byte 4097 + 1 MiB, in block 258.
+	if m.b0 != 2 || m.b1 != 258 || m.bs != k {
+		t.Errorf("blocks [%d, %d) of %d bytes, want [2, 258) of %d", m.b0, m.b1, m.bs, k)
 	}
-	if size != 3<<20+1000 || m.b1 != 256+512 {
-		t.Errorf("concatenation of %v: %d bytes, %d blocks; want the sum and each member's whole blocks", sizes, size, m.b1)
+	if lun, off := m.blocks.Locate(m.b0); lun != 1 || off != 2*k {
+		t.Errorf("first block on LUN %d at %d, want the last member at %d", lun, off, 2*k)
 	}
 }
 
@@ -62,58 +46,6 @@ type lastBlocks struct {
 func (b lastBlocks) First(off int64) int64       { return (off + b.bs - 1) / b.bs }
 func (b lastBlocks) Locate(k int64) (int, int64) { return b.lun, k * b.bs }
 
-// A sequential pass over a concatenated volume writes every block of
-// every member once, and nothing past a member's end: with random data on
-// files of zeros, the members come out non-zero up to their last whole
-// block. (orion's TestRaid0WritesEveryMember holds its stripes to the
-// same.)
-func TestVolumeWritesEveryMember(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		layout VolumeLayout
-		sizes  []int
-	}{
-		{"concat", nil, []int{1<<20 + 5000, 512 << 10}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			var names []string
-			for i, s := range tc.sizes {
-				p := filepath.Join(dir, string(rune('a'+i)))
-				if err := os.WriteFile(p, make([]byte, s), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				names = append(names, p)
-			}
-			w := Workload{Name: "v", Filename: names[0], Volume: &Volume{Filenames: names, Layout: tc.layout}, RW: Write,
-				BS: 4 << 10, IODepth: 4, NumJobs: 1, IOEngine: EngineAuto, Buffer: Buffer{Kind: BufferRandom}, Seed: 3}
-			res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}, DestroyData: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var whole int64
-			for i, p := range names {
-				b, _ := os.ReadFile(p)
-				used := len(b) / (4 << 10) * (4 << 10)
-				zero := make([]byte, 4<<10)
-				for off := 0; off < used; off += 4 << 10 {
-					if bytes.Equal(b[off:off+4<<10], zero) {
-						t.Errorf("member %d: block at %d is zeros, never written", i, off)
-						break
-					}
-				}
-				if tail := b[used:]; len(tail) > 0 && !bytes.Equal(tail, make([]byte, len(tail))) {
-					t.Errorf("member %d was written past its last whole block", i)
-				}
-				whole += int64(used)
-			}
-			if res.Jobs[0].Write.IOBytes != whole {
-				t.Errorf("wrote %d bytes, want the members' whole blocks, %d", res.Jobs[0].Write.IOBytes, whole)
-			}
-		})
-	}
-}
-
 func TestVolumeRefusals(t *testing.T) {
 	dir := t.TempDir()
 	a := filepath.Join(dir, "a")
@@ -126,8 +58,9 @@ func TestVolumeRefusals(t *testing.T) {
 		bs   int64
 		flag string
 	}{
-		{"member missing", Volume{Filenames: []string{a, filepath.Join(dir, "none")}}, 4096, "--filename"},
-		{"member twice", Volume{Filenames: []string{a, a}}, 4096, "--filename"},
+		{"member missing", Volume{Filenames: []string{a, filepath.Join(dir, "none")}, Layout: lastOnly{}}, 4096, "--filename"},
+		{"member twice", Volume{Filenames: []string{a, a}, Layout: lastOnly{}}, 4096, "--filename"},
+		{"no layout", Volume{Filenames: []string{a}}, 4096, ""},
 		{"the layout refuses the block size", Volume{Filenames: []string{a}, Layout: refusing{}}, 3 << 10, "--bs"},
 	}
 	for _, tc := range cases {
@@ -136,7 +69,10 @@ func TestVolumeRefusals(t *testing.T) {
 			w := Workload{Name: "v", Filename: a, Volume: &v, RW: RandRead, BS: tc.bs, IODepth: 1, NumJobs: 1,
 				IOEngine: EnginePsync, Buffer: Buffer{Kind: BufferRandom}}
 			res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
-			if res != nil || !isUsageFor(err, tc.flag) {
+			if tc.flag == "" && (res != nil || err == nil || result.IsUsage(err)) {
+				t.Fatalf("err %v, want a refusal of the caller's plan (not the user's flags)", err)
+			}
+			if tc.flag != "" && (res != nil || !isUsageFor(err, tc.flag)) {
 				t.Fatalf("err %v, want a usage error naming %s", err, tc.flag)
 			}
 		})

@@ -103,7 +103,7 @@ type worker struct {
 	// what it needs (steady state reached).
 	stop *atomic.Bool
 	// live, when set, is the lock under which marks are appended, so a
-	// steadyWatch can read them while the worker runs (once a second).
+	// groupWatch can read them while the worker runs (once a second).
 	live *sync.Mutex
 	// hs are a volume's descriptors (hs[0] is h), lun the one the last
 	// drawn I/O goes to (volume.go); nil and 0 otherwise.
@@ -376,7 +376,7 @@ func (w *worker) finish() {
 }
 
 // addMark appends a per-second mark, under the watch's lock when a
-// steadyWatch reads them.
+// groupWatch reads them.
 func (w *worker) addMark(m mark) {
 	if w.live != nil {
 		w.live.Lock()

@@ -46,8 +46,8 @@ func ApplySustained(j *blockbench.Job) {
 // workload is named after its block size, as a preset's rows are.
 func PlanSustained(j blockbench.Job) blockbench.Plan {
 	p := j.Plan()
-	if p.Steady == nil {
-		p.Steady = &blockbench.SteadyState{}
+	if p.Analysis == nil {
+		p.Analysis = &SteadyState{}
 	}
 	if len(j.BlockSizes) == 1 { // several are named so already (Job.Workload)
 		for _, g := range p.Groups {

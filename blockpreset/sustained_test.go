@@ -2,8 +2,6 @@ package blockpreset
 
 import (
 	"testing"
-
-	"github.com/clydebench/clyde/blockbench"
 )
 
 // The sustained preset is one long mixed job with SNIA's rule, its
@@ -12,7 +10,7 @@ import (
 func TestPlanSustained(t *testing.T) {
 	j := SustainedJob("/dev/shm/clyde.tmp")
 	p := PlanSustained(j)
-	if len(p.Groups) != 1 || len(p.Groups[0]) != 1 || p.Steady == nil || *p.Steady != (blockbench.SteadyState{}) {
+	if len(p.Groups) != 1 || len(p.Groups[0]) != 1 || p.Analysis == nil || *p.Analysis.(*SteadyState) != (SteadyState{}) {
 		t.Fatalf("plan %+v, want one workload with SNIA's rule alone", p)
 	}
 	w := p.Groups[0][0]
@@ -20,10 +18,10 @@ func TestPlanSustained(t *testing.T) {
 		w.IODepth != SustainedIODepth || w.Runtime != SustainedRuntime || !w.Direct || !w.TimeBased {
 		t.Errorf("workload %+v, want the preset's", w)
 	}
-	own := &blockbench.SteadyState{Criterion: "iops:20%", Dur: 60e9}
-	j.Steady, j.BlockSizes = own, []int64{4 << 10, 8 << 10}
+	own := &SteadyState{Criterion: "iops:20%", Dur: 60e9}
+	j.Analysis, j.BlockSizes = own, []int64{4 << 10, 8 << 10}
 	p = PlanSustained(j)
-	if p.Steady != own || len(p.Groups) != 2 || p.Groups[0][0].Name != "randrw-4k" || p.Groups[1][0].Name != "randrw-8k" {
-		t.Errorf("plan with own steady state and two sizes: steady %+v, groups %+v", p.Steady, p.Groups)
+	if p.Analysis != own || len(p.Groups) != 2 || p.Groups[0][0].Name != "randrw-4k" || p.Groups[1][0].Name != "randrw-8k" {
+		t.Errorf("plan with own steady state and two sizes: steady %+v, groups %+v", p.Analysis, p.Groups)
 	}
 }

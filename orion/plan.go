@@ -35,7 +35,7 @@ func (t *Test) target() target {
 	if len(t.luns) == 1 {
 		return target{filename: t.luns[0].Path, size: t.luns[0].SizeBytes}
 	}
-	v := &blockbench.Volume{}
+	v := &blockbench.Volume{Layout: concat{}}
 	var total int64
 	var sizes []int64
 	for _, l := range t.luns {

@@ -392,7 +392,7 @@ func sustainedFlags(c *cli.Context, j *blockbench.Job, p *blockPreset) error {
 	if !given {
 		return nil
 	}
-	ss := &blockbench.SteadyState{Criterion: c.String("steadystate"), UntilSteady: c.Bool("until-steady")}
+	ss := &blockpreset.SteadyState{Criterion: c.String("steadystate"), UntilSteady: c.Bool("until-steady")}
 	for _, f := range []struct {
 		name string
 		dst  *time.Duration
@@ -405,7 +405,7 @@ func sustainedFlags(c *cli.Context, j *blockbench.Job, p *blockPreset) error {
 			*f.dst = d
 		}
 	}
-	j.Steady = ss
+	j.Analysis = ss
 	return nil
 }
 

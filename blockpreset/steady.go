@@ -1,12 +1,11 @@
-package blockbench
+package blockpreset
 
 import (
 	"math"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/clydebench/clyde/blockbench"
 	"github.com/clydebench/clyde/internal/steady"
 	"github.com/clydebench/clyde/result"
 )
@@ -14,7 +13,8 @@ import (
 // SteadyState asks for the sustained-load analysis of a plan's jobs (the
 // first minute, the settled rate, the worst minute, the drop, steady state by
 // SNIA's PTS rule and optionally by a fio ss= criterion), and can end each
-// group once steady state is reached.
+// group once steady state is reached. It is a blockbench.Analysis: set it as
+// the job's or the plan's Analysis.
 type SteadyState struct {
 	// Criterion is fio's ss= ("iops_slope:0.3%", "iops:20%"); "" applies
 	// SNIA's rule alone. Dur is fio's ss_dur (required with a criterion)
@@ -38,8 +38,9 @@ const DefaultSteadyRound = time.Minute
 // minuteSamples is a minute of the per-second series.
 const minuteSamples = int(time.Minute / time.Second)
 
-// validate holds SteadyState's rules; every refusal names the flag.
-func (s *SteadyState) validate(ws []Workload) error {
+// Check holds SteadyState's rules for one group; every refusal names the
+// flag.
+func (opt *SteadyState) Check(ws []blockbench.Workload) error {
 	whole := func(flag string, d time.Duration) error {
 		if d < 0 || d%time.Second != 0 {
 			return result.Usagef(flag, "%v is not a whole number of seconds; the series has one sample a second", d)
@@ -49,24 +50,24 @@ func (s *SteadyState) validate(ws []Workload) error {
 	for _, c := range []struct {
 		flag string
 		d    time.Duration
-	}{{"--ss_dur", s.Dur}, {"--ss_ramp", s.Ramp}, {"--ss-round", s.Round}} {
+	}{{"--ss_dur", opt.Dur}, {"--ss_ramp", opt.Ramp}, {"--ss-round", opt.Round}} {
 		if err := whole(c.flag, c.d); err != nil {
 			return err
 		}
 	}
-	if s.Criterion == "" {
-		if s.Dur > 0 || s.Ramp > 0 {
+	if opt.Criterion == "" {
+		if opt.Dur > 0 || opt.Ramp > 0 {
 			return result.Usagef("--ss_dur", "only goes with --steadystate CRITERION:LIMIT (fio's ss=)")
 		}
 	} else {
-		if _, err := steady.ParseCriterion(s.Criterion); err != nil {
+		if _, err := steady.ParseCriterion(opt.Criterion); err != nil {
 			return result.Usagef("--steadystate", "%v", err)
 		}
-		if s.Dur < 2*time.Second {
-			return result.Usagef("--ss_dur", "%v: --steadystate needs a window of at least 2s (fio's ss_dur), such as 60s", s.Dur)
+		if opt.Dur < 2*time.Second {
+			return result.Usagef("--ss_dur", "%v: --steadystate needs a window of at least 2s (fio's ss_dur), such as 60s", opt.Dur)
 		}
 	}
-	if s.UntilSteady {
+	if opt.UntilSteady {
 		for _, w := range ws {
 			if w.Runtime <= 0 || !w.TimeBased {
 				return result.Usagef("--until-steady", "needs --runtime as its cap and --time_based (job %s has runtime %v)", w.Name, w.Runtime)
@@ -76,85 +77,40 @@ func (s *SteadyState) validate(ws []Workload) error {
 	return nil
 }
 
-func (s *SteadyState) round() int {
-	if s.Round <= 0 {
+func (opt *SteadyState) round() int {
+	if opt.Round <= 0 {
 		return int(DefaultSteadyRound / time.Second)
 	}
-	return int(s.Round / time.Second)
+	return int(opt.Round / time.Second)
 }
 
 // criterion is the parsed fio criterion; ok is false without one.
-func (s *SteadyState) criterion() (steady.Criterion, bool) {
-	if s.Criterion == "" {
+func (opt *SteadyState) criterion() (steady.Criterion, bool) {
+	if opt.Criterion == "" {
 		return steady.Criterion{}, false
 	}
-	c, err := steady.ParseCriterion(s.Criterion)
+	c, err := steady.ParseCriterion(opt.Criterion)
 	return c, err == nil
 }
 
-// steadyWatch follows one group while it runs and sets its stop flag once
-// steady state is reached. Workers append their per-second marks under mu
-// (once a second, never per I/O); the watch merges the slots every worker
-// has, exactly as mergeSeries does afterwards, so what it stopped on is what
-// the result's series shows.
-type steadyWatch struct {
-	opt     *SteadyState
-	stop    *atomic.Bool
-	mu      sync.Mutex
-	workers []*worker
-	done    chan struct{}
-	exited  chan struct{}
-	// checked is how many slots were judged; reached is set once one met
-	// the rule (read after exited is closed).
-	checked int
-	reached bool
-}
-
-// watchGroup starts a watch that ends the group at steady state; nil when
-// the plan does not ask for it.
-func watchGroup(opt *SteadyState, ws []*workload, stop *atomic.Bool) *steadyWatch {
-	if opt == nil || !opt.UntilSteady {
+// Judge is a judge of steady state for one group with UntilSteady; nil
+// without it, so the group runs its course.
+func (opt *SteadyState) Judge() blockbench.GroupJudge {
+	if !opt.UntilSteady {
 		return nil
 	}
-	g := &steadyWatch{opt: opt, stop: stop, done: make(chan struct{}), exited: make(chan struct{})}
-	for _, w := range ws {
-		w.watch = g
-	}
-	go g.loop()
-	return g
+	return &steadyJudge{opt: opt}
 }
 
-// add is called by newWorker for each worker of the group.
-func (g *steadyWatch) add(w *worker) {
-	g.mu.Lock()
-	g.workers = append(g.workers, w)
-	g.mu.Unlock()
-	w.live = &g.mu
+// steadyJudge follows one group's live series; checked is how many slots
+// were judged.
+type steadyJudge struct {
+	opt     *SteadyState
+	checked int
 }
 
-func (g *steadyWatch) loop() {
-	defer close(g.exited)
-	t := time.NewTicker(250 * time.Millisecond)
-	defer t.Stop()
-	for {
-		select {
-		case <-g.done:
-			return
-		case <-t.C:
-		}
-		if g.judge() {
-			g.stop.Store(true)
-			return
-		}
-	}
-}
-
-// judge merges the slots every worker has completed and tests each window
-// that ends in a slot not judged yet.
-func (g *steadyWatch) judge() bool {
-	g.mu.Lock()
-	iops, bw := liveSeries(g.workers)
-	g.mu.Unlock()
+// Done tests each window that ends in a slot not judged yet.
+func (g *steadyJudge) Done(iops, bw []float64) bool {
 	crit, useFio := g.opt.criterion()
 	for n := g.checked + 1; n <= len(iops); n++ {
 		g.checked = n
@@ -168,7 +124,6 @@ func (g *steadyWatch) judge() bool {
 				continue
 			}
 			if r, err := steady.Fio(vals[n-dur:n], crit, dur, 0); err == nil && r.Attained {
-				g.reached = true
 				return true
 			}
 			continue
@@ -179,50 +134,10 @@ func (g *steadyWatch) judge() bool {
 		}
 		rounds := steady.Rounds(iops[:n], round)
 		if steady.SNIA(rounds[len(rounds)-steady.SNIAWindow:], steady.SNIAWindow, steady.SNIADataLimitPct, steady.SNIASlopeLimitPct).Attained {
-			g.reached = true
 			return true
 		}
 	}
 	return false
-}
-
-// finish stops the watch; it says whether it ended the group.
-func (g *steadyWatch) finish() bool {
-	if g == nil {
-		return false
-	}
-	close(g.done)
-	<-g.exited
-	return g.reached
-}
-
-// liveSeries is the group's IOPS and bytes per second over the slots every
-// worker has completed. Callers hold the watch's lock.
-func liveSeries(workers []*worker) (iops, bw []float64) {
-	if len(workers) == 0 {
-		return nil, nil
-	}
-	// Marks come every markEvery; a slot of the per-second series spans
-	// marksPerSample of them, as in mergeSeries.
-	n := math.MaxInt
-	for _, w := range workers {
-		n = min(n, (len(w.marks)-1)/marksPerSample)
-	}
-	for k := 1; k <= n; k++ {
-		var ios, bytes, dur int64
-		for _, w := range workers {
-			prev, cur := w.marks[(k-1)*marksPerSample], w.marks[k*marksPerSample]
-			dur = max(dur, cur.atNs-prev.atNs)
-			ios += cur.ios[dirRead] + cur.ios[dirWrite] - prev.ios[dirRead] - prev.ios[dirWrite]
-			bytes += cur.bytes[dirRead] + cur.bytes[dirWrite] - prev.bytes[dirRead] - prev.bytes[dirWrite]
-		}
-		if dur <= 0 {
-			dur = int64(time.Second)
-		}
-		iops = append(iops, float64(ios)*1e9/float64(dur))
-		bw = append(bw, float64(bytes)*1e9/float64(dur))
-	}
-	return iops, bw
 }
 
 // sustainedOf analyses one series (the seconds of a job or a group; a
@@ -282,13 +197,10 @@ func sustainedOf(opt *SteadyState, name string, samples []result.BlockSample) re
 	return out
 }
 
-// analyseSustained adds res.Sustained: one entry per job, and one per group
-// of several jobs (their series summed slot by slot). stopped[g] says the
-// watch ended group g.
-func analyseSustained(opt *SteadyState, res *result.Block, stopped map[int]bool) {
-	if opt == nil {
-		return
-	}
+// Analyse adds res.Sustained: one entry per job, and one per group of
+// several jobs (their series summed slot by slot). stopped[g] says the
+// judge ended group g.
+func (opt *SteadyState) Analyse(res *result.Block, stopped map[int]bool) {
 	for i := range res.Jobs {
 		j := &res.Jobs[i]
 		s := sustainedOf(opt, j.JobName, j.Series)
