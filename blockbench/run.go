@@ -75,7 +75,7 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 		printNotes(p.Warn, notes)
 		disks := diskStatsBefore(targets)
 		runErr = runPlanGroups(ctx, &p, groups, res, stopped, lv)
-		res.DiskUtil = disks.after()
+		res.DiskUtil = disks.Util()
 	}
 	lv.close()
 	analyseSustained(p.Steady, res, stopped)
