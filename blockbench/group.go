@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -20,19 +19,20 @@ import (
 // runGroup runs the workloads of one group at the same time: every worker of
 // every workload is a lane of one measurement (internal/lanes), started off
 // one channel and measured over the same window; each workload is then
-// summarised on its own. stop, when set, ends every worker at its next tick.
+// summarised on its own. stop, when set, ends every worker at its next tick;
+// lv, when set, is the progress line the workers publish their counters to.
 //
 // ready, when set, is called once every worker is prepared, before the
 // start (a many-rank job's common start), with a reader of the group's
 // I/Os so far; its error starts no worker.
-func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool, ready func(done func() int64) error) ([]result.BlockJob, error) {
+func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool, lv *live, ready func(done func() int64) error) ([]result.BlockJob, error) {
 	entry, entries := reportEntries(ws)
 	rec, err := startRecord(ws)
 	if err != nil {
 		return nil, err
 	}
 	defer rec.close()
-	workers, ls, ramp := groupLanes(ws, entry, stop, rec, ready != nil)
+	workers, ls, ramp := groupLanes(ws, entry, stop, rec, lv, ready != nil)
 	defer func() {
 		for _, wk := range workers {
 			for _, w := range wk {
@@ -68,9 +68,10 @@ func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool, ready func
 }
 
 // groupLanes makes every worker of every workload (workers[set] are ws[set]'s)
-// and its lane, and says the longest ramp. counted gives each worker a
-// live count of its I/Os when the live line does not (groupIOs reads it).
-func groupLanes(ws []*workload, entry []int, stop *atomic.Bool, rec *groupRecord, counted bool) ([][]*worker, []lanes.Lane, time.Duration) {
+// and its lane, and says the longest ramp; each worker registers with lv
+// (nil: no progress line). counted gives each worker a live count of its
+// I/Os when the live line does not (groupIOs reads it).
+func groupLanes(ws []*workload, entry []int, stop *atomic.Bool, rec *groupRecord, lv *live, counted bool) ([][]*worker, []lanes.Lane, time.Duration) {
 	var ls []lanes.Lane
 	workers := make([][]*worker, len(ws))
 	var ramp time.Duration
@@ -80,7 +81,7 @@ func groupLanes(ws []*workload, entry []int, stop *atomic.Bool, rec *groupRecord
 			w := newWorker(wl, i)
 			w.stop = stop
 			rec.attach(set, i, w)
-			wl.live.add(w)
+			lv.add(w)
 			if counted && w.snap == nil {
 				w.snap = new(liveSnap) // the group's count for ready's reader
 			}
@@ -378,33 +379,6 @@ func (w *workload) config() result.BlockJobConfig {
 		c.BlockSizes = w.Sizes.config()
 	}
 	return c
-}
-
-// percentiles are the points the workload's latency objects report.
-func (w *workload) percentiles() []float64 {
-	if len(w.Report.PercentileList) == 0 {
-		return latency.FioPercentiles
-	}
-	ps := slices.Clone(w.Report.PercentileList)
-	slices.Sort(ps)
-	return slices.Compact(ps)
-}
-
-// latencyObjects fills slat_ns, clat_ns and lat_ns of one direction, each
-// with percentiles where fio's options put them.
-func (w *workload) latencyObjects(out *result.BlockDir, recs []*latency.Recorder, d int) {
-	ps := w.percentiles()
-	pick := func(on bool) []float64 {
-		if on {
-			return ps
-		}
-		return nil
-	}
-	out.Lat = result.LatNsFrom(recs[recLat+d], pick(w.Report.LatPercentiles))
-	out.Clat = result.LatNsFrom(recs[recClat+d], pick(!w.Report.NoClatPercentiles))
-	if recs[recSlat+d].Count() > 0 {
-		out.Slat = result.LatNsFrom(recs[recSlat+d], pick(w.Report.SlatPercentiles))
-	}
 }
 
 // syncDir is fio's sync direction: fsync calls and their latency, with

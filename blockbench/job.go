@@ -17,6 +17,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/clydebench/clyde/internal/units"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -317,4 +318,27 @@ func (j *Job) ValidateFields() error {
 		}
 	}
 	return nil
+}
+
+// Workload is the job's workload for one rw mode and block size, named
+// after the job (or the rw mode), and after the block size too when the
+// job has several.
+func (j *Job) Workload(rw RW, bs int64) Workload {
+	name := j.Name
+	if name == "" {
+		name = string(rw)
+	}
+	if len(j.BlockSizes) > 1 {
+		name += "-" + units.Label(bs)
+	}
+	return Workload{
+		Name: name, Filename: j.Filename, RW: rw, RWMixRead: j.RWMixRead, BS: bs, Size: j.Size, Offset: j.Offset,
+		IODepth: j.IODepth, NumJobs: j.NumJobs, IOEngine: j.IOEngine, Direct: j.Direct, Runtime: j.Runtime,
+		RampTime: j.RampTime, TimeBased: j.TimeBased, Buffer: j.Buffer, Fsync: j.Fsync, Seed: j.Seed,
+		EndFsync: j.EndFsync, Invalidate: j.Invalidate, FadviseHint: j.FadviseHint, Report: j.Report, Log: j.Log,
+		Distribution: j.Distribution, Zones: j.Zones, Fdatasync: j.Fdatasync, FsyncOnClose: j.FsyncOnClose,
+		Verify: j.Verify, VerifyFatal: j.VerifyFatal, NoVerifyPass: j.NoVerifyPass,
+		SubmitBatch: j.SubmitBatch, LowWater: j.LowWater, ReapMin: j.ReapMin, ReapPoll: j.ReapPoll,
+		IODepthBatchCompleteMax: j.IODepthBatchCompleteMax,
+	}
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -15,22 +14,6 @@ import (
 
 // liveEvery is how often the progress line is redrawn.
 const liveEvery = 500 * time.Millisecond
-
-// liveSnap is what a worker publishes for the progress line: its counters
-// as of its last tick. The worker writes it in tick (at most every
-// checkEvery), never per I/O; the progress goroutine reads it.
-type liveSnap struct {
-	ios   atomic.Int64
-	bytes atomic.Int64
-	atNs  atomic.Int64 // since the worker's base; 0: nothing published yet
-}
-
-// publish stores the worker's counters.
-func (w *worker) publish(now int64) {
-	w.snap.ios.Store(w.ios[dirRead] + w.ios[dirWrite])
-	w.snap.bytes.Store(w.bytes[dirRead] + w.bytes[dirWrite])
-	w.snap.atNs.Store(now)
-}
 
 // live draws the progress of a plan: one line per row, redrawn in place
 // while the row's groups run, ended with a newline when the next row
@@ -102,7 +85,7 @@ func (l *live) label(i int, ws []*workload) GroupLabel {
 }
 
 // begin starts the line of group i: the workloads' workers register as
-// runGroup makes them, and a goroutine redraws the line until end.
+// runGroup makes them (add), and a goroutine redraws the line until end.
 func (l *live) begin(i int, ws []*workload) {
 	if l == nil {
 		return
@@ -115,9 +98,6 @@ func (l *live) begin(i int, ws []*workload) {
 	l.status = passText(lb)
 	l.iops, l.bw = 0, 0
 	l.mu.Unlock()
-	for _, w := range ws {
-		w.live = l
-	}
 	l.run()
 }
 

@@ -1,10 +1,16 @@
 package blockbench
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"math"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/clydebench/clyde/internal/latency"
+	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/preflight"
 	"github.com/clydebench/clyde/result"
 )
@@ -321,6 +327,33 @@ type Plan struct {
 	AllowCached bool
 }
 
+// Ranks places this process in a job of many (clyde block under mpiexec,
+// srun or an Indexed Job, each rank one process, on one host or many): the
+// launcher's rank and size, how many of the job's ranks share this host,
+// and the hooks that hold every group to a common start.
+type Ranks struct {
+	Rank, Size int
+	// HostRanks is how many of the job's ranks run on this host (this one
+	// counted): a block device is each host's own, so it takes one rank
+	// per host.
+	HostRanks int
+	// Phases, when set, is called around every group.
+	Phases GroupPhases
+}
+
+// GroupPhases is what a many-rank job does around each group of a plan
+// (the coordinator in cmd/clyde): a common start once every rank has
+// prepared, and every rank's jobs gathered when the group is over.
+type GroupPhases interface {
+	// Before returns when every rank has prepared group g (its files open,
+	// its buffers filled): the common start. done reads this rank's I/Os
+	// so far in the group, for the job's "first done" figure.
+	Before(ctx context.Context, g int, done func() int64) error
+	// After hands this rank's jobs of group g to the coordinator and
+	// returns when every rank is done with it.
+	After(ctx context.Context, g int, jobs []result.BlockJob) error
+}
+
 // GroupLabel names one group of a plan on the progress line.
 type GroupLabel struct {
 	Row string
@@ -352,9 +385,6 @@ type workload struct {
 	// writeLog is the plan's WriteLog.
 	firstWorker int
 	writeLog    func(name string, write func(io.Writer) error) error
-	// live, when set, is the progress line the workload's workers
-	// publish their counters to.
-	live *live
 	// shape is the plan's Shape.
 	shape Shaper
 	// startAt is when the workload's StartDelay ends (zero: none).
@@ -367,6 +397,180 @@ type workload struct {
 func (w *workload) String() string {
 	return fmt.Sprintf("%s bs=%d iodepth=%d numjobs=%d ioengine=%s", w.RW, w.BS, w.depth, w.NumJobs, w.engine.name())
 }
+
+// percentiles are the points the workload's latency objects report.
+func (w *workload) percentiles() []float64 {
+	if len(w.Report.PercentileList) == 0 {
+		return latency.FioPercentiles
+	}
+	ps := slices.Clone(w.Report.PercentileList)
+	slices.Sort(ps)
+	return slices.Compact(ps)
+}
+
+// latencyObjects fills slat_ns, clat_ns and lat_ns of one direction, each
+// with percentiles where fio's options put them.
+func (w *workload) latencyObjects(out *result.BlockDir, recs []*latency.Recorder, d int) {
+	ps := w.percentiles()
+	pick := func(on bool) []float64 {
+		if on {
+			return ps
+		}
+		return nil
+	}
+	out.Lat = result.LatNsFrom(recs[recLat+d], pick(w.Report.LatPercentiles))
+	out.Clat = result.LatNsFrom(recs[recClat+d], pick(!w.Report.NoClatPercentiles))
+	if recs[recSlat+d].Count() > 0 {
+		out.Slat = result.LatNsFrom(recs[recSlat+d], pick(w.Report.SlatPercentiles))
+	}
+}
+
+// validate holds the rules of one workload that need no look at the target.
+func (w *Workload) validate() error {
+	for _, check := range []func() error{
+		w.validateTarget, w.validateFiles /* files.go */, w.validateRegion, w.validateTiming, w.validatePercentiles, w.validateLog,
+		w.validateDistribution, w.validateSequencer, w.validateSizes /* blocksize.go */, w.validateFadvise, w.validateAccess,
+		w.validateVerify, w.validateStart, // minrate.go
+		func() error { return w.Region.validate(w) }, // region.go
+		w.validateBatch, // loop.go
+		func() error { return w.Buffer.validate() },
+	} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateTarget asks for a file, a device or a volume, unless the engine
+// needs none, and for names of rw and ioengine clyde knows.
+func (w *Workload) validateTarget() error {
+	switch {
+	case w.Diskless():
+		if err := w.validateDiskless(); err != nil {
+			return err
+		}
+	case w.Files != nil:
+		// validateFiles
+	case w.Volume != nil:
+		if err := w.Volume.validate(w); err != nil {
+			return err
+		}
+	case strings.TrimSpace(w.Filename) == "":
+		return result.Usagef("--filename", "missing; give a file path or a block device")
+	}
+	if _, err := ParseRW(string(w.RW)); err != nil {
+		return err
+	}
+	_, err := ParseEngine(string(w.IOEngine))
+	return err
+}
+
+// validateRegion holds the mix, the region and the block size to what an
+// I/O can be: inside the largest file offset, in one buffer, aligned for
+// --direct.
+func (w *Workload) validateRegion() error {
+	switch {
+	case w.RWMixRead < 0 || w.RWMixRead > 100:
+		return result.Usagef("--rwmixread", "%d is outside 0..100; give a percentage of reads", w.RWMixRead)
+	case w.Size < 0:
+		return result.Usagef("--size", "%d is negative; give a size such as 64m or 1g", w.Size)
+	case w.Offset < 0:
+		return result.Usagef("--offset", "%d is negative; give a byte offset such as 0 or 1m", w.Offset)
+	case w.Size > math.MaxInt64-w.Offset:
+		return result.Usagef("--size", "offset %d + size %d is past the largest file offset (%d)", w.Offset, w.Size, int64(math.MaxInt64))
+	case w.BS <= 0:
+		return result.Usagef("--bs", "%d is not a block size; give one above 0 such as 4k, or a list such as 4k,1m", w.BS)
+	case w.Size > 0 && w.BS > w.Size && w.Sizes == nil:
+		return result.Usagef("--bs", "%d is larger than --size %d; give a block size no larger than the region", w.BS, w.Size)
+	case w.BS > math.MaxInt-BufferAlign:
+		return result.Usagef("--bs", "%d is larger than one buffer can be on this platform", w.BS)
+	case w.Direct && w.BS%DirectAlign != 0:
+		return result.Usagef("--bs", "%d is not a multiple of %d, which --direct needs", w.BS, DirectAlign)
+	case w.Direct && w.Offset%DirectAlign != 0:
+		return result.Usagef("--offset", "%d is not a multiple of %d, which --direct needs", w.Offset, DirectAlign)
+	}
+	return nil
+}
+
+// validateTiming holds the queue, the workers and every time, rate, loop
+// and sync count to what a run can be.
+func (w *Workload) validateTiming() error {
+	switch {
+	case w.IODepth < 1:
+		return result.Usagef("--iodepth", "%d is below 1; give I/Os in flight per job, 1 or more", w.IODepth)
+	case w.IODepth > MaxIODepth:
+		return result.Usagef("--iodepth", "%d is above %d, the deepest queue io_uring allows (IORING_MAX_ENTRIES)", w.IODepth, MaxIODepth)
+	case w.NumJobs < 1:
+		return result.Usagef("--numjobs", "%d is below 1; give workers per job, 1 or more", w.NumJobs)
+	case w.Runtime < 0:
+		return result.Usagef("--runtime", "%v is negative; give a duration such as 5s (0: no limit)", w.Runtime)
+	case w.Runtime > 0 && w.Runtime < MinRuntime:
+		return result.Usagef("--runtime", "%v is shorter than %v, too short for a worker to start and issue an I/O; give 1ms or more (0: no limit)",
+			w.Runtime, MinRuntime)
+	case w.Runtime > MaxRuntime:
+		return result.Usagef("--runtime", "%v is longer than the %v a run may last; give a shorter --runtime", w.Runtime, MaxRuntime)
+	case w.RampTime < 0:
+		return result.Usagef("--ramp_time", "%v is negative; give a duration such as 2s or 0", w.RampTime)
+	case w.ThinkTime < 0 || w.ThinkTimeBlocks < 0:
+		return result.Usagef("--thinktime", "workload %s: a negative pause", w.Name)
+	case w.Rate[0] < 0 || w.Rate[1] < 0 || w.RateIOPS[0] < 0 || w.RateIOPS[1] < 0:
+		return result.Usagef("--rate", "workload %s: a negative rate", w.Name)
+	case w.Loops < 0:
+		return result.Usagef("--loops", "%d is negative; give the passes over the region, 1 or more", w.Loops)
+	case w.CloneIndex < 0:
+		return result.Usagef("--numjobs", "workload %s: clone index %d is negative", w.Name, w.CloneIndex)
+	case w.RampTime > MaxRuntime:
+		return result.Usagef("--ramp_time", "%v is longer than the %v a run may last", w.RampTime, MaxRuntime)
+	case w.Fsync < 0:
+		return result.Usagef("--fsync", "%d is negative; give N to fsync after every N writes, 0 never", w.Fsync)
+	}
+	return nil
+}
+
+// validatePercentiles holds percentile_list to fio's: each point in
+// 0..100 once, at most maxPercentiles of them.
+func (w *Workload) validatePercentiles() error {
+	for i, p := range w.Report.PercentileList {
+		if !(p >= 0 && p <= 100) { // written so that NaN fails too
+			return result.Usagef("--percentile_list", "%g is outside 0..100", p)
+		}
+		if slices.Contains(w.Report.PercentileList[:i], p) {
+			return result.Usagef("--percentile_list", "%g is listed twice; each percentile is one row of the report", p)
+		}
+	}
+	if len(w.Report.PercentileList) > maxPercentiles {
+		return result.Usagef("--percentile_list", "%d points; fio takes at most %d", len(w.Report.PercentileList), maxPercentiles)
+	}
+	return nil
+}
+
+func (w *Workload) validateLog() error {
+	if w.Log == nil {
+		return nil
+	}
+	return w.Log.Validate()
+}
+
+func (w *Workload) validateFadvise() error {
+	if w.FadviseHint && !osio.CanAdviseAccess {
+		return result.Usagef("--fadvise_hint", "needs posix_fadvise, which this platform lacks; give fadvise_hint=0")
+	}
+	return nil
+}
+
+// validateAccess holds a workload's own access pattern (an Iometer access
+// specification) to its rules and to the workload's rw and bs.
+func (w *Workload) validateAccess() error {
+	if w.Access == nil {
+		return nil
+	}
+	return w.Access.Check(w)
+}
+
+// maxPercentiles is fio's FIO_IO_U_LIST_MAX_LEN: the most points
+// percentile_list takes.
+const maxPercentiles = 20
 
 // FillLevel is a level of use to fill the filesystem under test to before a
 // run (preflight.Fill): a percentage of its size, or a size in use. The

@@ -1,7 +1,6 @@
 package blockbench
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -11,33 +10,6 @@ import (
 	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/result"
 )
-
-// Ranks places this process in a job of many (clyde block under mpiexec,
-// srun or an Indexed Job, each rank one process, on one host or many): the
-// launcher's rank and size, how many of the job's ranks share this host,
-// and the hooks that hold every group to a common start.
-type Ranks struct {
-	Rank, Size int
-	// HostRanks is how many of the job's ranks run on this host (this one
-	// counted): a block device is each host's own, so it takes one rank
-	// per host.
-	HostRanks int
-	// Phases, when set, is called around every group.
-	Phases GroupPhases
-}
-
-// GroupPhases is what a many-rank job does around each group of a plan
-// (the coordinator in cmd/clyde): a common start once every rank has
-// prepared, and every rank's jobs gathered when the group is over.
-type GroupPhases interface {
-	// Before returns when every rank has prepared group g (its files open,
-	// its buffers filled): the common start. done reads this rank's I/Os
-	// so far in the group, for the job's "first done" figure.
-	Before(ctx context.Context, g int, done func() int64) error
-	// After hands this rank's jobs of group g to the coordinator and
-	// returns when every rank is done with it.
-	After(ctx context.Context, g int, jobs []result.BlockJob) error
-}
 
 // RankFileName is the file rank r uses for a file the plan names: ranks
 // never share a file, so that no two write the same bytes and no rank's

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
 	"strings"
@@ -14,10 +13,8 @@ import (
 
 	"github.com/clydebench/clyde/internal/atexit"
 	"github.com/clydebench/clyde/internal/buildinfo"
-	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/rundir"
 	"github.com/clydebench/clyde/internal/sysinfo"
-	"github.com/clydebench/clyde/internal/units"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -78,7 +75,7 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 		printNotes(p.Warn, notes)
 		disks := diskStatsBefore(targets)
 		runErr = runPlanGroups(ctx, &p, groups, res, stopped, lv)
-		res.DiskUtil = disks.after()
+		res.DiskUtil = disks.Util()
 	}
 	lv.close()
 	analyseSustained(p.Steady, res, stopped)
@@ -187,16 +184,7 @@ func runGroups(ctx context.Context, groups [][]*workload, res *result.Block) err
 // watch and AfterGroup, waiting p's idle time before each and showing them
 // on lv (nil: no progress line); stopped records the groups a watch ended.
 func runPlanGroups(ctx context.Context, p *Plan, groups [][]*workload, res *result.Block, stopped map[int]bool, lv *live) error {
-	// fio counts startdelay from its genesis, once, before the first
-	// job starts (backend.c run_threads: set_genesis_time).
-	genesis := time.Now()
-	for _, ws := range groups {
-		for _, w := range ws {
-			if w.StartDelay > 0 {
-				w.startAt = genesis.Add(w.StartDelay)
-			}
-		}
-	}
+	setStartTimes(groups)
 	for i, ws := range groups {
 		if i < len(p.Idle) && p.Idle[i] > 0 && ctx.Err() == nil {
 			_ = lv.idle(ctx, i, ws, p.Idle[i]) // an interruption is caught below
@@ -205,51 +193,85 @@ func runPlanGroups(ctx context.Context, p *Plan, groups [][]*workload, res *resu
 			res.Interrupted = true
 			return fmt.Errorf("before group %d of %d: %w", i+1, len(groups), context.Cause(ctx))
 		}
-		res.Notes = append(res.Notes, invalidate(ws)...)
-		stop := new(atomic.Bool)
-		watch := watchGroup(p.Steady, ws, stop)
-		lv.begin(i, ws)
-		var ready func(func() int64) error
-		if p.Ranks != nil && p.Ranks.Phases != nil {
-			ready = func(done func() int64) error { return p.Ranks.Phases.Before(ctx, i, done) }
+		if err := runPlanGroup(ctx, p, i, ws, res, stopped, lv); err != nil {
+			return err
 		}
-		jobs, err := runGroup(ctx, ws, stop, ready)
-		lv.end()
-		if watch.finish() {
-			stopped[i] = true
-		}
-		if p.AfterGroup != nil {
-			p.AfterGroup(i, jobs)
-		}
-		first := len(res.Jobs)
-		for k := range jobs {
-			if err == nil && !jobs[k].Interrupted && jobs[k].Read.TotalIOs+jobs[k].Write.TotalIOs+jobs[k].Trim.TotalIOs == 0 {
-				// Zeros would read as a measurement; there was none.
-				err = fmt.Errorf("job %s: completed no I/O in its runtime of %s; give a longer --runtime", jobs[k].JobName, time.Duration(jobs[k].Config.RuntimeNs))
-				res.Error = err.Error()
-				return err
+	}
+	return nil
+}
+
+// setStartTimes sets when each workload with a startdelay starts: fio
+// counts startdelay from its genesis, once, before the first job starts
+// (backend.c run_threads: set_genesis_time).
+func setStartTimes(groups [][]*workload) {
+	genesis := time.Now()
+	for _, ws := range groups {
+		for _, w := range ws {
+			if w.StartDelay > 0 {
+				w.startAt = genesis.Add(w.StartDelay)
 			}
 		}
-		res.Groups = append(res.Groups, reportGroups(jobs, first, p.Shape)...)
-		res.Jobs = append(res.Jobs, jobs...)
-		for k := range jobs {
-			res.Notes = append(res.Notes, jobs[k].Notes...)
-		}
-		if err != nil {
+	}
+}
+
+// runPlanGroup runs group i of the plan, ws: its caches dropped, under
+// the steady-state watch, on the progress line, and between the ranks'
+// common start and their gathering; its jobs go into res.
+func runPlanGroup(ctx context.Context, p *Plan, i int, ws []*workload, res *result.Block, stopped map[int]bool, lv *live) error {
+	res.Notes = append(res.Notes, invalidate(ws)...)
+	stop := new(atomic.Bool)
+	watch := watchGroup(p.Steady, ws, stop)
+	lv.begin(i, ws)
+	var ready func(func() int64) error
+	if p.Ranks != nil && p.Ranks.Phases != nil {
+		ready = func(done func() int64) error { return p.Ranks.Phases.Before(ctx, i, done) }
+	}
+	jobs, runErr := runGroup(ctx, ws, stop, lv, ready)
+	lv.end()
+	if watch.finish() {
+		stopped[i] = true
+	}
+	if p.AfterGroup != nil {
+		p.AfterGroup(i, jobs)
+	}
+	if err := addGroupJobs(ctx, res, jobs, runErr, p.Shape); err != nil {
+		return err
+	}
+	if ready != nil {
+		if err := p.Ranks.Phases.After(ctx, i, jobs); err != nil {
 			res.Error = err.Error()
 			return err
 		}
-		for k := range jobs {
-			if jobs[k].Interrupted {
-				res.Interrupted = true
-				return fmt.Errorf("job %s: %w", jobs[k].JobName, context.Cause(ctx))
-			}
+	}
+	return nil
+}
+
+// addGroupJobs adds a group's jobs, its reporting groups and its jobs'
+// notes to res, and says what ends the plan there: runErr (runGroup's), a
+// job that did no I/O (then nothing is added) or was interrupted.
+func addGroupJobs(ctx context.Context, res *result.Block, jobs []result.BlockJob, runErr error, shape Shaper) error {
+	first := len(res.Jobs)
+	for k := range jobs {
+		if runErr == nil && !jobs[k].Interrupted && jobs[k].Read.TotalIOs+jobs[k].Write.TotalIOs+jobs[k].Trim.TotalIOs == 0 {
+			// Zeros would read as a measurement; there was none.
+			err := fmt.Errorf("job %s: completed no I/O in its runtime of %s; give a longer --runtime", jobs[k].JobName, time.Duration(jobs[k].Config.RuntimeNs))
+			res.Error = err.Error()
+			return err
 		}
-		if ready != nil {
-			if err := p.Ranks.Phases.After(ctx, i, jobs); err != nil {
-				res.Error = err.Error()
-				return err
-			}
+	}
+	res.Groups = append(res.Groups, reportGroups(jobs, first, shape)...)
+	res.Jobs = append(res.Jobs, jobs...)
+	for k := range jobs {
+		res.Notes = append(res.Notes, jobs[k].Notes...)
+	}
+	if runErr != nil {
+		res.Error = runErr.Error()
+		return runErr
+	}
+	for k := range jobs {
+		if jobs[k].Interrupted {
+			res.Interrupted = true
+			return fmt.Errorf("job %s: %w", jobs[k].JobName, context.Cause(ctx))
 		}
 	}
 	return nil
@@ -572,176 +594,6 @@ func orNone(names []string) string {
 	}
 	return strings.Join(names, ", ")
 }
-
-// validate holds the rules of one workload that need no look at the target.
-func (w *Workload) validate() error {
-	for _, check := range []func() error{
-		w.validateTarget, w.validateFiles /* files.go */, w.validateRegion, w.validateTiming, w.validatePercentiles, w.validateLog,
-		w.validateDistribution, w.validateSequencer, w.validateSizes /* blocksize.go */, w.validateFadvise, w.validateAccess,
-		w.validateVerify, w.validateStart, // minrate.go
-		func() error { return w.Region.validate(w) }, // region.go
-		w.validateBatch, // loop.go
-		func() error { return w.Buffer.validate() },
-	} {
-		if err := check(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// validateTarget asks for a file, a device or a volume, unless the engine
-// needs none, and for names of rw and ioengine clyde knows.
-func (w *Workload) validateTarget() error {
-	switch {
-	case w.Diskless():
-		if err := w.validateDiskless(); err != nil {
-			return err
-		}
-	case w.Files != nil:
-		// validateFiles
-	case w.Volume != nil:
-		if err := w.Volume.validate(w); err != nil {
-			return err
-		}
-	case strings.TrimSpace(w.Filename) == "":
-		return result.Usagef("--filename", "missing; give a file path or a block device")
-	}
-	if _, err := ParseRW(string(w.RW)); err != nil {
-		return err
-	}
-	_, err := ParseEngine(string(w.IOEngine))
-	return err
-}
-
-// validateRegion holds the mix, the region and the block size to what an
-// I/O can be: inside the largest file offset, in one buffer, aligned for
-// --direct.
-func (w *Workload) validateRegion() error {
-	switch {
-	case w.RWMixRead < 0 || w.RWMixRead > 100:
-		return result.Usagef("--rwmixread", "%d is outside 0..100; give a percentage of reads", w.RWMixRead)
-	case w.Size < 0:
-		return result.Usagef("--size", "%d is negative; give a size such as 64m or 1g", w.Size)
-	case w.Offset < 0:
-		return result.Usagef("--offset", "%d is negative; give a byte offset such as 0 or 1m", w.Offset)
-	case w.Size > math.MaxInt64-w.Offset:
-		return result.Usagef("--size", "offset %d + size %d is past the largest file offset (%d)", w.Offset, w.Size, int64(math.MaxInt64))
-	case w.BS <= 0:
-		return result.Usagef("--bs", "%d is not a block size; give one above 0 such as 4k, or a list such as 4k,1m", w.BS)
-	case w.Size > 0 && w.BS > w.Size && w.Sizes == nil:
-		return result.Usagef("--bs", "%d is larger than --size %d; give a block size no larger than the region", w.BS, w.Size)
-	case w.BS > math.MaxInt-BufferAlign:
-		return result.Usagef("--bs", "%d is larger than one buffer can be on this platform", w.BS)
-	case w.Direct && w.BS%DirectAlign != 0:
-		return result.Usagef("--bs", "%d is not a multiple of %d, which --direct needs", w.BS, DirectAlign)
-	case w.Direct && w.Offset%DirectAlign != 0:
-		return result.Usagef("--offset", "%d is not a multiple of %d, which --direct needs", w.Offset, DirectAlign)
-	}
-	return nil
-}
-
-// validateTiming holds the queue, the workers and every time, rate, loop
-// and sync count to what a run can be.
-func (w *Workload) validateTiming() error {
-	switch {
-	case w.IODepth < 1:
-		return result.Usagef("--iodepth", "%d is below 1; give I/Os in flight per job, 1 or more", w.IODepth)
-	case w.IODepth > MaxIODepth:
-		return result.Usagef("--iodepth", "%d is above %d, the deepest queue io_uring allows (IORING_MAX_ENTRIES)", w.IODepth, MaxIODepth)
-	case w.NumJobs < 1:
-		return result.Usagef("--numjobs", "%d is below 1; give workers per job, 1 or more", w.NumJobs)
-	case w.Runtime < 0:
-		return result.Usagef("--runtime", "%v is negative; give a duration such as 5s (0: no limit)", w.Runtime)
-	case w.Runtime > 0 && w.Runtime < MinRuntime:
-		return result.Usagef("--runtime", "%v is shorter than %v, too short for a worker to start and issue an I/O; give 1ms or more (0: no limit)",
-			w.Runtime, MinRuntime)
-	case w.Runtime > MaxRuntime:
-		return result.Usagef("--runtime", "%v is longer than the %v a run may last; give a shorter --runtime", w.Runtime, MaxRuntime)
-	case w.RampTime < 0:
-		return result.Usagef("--ramp_time", "%v is negative; give a duration such as 2s or 0", w.RampTime)
-	case w.ThinkTime < 0 || w.ThinkTimeBlocks < 0:
-		return result.Usagef("--thinktime", "workload %s: a negative pause", w.Name)
-	case w.Rate[0] < 0 || w.Rate[1] < 0 || w.RateIOPS[0] < 0 || w.RateIOPS[1] < 0:
-		return result.Usagef("--rate", "workload %s: a negative rate", w.Name)
-	case w.Loops < 0:
-		return result.Usagef("--loops", "%d is negative; give the passes over the region, 1 or more", w.Loops)
-	case w.CloneIndex < 0:
-		return result.Usagef("--numjobs", "workload %s: clone index %d is negative", w.Name, w.CloneIndex)
-	case w.RampTime > MaxRuntime:
-		return result.Usagef("--ramp_time", "%v is longer than the %v a run may last", w.RampTime, MaxRuntime)
-	case w.Fsync < 0:
-		return result.Usagef("--fsync", "%d is negative; give N to fsync after every N writes, 0 never", w.Fsync)
-	}
-	return nil
-}
-
-// validatePercentiles holds percentile_list to fio's: each point in
-// 0..100 once, at most maxPercentiles of them.
-func (w *Workload) validatePercentiles() error {
-	for i, p := range w.Report.PercentileList {
-		if !(p >= 0 && p <= 100) { // written so that NaN fails too
-			return result.Usagef("--percentile_list", "%g is outside 0..100", p)
-		}
-		if slices.Contains(w.Report.PercentileList[:i], p) {
-			return result.Usagef("--percentile_list", "%g is listed twice; each percentile is one row of the report", p)
-		}
-	}
-	if len(w.Report.PercentileList) > maxPercentiles {
-		return result.Usagef("--percentile_list", "%d points; fio takes at most %d", len(w.Report.PercentileList), maxPercentiles)
-	}
-	return nil
-}
-
-func (w *Workload) validateLog() error {
-	if w.Log == nil {
-		return nil
-	}
-	return w.Log.Validate()
-}
-
-func (w *Workload) validateFadvise() error {
-	if w.FadviseHint && !osio.CanAdviseAccess {
-		return result.Usagef("--fadvise_hint", "needs posix_fadvise, which this platform lacks; give fadvise_hint=0")
-	}
-	return nil
-}
-
-// validateAccess holds a workload's own access pattern (an Iometer access
-// specification) to its rules and to the workload's rw and bs.
-func (w *Workload) validateAccess() error {
-	if w.Access == nil {
-		return nil
-	}
-	return w.Access.Check(w)
-}
-
-// Workload is the job's workload for one rw mode and block size, named
-// after the job (or the rw mode), and after the block size too when the
-// job has several.
-func (j *Job) Workload(rw RW, bs int64) Workload {
-	name := j.Name
-	if name == "" {
-		name = string(rw)
-	}
-	if len(j.BlockSizes) > 1 {
-		name += "-" + units.Label(bs)
-	}
-	return Workload{
-		Name: name, Filename: j.Filename, RW: rw, RWMixRead: j.RWMixRead, BS: bs, Size: j.Size, Offset: j.Offset,
-		IODepth: j.IODepth, NumJobs: j.NumJobs, IOEngine: j.IOEngine, Direct: j.Direct, Runtime: j.Runtime,
-		RampTime: j.RampTime, TimeBased: j.TimeBased, Buffer: j.Buffer, Fsync: j.Fsync, Seed: j.Seed,
-		EndFsync: j.EndFsync, Invalidate: j.Invalidate, FadviseHint: j.FadviseHint, Report: j.Report, Log: j.Log,
-		Distribution: j.Distribution, Zones: j.Zones, Fdatasync: j.Fdatasync, FsyncOnClose: j.FsyncOnClose,
-		Verify: j.Verify, VerifyFatal: j.VerifyFatal, NoVerifyPass: j.NoVerifyPass,
-		SubmitBatch: j.SubmitBatch, LowWater: j.LowWater, ReapMin: j.ReapMin, ReapPoll: j.ReapPoll,
-		IODepthBatchCompleteMax: j.IODepthBatchCompleteMax,
-	}
-}
-
-// maxPercentiles is fio's FIO_IO_U_LIST_MAX_LEN: the most points
-// percentile_list takes.
-const maxPercentiles = 20
 
 // setElapsed fills fio's eta and elapsed of every job: the run is over, and
 // it took this many whole seconds (rounded up, as fio's clock shows them).

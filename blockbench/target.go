@@ -17,6 +17,7 @@ import (
 	"github.com/clydebench/clyde/internal/rundir"
 	"github.com/clydebench/clyde/internal/runlock"
 	"github.com/clydebench/clyde/internal/safepath"
+	"github.com/clydebench/clyde/internal/sysinfo"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -557,6 +558,18 @@ func (t *target) warnf(format string, args ...any) {
 	if t.warn != nil {
 		fmt.Fprintf(t.warn, "clyde: warning: %s\n", s)
 	}
+}
+
+// diskStatsBefore snapshots the disks under the open targets, for fio's
+// disk_util (sysinfo.DiskStats).
+func diskStatsBefore(targets []*target) *sysinfo.DiskSnapshot {
+	var ds []sysinfo.DiskTarget
+	for _, t := range targets {
+		if t.file.Valid() {
+			ds = append(ds, sysinfo.DiskTarget{Fd: t.file.Fd(), Device: t.device})
+		}
+	}
+	return sysinfo.DiskStats(ds)
 }
 
 func (t *target) describe() result.BlockTarget {

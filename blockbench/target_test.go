@@ -241,7 +241,7 @@ func TestBufferFootprintSaturates(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := bufferFootprint(tc.bs, tc.depth, tc.numJobs, tc.engine); got != tc.want {
+			if got := workerFootprint(tc.bs, tc.depth, tc.numJobs, tc.engine).BufferMemory(); got != tc.want {
 				t.Errorf("got %d, want %d", got, tc.want)
 			}
 		})

@@ -427,9 +427,26 @@ func (w *worker) verifyPass() {
 	}
 	v.writeNs = w.endNs - w.startNs
 	t0 := w.now() // fio's read runtime starts before its sync and drop
+	if !w.flushBeforeVerify() {
+		return
+	}
+	e, ok := w.readBack(v)
+	if !ok {
+		return
+	}
+	v.passNs = max(w.endNs-t0, 1)
+	if e.Bad > 0 {
+		w.fail(e)
+	}
+}
+
+// flushBeforeVerify syncs the written blocks to the device and drops the
+// file's cache, so the verify pass reads from the device; false when the
+// sync failed (the worker has failed).
+func (w *worker) flushBeforeVerify() bool {
 	if err := w.h.Sync(); err != nil {
 		w.fail(fmt.Errorf("verify: fsync before reading back: %w", err))
-		return
+		return false
 	}
 	if !w.spec.Direct {
 		// fio drops the cache here too; where it cannot (tmpfs keeps
@@ -439,6 +456,14 @@ func (w *worker) verifyPass() {
 	if beforeVerifyPass != nil {
 		beforeVerifyPass(w)
 	}
+	return true
+}
+
+// readBack reads back every block the worker wrote, in offset order, one
+// write (a run of blocks of one seed) a read, and counts the bad ones; it
+// stops at an interruption, and at the first bad block with verify_fatal.
+// false when a read failed (the worker has failed).
+func (w *worker) readBack(v *verifyState) (*VerifyError, bool) {
 	buf := osio.AlignedBuffer(v.maxIO)
 	e := &VerifyError{File: w.spec.target.resolved, Fatal: w.spec.VerifyFatal}
 	blocks := v.maxIO / int(v.bs)
@@ -457,37 +482,45 @@ func (w *worker) verifyPass() {
 		for run < blocks && i+run < len(v.seeds) && v.seeds[i+run] == seed {
 			run++
 		}
-		off := v.base + int64(i)*v.bs
-		want := run * int(v.bs)
-		tp := w.now()
-		n, err := w.h.Pread(buf[:want], off)
-		t1 := w.now()
-		if err != nil {
-			w.fail(fmt.Errorf("verify: read %d bytes at offset %d: %w", want, off, err))
-			return
-		}
-		w.complete(dirRead, n, want, off, tp, tp, t1)
-		e.Checked++
-		for at := 0; at < want; at += int(v.bs) {
-			bad := v.check(buf[at:min(n, at+int(v.bs))], off+int64(at), seed)
-			if bad == "" {
-				continue
-			}
-			e.Bad++
-			if len(e.Lines) < maxVerifyLines {
-				e.Lines = append(e.Lines, bad)
-			}
-			break // fio ends the read's check at its first bad block
+		if !w.verifyWrite(v, e, buf, i, run) {
+			return nil, false
 		}
 		if e.Bad > 0 && e.Fatal {
 			break
 		}
 		i += run
 	}
-	v.passNs = max(w.endNs-t0, 1)
-	if e.Bad > 0 {
-		w.fail(e)
+	return e, true
+}
+
+// verifyWrite reads back one write, the run blocks from block i, into buf
+// and checks them against their seed; the first bad block goes into e.
+// false when the read failed (the worker has failed).
+func (w *worker) verifyWrite(v *verifyState, e *VerifyError, buf []byte, i, run int) bool {
+	seed := v.seeds[i]
+	off := v.base + int64(i)*v.bs
+	want := run * int(v.bs)
+	tp := w.now()
+	n, err := w.h.Pread(buf[:want], off)
+	t1 := w.now()
+	if err != nil {
+		w.fail(fmt.Errorf("verify: read %d bytes at offset %d: %w", want, off, err))
+		return false
 	}
+	w.complete(dirRead, n, want, off, tp, tp, t1)
+	e.Checked++
+	for at := 0; at < want; at += int(v.bs) {
+		bad := v.check(buf[at:min(n, at+int(v.bs))], off+int64(at), seed)
+		if bad == "" {
+			continue
+		}
+		e.Bad++
+		if len(e.Lines) < maxVerifyLines {
+			e.Lines = append(e.Lines, bad)
+		}
+		break // fio ends the read's check at its first bad block
+	}
+	return true
 }
 
 // setVerifyRuntime gives a job whose workers ran a verify pass fio's

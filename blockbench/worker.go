@@ -174,10 +174,41 @@ type worker struct {
 	minRate *minRate
 }
 
+// newWorker makes worker index of a workload (its clone index counted
+// in): its recorders, how it draws each I/O, when it ends, and its first
+// event, the end of the ramp or the start of measuring.
 func newWorker(spec *workload, index int) *worker {
 	w := &worker{spec: spec, index: uint64(index), h: osio.NoFile, split: splitsAt(spec.engine, spec.depth)}
 	w.index = uint64(spec.CloneIndex + index)
 	w.rng = newRand(spec.Seed, w.index+1)
+	w.makeRecorders()
+	w.inflight, w.reaped, w.submitted = newCountHist(spec.depth), newCountHist(spec.depth), newCountHist(spec.depth)
+	if spec.Buffer.Refill && spec.RW.Writes() {
+		w.fill = newRand(spec.Seed^0xf111, w.index+1)
+	}
+	w.setupPattern()
+	if spec.Verify != VerifyNone {
+		w.startVerify()
+	}
+	w.setupLimits()
+	w.paced = spec.ThinkTime > 0 || spec.Rate != [2]int64{} || spec.RateIOPS != [2]int64{}
+	w.startMinRate()
+	w.marks = make([]mark, 0, markCapacity(spec.Runtime))
+	if spec.watch != nil {
+		spec.watch.add(w)
+	}
+	if w.rampEnd == 0 {
+		w.startMeasuring(0)
+	} else {
+		w.nextEvent = min(w.rampEnd, checkInterval)
+	}
+	return w
+}
+
+// makeRecorders makes the worker's latency recorders: lat, clat and slat
+// per direction, clat the lat ones when the engine has no submission
+// stage (split), and one for the syncs.
+func (w *worker) makeRecorders() {
 	for d := range 2 {
 		w.recs[recLat+d] = latency.New()
 		w.recs[recClat+d] = w.recs[recLat+d]
@@ -187,10 +218,13 @@ func newWorker(spec *workload, index int) *worker {
 		}
 	}
 	w.recs[recSync] = latency.New()
-	w.inflight, w.reaped, w.submitted = newCountHist(spec.depth), newCountHist(spec.depth), newCountHist(spec.depth)
-	if spec.Buffer.Refill && spec.RW.Writes() {
-		w.fill = newRand(spec.Seed^0xf111, w.index+1)
-	}
+}
+
+// setupPattern fixes the worker's directions and region in blocks and
+// picks the pattern that draws each I/O: fio's rw modes, an access
+// specification's, varying sizes' or fio's sequential gaps.
+func (w *worker) setupPattern() {
+	spec := w.spec
 	w.pattern = fioPattern{}
 	if spec.Access != nil {
 		w.pattern = newDrawnPattern(w)
@@ -217,9 +251,13 @@ func newWorker(spec *workload, index int) *worker {
 	if spec.Access == nil && (spec.SeqGap != 0 || spec.SeqRepeat > 1) {
 		w.pattern = newSeqPattern(w)
 	}
-	if spec.Verify != VerifyNone {
-		w.startVerify()
-	}
+}
+
+// setupLimits fixes when the worker ends: the end of its ramp, its
+// deadline and its I/O limit (a file set's or varying sizes' pattern ends
+// passes itself), and how often a buffered pass drops the file's cache.
+func (w *worker) setupLimits() {
+	spec := w.spec
 	w.rampEnd = int64(spec.RampTime)
 	if spec.Runtime > 0 {
 		w.deadline = w.rampEnd + int64(spec.Runtime)
@@ -247,18 +285,22 @@ func newWorker(spec *workload, index int) *worker {
 		// between passes (sizedraw.go).
 		w.ioLimit, w.dropEvery = math.MaxInt64, 0
 	}
-	w.paced = spec.ThinkTime > 0 || spec.Rate != [2]int64{} || spec.RateIOPS != [2]int64{}
-	w.startMinRate()
-	w.marks = make([]mark, 0, markCapacity(spec.Runtime))
-	if spec.watch != nil {
-		spec.watch.add(w)
-	}
-	if w.rampEnd == 0 {
-		w.startMeasuring(0)
-	} else {
-		w.nextEvent = min(w.rampEnd, checkInterval)
-	}
-	return w
+}
+
+// liveSnap is what a worker publishes for the progress line: its counters
+// as of its last tick. The worker writes it in tick (at most every
+// checkEvery), never per I/O; the progress goroutine reads it.
+type liveSnap struct {
+	ios   atomic.Int64
+	bytes atomic.Int64
+	atNs  atomic.Int64 // since the worker's base; 0: nothing published yet
+}
+
+// publish stores the worker's counters.
+func (w *worker) publish(now int64) {
+	w.snap.ios.Store(w.ios[dirRead] + w.ios[dirWrite])
+	w.snap.bytes.Store(w.bytes[dirRead] + w.bytes[dirWrite])
+	w.snap.atNs.Store(now)
 }
 
 // latencies are the worker's recorders for lanes to merge.

@@ -120,6 +120,28 @@ func ranksOf(t *testing.T, dir, key string) map[int]int {
 	return ranks
 }
 
+// waitGone returns once none of the processes in pids is running (gone,
+// or a zombie waiting for its parent).
+func waitGone(t *testing.T, pids map[int]int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for _, pid := range pids {
+		for {
+			stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+			if err != nil {
+				break
+			}
+			if f := bytes.Fields(stat[bytes.LastIndexByte(stat, ')')+1:]); len(f) > 0 && string(f[0]) == "Z" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("rank process %d still runs a minute after the job ended", pid)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
 // waitCreating returns once n ranks of the job in dir have their private
 // directories and are creating files.
 func waitCreating(t *testing.T, dir string, n int, p *proc) {
@@ -237,7 +259,10 @@ func TestMpiexecFaults(t *testing.T) {
 			t.Fatal("the job succeeded with a rank killed")
 		}
 		// Hydra kills the other ranks at once: --cleanup removes what
-		// every killed rank left.
+		// every killed rank left. mpiexec can return before its proxies
+		// have reaped every rank, and --cleanup rightly leaves a live
+		// rank's directory: wait for the ranks to be gone first.
+		waitGone(t, ranks)
 		out := runClyde(t, "fs", "--cleanup", "-d", dir)
 		if out.code != 0 {
 			t.Fatalf("cleanup: exit %d: %s", out.code, out.stderr)

@@ -1,6 +1,6 @@
 //go:build linux
 
-package blockbench
+package sysinfo
 
 import (
 	"os"
@@ -14,9 +14,16 @@ import (
 	"github.com/clydebench/clyde/result"
 )
 
-// diskSnapshot is /sys/block/*/stat of the disks under a run's targets at
+// DiskTarget is an open target whose disk DiskStats looks up: a block
+// device by its own number (st_rdev), a file by its filesystem's (st_dev).
+type DiskTarget struct {
+	Fd     int
+	Device bool
+}
+
+// DiskSnapshot is /sys/block/*/stat of the disks under a run's targets at
 // its start, for fio's disk_util.
-type diskSnapshot struct {
+type DiskSnapshot struct {
 	at    time.Time
 	disks []diskStat
 }
@@ -26,23 +33,20 @@ type diskStat struct {
 	before         [11]uint64
 }
 
-// diskStatsBefore reads the stat file of each target's disk (a partition's
+// DiskStats reads the stat file of each target's disk (a partition's
 // whole disk, and the disks under a dm or md device too), found through
 // the target's own descriptor: st_rdev of a device, st_dev of a file. A
 // target on no block device (tmpfs) has none.
-func diskStatsBefore(targets []*target) *diskSnapshot {
-	s := &diskSnapshot{}
+func DiskStats(targets []DiskTarget) *DiskSnapshot {
+	s := &DiskSnapshot{}
 	seen := map[string]bool{}
 	for _, t := range targets {
-		if !t.file.Valid() {
-			continue
-		}
 		var st unix.Stat_t
-		if unix.Fstat(t.file.Fd(), &st) != nil {
+		if unix.Fstat(t.Fd, &st) != nil {
 			continue
 		}
 		dev := st.Dev
-		if t.device {
+		if t.Device {
 			dev = st.Rdev
 		}
 		if unix.Major(dev) == 0 {
@@ -71,7 +75,7 @@ func diskStatsBefore(targets []*target) *diskSnapshot {
 	return s
 }
 
-func (s *diskSnapshot) add(dir string, seen map[string]bool) {
+func (s *DiskSnapshot) add(dir string, seen map[string]bool) {
 	if seen[dir] {
 		return
 	}
@@ -104,9 +108,9 @@ func readDiskStat(path string) ([11]uint64, bool) {
 	return v, true
 }
 
-// after is fio's disk_util: what each disk did since the snapshot, and the
+// Util is fio's disk_util: what each disk did since the snapshot, and the
 // share of the time it was busy (io_ticks over the wall time).
-func (s *diskSnapshot) after() []result.BlockDiskUtil {
+func (s *DiskSnapshot) Util() []result.BlockDiskUtil {
 	var out []result.BlockDiskUtil
 	ms := float64(time.Since(s.at)) / float64(time.Millisecond)
 	for _, d := range s.disks {
