@@ -1,10 +1,10 @@
 package blockbench
 
 import (
-	"math/bits"
 	"math/rand/v2"
 
 	"github.com/clydebench/clyde/internal/datagen"
+	"github.com/clydebench/clyde/internal/offsets"
 )
 
 // compressChunk is fio's buffer_compress_chunk default: the unit in which
@@ -50,13 +50,9 @@ func copyPattern(buf []byte, pattern string) {
 	}
 }
 
-// below returns a uniform value in [0, n) from one 64-bit draw (Lemire's
-// multiply-shift, without the rejection step: the bias is below 2^-40 for any
-// block count clyde meets, and the I/O loop must stay branch-light).
-func below(rng *rand.PCG, n uint64) uint64 {
-	hi, _ := bits.Mul64(rng.Uint64(), n)
-	return hi
-}
+// below returns a uniform value in [0, n) from one 64-bit draw
+// (offsets.Below: the distributions draw with it too).
+func below(rng *rand.PCG, n uint64) uint64 { return offsets.Below(rng, n) }
 
 // newRand seeds one worker's stream; streams of different workers and jobs differ.
 func newRand(seed uint64, stream uint64) *rand.PCG {

@@ -45,157 +45,6 @@ func harmonic(k int, theta float64) float64 {
 	return h
 }
 
-// TestZipfRanks: fio's zipf_next draws rank i (from 1) with probability
-// 1/i^theta / H(n, theta), through Gray et al.'s approximate inverse: the
-// share of the hottest 1% and 10% of ranks matches the analytic zipf
-// within 0.02 (the approximation's error at these sizes is below 0.01;
-// 200,000 draws vary a share by about 0.001).
-func TestZipfRanks(t *testing.T) {
-	const n, draws = 100_000, 200_000
-	for _, theta := range []float64{0.8, 1.2, 2} {
-		w := distWorker(t, Workload{RW: RandRead, BS: 4096, Size: n * 4096,
-			Distribution: Distribution{Kind: DistZipf, Param: theta}})
-		counts := make([]int, n)
-		for range draws {
-			r := w.dist.zipfRank()
-			if r >= n {
-				t.Fatalf("theta %g: rank %d of %d", theta, r, n)
-			}
-			counts[r]++
-		}
-		hn := harmonic(n, theta)
-		for _, top := range []int{n / 100, n / 10} {
-			got := 0
-			for _, c := range counts[:top] {
-				got += c
-			}
-			share := float64(got) / draws
-			want := harmonic(top, theta) / hn
-			if math.Abs(share-want) > 0.02 {
-				t.Errorf("zipf:%g: the hottest %d of %d ranks took %.3f of the I/Os; zipf's share is %.3f", theta, top, n, share, want)
-			}
-		}
-	}
-}
-
-// TestParetoRanks: fio's pareto_next is (n-1)*u^(log h/log(1-h)), so the
-// hottest fraction h of the ranks takes 1-h of the I/Os: pareto:0.2 is
-// the 80/20 rule, pareto:0.1 the 90/10 one.
-func TestParetoRanks(t *testing.T) {
-	const n, draws = 50_000, 200_000
-	for _, h := range []float64{0.1, 0.2, 0.3} {
-		w := distWorker(t, Workload{RW: RandRead, BS: 4096, Size: n * 4096,
-			Distribution: Distribution{Kind: DistPareto, Param: h}})
-		hot := 0
-		for range draws {
-			if w.dist.paretoRank() < uint64(h*n) {
-				hot++
-			}
-		}
-		if share := float64(hot) / draws; math.Abs(share-(1-h)) > 0.01 {
-			t.Errorf("pareto:%g: the hottest %g of the ranks took %.3f of the I/Os, want %.3f", h, h, share, 1-h)
-		}
-	}
-}
-
-// TestNormalSpread: fio's gauss_next is the mean of 12 uniform draws over
-// 0..n (deviation n/12 about n/2) plus a uniform jitter as wide as dev% of
-// n (variance width^2/12): the draws' mean and deviation match within 2%.
-func TestNormalSpread(t *testing.T) {
-	const n, draws = 100_000, 100_000
-	for _, dev := range []float64{0, 10, 40} {
-		w := distWorker(t, Workload{RW: RandRead, BS: 4096, Size: n * 4096,
-			Distribution: Distribution{Kind: DistNormal, Param: dev}})
-		var sum, sq float64
-		for range draws {
-			v := float64(w.dist.gaussValue())
-			if v >= n {
-				t.Fatalf("normal:%g: %v outside the region's %d blocks", dev, v, n)
-			}
-			sum += v
-			sq += v * v
-		}
-		mean := sum / draws
-		sd := math.Sqrt(sq/draws - mean*mean)
-		width := math.Ceil(n * dev / 100)
-		wantSD := math.Sqrt(float64(n)*float64(n)/144 + width*width/12)
-		if math.Abs(mean-n/2) > 0.02*n/2 || math.Abs(sd-wantSD) > 0.02*wantSD {
-			t.Errorf("normal:%g: mean %.0f deviation %.0f; want %d and %.0f", dev, mean, sd, n/2, wantSD)
-		}
-	}
-}
-
-// TestScatter: fio hashes a rank with __hash_u64 (times GOLDEN_RATIO_64,
-// modulo 2^64) before it adds rand_off, modulo the blocks; with a center
-// rank 0 lands on n*center.
-func TestScatter(t *testing.T) {
-	w := distWorker(t, Workload{RW: RandRead, BS: 4096, Size: 1000 * 4096,
-		Distribution: Distribution{Kind: DistZipf, Param: 1.2, Center: 0.25, HasCenter: true}})
-	if w.dist.randOff != 250 {
-		t.Fatalf("rand_off %d, want 1000*0.25", w.dist.randOff)
-	}
-	// 0x61C8864680B583EB is 7046029254386353131: rank 1 lands on
-	// (7046029254386353131+250) mod 1000; rank 3 wraps past 2^64.
-	for _, c := range []struct{ rank, block uint64 }{{0, 250}, {1, 381}, {2, 512}, {3, 27}} {
-		if got := w.dist.scatter(c.rank); got != c.block {
-			t.Errorf("rank %d lands on block %d, want %d", c.rank, got, c.block)
-		}
-	}
-}
-
-// TestZonedShares: zoned:60/10:30/20:10/70 sends 60% of the I/Os to the
-// first 10% of the blocks, 30% to the next 20%, 10% to the last 70%, each
-// uniform within its range (fio's __get_next_rand_offset_zoned); reads and
-// writes have ranges of their own after a comma; zoned_abs counts bytes.
-func TestZonedShares(t *testing.T) {
-	const n, draws = 10_000, 100_000
-	type rng struct {
-		lo, hi uint64
-		share  float64
-	}
-	cases := []struct {
-		name string
-		d    Distribution
-		dir  int
-		want []rng
-	}{
-		{"zoned", Distribution{Kind: DistZoned, Zones: [2][]DistZone{
-			{{60, 10, 0}, {30, 20, 0}, {10, 70, 0}}, {{60, 10, 0}, {30, 20, 0}, {10, 70, 0}}}},
-			dirRead, []rng{{0, 1000, 0.6}, {1000, 3000, 0.3}, {3000, 10000, 0.1}}},
-		{"zoned writes apart", Distribution{Kind: DistZoned, Zones: [2][]DistZone{
-			{{100, 100, 0}}, {{50, 50, 0}, {50, 50, 0}}}},
-			dirWrite, []rng{{0, 5000, 0.5}, {5000, 10000, 0.5}}},
-		{"zoned_abs", Distribution{Kind: DistZonedAbs, Zones: [2][]DistZone{
-			{{80, 0, 4096 * 100}, {20, 0, 4096 * 900}}, {{80, 0, 4096 * 100}, {20, 0, 4096 * 900}}}},
-			dirRead, []rng{{0, 100, 0.8}, {100, 1000, 0.2}, {1000, 10000, 0}}},
-		{"a direction with no ranges is uniform", Distribution{Kind: DistZoned, Zones: [2][]DistZone{
-			nil, {{100, 10, 0}}}},
-			dirRead, []rng{{0, 5000, 0.5}, {5000, 10000, 0.5}}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			w := distWorker(t, Workload{RW: RandRW, BS: 4096, Size: n * 4096, Distribution: c.d, RandomMap: true})
-			if w.perm != nil {
-				t.Fatal("a zoned distribution kept the random map; fio forces norandommap=1")
-			}
-			got := make([]int, len(c.want))
-			for range draws {
-				b := w.randomBlock(c.dir)
-				for i, r := range c.want {
-					if b >= r.lo && b < r.hi {
-						got[i]++
-					}
-				}
-			}
-			for i, r := range c.want {
-				if share := float64(got[i]) / draws; math.Abs(share-r.share) > 0.01 {
-					t.Errorf("blocks %d..%d took %.3f of the I/Os, want %.2f", r.lo, r.hi, share, r.share)
-				}
-			}
-		})
-	}
-}
-
 // TestHotShare: through the scatter, the hottest 10% of the blocks take
 // about the hottest 10% of the ranks' share (the hash maps several ranks
 // to some blocks, which only adds to the hottest), and the I/Os touch
@@ -328,10 +177,10 @@ func TestDistributionRefusals(t *testing.T) {
 			w.Distribution = Distribution{Kind: DistZipf, Param: 1.2, Center: 2, HasCenter: true}
 		}},
 		{"zoned access 90", "add up to 90; fio needs 100", func(w *Workload) {
-			w.Distribution = Distribution{Kind: DistZoned, Zones: [2][]DistZone{{{90, 50, 0}}, nil}}
+			w.Distribution = Distribution{Kind: DistZoned, Zones: [2][]DistZone{{{AccessPct: 90, SizePct: 50}}, nil}}
 		}},
 		{"zoned sizes 120", "add up to 120, more than 100", func(w *Workload) {
-			w.Distribution = Distribution{Kind: DistZoned, Zones: [2][]DistZone{{{50, 60, 0}, {50, 60, 0}}, nil}}
+			w.Distribution = Distribution{Kind: DistZoned, Zones: [2][]DistZone{{{AccessPct: 50, SizePct: 60}, {AccessPct: 50, SizePct: 60}}, nil}}
 		}},
 		{"zipf in strided zones", "draws it over the whole file", func(w *Workload) {
 			w.Distribution = Distribution{Kind: DistZipf, Param: 1.2}
@@ -361,7 +210,7 @@ func TestDistributionRefusals(t *testing.T) {
 		// past the end, in the last zone.
 		{"a last zone cut short", Read, 10 << 20, StridedZones{Size: 3 << 20, Skip: 1 << 20}, Distribution{}},
 		{"a random draw in a last zone cut short", RandRead, 10 << 20, StridedZones{Size: 4 << 20}, Distribution{}},
-		{"zoned_abs past the region", RandRead, 1 << 20, StridedZones{}, Distribution{Kind: DistZonedAbs, Zones: [2][]DistZone{{{100, 0, 2 << 20}}, nil}}},
+		{"zoned_abs past the region", RandRead, 1 << 20, StridedZones{}, Distribution{Kind: DistZonedAbs, Zones: [2][]DistZone{{{AccessPct: 100, Size: 2 << 20}}, nil}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w := base
@@ -382,7 +231,7 @@ func TestDistributionDrawsAllocateNothing(t *testing.T) {
 		{RW: RandRead, BS: 4096, Size: 1 << 20, Distribution: Distribution{Kind: DistZipf, Param: 1.2}},
 		{RW: RandRead, BS: 4096, Size: 1 << 20, Distribution: Distribution{Kind: DistPareto, Param: 0.2}},
 		{RW: RandRead, BS: 4096, Size: 1 << 20, Distribution: Distribution{Kind: DistNormal, Param: 10}},
-		{RW: RandRW, BS: 4096, Size: 1 << 20, Distribution: Distribution{Kind: DistZoned, Zones: [2][]DistZone{{{100, 10, 0}}, {{100, 10, 0}}}}},
+		{RW: RandRW, BS: 4096, Size: 1 << 20, Distribution: Distribution{Kind: DistZoned, Zones: [2][]DistZone{{{AccessPct: 100, SizePct: 10}}, {{AccessPct: 100, SizePct: 10}}}}},
 		{RW: RandRead, BS: 4096, Size: 1 << 20, RandomMap: true, Zones: StridedZones{Size: 64 << 10, Skip: 64 << 10}},
 		{RW: Read, BS: 4096, Size: 1 << 20, Zones: StridedZones{Size: 64 << 10, Skip: 64 << 10}},
 	} {
@@ -406,7 +255,7 @@ func BenchmarkOffsetDraw(b *testing.B) {
 		{"zipf:1.2", Distribution{Kind: DistZipf, Param: 1.2}, false},
 		{"pareto:0.2", Distribution{Kind: DistPareto, Param: 0.2}, false},
 		{"normal:10", Distribution{Kind: DistNormal, Param: 10}, false},
-		{"zoned", Distribution{Kind: DistZoned, Zones: [2][]DistZone{{{60, 10, 0}, {40, 90, 0}}, nil}}, false},
+		{"zoned", Distribution{Kind: DistZoned, Zones: [2][]DistZone{{{AccessPct: 60, SizePct: 10}, {AccessPct: 40, SizePct: 90}}, nil}}, false},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			w := distWorker(&testing.T{}, Workload{RW: RandRead, BS: 4096, Size: 1 << 30, Distribution: c.d, RandomMap: c.rmap})
@@ -435,5 +284,26 @@ func TestZoneNoteOnALargerFile(t *testing.T) {
 		if got := strings.Contains(note, "fio walks them on to the end of the file"); got != c.want {
 			t.Errorf("file of %d bytes, region of %d: note %q", c.file, w.Size, note)
 		}
+	}
+}
+
+// TestDistributionTurnsOffTheMap: any distribution but random draws
+// without the random map, as fio forces norandommap=1 for them; a uniform
+// one keeps it, and its draws come from the map.
+func TestDistributionTurnsOffTheMap(t *testing.T) {
+	zoned := Distribution{Kind: DistZoned, Zones: [2][]DistZone{{{AccessPct: 100, SizePct: 10}}, nil}}
+	if w := distWorker(t, Workload{RW: RandRW, BS: 4096, Size: 1 << 20, Distribution: zoned, RandomMap: true}); w.perm != nil || w.dist == nil {
+		t.Error("a zoned distribution kept the random map; fio forces norandommap=1")
+	}
+	w := distWorker(t, Workload{RW: RandRead, BS: 4096, Size: 1 << 20, RandomMap: true})
+	if w.perm == nil || w.dist != nil {
+		t.Fatal("a uniform distribution with the random map has no map")
+	}
+	seen := map[uint64]bool{}
+	for range 256 {
+		seen[w.randomBlock(dirRead)] = true
+	}
+	if len(seen) != 256 {
+		t.Errorf("%d distinct blocks in a pass of 256 with the random map", len(seen))
 	}
 }

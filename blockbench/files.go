@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/clydebench/clyde/internal/offsets"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
@@ -435,7 +436,7 @@ func newFilesPattern(w *worker) *filesPattern {
 	}
 	if p.nonUniform {
 		d := fs.Service.Dist
-		p.zipf = newOffsetDraw(d, uint64(len(p.files))<<fsShift, 1, newRand(spec.Seed^0xf11ed157, w.index+1))
+		p.zipf = offsets.NewDraw(d, uint64(len(p.files))<<fsShift, 1, newRand(spec.Seed^0xf11ed157, w.index+1))
 	}
 	p.dropOnOpen = spec.Invalidate && !spec.Direct && osio.CanAdviseAccess && !spec.Diskless()
 	mapped := p.random && spec.RandomMap && spec.Distribution.Uniform()
@@ -447,9 +448,9 @@ func newFilesPattern(w *worker) *filesPattern {
 		switch {
 		case !p.random || f.blocks == 0:
 		case mapped:
-			f.perm = newBlockPerm(f.blocks, w.rng)
+			f.perm = offsets.NewPerm(f.blocks, w.rng)
 		case !spec.Distribution.Uniform():
-			f.dist = newOffsetDraw(spec.Distribution, f.blocks, uint64(spec.BS), distRng)
+			f.dist = offsets.NewDraw(spec.Distribution, f.blocks, uint64(spec.BS), distRng)
 		}
 		f.pos = [2]int64{f.start, f.start}
 	}
@@ -574,7 +575,7 @@ func (p *filesPattern) offset(w *worker, i, dir int) (int64, bool) {
 		var b uint64
 		switch {
 		case f.dist != nil:
-			b = f.dist.next(dir)
+			b = f.dist.Next(dir)
 		case f.perm != nil:
 			if f.drawn >= f.blocks {
 				if !p.timeBased && !p.nonUniform {
@@ -584,7 +585,7 @@ func (p *filesPattern) offset(w *worker, i, dir int) (int64, bool) {
 				f.dropDue = p.dropOnOpen
 			}
 			f.drawn++
-			b = f.perm.next()
+			b = f.perm.Next()
 		default:
 			b = below(w.rng, f.blocks)
 		}
@@ -657,7 +658,7 @@ func (p *filesPattern) pickRandom() int {
 	for range maxFileDraws {
 		var i uint64
 		if p.zipf != nil {
-			i = p.zipf.unhashed() >> fsShift
+			i = p.zipf.Unhashed() >> fsShift
 		} else {
 			i = below(p.pick, n)
 		}

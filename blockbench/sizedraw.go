@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/clydebench/clyde/internal/offsets"
 )
 
 // sizedPattern is fio's rw modes with block sizes that vary (BlockSizes),
@@ -151,7 +153,7 @@ func newSizedPattern(w *worker) *sizedPattern {
 	}
 	if mapOK {
 		if n := uint64(spec.Size / rwMin); n > 0 {
-			p.amap = newBlockMap(n)
+			p.amap = offsets.NewMap(n)
 		}
 	}
 	if p.random && !spec.Distribution.Uniform() {
@@ -174,12 +176,12 @@ func (p *sizedPattern) setupDist(w *worker) {
 	case DistZoned, DistZonedAbs:
 		for dir := range p.draws {
 			sd := &p.draws[dir]
-			p.dist[dir] = newOffsetDraw(d, sd.lastb, uint64(sd.align), newRand(spec.Seed^0xd157+uint64(dir)<<32, w.index+1))
+			p.dist[dir] = offsets.NewDraw(d, sd.lastb, uint64(sd.align), newRand(spec.Seed^0xd157+uint64(dir)<<32, w.index+1))
 		}
 	default:
 		rangeSize := min(spec.Sizes.Dirs[SizeRead].Min, spec.Sizes.Dirs[SizeWrite].Min)
 		n := uint64((spec.Size + rangeSize - 1) / rangeSize)
-		o := newOffsetDraw(d, n, uint64(rangeSize), newRand(spec.Seed^0xd157, w.index+1))
+		o := offsets.NewDraw(d, n, uint64(rangeSize), newRand(spec.Seed^0xd157, w.index+1))
 		p.dist = [3]*offsetDraw{o, o, o}
 	}
 }
@@ -205,7 +207,7 @@ func (p *sizedPattern) resetPass() {
 	p.pos = [3]int64{p.start, p.start, p.start}
 	p.passBytes = 0
 	if p.amap != nil {
-		p.amap.reset()
+		p.amap.Reset()
 	}
 }
 
@@ -343,7 +345,7 @@ func (p *sizedPattern) draw(w *worker) bool {
 	}
 	if p.amap != nil {
 		unit := d.min
-		set := p.amap.setRun(uint64((off-p.start)/unit), uint64((size+unit-1)/unit))
+		set := p.amap.SetRun(uint64((off-p.start)/unit), uint64((size+unit-1)/unit))
 		size = min(size, int64(set)*unit)
 	}
 	p.pos[dir] = off + size
@@ -358,12 +360,12 @@ func (p *sizedPattern) draw(w *worker) bool {
 func (p *sizedPattern) randomBlock(w *worker, d *sizeDraw, dir, slot int) (uint64, bool) {
 	var b uint64
 	if o := p.dist[dir]; o != nil {
-		b = o.next(slot)
+		b = o.Next(slot)
 	} else {
 		b = below(w.rng, d.lastb)
 	}
-	if p.amap != nil && p.amap.isSet(b) {
-		return p.amap.nextFree(b)
+	if p.amap != nil && p.amap.IsSet(b) {
+		return p.amap.NextFree(b)
 	}
 	return b, true
 }

@@ -19,91 +19,6 @@ import (
 
 const kib = int64(1024)
 
-// TestBlockMap checks the map against a plain slice of bools through
-// random marks and searches: fio's axmap_set_nr (a run up to the first
-// used block) and axmap_next_free (the first free block after one, from
-// the start when there is none after it).
-func TestBlockMap(t *testing.T) {
-	for _, n := range []uint64{1, 63, 64, 65, 200, 4096, 70000} {
-		m := newBlockMap(n)
-		capBits := (n + 63) / 64 * 64 // bits the map holds past n are in its last word
-		ref := make([]bool, capBits)
-		rng := newRand(7, n)
-		for range 4 * n {
-			b, nr := below(rng, n), 1+below(rng, 200)
-			set := m.setRun(b, nr)
-			var want uint64
-			for i := b; i < b+nr; i++ {
-				if i >= capBits {
-					break // past the map's last word: the run stops
-				}
-				if ref[i] {
-					break
-				}
-				ref[i] = true
-				want++
-			}
-			if set != want {
-				t.Fatalf("n=%d: setRun(%d, %d) = %d, want %d", n, b, nr, set, want)
-			}
-			q := below(rng, n)
-			got, ok := m.nextFree(q)
-			wantB, wantOK := refNextFree(ref[:n], q)
-			if ok != wantOK || (ok && got != wantB) {
-				t.Fatalf("n=%d: nextFree(%d) = %d %v, want %d %v", n, q, got, ok, wantB, wantOK)
-			}
-			if m.isSet(q) != ref[q] {
-				t.Fatalf("n=%d: isSet(%d) = %v", n, q, !ref[q])
-			}
-		}
-		m.reset()
-		if _, ok := m.nextFree(0); !ok && n > 1 {
-			t.Errorf("n=%d: no free block after reset", n)
-		}
-	}
-}
-
-func refNextFree(used []bool, b uint64) (uint64, bool) {
-	n := uint64(len(used))
-	for i := b + 1; i < n; i++ {
-		if !used[i] {
-			return i, true
-		}
-	}
-	for i := uint64(0); i < n; i++ {
-		if !used[i] {
-			return i, true
-		}
-	}
-	return 0, false
-}
-
-// TestBlockMapRunStops: a run stops at the first used block, and a run
-// that starts on one marks nothing.
-func TestBlockMapRunStops(t *testing.T) {
-	m := newBlockMap(256)
-	if got := m.setRun(70, 1); got != 1 {
-		t.Fatalf("setRun(70, 1) = %d", got)
-	}
-	if got := m.setRun(60, 16); got != 10 {
-		t.Errorf("setRun(60, 16) over a used 70 = %d, want 10 (60..69)", got)
-	}
-	if got := m.setRun(65, 4); got != 0 {
-		t.Errorf("setRun on a used block = %d, want 0", got)
-	}
-	if b, ok := m.nextFree(59); !ok || b != 71 {
-		t.Errorf("nextFree(59) = %d %v, want 71", b, ok)
-	}
-	m.setRun(71, 185)
-	if b, ok := m.nextFree(255); !ok || b != 0 {
-		t.Errorf("nextFree(255) = %d %v, want 0: the search wraps", b, ok)
-	}
-	m.setRun(0, 60)
-	if b, ok := m.nextFree(3); ok {
-		t.Errorf("nextFree on a full map = %d, want none", b)
-	}
-}
-
 // TestResolvedSplit is fio's bssplit_ddir: an entry without a share
 // takes what the others leave (divided among them, in fio's unsigned
 // arithmetic), and the list is sorted by share, stably.
@@ -409,7 +324,7 @@ func TestSizedPasses(t *testing.T) {
 	})
 	t.Run("zoned, as jesd219.fio: the zones' shares of the I/Os on the blockalign grid", func(t *testing.T) {
 		d := DirSizes{Min: 512, Max: 64 * kib, Align: 4 * kib, Split: []SizeShare{{512, 10}, {4 * kib, 60}, {16 * kib, 20}, {64 * kib, 10}}}
-		dist := Distribution{Kind: DistZoned, Zones: [2][]DistZone{{{50, 5, 0}, {30, 15, 0}, {20, 80, 0}}, {{50, 5, 0}, {30, 15, 0}, {20, 80, 0}}}}
+		dist := Distribution{Kind: DistZoned, Zones: [2][]DistZone{{{AccessPct: 50, SizePct: 5}, {AccessPct: 30, SizePct: 15}, {AccessPct: 20, SizePct: 80}}, {{AccessPct: 50, SizePct: 5}, {AccessPct: 30, SizePct: 15}, {AccessPct: 20, SizePct: 80}}}}
 		rs, _ := runSized(t, Workload{RW: RandRW, RWMixRead: 40, Size: 64 << 20, Distribution: dist}, BlockSizes{Dirs: [3]DirSizes{d, d, d}})
 		var first, next int
 		for _, r := range rs {

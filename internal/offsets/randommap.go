@@ -1,11 +1,11 @@
-package blockbench
+package offsets
 
 import (
 	"math/bits"
 	"math/rand/v2"
 )
 
-// blockPerm draws the blocks 0..n-1 of a region in a random order in
+// Perm draws the blocks 0..n-1 of a region in a random order in
 // which each comes once per n draws: fio's random map (norandommap=0),
 // which makes a random-write pass overwrite every block, where drawing
 // with replacement covers about 63% of them. fio keeps a bitmap (or walks
@@ -16,7 +16,7 @@ import (
 // of k bits that scatters neighbouring states, with the values >= n
 // skipped (fewer than half of them, so under two steps per draw on
 // average). The sequence repeats every pass.
-type blockPerm struct {
+type Perm struct {
 	n, mask     uint64
 	shift       uint
 	state, incr uint64
@@ -26,9 +26,10 @@ type blockPerm struct {
 // modulo a power of two needs.
 const lcgMul = 6364136223846793005
 
-func newBlockPerm(n uint64, rng *rand.PCG) *blockPerm {
+// NewPerm is a random map over n blocks, its order drawn from rng.
+func NewPerm(n uint64, rng *rand.PCG) *Perm {
 	k := uint(bits.Len64(n - 1))
-	p := &blockPerm{n: n, mask: 1<<k - 1, shift: max(1, k/2)}
+	p := &Perm{n: n, mask: 1<<k - 1, shift: max(1, k/2)}
 	if k == 64 {
 		p.mask = ^uint64(0)
 	}
@@ -40,8 +41,8 @@ func newBlockPerm(n uint64, rng *rand.PCG) *blockPerm {
 	return p
 }
 
-// next is the next block.
-func (p *blockPerm) next() uint64 {
+// Next is the next block.
+func (p *Perm) Next() uint64 {
 	for {
 		p.state = (p.state*lcgMul + p.incr) & p.mask
 		if v := p.scatter(p.state); v < p.n {
@@ -50,16 +51,27 @@ func (p *blockPerm) next() uint64 {
 	}
 }
 
+// Reseed starts the map over: a new order of the blocks, as fio's
+// fio_file_reset clears its random map at the start of every strided
+// zone.
+func (p *Perm) Reseed(rng *rand.PCG) {
+	p.state = rng.Uint64() & p.mask
+	p.incr = (rng.Uint64() | 1) & p.mask
+	if p.mask == 1 {
+		p.incr = 1
+	}
+}
+
 // scatter is a bijection of [0, 2^k): xor-shifts and an odd multiplier,
 // each invertible modulo 2^k.
-func (p *blockPerm) scatter(x uint64) uint64 {
+func (p *Perm) scatter(x uint64) uint64 {
 	x ^= x >> p.shift
 	x = (x * 0x9e3779b97f4a7c15) & p.mask
 	x ^= x >> p.shift
 	return x
 }
 
-// blockMap is fio's random map with I/Os of several sizes (lib/axmap.c
+// Map is fio's random map with I/Os of several sizes (lib/axmap.c
 // as io_u.c uses it): a bit per block of the smallest size of any
 // direction, set for every block an I/O covers. A random draw that lands
 // on a used block moves to the next free one (wrapping to the start), and
@@ -70,30 +82,32 @@ func (p *blockPerm) scatter(x uint64) uint64 {
 // region) a run stops, as fio's, whose map has no room there. A second
 // level, a bit per word of the first that is full, keeps the search for a
 // free block short as the map fills.
-type blockMap struct {
+type Map struct {
 	n     uint64
 	words []uint64
 	full  []uint64
 }
 
-func newBlockMap(n uint64) *blockMap {
+// NewMap is a map of n blocks, all free.
+func NewMap(n uint64) *Map {
 	nw := max(1, (n+63)/64)
-	return &blockMap{n: n, words: make([]uint64, nw), full: make([]uint64, nw/64+1)}
+	return &Map{n: n, words: make([]uint64, nw), full: make([]uint64, nw/64+1)}
 }
 
-// reset frees every block, as fio's fio_file_reset at the start of a
+// Reset frees every block, as fio's fio_file_reset at the start of a
 // pass.
-func (m *blockMap) reset() {
+func (m *Map) Reset() {
 	clear(m.words)
 	clear(m.full)
 }
 
-func (m *blockMap) isSet(b uint64) bool { return m.words[b/64]&(1<<(b%64)) != 0 }
+// IsSet says an I/O covered block b this pass.
+func (m *Map) IsSet(b uint64) bool { return m.words[b/64]&(1<<(b%64)) != 0 }
 
-// nextFree is fio's axmap_next_free: the first free block after b, or
+// NextFree is fio's axmap_next_free: the first free block after b, or
 // from the start of the map when there is none after it; false when every
 // block is used (or b is past the map).
-func (m *blockMap) nextFree(b uint64) (uint64, bool) {
+func (m *Map) NextFree(b uint64) (uint64, bool) {
 	if b >= m.n {
 		return 0, false
 	}
@@ -111,7 +125,7 @@ func (m *blockMap) nextFree(b uint64) (uint64, bool) {
 }
 
 // firstFree is the first free block at or after b, below n.
-func (m *blockMap) firstFree(b uint64) (uint64, bool) {
+func (m *Map) firstFree(b uint64) (uint64, bool) {
 	w := b / 64
 	if x := ^m.words[w] & (^uint64(0) << (b % 64)); x != 0 {
 		return m.below(w*64 + uint64(bits.TrailingZeros64(x)))
@@ -132,12 +146,12 @@ func (m *blockMap) firstFree(b uint64) (uint64, bool) {
 	return 0, false
 }
 
-func (m *blockMap) below(v uint64) (uint64, bool) { return v, v < m.n }
+func (m *Map) below(v uint64) (uint64, bool) { return v, v < m.n }
 
-// setRun is fio's axmap_set_nr: it marks up to nr blocks from b, stopping
+// SetRun is fio's axmap_set_nr: it marks up to nr blocks from b, stopping
 // at the first one already used or the end of the map's last word, and
 // says how many it marked.
-func (m *blockMap) setRun(b, nr uint64) uint64 {
+func (m *Map) SetRun(b, nr uint64) uint64 {
 	var set uint64
 	for nr > 0 && b/64 < uint64(len(m.words)) {
 		w, bit := b/64, b%64
