@@ -146,7 +146,7 @@ type worker struct {
 	regionEnd int64
 	pos       [2]int64 // next sequential offset per direction
 	// perm, when the workload keeps fio's random map, draws every block
-	// of the region once per pass (randommap.go).
+	// of the region once per pass (internal/offsets, randommap.go).
 	perm *blockPerm
 	// dist draws random blocks from fio's random_distribution (nil:
 	// uniform); zone is the place in fio's strided zones when zoned;
