@@ -7,8 +7,12 @@
 //
 // With -budget, the entries run in turn from a place that -from picks (CI
 // gives the commit's hash, so a run can be repeated for its commit and
-// each commit starts elsewhere in the list), and none starts once the
-// budget is spent: the line at the end says how many ran of how many.
+// each commit starts elsewhere in the list), and the budget bounds the
+// whole run: no entry starts with less than minEntry of it left, and each
+// one's tests get what is left as go test's -timeout, so an entry that
+// runs past the budget is cut (its tests' own timeout handling releases
+// what they hold) and counted as cut, neither killed nor survived. The
+// line at the end says how many ran of how many.
 package main
 
 import (
@@ -27,12 +31,16 @@ import (
 	"github.com/clydebench/clyde/internal/mutate"
 )
 
+// minEntry is the least of a budget an entry starts with: the integration
+// suite's tests end their commands 45 s before go test's timeout.
+const minEntry = 90 * time.Second
+
 func main() {
 	list := flag.String("list", "scripts/mutate/mutations.txt", "the mutation list")
 	short := flag.Bool("short", false, "run only the entries marked short")
 	only := flag.String("only", "", "run only the entries whose name contains this")
 	timeout := flag.Duration("timeout", 5*time.Minute, "per mutation; a mutant that runs longer counts as caught (it hung)")
-	budget := flag.Duration("budget", 0, "start no entry after this long (0: run every entry)")
+	budget := flag.Duration("budget", 0, "bound the whole run to this long (0: run every entry)")
 	from := flag.String("from", "", "with -budget: text (a commit hash) that picks the entry to start from")
 	flag.Parse()
 	if err := run(*list, *short, *only, *timeout, *budget, *from); err != nil {
@@ -65,11 +73,16 @@ func run(list string, short bool, only string, timeout, budget time.Duration, fr
 		fmt.Printf("a budget of %v: from entry %d of %d (picked by %q), in turn\n", budget, k+1, len(chosen), from)
 	}
 	var survivors []string
-	ran, killed, equivalent, stale, left := 0, 0, 0, 0, 0
+	ran, killed, equivalent, stale, left, cut := 0, 0, 0, 0, 0, 0
 	for i, m := range chosen {
-		if budget > 0 && time.Since(start) >= budget {
-			left = len(chosen) - i
-			break
+		limit := timeout
+		if budget > 0 {
+			rest := budget - time.Since(start)
+			if rest < minEntry {
+				left = len(chosen) - i
+				break
+			}
+			limit = min(limit, rest)
 		}
 		if m.Equivalent != "" {
 			equivalent++
@@ -84,9 +97,16 @@ func run(list string, short bool, only string, timeout, budget time.Duration, fr
 			continue
 		}
 		ran++
-		caught, out, err := try(m, timeout)
+		caught, out, err := try(m, limit)
 		if err != nil {
 			return err
+		}
+		if caught && limit < timeout && strings.Contains(out, "test timed out after") {
+			// The budget's bound, not the mutant, stopped the tests.
+			ran--
+			cut++
+			fmt.Printf("cut         %s: the budget ran out during its tests\n", m.Name)
+			continue
 		}
 		if caught {
 			killed++
@@ -97,8 +117,8 @@ func run(list string, short bool, only string, timeout, budget time.Duration, fr
 		fmt.Printf("SURVIVED    %s (%s: %q -> %q; go test %s)\n%s", m.Name, m.File, m.Find, m.Replace, strings.Join(m.Packages, " "), indent(out))
 	}
 	fmt.Printf("\n%d mutations run, %d killed, %d survived, %d listed as equivalent, %d stale\n", ran, killed, len(survivors), equivalent, stale)
-	if left > 0 {
-		fmt.Printf("the budget of %v was spent with %d of the %d entries not run: they run from another place on another commit, and all of them with make mutate\n", budget, left, len(chosen))
+	if left+cut > 0 {
+		fmt.Printf("the budget of %v was spent with %d of the %d entries not run and %d cut short: they run from another place on another commit, and all of them with make mutate\n", budget, left, len(chosen), cut)
 	}
 	if len(survivors) > 0 {
 		return fmt.Errorf("%d survivors: %s", len(survivors), strings.Join(survivors, "; "))
@@ -123,9 +143,12 @@ func try(m mutate.Mutation, timeout time.Duration) (caught bool, out string, err
 	if b, err := exec.Command("go", "build", "-overlay", overlay, "./"+filepath.Dir(m.File)).CombinedOutput(); err != nil {
 		return false, "", fmt.Errorf("mutation %q does not compile: %v\n%s", m.Name, err, b)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	// go test's -timeout ends a hung mutant (a kill) or the budget's
+	// stretch (a cut) with its own panic, after the integration suite's
+	// release of its mounts; the context is only a backstop.
+	ctx, cancel := context.WithTimeout(context.Background(), timeout+time.Minute)
 	defer cancel()
-	args := []string{"test", "-count=1", "-overlay", overlay}
+	args := []string{"test", "-count=1", "-timeout", timeout.String(), "-overlay", overlay}
 	if m.Run != "" {
 		args = append(args, "-run", m.Run)
 	}
@@ -139,7 +162,7 @@ func try(m mutate.Mutation, timeout time.Duration) (caught bool, out string, err
 	case err == nil:
 		return false, lastLines(string(b), 5), nil
 	case errors.As(err, &exit) || ctx.Err() != nil:
-		return true, "", nil
+		return true, string(b), nil
 	}
 	return false, "", err
 }
