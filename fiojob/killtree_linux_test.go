@@ -2,14 +2,13 @@ package fiojob
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/clydebench/clyde/internal/proc"
 )
 
 // A process that leaves the group with setsid and holds the output pipe,
@@ -30,20 +29,10 @@ func TestKillTreeOnCancel(t *testing.T) {
 		t.Fatalf("output %q: %v", out, perr)
 	}
 	// The killed sleep is a zombie of init's until it is reaped.
-	for i := 0; unix.Kill(pid, 0) == nil && !zombie(pid); i++ {
+	for i := 0; proc.Running(pid); i++ {
 		if i == 100 {
 			t.Fatalf("the setsid child %d outlived the command", pid)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-// zombie reports whether pid has ended and waits to be reaped.
-func zombie(pid int) bool {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true // gone
-	}
-	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-	return len(f) > 0 && f[0] == "Z"
 }

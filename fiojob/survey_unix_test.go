@@ -3,15 +3,15 @@
 package fiojob
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/clydebench/clyde/internal/proc"
 )
 
 // killTreeOnCancel ends fio and every process it started when cmd's
@@ -36,27 +36,15 @@ func killTreeOnCancel(cmd *exec.Cmd) {
 	cmd.WaitDelay = 10 * time.Second
 }
 
-// descendants lists the processes below root, read from /proc/PID/stat.
+// descendants lists the processes below root, by their parents.
 func descendants(root int) []int {
 	ents, _ := os.ReadDir("/proc")
 	children := map[int][]int{}
 	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// "pid (comm) state ppid ...": comm may hold spaces and ')'.
-		rest := stat[bytes.LastIndexByte(stat, ')')+1:]
-		f := bytes.Fields(rest)
-		if len(f) < 2 {
-			continue
-		}
-		if ppid, err := strconv.Atoi(string(f[1])); err == nil {
-			children[ppid] = append(children[ppid], pid)
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			if ppid, ok := proc.Parent(pid); ok {
+				children[ppid] = append(children[ppid], pid)
+			}
 		}
 	}
 	var out []int

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/clydebench/clyde/internal/clydetest"
+	procinfo "github.com/clydebench/clyde/internal/proc"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -126,14 +127,7 @@ func waitGone(t *testing.T, pids map[int]int) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for _, pid := range pids {
-		for {
-			stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-			if err != nil {
-				break
-			}
-			if f := bytes.Fields(stat[bytes.LastIndexByte(stat, ')')+1:]); len(f) > 0 && string(f[0]) == "Z" {
-				break
-			}
+		for procinfo.Running(pid) {
 			if time.Now().After(deadline) {
 				t.Fatalf("rank process %d still runs a minute after the job ended", pid)
 			}

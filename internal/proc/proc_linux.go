@@ -32,15 +32,48 @@ func StartTicks(pid int) uint64 {
 	return n
 }
 
-// parseStartTicks reads field 22 (starttime) of /proc/PID/stat. The command
-// name, field 2, is in parentheses and may hold spaces and parentheses
-// itself, so fields are counted from the last ')'.
-func parseStartTicks(b []byte) (uint64, bool) {
-	end := bytes.LastIndexByte(b, ')')
-	if end < 0 {
+// Parent is pid's parent process (field 4 of /proc/PID/stat); false when
+// pid is gone or the kernel does not say.
+func Parent(pid int) (int, bool) {
+	fields := statFields(pid)
+	if len(fields) < 2 {
 		return 0, false
 	}
-	fields := strings.Fields(string(b[end+1:]))
+	ppid, err := strconv.Atoi(fields[1])
+	return ppid, err == nil
+}
+
+// Running reports whether pid is a process that has not ended: one that
+// ended and waits for its parent to reap it (a zombie) has.
+func Running(pid int) bool {
+	fields := statFields(pid)
+	return len(fields) > 0 && fields[0] != "Z"
+}
+
+// statFields reads /proc/PID/stat from field 3 (state) on; nil when pid
+// is gone.
+func statFields(pid int) []string {
+	b, err := os.ReadFile(filepath.Join(Root, strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return nil
+	}
+	return fieldsAfterName(b)
+}
+
+// fieldsAfterName splits a /proc/PID/stat line after its command name,
+// field 2, which is in parentheses and may hold spaces and parentheses
+// itself: fields are counted from the last ')'. nil when there is none.
+func fieldsAfterName(b []byte) []string {
+	end := bytes.LastIndexByte(b, ')')
+	if end < 0 {
+		return nil
+	}
+	return strings.Fields(string(b[end+1:]))
+}
+
+// parseStartTicks reads field 22 (starttime) of /proc/PID/stat.
+func parseStartTicks(b []byte) (uint64, bool) {
+	fields := fieldsAfterName(b)
 	const startField = 22 - 3 // fields after the name start at field 3 (state)
 	if len(fields) <= startField {
 		return 0, false
