@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clydebench/clyde/internal/blocksum"
 	"github.com/clydebench/clyde/internal/cpuclock"
 	"github.com/clydebench/clyde/internal/latency"
 	"github.com/clydebench/clyde/result"
@@ -109,7 +110,7 @@ func goldenJob() result.Block {
 	workers, recs := syntheticWorkers(wl, 5, func(sec int) int64 { return 2000 - int64(sec)*100 }, 90_000, 42)
 	b := fixtureBlock()
 	b.Jobs = []result.BlockJob{summarize(wl, workers, recs, fixedCPU)}
-	reportGroups(b.Jobs, 0, fioShape)
+	blocksum.ReportGroups(b.Jobs, 0, fioShape)
 	return b
 }
 
@@ -126,7 +127,7 @@ func goldenPlanJobs(pl Plan) []result.BlockJob {
 		iops := min(int64(float64(load)*1e9/perIO), 3_000_000_000/wl.BS) / int64(wl.NumJobs) / 20
 		workers, recs := syntheticWorkers(wl, 2, func(int) int64 { return iops + int64(i%3) }, perIO*float64(min(load, 4)), uint64(i))
 		jobs = append(jobs, summarize(wl, workers, recs, fixedCPU))
-		reportGroups(jobs[i:], i, fioShape)
+		blocksum.ReportGroups(jobs[i:], i, fioShape)
 	}
 	return jobs
 }

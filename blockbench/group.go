@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/clydebench/clyde/internal/blocksum"
 	"github.com/clydebench/clyde/internal/cpuclock"
 	"github.com/clydebench/clyde/internal/lanes"
 	"github.com/clydebench/clyde/internal/latency"
@@ -248,122 +249,30 @@ func measured(wl *workload, workers []*worker, recs []*latency.Recorder, cpu cpu
 	job.JobRuntime = elapsed / 1e6
 	job.Series = mergeSeries(workers, startNs)
 	job.Sync = wl.syncDir(recs[recSync], job.Syncs)
-	dirs := [2]*result.BlockDir{&job.Read, &job.Write}
-	for d, out := range dirs {
+	for d, out := range [2]*result.BlockDir{&job.Read, &job.Write} {
 		if ios[d] == 0 {
 			continue
 		}
-		out.TotalIOs, out.IOBytes, out.ShortIOs = ios[d], bytes[d], short[d]
-		out.IOKBytes = bytes[d] >> 10
-		out.Runtime, out.RuntimeNs = elapsed/1e6, elapsed
-		if elapsed > 0 {
-			out.IOPS = float64(ios[d]) * 1e9 / float64(elapsed)
-			out.BWBytes = int64(math.Round(float64(bytes[d]) * 1e9 / float64(elapsed)))
-			out.BW = out.BWBytes >> 10
-		}
+		blocksum.Dir(out, ios[d], bytes[d], short[d], elapsed)
 		wl.latencyObjects(out, recs, d)
 	}
 	setVerifyRuntime(&job, workers)
 	reportTrims(&job, wl)
 	wl.setMixed(&job, recs) // unified.go
 	setJobCPU(&job, workers, cpu)
-	job.Trend = trendOf(job.Series)
+	job.Trend = blocksum.Trend(job.Series)
 	summarizePattern(wl, &job, workers)
 	return job
 }
 
-// sumGroup adds the jobs of one group as fio's "Run status group" does:
-// I/Os and bytes summed, over the longest runtime.
-func sumGroup(groupID int, jobs []result.BlockJob, first int) result.BlockGroup {
-	g := result.BlockGroup{GroupID: groupID}
-	var runtime int64
-	for i := range jobs {
-		g.Jobs = append(g.Jobs, first+i)
-		for d, in := range []*result.BlockDir{&jobs[i].Read, &jobs[i].Write} {
-			out := [2]*result.BlockDir{&g.Read, &g.Write}[d]
-			out.TotalIOs += in.TotalIOs
-			out.IOBytes += in.IOBytes
-			out.ShortIOs += in.ShortIOs
-			runtime = max(runtime, in.RuntimeNs)
-		}
-	}
-	for _, out := range []*result.BlockDir{&g.Read, &g.Write} {
-		if out.TotalIOs == 0 || runtime == 0 {
-			continue
-		}
-		out.IOKBytes = out.IOBytes >> 10
-		out.Runtime, out.RuntimeNs = runtime/1e6, runtime
-		out.IOPS = float64(out.TotalIOs) * 1e9 / float64(runtime)
-		out.BWBytes = int64(math.Round(float64(out.IOBytes) * 1e9 / float64(runtime)))
-		out.BW = out.BWBytes >> 10
-	}
-	return g
-}
-
-// mergeSeries adds the workers' marks second by second (marksPerSample
-// windows), slot by slot; the last sample ends at the last mark. A closing
-// slice shorter than half a second joins the sample before it: a few
-// microseconds of I/O after the last whole second would be a rate of noise
-// (31 I/Os in 11 us is 2.8M IOPS on a 170k IOPS test) that the series, its
-// trend and the page's axis would show as the run's peak.
+// mergeSeries is the workers' per-second series from startNs
+// (blocksum.Series): the watch's live series (watch.go) is the same.
 func mergeSeries(workers []*worker, startNs int64) []result.BlockSample {
-	var out []result.BlockSample
-	for _, w := range workers {
-		for slot, k := 0, 0; k < len(w.marks)-1; slot++ {
-			next := min(k+marksPerSample, len(w.marks)-1)
-			prev, cur := w.marks[k], w.marks[next]
-			k = next
-			if slot >= len(out) {
-				out = append(out, result.BlockSample{StartMs: (prev.atNs - startNs) / 1e6})
-			}
-			o := &out[slot]
-			o.DurationNs = max(o.DurationNs, cur.atNs-prev.atNs)
-			o.ReadIOs += cur.ios[dirRead] - prev.ios[dirRead]
-			o.WriteIOs += cur.ios[dirWrite] - prev.ios[dirWrite]
-			o.ReadBytes += cur.bytes[dirRead] - prev.bytes[dirRead]
-			o.WriteBytes += cur.bytes[dirWrite] - prev.bytes[dirWrite]
-		}
+	marks := make([][]blocksum.Mark, len(workers))
+	for i, w := range workers {
+		marks[i] = publicMarks(w.marks)
 	}
-	if n := len(out); n > 1 && out[n-1].DurationNs < int64(time.Second)/2 {
-		last, prev := out[n-1], &out[n-2]
-		prev.DurationNs += last.DurationNs
-		prev.ReadIOs += last.ReadIOs
-		prev.WriteIOs += last.WriteIOs
-		prev.ReadBytes += last.ReadBytes
-		prev.WriteBytes += last.WriteBytes
-		out = out[:n-1]
-	}
-	for i := range out {
-		o := &out[i]
-		if o.DurationNs > 0 {
-			o.IOPS = float64(o.ReadIOs+o.WriteIOs) * 1e9 / float64(o.DurationNs)
-			o.BWBytes = int64(math.Round(float64(o.ReadBytes+o.WriteBytes) * 1e9 / float64(o.DurationNs)))
-		}
-	}
-	return out
-}
-
-// trendOf compares the mean IOPS of the last 10% of samples with the first 10%.
-func trendOf(series []result.BlockSample) result.BlockTrend {
-	samples := series // mergeSeries leaves no closing slice of noise
-	tr := result.BlockTrend{Samples: len(samples)}
-	if len(samples) < 2 {
-		return tr
-	}
-	k := max(1, len(samples)/10)
-	mean := func(s []result.BlockSample) float64 {
-		var sum float64
-		for _, x := range s {
-			sum += x.IOPS
-		}
-		return sum / float64(len(s))
-	}
-	tr.FirstIOPS, tr.LastIOPS = mean(samples[:k]), mean(samples[len(samples)-k:])
-	if tr.FirstIOPS > 0 {
-		tr.Known = true
-		tr.DropPct = (tr.FirstIOPS - tr.LastIOPS) / tr.FirstIOPS * 100
-	}
-	return tr
+	return blocksum.Series(marks, startNs, marksPerSample)
 }
 
 func (w *workload) config() result.BlockJobConfig {
@@ -392,31 +301,4 @@ func (w *workload) syncDir(rec *latency.Recorder, fsyncs int64) result.BlockSync
 		ps = w.percentiles()
 	}
 	return result.BlockSyncDir{TotalIOs: fsyncs, Lat: result.LatNsFrom(rec, ps)}
-}
-
-// reportGroups sums the jobs of one run group (jobs[k] is res.Jobs[first+k])
-// by reporting group, as fio's "Run status group": a group of one job gets
-// no entry in groups, but its shape's group fields (fio's bw_agg) all the
-// same.
-func reportGroups(jobs []result.BlockJob, first int, shape Shaper) []result.BlockGroup {
-	var out []result.BlockGroup
-	for start := 0; start < len(jobs); {
-		end := start + 1
-		for end < len(jobs) && jobs[end].GroupID == jobs[start].GroupID {
-			end++
-		}
-		g := sumGroup(jobs[start].GroupID, jobs[start:end], first+start)
-		members := make([]*result.BlockJob, 0, end-start)
-		for k := start; k < end; k++ {
-			members = append(members, &jobs[k])
-		}
-		if shape != nil {
-			shape.Group(&g, members)
-		}
-		if end-start > 1 {
-			out = append(out, g)
-		}
-		start = end
-	}
-	return out
 }

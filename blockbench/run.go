@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/clydebench/clyde/internal/atexit"
+	"github.com/clydebench/clyde/internal/blocksum"
 	"github.com/clydebench/clyde/internal/buildinfo"
 	"github.com/clydebench/clyde/internal/rundir"
 	"github.com/clydebench/clyde/internal/sysinfo"
@@ -259,7 +260,7 @@ func addGroupJobs(ctx context.Context, res *result.Block, jobs []result.BlockJob
 			return err
 		}
 	}
-	res.Groups = append(res.Groups, reportGroups(jobs, first, shape)...)
+	res.Groups = append(res.Groups, blocksum.ReportGroups(jobs, first, shape)...)
 	res.Jobs = append(res.Jobs, jobs...)
 	for k := range jobs {
 		res.Notes = append(res.Notes, jobs[k].Notes...)

@@ -1,6 +1,7 @@
 package blockbench
 
 import (
+	"github.com/clydebench/clyde/internal/blocksum"
 	"github.com/clydebench/clyde/internal/latency"
 	"github.com/clydebench/clyde/result"
 )
@@ -18,13 +19,9 @@ type Shaper interface {
 	// Job fills one job's fields from what its workers measured; job holds
 	// clyde's own figures already.
 	Job(job *result.BlockJob, m *JobMeasure)
-	// Group fills the fields of one reporting group's jobs that depend on
-	// the group's sum, g.
-	Group(g *result.BlockGroup, jobs []*result.BlockJob)
-	// Merge fills the fields of m, one job summed over ranks
-	// (MergeRanks), from the ranks' own jobs, parts; m holds the summed
-	// figures and, until Merge sets them, rank 0's fields of the shape.
-	Merge(m *result.BlockJob, parts []result.BlockJob) error
+	// Group and Merge fill the fields that depend on a reporting group's
+	// sum and on a job's merge over ranks (MergeRanks).
+	blocksum.Shaper
 }
 
 // JobMeasure is one job as its workers measured it, for a Shaper.
@@ -63,10 +60,7 @@ type WorkerMeasure struct {
 
 // Mark is a worker's cumulative counters at one instant, AtNs in ns of
 // its clock.
-type Mark struct {
-	AtNs       int64
-	IOs, Bytes [2]int64
-}
+type Mark = blocksum.Mark
 
 // MarkEvery is the period of a worker's Marks, in ns: fio's bwavgtime and
 // iopsavgtime.
@@ -83,13 +77,19 @@ func measureOf(wl *workload, workers []*worker, recs []*latency.Recorder) *JobMe
 		}
 		wm := &m.Workers[i]
 		wm.IOs = w.ios
-		wm.Marks = make([]Mark, len(w.marks))
-		for k, mk := range w.marks {
-			wm.Marks[k] = Mark{AtNs: mk.atNs, IOs: mk.ios, Bytes: mk.bytes}
-		}
+		wm.Marks = publicMarks(w.marks)
 		if m.Queues {
 			wm.InFlight, wm.Reaped, wm.Submitted = w.inflight, w.reaped, w.submitted
 		}
 	}
 	return m
+}
+
+// publicMarks are a worker's marks as Marks.
+func publicMarks(marks []mark) []Mark {
+	out := make([]Mark, len(marks))
+	for k, mk := range marks {
+		out[k] = Mark{AtNs: mk.atNs, IOs: mk.ios, Bytes: mk.bytes}
+	}
+	return out
 }

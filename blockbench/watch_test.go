@@ -98,35 +98,3 @@ func TestLiveSeriesMatchesMergeSeries(t *testing.T) {
 		}
 	}
 }
-
-// TestSeriesClosingSliceJoinsTheLastSecond: the few microseconds of I/O
-// after a run's last whole second are added to that second, not reported
-// as a sample of their own (31 I/Os in 11 us read as 2.8M IOPS on a 170k
-// IOPS test); every I/O is still counted once.
-func TestSeriesClosingSliceJoinsTheLastSecond(t *testing.T) {
-	sec := int64(time.Second)
-	w := &worker{}
-	var ios int64
-	for i := 0; i <= marksPerSample; i++ { // one whole second, 170k IOPS
-		w.marks = append(w.marks, mark{atNs: int64(i) * markEvery, ios: [2]int64{ios, 0}, bytes: [2]int64{ios * 4096, 0}})
-		ios += 170000 / int64(marksPerSample)
-	}
-	last := w.marks[len(w.marks)-1]
-	w.marks = append(w.marks, mark{atNs: sec + 10980, ios: [2]int64{last.ios[0] + 31, 0}, bytes: [2]int64{(last.ios[0] + 31) * 4096, 0}})
-	series := mergeSeries([]*worker{w}, 0)
-	if len(series) != 1 {
-		t.Fatalf("%d samples, want the closing slice merged into one: %+v", len(series), series)
-	}
-	s := series[0]
-	if s.ReadIOs != last.ios[0]+31 || s.DurationNs != sec+10980 {
-		t.Errorf("merged sample %+v: want %d I/Os over %d ns", s, last.ios[0]+31, sec+10980)
-	}
-	if s.IOPS > 200000 {
-		t.Errorf("IOPS %.0f: the closing slice still spikes the series", s.IOPS)
-	}
-	// A closing slice of half a second or more is a sample of its own.
-	w.marks[len(w.marks)-1].atNs = sec + sec/2
-	if n := len(mergeSeries([]*worker{w}, 0)); n != 2 {
-		t.Errorf("a half-second closing slice: %d samples, want 2", n)
-	}
-}
