@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/clydebench/clyde/internal/blocksize"
 	"github.com/clydebench/clyde/internal/offsets"
 )
 
@@ -16,7 +17,7 @@ import (
 //     direction's alignment below last_block (the region, less what the
 //     direction's smallest size exceeds its alignment by), moved on to
 //     the next free block when the random map has its block used;
-//   - the size: fio's get_next_buflen (sizeDraw.size);
+//   - the size: fio's get_next_buflen (blocksize.Draw.Size);
 //   - with the random map, the blocks of the smallest size of the I/O's
 //     direction it covers marked used, and the I/O cut where a used one
 //     starts (mark_random_map; the map has a bit per block of the
@@ -39,7 +40,7 @@ import (
 // count is not known in advance, so the pattern draws one I/O ahead and
 // marks the last one for the engines (worker.remaining).
 type sizedPattern struct {
-	draws [3]sizeDraw
+	draws [3]blocksize.Draw
 	// rng draws the sizes (fio's bsrange_state), a stream of its own.
 	rng *rand.PCG
 	// start and end are the region, limit the target's end (fio's
@@ -70,39 +71,6 @@ type sizedPattern struct {
 	max int
 }
 
-// sizeDraw is one direction's sizes and offsets as a worker draws them.
-type sizeDraw struct {
-	min, max, align int64
-	// split is bssplit's sizes in fio's order; nil for a range.
-	split []splitStep
-	// lastb is fio's last_block: random offsets are align times a
-	// number below it.
-	lastb             uint64
-	varies, unaligned bool
-}
-
-// splitStep is one size of a split and the draws that take it: r below
-// below, fio's r / perc <= FRAND32_MAX / 100 with perc the shares so far.
-type splitStep struct {
-	size  int64
-	below uint64
-}
-
-// splitBelow is the draws r with r/cum <= FRAND32_MAX/100: r <
-// (FRAND32_MAX/100 + 1) * cum, all of them once cum reaches 100.
-func splitBelow(cum uint64) uint64 {
-	if cum >= 100 {
-		return 1 << 32
-	}
-	return (frand32Max/100 + 1) * cum
-}
-
-// maxSizeDraws bounds get_next_buflen's loop, which draws again while the
-// size does not fit before the end of the region: fio spins for ever on a
-// split whose sizes with a share never fit where its smallest (with none)
-// would; clyde ends the pass.
-const maxSizeDraws = 1 << 20
-
 func newSizedPattern(w *worker) *sizedPattern {
 	spec := w.spec
 	s := spec.Sizes
@@ -124,35 +92,13 @@ func newSizedPattern(w *worker) *sizedPattern {
 	}
 	p.dropOnPass = spec.Invalidate && !spec.Direct && (spec.TimeBased || spec.Loops > 1) && CanAdviseAccess && !spec.Diskless()
 	mapOK := p.random && spec.RandomMap && spec.Distribution.Uniform()
-	rwMin := s.Dirs[SizeRead].Min
 	for d := range s.Dirs {
-		ds := &s.Dirs[d]
-		rwMin = min(rwMin, ds.Min)
 		sd := &p.draws[d]
-		sd.min, sd.max, sd.align, sd.varies, sd.unaligned = ds.Min, ds.Max, ds.Align, ds.Min != ds.Max, s.Unaligned
-		if sd.align == 0 || !p.random {
-			sd.align = ds.Min // fio: ba is min_bs but for random I/O
-		}
-		mapOK = mapOK && sd.align == ds.Min // fio: any use of blockalign turns off the random map
-		span := spec.Size
-		if ds.Min > sd.align {
-			span -= ds.Min - sd.align
-		}
-		sd.lastb = uint64(span / sd.align)
-		var cum uint64
-		for _, e := range resolvedSplit(ds.Split) {
-			if e.Pct == 0 {
-				continue // fio skips a size whose share came to 0
-			}
-			cum += uint64(uint32(e.Pct))
-			sd.split = append(sd.split, splitStep{size: e.Size, below: splitBelow(cum)})
-		}
-		if len(ds.Split) > 0 && sd.split == nil {
-			sd.split = []splitStep{} // every share 0: no size, as fio's loop finds none
-		}
+		*sd = blocksize.NewDraw(s.Dirs[d], s.Unaligned, p.random, spec.Size)
+		mapOK = mapOK && sd.Align == sd.Min // fio: any use of blockalign turns off the random map
 	}
 	if mapOK {
-		if n := uint64(spec.Size / rwMin); n > 0 {
+		if n := uint64(spec.Size / spec.minBS()); n > 0 {
 			p.amap = offsets.NewMap(n)
 		}
 	}
@@ -176,7 +122,7 @@ func (p *sizedPattern) setupDist(w *worker) {
 	case DistZoned, DistZonedAbs:
 		for dir := range p.draws {
 			sd := &p.draws[dir]
-			p.dist[dir] = offsets.NewDraw(d, sd.lastb, uint64(sd.align), newRand(spec.Seed^0xd157+uint64(dir)<<32, w.index+1))
+			p.dist[dir] = offsets.NewDraw(d, sd.LastBlock, uint64(sd.Align), newRand(spec.Seed^0xd157+uint64(dir)<<32, w.index+1))
 		}
 	default:
 		rangeSize := min(spec.Sizes.Dirs[SizeRead].Min, spec.Sizes.Dirs[SizeWrite].Min)
@@ -219,7 +165,7 @@ func (p *sizedPattern) next(w *worker) (int, int64, int) {
 		p.resetPass()
 		if !p.pull(w) {
 			w.remaining = min(w.remaining, 1)
-			return w.pickDir(), p.start, int(p.draws[p.slotDir].min) // validation leaves no region too small
+			return w.pickDir(), p.start, int(p.draws[p.slotDir].Min) // validation leaves no region too small
 		}
 	}
 	dir, off, size := p.nDir, p.nOff, p.nSize
@@ -322,7 +268,7 @@ func (p *sizedPattern) draw(w *worker) bool {
 		if !ok {
 			return false
 		}
-		off = p.start + int64(b)*d.align
+		off = p.start + int64(b)*d.Align
 		if off >= p.end {
 			return false // fio: offset >= io_size
 		}
@@ -339,12 +285,12 @@ func (p *sizedPattern) draw(w *worker) bool {
 	if p.seqRand {
 		sd = &p.draws[p.seqRandDir]
 	}
-	size := p.size(sd, off)
+	size := sd.Size(p.rng, off, p.end)
 	if size == 0 || off+size > p.limit {
 		return false
 	}
 	if p.amap != nil {
-		unit := d.min
+		unit := d.Min
 		set := p.amap.SetRun(uint64((off-p.start)/unit), uint64((size+unit-1)/unit))
 		size = min(size, int64(set)*unit)
 	}
@@ -357,53 +303,17 @@ func (p *sizedPattern) draw(w *worker) bool {
 
 // randomBlock is a random offset in units of d's alignment: fio's
 // get_next_rand_offset with the map's next free block.
-func (p *sizedPattern) randomBlock(w *worker, d *sizeDraw, dir, slot int) (uint64, bool) {
+func (p *sizedPattern) randomBlock(w *worker, d *blocksize.Draw, dir, slot int) (uint64, bool) {
 	var b uint64
 	if o := p.dist[dir]; o != nil {
 		b = o.Next(slot)
 	} else {
-		b = below(w.rng, d.lastb)
+		b = below(w.rng, d.LastBlock)
 	}
 	if p.amap != nil && p.amap.IsSet(b) {
 		return p.amap.NextFree(b)
 	}
 	return b, true
-}
-
-// size is fio's get_next_buflen for an I/O at off: its direction's one
-// size, or a size drawn from its range or split that fits before the end
-// of the region (0 when even the smallest does not), cut to a multiple of
-// the smallest unless unaligned, and to the largest.
-func (p *sizedPattern) size(d *sizeDraw, off int64) int64 {
-	if !d.varies {
-		return d.min
-	}
-	if off+d.min > p.end {
-		return 0
-	}
-	for range maxSizeDraws {
-		r := uint64(uint32(p.rng.Uint64() >> 32))
-		var b int64
-		if d.split == nil {
-			b = d.min + int64(float64(d.max)*(float64(r)/(frand32Max+1.0)))
-		} else {
-			for i := range d.split {
-				s := &d.split[i]
-				b = s.size
-				if r < s.below && off+b <= p.end {
-					break
-				}
-			}
-		}
-		if !d.unaligned {
-			b -= b % d.min
-		}
-		b = min(b, d.max)
-		if off+b <= p.end {
-			return b
-		}
-	}
-	return 0
 }
 
 // dropForPass drops the file's cached pages before the first I/O of a
