@@ -51,7 +51,6 @@ const frand32Max = offsets.Frand32Max
 type (
 	offsetDraw = offsets.Draw
 	blockPerm  = offsets.Perm
-	blockMap   = offsets.Map
 	zoneWalk   = offsets.Walk
 )
 

@@ -6,23 +6,12 @@ import (
 	"math/rand/v2"
 
 	"github.com/clydebench/clyde/internal/blocksize"
-	"github.com/clydebench/clyde/internal/offsets"
 )
 
 // sizedPattern is fio's rw modes with block sizes that vary (BlockSizes),
-// one I/O at a time as fio 3.33's fill_io_u makes it (io_u.c):
-//   - the direction, drawn by rwmixread as fioPattern's;
-//   - the offset: a sequential one where the direction's last I/O ended
-//     (fio's last_pos, one per direction); a random one a multiple of the
-//     direction's alignment below last_block (the region, less what the
-//     direction's smallest size exceeds its alignment by), moved on to
-//     the next free block when the random map has its block used;
-//   - the size: fio's get_next_buflen (blocksize.Draw.Size);
-//   - with the random map, the blocks of the smallest size of the I/O's
-//     direction it covers marked used, and the I/O cut where a used one
-//     starts (mark_random_map; the map has a bit per block of the
-//     smallest size of all three directions, so a direction with larger
-//     blocks indexes it as fio's does, in its own units).
+// one I/O at a time as fio 3.33's fill_io_u makes it: the direction drawn
+// by rwmixread as fioPattern's, the offset and size placed by
+// blocksize.Placer.
 //
 // A pass ends, as fio's do_io, when no I/O can be placed: a sequential
 // direction at the end of the region, a random map with no free block or
@@ -40,23 +29,8 @@ import (
 // count is not known in advance, so the pattern draws one I/O ahead and
 // marks the last one for the engines (worker.remaining).
 type sizedPattern struct {
-	draws [3]blocksize.Draw
-	// rng draws the sizes (fio's bsrange_state), a stream of its own.
-	rng *rand.PCG
-	// start and end are the region, limit the target's end (fio's
-	// real_file_size), past which no I/O goes.
-	start, end, limit int64
-	pos               [3]int64
-	amap              *blockMap
-	dist              [3]*offsetDraw
-	random, timeBased bool
-	// seqRand says sizes come from seqRandDir, the sequential or the
-	// random direction's (bs_is_seq_rand).
-	seqRand    bool
-	seqRandDir int
-	// slotDir is the direction (Dirs' index) of an I/O counted in the
-	// write slot: a write, or a trim for the trim modes.
-	slotDir int
+	place *blocksize.Placer
+	start int64
 	passes
 	dropOnPass bool
 	// The next I/O, drawn ahead (nDir, nOff, nSize): have says it is
@@ -73,63 +47,24 @@ type sizedPattern struct {
 
 func newSizedPattern(w *worker) *sizedPattern {
 	spec := w.spec
-	s := spec.Sizes
+	limit := int64(math.MaxInt64) // fio's null: its file has no end (real_file_size -1)
+	if spec.target != nil && !spec.Diskless() {
+		limit = max(spec.Offset+spec.Size, spec.target.size)
+	}
+	r := blocksize.Region{
+		Start: spec.Offset, Size: spec.Size, Limit: limit,
+		Random: spec.RW.Random(), Trims: spec.RW.Trims(), TimeBased: spec.TimeBased,
+		RandomMap: spec.RandomMap && spec.Distribution.Uniform(), Dist: spec.Distribution,
+		DistRand: func(dir int) *rand.PCG { return newRand(spec.Seed^0xd157+uint64(dir)<<32, w.index+1) },
+	}
 	p := &sizedPattern{
-		rng: newRand(spec.Seed^0xb5b5, w.index+1), start: spec.Offset, end: spec.Offset + spec.Size,
-		random: spec.RW.Random(), timeBased: spec.TimeBased, seqRand: s.SeqRand, slotDir: SizeWrite,
-		max: int(spec.BS),
+		place: blocksize.NewPlacer(spec.Sizes.pure(), r, newRand(spec.Seed^0xb5b5, w.index+1)),
+		start: spec.Offset, max: int(spec.BS),
 	}
 	p.passes = newPasses(spec, spec.Size)
-	p.limit = math.MaxInt64 // fio's null: its file has no end (real_file_size -1)
-	if spec.target != nil && !spec.Diskless() {
-		p.limit = max(p.end, spec.target.size)
-	}
-	if spec.RW.Trims() {
-		p.slotDir = SizeTrim
-	}
-	if p.random {
-		p.seqRandDir = SizeWrite
-	}
 	p.dropOnPass = spec.Invalidate && !spec.Direct && (spec.TimeBased || spec.Loops > 1) && CanAdviseAccess && !spec.Diskless()
-	mapOK := p.random && spec.RandomMap && spec.Distribution.Uniform()
-	for d := range s.Dirs {
-		sd := &p.draws[d]
-		*sd = blocksize.NewDraw(s.Dirs[d], s.Unaligned, p.random, spec.Size)
-		mapOK = mapOK && sd.Align == sd.Min // fio: any use of blockalign turns off the random map
-	}
-	if mapOK {
-		if n := uint64(spec.Size / spec.minBS()); n > 0 {
-			p.amap = offsets.NewMap(n)
-		}
-	}
-	if p.random && !spec.Distribution.Uniform() {
-		p.setupDist(w)
-	}
 	p.resetPass()
 	return p
-}
-
-// setupDist is fio's random_distribution with these sizes: zipf, pareto
-// and normal draw one of ceil(region / the smaller of the read and write
-// smallest sizes) ranges for every direction (filesetup.c
-// __init_rand_distribution), which each direction's alignment then
-// multiplies; zoned and zoned_abs draw within each direction's own
-// last_block.
-func (p *sizedPattern) setupDist(w *worker) {
-	spec := w.spec
-	d := spec.Distribution
-	switch d.Kind {
-	case DistZoned, DistZonedAbs:
-		for dir := range p.draws {
-			sd := &p.draws[dir]
-			p.dist[dir] = offsets.NewDraw(d, sd.LastBlock, uint64(sd.Align), newRand(spec.Seed^0xd157+uint64(dir)<<32, w.index+1))
-		}
-	default:
-		rangeSize := min(spec.Sizes.Dirs[SizeRead].Min, spec.Sizes.Dirs[SizeWrite].Min)
-		n := uint64((spec.Size + rangeSize - 1) / rangeSize)
-		o := offsets.NewDraw(d, n, uint64(rangeSize), newRand(spec.Seed^0xd157, w.index+1))
-		p.dist = [3]*offsetDraw{o, o, o}
-	}
 }
 
 func (p *sizedPattern) maxSize(*worker) int { return p.max }
@@ -150,11 +85,8 @@ func (p *sizedPattern) restart() {
 // resetPass is fio's fio_file_reset: every position back at the start,
 // the map cleared.
 func (p *sizedPattern) resetPass() {
-	p.pos = [3]int64{p.start, p.start, p.start}
+	p.place.Reset()
 	p.passBytes = 0
-	if p.amap != nil {
-		p.amap.Reset()
-	}
 }
 
 func (p *sizedPattern) next(w *worker) (int, int64, int) {
@@ -165,7 +97,7 @@ func (p *sizedPattern) next(w *worker) (int, int64, int) {
 		p.resetPass()
 		if !p.pull(w) {
 			w.remaining = min(w.remaining, 1)
-			return w.pickDir(), p.start, int(p.draws[p.slotDir].Min) // validation leaves no region too small
+			return w.pickDir(), p.start, int(p.place.WriteSlotMin()) // validation leaves no region too small
 		}
 	}
 	dir, off, size := p.nDir, p.nOff, p.nSize
@@ -257,63 +189,15 @@ func (p *sizedPattern) pull(w *worker) bool {
 // fio's would fail.
 func (p *sizedPattern) draw(w *worker) bool {
 	slot := w.pickDir()
-	dir := SizeRead
-	if slot == dirWrite {
-		dir = p.slotDir
-	}
-	d := &p.draws[dir]
-	var off int64
-	if p.random {
-		b, ok := p.randomBlock(w, d, dir, slot)
-		if !ok {
-			return false
-		}
-		off = p.start + int64(b)*d.Align
-		if off >= p.end {
-			return false // fio: offset >= io_size
-		}
-	} else {
-		off = p.pos[dir]
-		if off >= p.end {
-			if !p.timeBased {
-				return false
-			}
-			off, p.wrapped = p.start, true // fio's get_next_seq_offset goes back, and invalidates
-		}
-	}
-	sd := d
-	if p.seqRand {
-		sd = &p.draws[p.seqRandDir]
-	}
-	size := sd.Size(p.rng, off, p.end)
-	if size == 0 || off+size > p.limit {
+	off, size, wrapped, ok := p.place.Place(slot, w.rng)
+	if !ok {
 		return false
 	}
-	if p.amap != nil {
-		unit := d.Min
-		set := p.amap.SetRun(uint64((off-p.start)/unit), uint64((size+unit-1)/unit))
-		size = min(size, int64(set)*unit)
-	}
-	p.pos[dir] = off + size
+	p.wrapped = wrapped
 	p.passBytes += size
 	p.issued += size
 	p.nDir, p.nOff, p.nSize = slot, off, int(size)
 	return true
-}
-
-// randomBlock is a random offset in units of d's alignment: fio's
-// get_next_rand_offset with the map's next free block.
-func (p *sizedPattern) randomBlock(w *worker, d *blocksize.Draw, dir, slot int) (uint64, bool) {
-	var b uint64
-	if o := p.dist[dir]; o != nil {
-		b = o.Next(slot)
-	} else {
-		b = below(w.rng, d.LastBlock)
-	}
-	if p.amap != nil && p.amap.IsSet(b) {
-		return p.amap.NextFree(b)
-	}
-	return b, true
 }
 
 // dropForPass drops the file's cached pages before the first I/O of a
