@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/clydebench/clyde/internal/osio"
+	"github.com/clydebench/clyde/internal/verify"
 )
 
 // TestBufferPattern: fio's buffer_pattern repeated over a buffer, and in
@@ -63,8 +64,8 @@ func TestVerifyPattern(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := make([]byte, verifyBS)
-	(&verifyState{pattern: pattern, offsets: offsets}).fillPattern(want, 0)
-	if hdr := VerifyMD5.headerSize(); block[0] != 0xca || !bytes.Equal(block[hdr:], want[hdr:]) {
+	verify.New(verify.Spec{Kind: VerifyPatternOnly, Size: verifyBS, Interval: verifyBS, Seeds: newRand(1, 1), Pattern: pattern, PatternOffsets: offsets}).Fill(want, 0, 0)
+	if hdr := VerifyMD5.HeaderSize(); block[0] != 0xca || !bytes.Equal(block[hdr:], want[hdr:]) {
 		t.Errorf("md5 block %x: want the header, then the pattern", block[:hdr+20])
 	}
 }

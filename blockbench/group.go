@@ -12,6 +12,7 @@ import (
 	"github.com/clydebench/clyde/internal/cpuclock"
 	"github.com/clydebench/clyde/internal/lanes"
 	"github.com/clydebench/clyde/internal/latency"
+	"github.com/clydebench/clyde/internal/liveline"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
 )
@@ -83,7 +84,7 @@ func groupLanes(ws []*workload, entry []int, stop *atomic.Bool, rec *groupRecord
 			rec.attach(set, i, w)
 			lv.add(w)
 			if counted && w.snap == nil {
-				w.snap = new(liveSnap) // the group's count for ready's reader
+				w.snap = new(liveline.Counts) // the group's count for ready's reader
 			}
 			workers[set] = append(workers[set], w)
 			ls = append(ls, workerLane(w, entry[set]))
@@ -124,7 +125,7 @@ func groupIOs(workers [][]*worker) int64 {
 	var n int64
 	for _, wk := range workers {
 		for _, w := range wk {
-			n += w.snap.ios.Load()
+			n += w.snap.IOs()
 		}
 	}
 	return n

@@ -1,93 +1,41 @@
 package blockbench
 
 import (
-	"io"
 	"math"
-	"time"
+
+	"github.com/clydebench/clyde/internal/iolog"
 )
 
 // The record hook: what a workload's workers record of their I/O beyond the
 // result, for a package outside blockbench that knows a file format
-// (fiojob.LogSpec writes fio's bw, iops, latency and histogram logs).
-// blockbench calls the hook and knows nothing of what it writes; the CLI or
-// a job-file compiler sets it as the Workload's (or Job's) Log (dependency
-// injection, as fiojob imports blockbench and never the other way round).
+// (fiojob.LogSpec writes fio's bw, iops, latency and histogram logs). The
+// hook's interfaces are internal/iolog; these are their names in
+// blockbench's API, and how a group's workers are given their recorders.
 
-// IORecord is one completed I/O as the worker counted it.
-type IORecord struct {
-	// Dir is 0 for a read, 1 for a write (a trim is counted as a write).
-	Dir int
-	// Bytes is what the I/O moved, Offset where it went.
-	Bytes  int
-	Offset int64
-	// PrepNs, SubmitNs and DoneNs are when the I/O was set up, submitted
-	// and completed, in ns since the group's workers started: DoneNs -
-	// PrepNs is its latency, DoneNs - SubmitNs its completion latency,
-	// SubmitNs - PrepNs its submission latency.
-	PrepNs, SubmitNs, DoneNs int64
-}
+// IORecord is one completed I/O as the worker counted it (iolog.Record).
+type IORecord = iolog.Record
 
 // IOTotals are a worker's counters since it began measuring, per direction
-// (0 read, 1 write), as a window closes.
-type IOTotals struct {
-	IOs, Bytes [2]int64
-	// SlatSumNs, ClatSumNs and LatSumNs are the sums of the submission,
-	// completion and total latencies; for an engine without a submission
-	// stage SlatSumNs is 0 and ClatSumNs is LatSumNs.
-	SlatSumNs, ClatSumNs, LatSumNs [2]float64
-}
+// (iolog.Totals).
+type IOTotals = iolog.Totals
 
-// IORecorder is one worker's record. The worker calls it from its own
-// goroutine only; IO runs in the I/O loop and must neither allocate nor
-// lock.
-type IORecorder interface {
-	// Start begins the record at nowNs (the end of the ramp; again drops
-	// what came before) and returns when Window is due next,
-	// math.MaxInt64 for never.
-	Start(nowNs int64) (nextWindowNs int64)
-	// IO sees every I/O completed while measuring, when the recorder was
-	// made with perIO (GroupRecorder.Worker).
-	IO(r IORecord)
-	// Window is called at the worker's first tick at or after the time
-	// Start or the last Window returned, with the worker's totals; it
-	// returns when it is due next.
-	Window(nowNs int64, t IOTotals) (nextWindowNs int64)
-	// Finish closes the record at the worker's last completion.
-	Finish(endNs int64, t IOTotals)
-}
+// IORecorder is one worker's record (iolog.Recorder); IO runs in the I/O
+// loop and must neither allocate nor lock.
+type IORecorder = iolog.Recorder
 
-// RecordSpec is a workload's record hook; nil records nothing and costs
-// nothing in the I/O loop.
-type RecordSpec interface {
-	// Validate refuses a spec that cannot be recorded, as a usage error.
-	Validate() error
-	// Writes says whether the workers will write files, through
-	// Plan.WriteLog, which must then be set.
-	Writes() bool
-	// Options echoes the spec into the result's job options.
-	Options(set func(key, value string))
-	// StartGroup begins recording one group. It is called on the spec of
-	// the group's first recording workload, with every recording workload
-	// of the group in order; an implementation takes its own kind of spec
-	// (a plan mixes none) and refuses others.
-	StartGroup(ws []RecordedWorkload) (GroupRecorder, error)
-}
+// RecordSpec is a workload's record hook (iolog.Spec); nil records nothing
+// and costs nothing in the I/O loop.
+type RecordSpec = iolog.Spec
 
-// RecordedWorkload is one workload of a group as its record sees it.
-type RecordedWorkload struct {
-	Spec    RecordSpec
-	Name    string
-	NumJobs int
-	// FirstWorker is the number of the workload's first worker, counted
-	// from 1 through the whole plan (fio's job number, which its log
-	// files carry).
-	FirstWorker int
-	Runtime     time.Duration
-	// FioDirs are fio's direction (0 read, 1 write, 2 trim) of each
-	// slot of IORecord.Dir: a trim is counted in the write slot, and
-	// trimwrite's in the read slot (trim.go).
-	FioDirs [2]int
-}
+// RecordedWorkload is one workload of a group as its record sees it
+// (iolog.Workload).
+type RecordedWorkload = iolog.Workload
+
+// RecordedWorker is one worker of a RecordedWorkload (iolog.Worker).
+type RecordedWorker = iolog.Worker
+
+// GroupRecorder is one group's record (iolog.Group).
+type GroupRecorder = iolog.Group
 
 // fioDirs is FioDirs for mode rw.
 func fioDirs(rw RW) [2]int {
@@ -98,32 +46,6 @@ func fioDirs(rw RW) [2]int {
 		return [2]int{2, 1}
 	}
 	return [2]int{0, 1}
-}
-
-// RecordedWorker is one worker of a RecordedWorkload.
-type RecordedWorker struct {
-	// Set is the workload's place in the StartGroup list, I the worker's
-	// within it (from 0), Index the worker's number as errors and notes
-	// name it (a clone's offset added).
-	Set, I int
-	Index  uint64
-	// Split is true when the engine has a submission stage, so submission
-	// latency is apart from completion latency.
-	Split bool
-}
-
-// GroupRecorder is one group's record.
-type GroupRecorder interface {
-	// Worker makes the recorder of a worker, nil for none; perIO asks for
-	// IO calls, one per completion (without it the worker makes none).
-	Worker(w RecordedWorker) (rec IORecorder, perIO bool)
-	// Close releases what the record holds while the workers run; it is
-	// called once they are done, and again when the group returns.
-	Close()
-	// Write writes what the workers recorded once they are done, through
-	// write (Plan.WriteLog, nil when the plan has none), and returns notes
-	// per workload of the StartGroup list, such as a record cut short.
-	Write(write func(name string, fill func(io.Writer) error) error) (notes [][]string, err error)
 }
 
 // groupRecord is a group's record as runGroup drives it: the recorder and

@@ -215,7 +215,7 @@ func resolveTarget(filename string, warn io.Writer) (*target, error) {
 func (t *target) sizeNew(ws []*workload, sizeGiven bool) error {
 	for _, w := range ws {
 		if r, ok := w.fileRegionOn(t); ok {
-			t.size = max(t.size, r.offset+r.size) // a file set's file (files.go)
+			t.size = max(t.size, r.Offset+r.Size) // a file set's file (files.go)
 			continue
 		}
 		w.shareBase = t.size

@@ -1,19 +1,17 @@
 package blockbench
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/osio"
+	"github.com/clydebench/clyde/internal/verify"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -101,7 +99,7 @@ func TestVerifyCatchesDamage(t *testing.T) {
 		}, "md5: verify failed at offset 12288, length 4096: expected MD5 "},
 		{"corrupt header byte", VerifyCRC32C, func(t *testing.T, h osio.File) {
 			b := pread(t, h, 3*verifyBS)
-			b[vhOffTimeNsec] ^= 1
+			b[28] ^= 1 // the header's time_nsec
 			pwrite(t, h, b, 3*verifyBS)
 		}, "verify: bad header crc"},
 		{"block written at another offset", VerifyCRC32C, func(t *testing.T, h osio.File) {
@@ -110,9 +108,9 @@ func TestVerifyCatchesDamage(t *testing.T) {
 		{"stale block", VerifyCRC32C, func(t *testing.T, h osio.File) {
 			// A whole, valid block for offset 4 from an earlier write:
 			// only its seed is not the last one written there.
-			old := &verifyState{kind: VerifyCRC32C, base: 0, bs: verifyBS, rng: newRand(99, 1), off: 4 * verifyBS}
+			old := verify.New(verify.Spec{Kind: VerifyCRC32C, Size: verifyBlocks * verifyBS, Interval: verifyBS, MaxIO: verifyBS, Seeds: newRand(99, 1)})
 			b := make([]byte, verifyBS)
-			old.fill(b, 0)
+			old.Fill(b, 4*verifyBS, 0)
 			pwrite(t, h, b, 4*verifyBS)
 		}, "verify: bad header rand_seed"},
 		{"zeroed block", VerifyMD5, func(t *testing.T, h osio.File) {
@@ -283,47 +281,10 @@ func TestVerifyWritesDoNotAllocate(t *testing.T) {
 				if allocs := runCountingAllocs(t, e, w); allocs > 100 {
 					t.Errorf("%d allocations for %d verified writes", allocs, ios)
 				}
-				for i, s := range w.verify.seeds {
-					if s == 0 {
-						t.Fatalf("block %d of %d has no seed: the random map writes every block once", i, ios)
-					}
+				if n := w.verify.blocks.Written(); n != ios {
+					t.Fatalf("%d of %d blocks have a seed: the random map writes every block once", n, ios)
 				}
 			})
 		}
 	}
-}
-
-// FuzzVerifyCheck: the check reads any bytes without panicking, and passes
-// a block only when its header names the offset and seed expected there.
-func FuzzVerifyCheck(f *testing.F) {
-	// verify=pattern's blocks are 0xab and the offset, repeated.
-	pattern, offsets := []byte{0xab, 0, 0, 0, 0, 0, 0, 0, 0}, []int{1}
-	for _, kind := range VerifyKinds {
-		v := &verifyState{kind: kind, bs: 512, rng: newRand(1, 1), off: 1024, pattern: pattern, offsets: offsets}
-		b := make([]byte, 512)
-		v.fill(b, 5)
-		f.Add(string(kind), b)
-	}
-	f.Add("crc32c", []byte{0xca, 0xac})
-	f.Fuzz(func(t *testing.T, kind string, b []byte) {
-		if !slices.Contains(VerifyKinds, VerifyKind(kind)) {
-			return
-		}
-		v := &verifyState{kind: VerifyKind(kind), bs: int64(len(b)), pattern: pattern, offsets: offsets}
-		if v.kind == VerifyPatternOnly {
-			want := make([]byte, len(b))
-			v.fillPattern(want, 1024)
-			if v.check(b, 1024, 0) == "" && !bytes.Equal(b, want) {
-				t.Errorf("a block that is not the pattern for offset 1024 passed: %x", b)
-			}
-			return
-		}
-		seed := uint64(0)
-		if len(b) >= verifyHeaderSize {
-			seed = binary.LittleEndian.Uint64(b[vhOffSeed:])
-		}
-		if v.check(b, 1024, seed) == "" && (len(b) < v.kind.headerSize() || binary.LittleEndian.Uint64(b[vhOffOffset:]) != 1024) {
-			t.Errorf("a block without the header for offset 1024 passed: %x", b)
-		}
-	})
 }

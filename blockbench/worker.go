@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/clydebench/clyde/internal/latency"
+	"github.com/clydebench/clyde/internal/liveline"
 	"github.com/clydebench/clyde/internal/osio"
 )
 
@@ -135,7 +136,7 @@ type worker struct {
 	paused bool
 	// snap, when set, is where tick publishes the counters for the
 	// progress line.
-	snap *liveSnap
+	snap *liveline.Counts
 
 	// Fixed per job.
 	mixed     bool
@@ -287,20 +288,11 @@ func (w *worker) setupLimits() {
 	}
 }
 
-// liveSnap is what a worker publishes for the progress line: its counters
-// as of its last tick. The worker writes it in tick (at most every
-// checkEvery), never per I/O; the progress goroutine reads it.
-type liveSnap struct {
-	ios   atomic.Int64
-	bytes atomic.Int64
-	atNs  atomic.Int64 // since the worker's base; 0: nothing published yet
-}
-
-// publish stores the worker's counters.
+// publish stores the worker's counters for the progress line as of now
+// (since the worker's base). The worker calls it in tick (at most every
+// checkEvery), never per I/O; the progress goroutine reads them.
 func (w *worker) publish(now int64) {
-	w.snap.ios.Store(w.ios[dirRead] + w.ios[dirWrite])
-	w.snap.bytes.Store(w.bytes[dirRead] + w.bytes[dirWrite])
-	w.snap.atNs.Store(now)
+	w.snap.Publish(w.ios[dirRead]+w.ios[dirWrite], w.bytes[dirRead]+w.bytes[dirWrite], now)
 }
 
 // latencies are the worker's recorders for lanes to merge.
