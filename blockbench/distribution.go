@@ -44,14 +44,10 @@ type DistZone = offsets.Zone
 // StridedZones is fio's zonemode=strided (offsets.StridedZones).
 type StridedZones = offsets.StridedZones
 
-// frand32Max is fio's FRAND32_MAX, which the size draws divide by too.
-const frand32Max = offsets.Frand32Max
-
 // The worker's names for the generators it owns.
 type (
 	offsetDraw = offsets.Draw
 	blockPerm  = offsets.Perm
-	blockMap   = offsets.Map
 	zoneWalk   = offsets.Walk
 )
 

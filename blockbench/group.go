@@ -286,7 +286,7 @@ func (w *workload) config() result.BlockJobConfig {
 		c.IODepthRequested = w.IODepth
 	}
 	if w.Sizes != nil {
-		c.BlockSizes = w.Sizes.config()
+		c.BlockSizes = w.Sizes.pure().Config()
 	}
 	return c
 }

@@ -543,8 +543,8 @@ func (w *workload) resolve() (string, error) {
 	if w.Volume != nil {
 		w.vmap = newVolumeMap(w.Volume, w.vol, w.BS, reg)
 	}
-	if w.Sizes != nil && w.Sizes.minRegion() > w.Size {
-		return "", result.Usagef("--bs", "the smallest block size, %d, is larger than the region of %d bytes; give a smaller block size or a larger --size", w.Sizes.minRegion(), w.Size)
+	if w.Sizes != nil && w.minBS() > w.Size {
+		return "", result.Usagef("--bs", "the smallest block size, %d, is larger than the region of %d bytes; give a smaller block size or a larger --size", w.minBS(), w.Size)
 	}
 	if w.Sizes == nil && w.BS > w.Size {
 		return "", result.Usagef("--bs", "%d is larger than the region of %d bytes; give a smaller --bs or a larger --size", w.BS, w.Size)

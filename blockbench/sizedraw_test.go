@@ -9,7 +9,6 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,113 +17,6 @@ import (
 )
 
 const kib = int64(1024)
-
-// TestResolvedSplit is fio's bssplit_ddir: an entry without a share
-// takes what the others leave (divided among them, in fio's unsigned
-// arithmetic), and the list is sorted by share, stably.
-func TestResolvedSplit(t *testing.T) {
-	cases := []struct {
-		name string
-		in   []SizeShare
-		want string
-	}{
-		{"sorted by share", []SizeShare{{4 * kib, 10}, {64 * kib, 50}, {32 * kib, 40}}, "4096/10 32768/40 65536/50"},
-		{"one without a share takes the rest", []SizeShare{{4 * kib, 50}, {8 * kib, NoPct}}, "4096/50 8192/50"},
-		{"three without share them", []SizeShare{{4 * kib, NoPct}, {8 * kib, NoPct}, {16 * kib, NoPct}}, "4096/33 8192/33 16384/33"},
-		{"a lone size has 0", []SizeShare{{4 * kib, NoPct}}, "4096/0"},
-		{"not adding to 100 stays", []SizeShare{{4 * kib, 10}, {64 * kib, 50}}, "4096/10 65536/50"},
-		{"past 100 with one without: it wraps and sorts first", []SizeShare{{4 * kib, 60}, {8 * kib, 50}, {16 * kib, NoPct}}, "16384/4294967286 8192/50 4096/60"},
-		{"ties keep their order", []SizeShare{{8 * kib, 20}, {4 * kib, 20}, {2 * kib, 60}}, "8192/20 4096/20 2048/60"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			var got []string
-			for _, e := range resolvedSplit(c.in) {
-				got = append(got, strconv.FormatInt(e.Size, 10)+"/"+strconv.FormatUint(uint64(uint32(e.Pct)), 10))
-			}
-			if s := strings.Join(got, " "); s != c.want {
-				t.Errorf("%s, want %s", s, c.want)
-			}
-		})
-	}
-}
-
-// TestSizeDraw: get_next_buflen's shares, drawn many times: a range cut
-// to multiples of its smallest size (3k-8k: 3k and 6k 37.5% each, 8k the
-// rest, as fio 3.33's log shows), a split's shares (the share past the
-// last one going to the last size tried), sizes kept unaligned, and only
-// sizes that fit before the region's end (a draw of one that does not is
-// drawn again, so the others keep their proportions).
-func TestSizeDraw(t *testing.T) {
-	split := func(entries ...SizeShare) []splitStep {
-		var out []splitStep
-		var cum uint64
-		for _, e := range resolvedSplit(entries) {
-			if e.Pct != 0 {
-				cum += uint64(uint32(e.Pct))
-				out = append(out, splitStep{size: e.Size, below: splitBelow(cum)})
-			}
-		}
-		return out
-	}
-	cases := []struct {
-		name string
-		d    sizeDraw
-		off  int64
-		want map[int64]float64 // share in percent; nil: check alone
-		chk  func(b int64) bool
-	}{
-		{"range 1k-4k", sizeDraw{min: kib, max: 4 * kib, varies: true}, 0, map[int64]float64{kib: 25, 2 * kib: 25, 3 * kib: 25, 4 * kib: 25}, nil},
-		{"range 3k-8k", sizeDraw{min: 3 * kib, max: 8 * kib, varies: true}, 0, map[int64]float64{3 * kib: 37.5, 6 * kib: 37.5, 8 * kib: 25}, nil},
-		{"split", sizeDraw{min: 4 * kib, max: 64 * kib, varies: true, split: split(SizeShare{4 * kib, 10}, SizeShare{64 * kib, 50}, SizeShare{32 * kib, 40})}, 0,
-			map[int64]float64{4 * kib: 10, 32 * kib: 40, 64 * kib: 50}, nil},
-		{"split short of 100: the rest to the last tried", sizeDraw{min: 4 * kib, max: 64 * kib, varies: true, split: split(SizeShare{4 * kib, 10}, SizeShare{64 * kib, 50})}, 0,
-			map[int64]float64{4 * kib: 10, 64 * kib: 90}, nil},
-		{"split near the end: only what fits", sizeDraw{min: 4 * kib, max: 64 * kib, varies: true, split: split(SizeShare{4 * kib, 10}, SizeShare{64 * kib, 50}, SizeShare{32 * kib, 40})}, 1<<20 - 40*kib,
-			map[int64]float64{4 * kib: 20, 32 * kib: 80}, nil}, // a draw for 64k is drawn again
-		{"split near the end: a size that does not fit gives its draws to the next", sizeDraw{min: 4 * kib, max: 16 * kib, varies: true,
-			split: split(SizeShare{16 * kib, 20}, SizeShare{4 * kib, 30}, SizeShare{8 * kib, 50})}, 1<<20 - 8*kib,
-			map[int64]float64{4 * kib: 50, 8 * kib: 50}, nil}, // fio's loop goes on past a size that does not fit
-		{"unaligned", sizeDraw{min: 4 * kib, max: 16 * kib, varies: true, unaligned: true}, 0, nil,
-			func(b int64) bool { return b >= 4*kib && b <= 16*kib }},
-		{"split cut to a multiple of a smallest that is no power of two", sizeDraw{min: 3 * kib, max: 4 * kib, varies: true, split: split(SizeShare{3 * kib, 50}, SizeShare{4 * kib, 50})}, 0,
-			map[int64]float64{3 * kib: 100}, nil},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			p := &sizedPattern{rng: newRand(1, 1), end: 1 << 20}
-			const n = 200000
-			counts := map[int64]int{}
-			odd := 0
-			for range n {
-				b := p.size(&c.d, c.off)
-				counts[b]++
-				if b%kib != 0 {
-					odd++
-				}
-				if c.chk != nil && !c.chk(b) {
-					t.Fatalf("size %d", b)
-				}
-				if c.off+b > p.end {
-					t.Fatalf("size %d at %d does not fit before %d", b, c.off, p.end)
-				}
-			}
-			if c.d.unaligned && odd < n/2 {
-				t.Errorf("%d of %d sizes off a KiB boundary: bs_unaligned keeps them as drawn", odd, n)
-			}
-			for size, share := range c.want {
-				if got := float64(counts[size]) * 100 / n; math.Abs(got-share) > 0.5 {
-					t.Errorf("size %d: %.2f%%, want %.1f%% (all: %v)", size, got, share, counts)
-				}
-			}
-			for size := range counts {
-				if _, ok := c.want[size]; c.want != nil && !ok {
-					t.Errorf("size %d drawn, not one of %v", size, c.want)
-				}
-			}
-		})
-	}
-}
 
 // ioLog records every completion: direction, offset, bytes.
 type ioLog struct {
@@ -214,7 +106,7 @@ func split3(s ...SizeShare) BlockSizes {
 // map it stops at the first I/O that reaches the region's size (more
 // bytes than that); loops= passes again.
 func TestSizedPasses(t *testing.T) {
-	iometer := split3(SizeShare{4 * kib, 10}, SizeShare{64 * kib, 50}, SizeShare{32 * kib, 40})
+	iometer := split3(SizeShare{Size: 4 * kib, Pct: 10}, SizeShare{Size: 64 * kib, Pct: 50}, SizeShare{Size: 32 * kib, Pct: 40})
 	const size = 4 << 20
 	t.Run("sequential covers the region in order", func(t *testing.T) {
 		rs, _ := runSized(t, Workload{RW: Read, Size: size}, iometer)
@@ -323,7 +215,7 @@ func TestSizedPasses(t *testing.T) {
 		}
 	})
 	t.Run("zoned, as jesd219.fio: the zones' shares of the I/Os on the blockalign grid", func(t *testing.T) {
-		d := DirSizes{Min: 512, Max: 64 * kib, Align: 4 * kib, Split: []SizeShare{{512, 10}, {4 * kib, 60}, {16 * kib, 20}, {64 * kib, 10}}}
+		d := DirSizes{Min: 512, Max: 64 * kib, Align: 4 * kib, Split: []SizeShare{{Size: 512, Pct: 10}, {Size: 4 * kib, Pct: 60}, {Size: 16 * kib, Pct: 20}, {Size: 64 * kib, Pct: 10}}}
 		dist := Distribution{Kind: DistZoned, Zones: [2][]DistZone{{{AccessPct: 50, SizePct: 5}, {AccessPct: 30, SizePct: 15}, {AccessPct: 20, SizePct: 80}}, {{AccessPct: 50, SizePct: 5}, {AccessPct: 30, SizePct: 15}, {AccessPct: 20, SizePct: 80}}}}
 		rs, _ := runSized(t, Workload{RW: RandRW, RWMixRead: 40, Size: 64 << 20, Distribution: dist}, BlockSizes{Dirs: [3]DirSizes{d, d, d}})
 		var first, next int
@@ -421,9 +313,9 @@ func TestBlockSizesRefusals(t *testing.T) {
 		edit func(w *Workload)
 		want string
 	}{
-		{"shares past 100 with two without", split3(SizeShare{4 * kib, 80}, SizeShare{8 * kib, 30}, SizeShare{16 * kib, NoPct}, SizeShare{32 * kib, NoPct}), nil, "more than 100"},
-		{"past 100 with one without a share is fio's (it wraps)", split3(SizeShare{4 * kib, 80}, SizeShare{8 * kib, 30}, SizeShare{16 * kib, NoPct}), nil, ""},
-		{"a share out of range", split3(SizeShare{4 * kib, 101}, SizeShare{8 * kib, 1}), nil, "outside 1..100"},
+		{"shares past 100 with two without", split3(SizeShare{Size: 4 * kib, Pct: 80}, SizeShare{Size: 8 * kib, Pct: 30}, SizeShare{Size: 16 * kib, Pct: NoPct}, SizeShare{Size: 32 * kib, Pct: NoPct}), nil, "more than 100"},
+		{"past 100 with one without a share is fio's (it wraps)", split3(SizeShare{Size: 4 * kib, Pct: 80}, SizeShare{Size: 8 * kib, Pct: 30}, SizeShare{Size: 16 * kib, Pct: NoPct}), nil, ""},
+		{"a share out of range", split3(SizeShare{Size: 4 * kib, Pct: 101}, SizeShare{Size: 8 * kib, Pct: 1}), nil, "outside 1..100"},
 		{"region below the smallest size", rng(64*kib, 128*kib), func(w *Workload) { w.Size = 32 * kib }, "smaller than the smallest"},
 		{"direct with sizes off 512", rng(1000, 4000), func(w *Workload) { w.Direct = true }, "--direct"},
 		{"direct with bs_unaligned", BlockSizes{Dirs: rng(4*kib, 16*kib).Dirs, Unaligned: true}, func(w *Workload) { w.Direct = true }, "bs_unaligned"},
@@ -465,7 +357,7 @@ func TestSizedQueued(t *testing.T) {
 	}
 	const size = 1 << 20
 	rs, _ := runSized(t, Workload{RW: RandWrite, Size: size, RandomMap: true, IODepth: 8, IOEngine: Engine(qs[0]),
-		Filename: filepath.Join(t.TempDir(), "f")}, split3(SizeShare{4 * kib, 50}, SizeShare{64 * kib, 50}))
+		Filename: filepath.Join(t.TempDir(), "f")}, split3(SizeShare{Size: 4 * kib, Pct: 50}, SizeShare{Size: 64 * kib, Pct: 50}))
 	if o, m := coverage(rs, size); o != 0 || m != 0 {
 		t.Errorf("%s: %d bytes twice, %d never: the map covers the region once", qs[0], o, m)
 	}
@@ -476,7 +368,7 @@ func TestSizedQueued(t *testing.T) {
 // verify pass reads each write back whole, as fio reads each io_piece,
 // and a damaged block inside a large write is found at its own offset.
 func TestVerifySizes(t *testing.T) {
-	s := split3(SizeShare{4 * kib, 50}, SizeShare{16 * kib, 50})
+	s := split3(SizeShare{Size: 4 * kib, Pct: 50}, SizeShare{Size: 16 * kib, Pct: 50})
 	for _, c := range []struct {
 		name   string
 		rw     RW
@@ -538,7 +430,7 @@ func TestVerifySizes(t *testing.T) {
 // last megabyte in 512-byte I/Os; one that queues ends the pass at the
 // size.
 func TestSizedPassEnds(t *testing.T) {
-	s := split3(SizeShare{512, 50}, SizeShare{1 << 20, 50})
+	s := split3(SizeShare{Size: 512, Pct: 50}, SizeShare{Size: 1 << 20, Pct: 50})
 	for _, c := range []struct {
 		depth      int
 		minN, maxN int
@@ -559,8 +451,8 @@ func TestSizedPassEnds(t *testing.T) {
 // and sizes drawn per I/O (sizedPattern), with and without fio's random
 // map. Time-based, so the pattern never runs out.
 func BenchmarkPatternNext(b *testing.B) {
-	iometer := split3(SizeShare{512, 10}, SizeShare{kib, 5}, SizeShare{2 * kib, 5}, SizeShare{4 * kib, 60}, SizeShare{8 * kib, 2},
-		SizeShare{16 * kib, 4}, SizeShare{32 * kib, 4}, SizeShare{64 * kib, 10})
+	iometer := split3(SizeShare{Size: 512, Pct: 10}, SizeShare{Size: kib, Pct: 5}, SizeShare{Size: 2 * kib, Pct: 5}, SizeShare{Size: 4 * kib, Pct: 60}, SizeShare{Size: 8 * kib, Pct: 2},
+		SizeShare{Size: 16 * kib, Pct: 4}, SizeShare{Size: 32 * kib, Pct: 4}, SizeShare{Size: 64 * kib, Pct: 10})
 	for _, c := range []struct {
 		name  string
 		rw    RW
@@ -600,7 +492,7 @@ func BenchmarkPatternNext(b *testing.B) {
 // end: the I/Os of the ramp do not count.
 func TestSizedRamp(t *testing.T) {
 	const size = 16 << 30
-	s := split3(SizeShare{4 * kib, 50}, SizeShare{64 * kib, 50})
+	s := split3(SizeShare{Size: 4 * kib, Pct: 50}, SizeShare{Size: 64 * kib, Pct: 50})
 	w := Workload{Name: "ramp", RW: RandRead, Size: size, IODepth: 1, NumJobs: 1, IOEngine: EngineNull, Buffer: Buffer{Kind: BufferRandom},
 		Seed: 3, RampTime: 20 * time.Millisecond}
 	s.Apply(&w)
@@ -619,7 +511,7 @@ func TestSizedRamp(t *testing.T) {
 func TestSizedIOSize(t *testing.T) {
 	for _, rw := range []RW{Read, RandRead} {
 		rs, _ := runSized(t, Workload{RW: rw, Size: 16 << 20, RandomMap: true, Region: RegionSpec{IOSize: 40 << 20}},
-			split3(SizeShare{4 * kib, 50}, SizeShare{64 * kib, 50}))
+			split3(SizeShare{Size: 4 * kib, Pct: 50}, SizeShare{Size: 64 * kib, Pct: 50}))
 		var bytes int64
 		for _, r := range rs {
 			bytes += int64(r.Bytes)
