@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/result"
@@ -64,7 +65,7 @@ func TestHolesFile(t *testing.T) {
 	}
 	rep, err := check(sparse, 1<<20)
 	if rep.Note != "" {
-		t.Skipf("holes cannot be counted here: %s", rep.Note)
+		clydetest.Skipf(t, "holes cannot be counted here: %s", rep.Note)
 	}
 	if !result.IsUsage(err) {
 		t.Errorf("a file of one hole: %+v, %v; want a refusal", rep, err)
