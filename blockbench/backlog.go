@@ -98,7 +98,7 @@ func (w *worker) verifyBlock(i int64) bool {
 	w.paused = true                                     // the engine's clock reading from before is stale
 	v.seeds[i] = 0
 	if bad := v.check(b.buf[:n], off, seed); bad != "" {
-		w.fail(&VerifyError{File: w.spec.target.resolved, Bad: 1, Checked: 1, Backlog: true, Lines: []string{bad}})
+		w.fail(&VerifyError{File: w.spec.target.Resolved, Bad: 1, Checked: 1, Backlog: true, Lines: []string{bad}})
 		return false
 	}
 	return true

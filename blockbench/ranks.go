@@ -2,6 +2,7 @@ package blockbench
 
 import (
 	"fmt"
+	"github.com/clydebench/clyde/internal/blocktarget"
 	"math"
 	"slices"
 	"strconv"
@@ -25,7 +26,7 @@ func (r *Ranks) targetName(name string) (string, error) {
 	if r == nil || r.Size <= 1 {
 		return name, nil
 	}
-	device := isRawDisk(name)
+	device := blocktarget.IsRawDisk(name)
 	if !device {
 		if info, err := safepath.Lookup(name); err == nil && info.Exists && info.Kind == safepath.BlockDevice {
 			device = true

@@ -114,7 +114,7 @@ func newSizedPattern(w *worker) *sizedPattern {
 	p.passes = newPasses(spec, spec.Size)
 	p.limit = math.MaxInt64 // fio's null: its file has no end (real_file_size -1)
 	if spec.target != nil && !spec.Diskless() {
-		p.limit = max(p.end, spec.target.size)
+		p.limit = max(p.end, spec.target.Size)
 	}
 	if spec.RW.Trims() {
 		p.slotDir = SizeTrim

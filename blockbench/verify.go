@@ -465,7 +465,7 @@ func (w *worker) flushBeforeVerify() bool {
 // false when a read failed (the worker has failed).
 func (w *worker) readBack(v *verifyState) (*VerifyError, bool) {
 	buf := osio.AlignedBuffer(v.maxIO)
-	e := &VerifyError{File: w.spec.target.resolved, Fatal: w.spec.VerifyFatal}
+	e := &VerifyError{File: w.spec.target.Resolved, Fatal: w.spec.VerifyFatal}
 	blocks := v.maxIO / int(v.bs)
 	for i := 0; i < len(v.seeds); {
 		seed := v.seeds[i]
