@@ -1,6 +1,7 @@
 package blockbench
 
 import (
+	"github.com/clydebench/clyde/internal/blocktarget"
 	"io/fs"
 	"os"
 
@@ -22,7 +23,7 @@ type CleanupResult = rundir.CleanupReport
 // not match is kept and its stale marker removed. Without a marker it does
 // nothing. The rules are internal/rundir's (CleanupFile).
 func Cleanup(filename string, force bool) (CleanupResult, error) {
-	dir, base, err := splitTarget(filename)
+	dir, base, err := blocktarget.Split(filename)
 	if err != nil {
 		return CleanupResult{}, err
 	}

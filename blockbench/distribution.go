@@ -139,8 +139,8 @@ func (w *workload) checkZones() (note string, err error) {
 		if span > w.Size {
 			return "", result.Usagef("--zonerange", "%d is larger than the region of %d bytes", span, w.Size)
 		}
-		if w.target != nil && w.target.size > w.Offset+w.Size {
-			note = fmt.Sprintf("job %s: strided zones ran within offset..offset+size (%d bytes); fio walks them on to the end of the file (%d bytes) before it wraps", w.Name, w.Size, w.target.size)
+		if w.target != nil && w.target.Size > w.Offset+w.Size {
+			note = fmt.Sprintf("job %s: strided zones ran within offset..offset+size (%d bytes); fio walks them on to the end of the file (%d bytes) before it wraps", w.Name, w.Size, w.target.Size)
 		}
 		if reach, cut := w.lastZoneReach(span); reach > cut {
 			return "", result.Usagef("--zonesize", "workload %s: the last zone, at +%d, has %d of its %d bytes in the region, and the job would go past them (fio ends its job there); give a size that holds whole zones (a multiple of zonerange+zoneskip)",

@@ -1,6 +1,7 @@
 package blockbench
 
 import (
+	"github.com/clydebench/clyde/internal/blocktarget"
 	"math"
 	"sort"
 	"strings"
@@ -277,7 +278,7 @@ func TestZoneNoteOnALargerFile(t *testing.T) {
 		file int64
 		want bool
 	}{{1 << 20, false}, {4 << 20, true}} {
-		note, err := (&workload{Workload: w, target: &target{size: c.file}}).checkZones()
+		note, err := (&workload{Workload: w, target: &target{Target: &blocktarget.Target{Size: c.file}}}).checkZones()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -139,8 +139,8 @@ func (w *workload) layFiles(laid map[*target]int64) error {
 		var t *target
 		if w.vol != nil {
 			t = w.vol[i]
-			real, name = t.size, t.given
-			if !t.exists {
+			real, name = t.Size, t.Given
+			if !t.Exists {
 				real = laid[t]
 			}
 		}
@@ -150,7 +150,7 @@ func (w *workload) layFiles(laid map[*target]int64) error {
 			return result.Usagef("--offset", "job %s: %v", w.Name, err)
 		}
 		regs[i] = r
-		if t != nil && !t.exists {
+		if t != nil && !t.Exists {
 			laid[t] = max(laid[t], r.Offset+r.Size)
 		}
 		total += r.Size
@@ -178,17 +178,17 @@ func (w *workload) fileSetRegion() (region, error) {
 		t := w.vol[i]
 		switch {
 		case r.Size < 0:
-			return region{}, result.Usagef("--offset", "job %s: offset %d is past the end of %s", w.Name, r.Offset, t.given)
-		case t.exists && r.Offset+r.Size > t.size:
+			return region{}, result.Usagef("--offset", "job %s: offset %d is past the end of %s", w.Name, r.Offset, t.Given)
+		case t.Exists && r.Offset+r.Size > t.Size:
 			return region{}, result.Usagef("--filesize", "job %s: offset %d + size %d runs past the end of %s (%d bytes); clyde does not extend an existing file",
-				w.Name, r.Offset, r.Size, t.given, t.size)
+				w.Name, r.Offset, r.Size, t.Given, t.Size)
 		}
 	}
 	if len(w.fileRegs) == 1 && (w.TimeBased || w.fileBudget >= w.fileRegs[0].Size || w.Diskless()) {
 		r := w.fileRegs[0]
 		if w.Diskless() {
 			r.Size = w.fileBudget
-			w.target.size = max(w.target.size, r.Offset+r.Size)
+			w.target.Size = max(w.target.Size, r.Offset+r.Size)
 		}
 		w.fileRegs, w.vol = nil, nil
 		return region{offset: r.Offset, size: r.Size}, nil
@@ -349,7 +349,7 @@ func (p *filesPattern) newPass() {
 // invalidates a file it reopens or whose random map starts over.
 func (w *worker) dropMember(i int) {
 	if err := dropCache(w.hs[i]); err != nil {
-		w.fail(fmt.Errorf("invalidate %s: %w", w.spec.vol[i].given, err))
+		w.fail(fmt.Errorf("invalidate %s: %w", w.spec.vol[i].Given, err))
 	}
 }
 
@@ -363,7 +363,7 @@ func summarizeFiles(job *result.BlockJob, workers []*worker) {
 			continue
 		}
 		for i, c := range p.counts {
-			name := w.spec.vol[i].given
+			name := w.spec.vol[i].Given
 			k, seen := at[name]
 			if !seen {
 				k = len(job.Files)

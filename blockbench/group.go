@@ -180,9 +180,9 @@ func (w *worker) prepare() error {
 	if w.spec.Diskless() {
 		return w.prepareEngine() // nothing to open
 	}
-	h, err := w.spec.target.openWorker(w.spec.RW.Writes(), w.spec.Direct, engineOpenFlags(w.spec.engine))
+	h, err := w.spec.target.OpenWorker(w.spec.RW.Writes(), w.spec.Direct, engineOpenFlags(w.spec.engine))
 	if err != nil {
-		return fmt.Errorf("open %s for worker %d: %w", w.spec.target.resolved, w.index, err)
+		return fmt.Errorf("open %s for worker %d: %w", w.spec.target.Resolved, w.index, err)
 	}
 	w.h = h
 	if w.spec.FadviseHint && !w.spec.Direct {

@@ -27,24 +27,13 @@ func invalidate(ws []*workload) []string {
 }
 
 // invalidateTarget is invalidate for one target of w (every file of a file
-// set or volume), once per target.
+// set or volume), once per target (blocktarget.Target.Invalidate).
 func invalidateTarget(w *workload, t *target, done map[*target]bool) []string {
-	if done[t] || !t.file.Valid() {
+	if done[t] {
 		return nil
 	}
 	done[t] = true
-	if t.device {
-		return []string{fmt.Sprintf("job %s: invalidate: the page cache of block device %s is not dropped; give direct=1 for reads from the device", w.Name, t.resolved)}
-	}
-	st := osio.EvictPageCache(t.file, t.size)
-	switch {
-	case st.Error != "":
-		return []string{fmt.Sprintf("job %s: invalidate %s: %s", w.Name, t.resolved, st.Error)}
-	case !st.Cold:
-		return []string{fmt.Sprintf("job %s: invalidate: %d of %d bytes of %s stayed in the page cache (tmpfs keeps them), so buffered reads are from memory",
-			w.Name, st.ResidentBytes, st.FileBytes, t.resolved)}
-	}
-	return nil
+	return t.Invalidate(w.Name)
 }
 
 // dropCache is osio.DropCache; a test counts the calls through it.

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/clydebench/clyde/internal/blocksum"
+	"github.com/clydebench/clyde/internal/blocktarget"
 	"github.com/clydebench/clyde/internal/safepath"
 	"github.com/clydebench/clyde/result"
 )
@@ -23,7 +24,7 @@ func (r *Ranks) targetName(name string) (string, error) {
 	if r == nil || r.Size <= 1 {
 		return name, nil
 	}
-	device := isRawDisk(name)
+	device := blocktarget.IsRawDisk(name)
 	if !device {
 		if info, err := safepath.Lookup(name); err == nil && info.Exists && info.Kind == safepath.BlockDevice {
 			device = true

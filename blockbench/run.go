@@ -66,7 +66,7 @@ func RunPlan(ctx context.Context, p Plan) (*result.Block, error) {
 	// second ^C) still removes the files and markers of this run.
 	cleanups := make([]func() error, len(targets))
 	for i, t := range targets {
-		cleanups[i] = atexit.Register(t.cleanup)
+		cleanups[i] = atexit.Register(t.Cleanup)
 	}
 	runErr := prepareRun(ctx, &p, pd, targets, res, lv)
 	stopped := map[int]bool{}
@@ -104,7 +104,7 @@ func newBlockResult(p *Plan, targets []*target, notes []string) (*result.Block, 
 		Notes:         append(append([]string(nil), p.Notes...), notes...)}
 	for _, t := range targets {
 		if res.CacheNote == "" {
-			res.CacheNote = t.cacheNote
+			res.CacheNote = t.CacheNote
 		}
 	}
 	started := time.Now()
@@ -138,7 +138,7 @@ func prepareRun(ctx context.Context, p *Plan, pd *rundir.Private, targets []*tar
 func cleanupRun(res *result.Block, targets []*target, cleanups []func() error, pd *rundir.Private, runErr error) error {
 	for i, t := range targets {
 		cerr := cleanups[i]()
-		res.Notes = append(res.Notes, t.notes...)
+		res.Notes = append(res.Notes, t.Notes...)
 		if cerr != nil {
 			res.Notes = append(res.Notes, "cleanup: "+cerr.Error())
 			runErr = errors.Join(runErr, cerr)
@@ -157,10 +157,10 @@ func cleanupRun(res *result.Block, targets []*target, cleanups []func() error, p
 // provenancePath is what the provenance describes: the target, or the
 // directory a new file will be made in.
 func provenancePath(t *target) string {
-	if t.exists {
-		return t.resolved // "" for a diskless target: no filesystem
+	if t.Exists {
+		return t.Resolved // "" for a diskless target: no filesystem
 	}
-	return t.dirPath
+	return t.DirPath
 }
 
 // prepareTargets prepares every target, and checks that an existing file
@@ -380,7 +380,7 @@ func (pr *planResolver) workload(w Workload, first bool) (*workload, error) {
 			return nil, err
 		}
 		for _, vt := range ts {
-			vt.direct = vt.direct || w.Direct
+			vt.Direct = vt.Direct || w.Direct
 		}
 		wl.target, wl.vol = ts[0], ts
 	default:
@@ -388,8 +388,8 @@ func (pr *planResolver) workload(w Workload, first bool) (*workload, error) {
 		if err != nil {
 			return nil, err
 		}
-		t.writes = t.writes || w.RW.Writes()
-		t.direct = t.direct || w.Direct
+		t.Writes = t.Writes || w.RW.Writes()
+		t.Direct = t.Direct || w.Direct
 		wl.target = t
 	}
 	pr.worker += w.NumJobs
@@ -411,8 +411,8 @@ func (pr *planResolver) fileSet(w *Workload) ([]*target, error) {
 			return nil, result.Usagef("--filename", "job %s: %s and %s are one file; give each file once", w.Name, other, name)
 		}
 		seen[t] = name
-		t.writes = t.writes || w.RW.Writes()
-		t.direct = t.direct || w.Direct
+		t.Writes = t.Writes || w.RW.Writes()
+		t.Direct = t.Direct || w.Direct
 		ts = append(ts, t)
 	}
 	return ts, nil
@@ -454,7 +454,7 @@ func (pr *planResolver) target(w *Workload) (*target, error) {
 // regions of every workload on it.
 func sizeNewTargets(targets []*target, groups [][]*workload, sizeGiven bool) error {
 	for _, t := range targets {
-		if t.exists {
+		if t.Exists {
 			continue
 		}
 		var on []*workload

@@ -192,7 +192,7 @@ func TestCreatedFileIsFilled(t *testing.T) {
 	if err := tg.prepare(ctx, false, Buffer{Kind: BufferRandom}, 1); err != nil {
 		t.Fatal(err)
 	}
-	defer tg.cleanup()
+	defer tg.Cleanup()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

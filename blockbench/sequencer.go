@@ -41,7 +41,7 @@ func newSeqPattern(w *worker) *seqPattern {
 	s := offsets.Sequence{Offset: w.spec.Offset, BS: w.spec.BS, Blocks: w.nBlocks,
 		Gap: w.spec.SeqGap, Repeat: w.spec.SeqRepeat, RepeatSame: w.spec.SeqRepeatSame, TimeBased: w.spec.TimeBased}
 	if w.spec.target != nil {
-		s.TargetSize = w.spec.target.size
+		s.TargetSize = w.spec.target.Size
 	}
 	return &seqPattern{seq: offsets.NewSequencer(s, w.pickDir, w.randomBlock)}
 }

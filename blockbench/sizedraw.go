@@ -49,7 +49,7 @@ func newSizedPattern(w *worker) *sizedPattern {
 	spec := w.spec
 	limit := int64(math.MaxInt64) // fio's null: its file has no end (real_file_size -1)
 	if spec.target != nil && !spec.Diskless() {
-		limit = max(spec.Offset+spec.Size, spec.target.size)
+		limit = max(spec.Offset+spec.Size, spec.target.Size)
 	}
 	r := blocksize.Region{
 		Start: spec.Offset, Size: spec.Size, Limit: limit,

@@ -9,22 +9,22 @@ import "github.com/clydebench/clyde/internal/preflight"
 // read, and a run whose first workload writes the target fills it itself.
 // allow is --allow-sparse.
 func (t *target) checkBacked(allow bool) error {
-	if !t.exists || t.diskless || t.created || !t.readFirst || t.size == 0 {
+	if !t.Exists || t.Diskless || t.Created || !t.readFirst || t.Size == 0 {
 		return nil
 	}
-	h := preflight.Holes{Given: t.given, Size: t.size, Allow: allow}
+	h := preflight.Holes{Given: t.Given, Size: t.Size, Allow: allow}
 	var rep preflight.HoleReport
 	var err error
-	if t.device {
-		rep, err = h.Device(t.resolved)
+	if t.Device {
+		rep, err = h.Device(t.Resolved)
 	} else {
-		rep, err = h.File(t.file)
+		rep, err = h.File(t.File)
 	}
 	if rep.Note != "" {
-		t.note(rep.Note)
+		t.Note(rep.Note)
 	}
 	if rep.Warning != "" {
-		t.warnf("%s", rep.Warning)
+		t.Warnf("%s", rep.Warning)
 	}
 	return err
 }

@@ -1,20 +1,15 @@
 package blockbench
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/clydebench/clyde/internal/limits"
-	"github.com/clydebench/clyde/internal/osio"
-	"github.com/clydebench/clyde/internal/proc"
-	"github.com/clydebench/clyde/internal/rundir"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -116,7 +111,7 @@ func TestJobWithoutIOFails(t *testing.T) {
 	if err := tg.prepare(context.Background(), false, j.Buffer, 1); err != nil {
 		t.Fatal(err)
 	}
-	defer tg.cleanup()
+	defer tg.Cleanup()
 	// Past Validate: a deadline that has passed before the first I/O.
 	wl.Runtime, wl.TimeBased = time.Nanosecond, true
 	var res result.Block
@@ -126,102 +121,6 @@ func TestJobWithoutIOFails(t *testing.T) {
 	}
 	if len(res.Jobs) != 0 || res.Error == "" {
 		t.Errorf("jobs %d error %q: want no job and the error recorded", len(res.Jobs), res.Error)
-	}
-}
-
-// TestCreatedFileReplaced: a file renamed over the one clyde created is
-// someone else's. A worker that would open it stops without touching it,
-// and the cleanup leaves it, with a note and a warning, and still removes
-// the marker.
-func TestCreatedFileReplaced(t *testing.T) {
-	victim := bytes.Repeat([]byte("victim "), 1000)
-	for _, when := range []string{"before the workers open it", "while a worker has the original open"} {
-		t.Run(when, func(t *testing.T) {
-			dir := t.TempDir()
-			path := filepath.Join(dir, "f")
-			j := countJob(path, Write, 1<<20, 4096)
-			var warn bytes.Buffer
-			j.Warn = &warn
-			tg, _ := jobTarget(t, j)
-			if err := tg.prepare(context.Background(), false, j.Buffer, 1); err != nil {
-				t.Fatal(err)
-			}
-			var h osio.File
-			var err error
-			if when != "before the workers open it" {
-				if h, err = tg.openWorker(true, false, 0); err != nil {
-					t.Fatal(err)
-				}
-			}
-			other := filepath.Join(dir, "other")
-			if err := os.WriteFile(other, victim, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Rename(other, path); err != nil {
-				t.Fatal(err)
-			}
-			if !h.Valid() {
-				if _, err := tg.openWorker(true, false, 0); err == nil || !strings.Contains(err.Error(), "replaced during the run") {
-					t.Errorf("worker open of the replacement: err = %v, want a refusal", err)
-				}
-			} else {
-				if _, err := h.Pwrite(make([]byte, 4096), 0); err != nil {
-					t.Fatal(err)
-				}
-				h.Close()
-			}
-			if err := tg.cleanup(); err != nil {
-				t.Fatal(err)
-			}
-			if b, err := os.ReadFile(path); err != nil || !bytes.Equal(b, victim) {
-				t.Errorf("the replacement was not left as it was: %v", err)
-			}
-			if fi, _ := os.Stat(path); fi == nil || fi.Mode().Perm() != 0o600 {
-				t.Errorf("the replacement's mode changed: %v", fi)
-			}
-			if got := entries(t, dir); len(got) != 1 {
-				t.Errorf("left %v, want only the replacement (the marker removed)", got)
-			}
-			if len(tg.notes) != 1 || !strings.Contains(tg.notes[0], "replaced during the run") {
-				t.Errorf("notes %q", tg.notes)
-			}
-			if lines := strings.Split(strings.TrimSpace(warn.String()), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], "clyde: warning: "+path) {
-				t.Errorf("warning %q, want one line naming %s", warn.String(), path)
-			}
-		})
-	}
-}
-
-// TestCreatedFileAndMarker: while the run lasts the marker names the file;
-// afterwards both are gone.
-func TestCreatedFileAndMarker(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "f")
-	j := countJob(path, Read, 1<<20, 4096)
-	tg, _ := jobTarget(t, j)
-	if err := tg.prepare(context.Background(), false, j.Buffer, 1); err != nil {
-		t.Fatal(err)
-	}
-	d, err := osio.OpenDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, found, err := rundir.ReadFileMarker(d, "f")
-	d.Close()
-	if !found || err != nil {
-		t.Fatalf("marker found %v: %v", found, err)
-	}
-	if m.File != "f" || m.PID != os.Getpid() || m.Size != 1<<20 || !m.Identity().Same(tg.id) || m.State() != proc.Alive {
-		t.Errorf("marker %+v does not describe the file (%+v) and this run", m, tg.id)
-	}
-	if fi, _ := os.Stat(filepath.Join(dir, ".f.clyde-run")); fi.Mode().Perm() != 0o600 {
-		t.Errorf("marker mode %v, want 0600", fi.Mode())
-	}
-	if err := tg.cleanup(); err != nil {
-		t.Fatal(err)
-	}
-	if got := entries(t, dir); len(got) != 0 {
-		t.Errorf("left %v", got)
 	}
 }
 

@@ -47,8 +47,8 @@ func (w *workload) checkTrim() error {
 		return result.Usagef("--rw", "rw=%s: %v", w.RW, osio.Discard(osio.NoFile, 0, 0))
 	case w.Volume != nil || w.Access != nil:
 		return result.Usagef("--rw", "rw=%s runs on one block device with fio's rw modes", w.RW)
-	case !w.target.device:
-		return result.Usagef("--rw", "rw=%s: %s is not a block device; fio 3.33 trims with BLKDISCARD, which a regular file refuses (fio's job fails with \"Inappropriate ioctl for device\")", w.RW, w.target.resolved)
+	case !w.target.Device:
+		return result.Usagef("--rw", "rw=%s: %s is not a block device; fio 3.33 trims with BLKDISCARD, which a regular file refuses (fio's job fails with \"Inappropriate ioctl for device\")", w.RW, w.target.Resolved)
 	case w.engine.queues():
 		return result.Usagef("--ioengine", "rw=%s issues one BLKDISCARD at a time, as fio's sync engines; give ioengine=psync", w.RW)
 	case w.RW.Trims() && (w.Fsync > 0 || w.Fdatasync > 0):

@@ -208,7 +208,7 @@ func (w *worker) verifyBlock(i int64) bool {
 	w.complete(dirRead, n, len(v.backlogBuf), r.Off, tp, tp, t1) // not one of the write pass's I/Os: the loop counts those
 	w.paused = true                                              // the engine's clock reading from before is stale
 	if bad := v.blocks.CheckRun(v.backlogBuf[:n], r); bad != "" {
-		w.fail(&VerifyError{File: w.spec.target.resolved, Bad: 1, Checked: 1, Backlog: true, Lines: []string{bad}})
+		w.fail(&VerifyError{File: w.spec.target.Resolved, Bad: 1, Checked: 1, Backlog: true, Lines: []string{bad}})
 		return false
 	}
 	return true
@@ -272,7 +272,7 @@ func (w *worker) flushBeforeVerify() bool {
 // false when a read failed (the worker has failed).
 func (w *worker) readBack(v *verifyState) (*VerifyError, bool) {
 	buf := osio.AlignedBuffer(int(w.spec.BS))
-	e := &VerifyError{File: w.spec.target.resolved, Fatal: w.spec.VerifyFatal}
+	e := &VerifyError{File: w.spec.target.Resolved, Fatal: w.spec.VerifyFatal}
 	for i := 0; ; {
 		r, more := v.blocks.NextRun(i)
 		if !more {

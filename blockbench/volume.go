@@ -81,7 +81,7 @@ type volumeMap struct {
 func memberSizes(ts []*target) []int64 {
 	out := make([]int64, len(ts))
 	for i, t := range ts {
-		out[i] = t.size
+		out[i] = t.Size
 	}
 	return out
 }
@@ -129,7 +129,7 @@ func resolveVolume(w Workload, byName map[string]*target, targets *[]*target, wa
 			if t, err = resolveTarget(f, warn); err != nil {
 				return nil, err
 			}
-			if !t.exists {
+			if !t.Exists {
 				return nil, result.Usagef("--filename", "%s does not exist; a volume is made of existing files or devices", f)
 			}
 			byName[f] = t
@@ -137,7 +137,7 @@ func resolveVolume(w Workload, byName map[string]*target, targets *[]*target, wa
 			t.fill, t.seed = w.Buffer, w.Seed
 			t.readFirst = w.RW.Reads()
 		}
-		t.writes = t.writes || w.RW.Writes()
+		t.Writes = t.Writes || w.RW.Writes()
 		ts = append(ts, t)
 	}
 	return ts, nil
@@ -172,15 +172,15 @@ func (w *worker) useVolume() {
 func (w *worker) openVolume(h osio.File) error {
 	w.hs = append(w.hs[:0], h)
 	for _, t := range w.spec.vol[1:] {
-		f, err := t.openWorker(w.spec.RW.Writes(), w.spec.Direct, engineOpenFlags(w.spec.engine))
+		f, err := t.OpenWorker(w.spec.RW.Writes(), w.spec.Direct, engineOpenFlags(w.spec.engine))
 		if err != nil {
-			return fmt.Errorf("open %s for worker %d: %w", t.resolved, w.index, err)
+			return fmt.Errorf("open %s for worker %d: %w", t.Resolved, w.index, err)
 		}
 		w.hs = append(w.hs, f)
 		if w.spec.fileRegs != nil && w.spec.FadviseHint && !w.spec.Direct {
 			// fio advises each file of a set as it opens it.
 			if err := osio.AdviseAccess(f, w.spec.RW.Random()); err != nil {
-				return fmt.Errorf("fadvise_hint on %s for worker %d: %w", t.given, w.index, err)
+				return fmt.Errorf("fadvise_hint on %s for worker %d: %w", t.Given, w.index, err)
 			}
 		}
 	}

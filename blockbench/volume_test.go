@@ -3,6 +3,7 @@ package blockbench
 import (
 	"bytes"
 	"context"
+	"github.com/clydebench/clyde/internal/blocktarget"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,7 +19,7 @@ func TestVolumeMap(t *testing.T) {
 	sizes := []int64{1 << 20, 2<<20 + 1000}
 	var ts []*target
 	for _, n := range sizes {
-		ts = append(ts, &target{size: n, exists: true})
+		ts = append(ts, &target{Target: &blocktarget.Target{Size: n, Exists: true}})
 	}
 	m := newVolumeMap(&Volume{Layout: lastOnly{}}, ts, k, region{offset: k + 1, size: 1 << 20})
 	// The region ends at byte 4097 + 1 MiB, in block 258.

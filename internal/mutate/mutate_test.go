@@ -75,3 +75,29 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestProjectListApplies applies every entry of the project's own list
+// (scripts/mutate/mutations.txt) to the tree: each find must still occur
+// exactly once in its file. A move or a merge that leaves an entry pointing
+// at code that is gone fails here, in make test, not first in make mutate.
+func TestProjectListApplies(t *testing.T) {
+	root := filepath.Join("..", "..")
+	f, err := os.Open(filepath.Join(root, "scripts", "mutate", "mutations.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ms, err := Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) < 250 {
+		t.Fatalf("the list has %d entries; it had 293 when this test was written", len(ms))
+	}
+	dir := t.TempDir()
+	for _, m := range ms {
+		if _, err := Apply(m, root, dir); err != nil {
+			t.Errorf("%s (line %d): %v", m.Name, m.Line, err)
+		}
+	}
+}

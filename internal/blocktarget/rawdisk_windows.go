@@ -1,12 +1,12 @@
 //go:build windows
 
-package blockbench
+package blocktarget
 
 import "github.com/clydebench/clyde/internal/osio"
 
-// isRawDisk says whether a target names a Windows raw disk
+// IsRawDisk says whether a target names a Windows raw disk
 // (\\.\PhysicalDriveN), which has no file system entry to resolve.
-func isRawDisk(name string) bool { return osio.IsPhysicalDrive(name) }
+func IsRawDisk(name string) bool { return osio.IsPhysicalDrive(name) }
 
 // rawDiskAligned: Windows refuses any raw-disk read or write that is not
 // whole sectors, cached or not, so the sector rule holds for every job on

@@ -1,6 +1,6 @@
 //go:build linux
 
-package blockbench
+package blocktarget
 
 import (
 	"io"
@@ -21,7 +21,7 @@ func TestKernelFileIsNoTarget(t *testing.T) {
 			t.Logf("%s: %v; skipped", p, err)
 			continue
 		}
-		_, err := resolveTarget(p, io.Discard)
+		_, err := Resolve(p, io.Discard)
 		if !result.IsUsage(err) || !strings.Contains(err.Error(), "kernel interface") {
 			t.Errorf("%s: err = %v; want a usage error naming the kernel interface", p, err)
 		}
