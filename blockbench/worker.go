@@ -172,6 +172,17 @@ type worker struct {
 	// minRate, when the workload has a minimum rate, is its checks'
 	// state (minrate.go); nil otherwise.
 	minRate *minRate
+	// flowCount is the worker's I/Os counted in its flow; gate is its
+	// group's wait_for and exitall state and set its workload's index
+	// there; started says it began its work (past startdelay and
+	// wait_for), halted that exitall stopped it; shifted is how far its
+	// start was moved (jobflow.go, minrate.go).
+	flowCount int64
+	gate      *jobGate
+	set       int
+	started   atomic.Bool
+	halted    atomic.Bool
+	shifted   int64
 }
 
 // newWorker makes worker index of a workload (its clone index counted
@@ -396,11 +407,17 @@ func (w *worker) tick(now int64) (stop bool) {
 	if w.minRate != nil && w.measuring && !w.checkMinRate(now) {
 		return true
 	}
-	if w.ctx.Err() != nil || (w.stop != nil && w.stop.Load()) {
+	if w.stopped() {
 		w.stoppedEarly = true
 		return true
 	}
 	return false
+}
+
+// stopped says whether the run, the group's stop or exitall ended the
+// worker.
+func (w *worker) stopped() bool {
+	return w.ctx.Err() != nil || (w.stop != nil && w.stop.Load()) || w.halted.Load()
 }
 
 // finish closes the series and the record with the last completion.

@@ -54,6 +54,8 @@ func Compile(f *File, o Options) (blockbench.Plan, error) {
 	p.GlobalOptions = appendEcho(p.GlobalOptions, o.Overrides)
 	var globals [][]Option
 	thread := 1 // fio's thread_number of the next job
+	seen := map[string]int{}
+	exitAll := false
 	for _, sec := range f.Sections {
 		if isGlobal(sec.Name) {
 			globals = append(globals, sec.parseOrder())
@@ -77,6 +79,11 @@ func Compile(f *File, o Options) (blockbench.Plan, error) {
 		if err != nil {
 			return blockbench.Plan{}, err
 		}
+		if err := j.checkWaitFor(w, seen); err != nil { // flowopts.go
+			return blockbench.Plan{}, err
+		}
+		seen[w.Name]++
+		exitAll = exitAll || j.exitAll
 		p.Notes = append(p.Notes, notes...)
 		if len(p.Groups) == 0 || j.stonewall {
 			p.Groups = append(p.Groups, blockbench.Group{})
@@ -87,6 +94,7 @@ func Compile(f *File, o Options) (blockbench.Plan, error) {
 		thread += len(ws)
 		*g = append(*g, ws...)
 	}
+	finishExit(&p, exitAll)
 	if err := checkSharedLogs(p, f.Path); err != nil {
 		return blockbench.Plan{}, err
 	}
@@ -181,6 +189,8 @@ type job struct {
 	verifyDump    bool
 	// sizes are the job's block-size options (sizeopts.go).
 	sizes jobSizes
+	// exitAll is exitall= (flowopts.go).
+	exitAll bool
 }
 
 func newJob(sec Section, o Options) *job {
@@ -387,6 +397,7 @@ func init() {
 	addRunOptions()    // runopts.go
 	addSizeOptions()   // sizeopts.go
 	addFileOptions()   // filesopts.go
+	addFlowOptions()   // flowopts.go
 }
 
 // Supported lists the option names (and aliases) clyde reads, sorted.
