@@ -190,6 +190,9 @@ func newJobGate(ws []*workload, workers [][]*worker) *jobGate {
 		for _, wr := range wk {
 			wr.gate, wr.set = g, k
 		}
+		if ws[k].neverStarts {
+			g.halt(k, false)
+		}
 	}
 	return g
 }
@@ -262,6 +265,10 @@ func (w *worker) waitJobs(stopped func() bool) bool {
 // finished (fio's waitee_running) and moves its start there; false says
 // it was stopped first.
 func (w *worker) waitFor(start time.Time) bool {
+	if w.halted.Load() {
+		w.stoppedEarly = true // exitall stopped it before it began
+		return false
+	}
 	if len(w.spec.waitees) == 0 {
 		return true
 	}

@@ -408,6 +408,9 @@ type workload struct {
 	// (jobflow.go).
 	flow    *flowShare
 	waitees []chan struct{}
+	// neverStarts says exit_what=all ended the plan before the
+	// workload's group: its workers stop before they begin.
+	neverStarts bool
 }
 
 func (w *workload) String() string {

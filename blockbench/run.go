@@ -194,10 +194,16 @@ func runPlanGroups(ctx context.Context, p *Plan, groups [][]*workload, res *resu
 			return fmt.Errorf("before group %d of %d: %w", i+1, len(groups), context.Cause(ctx))
 		}
 		if err := runPlanGroup(ctx, p, i, ws, res, stopped, lv); err != nil {
-			if errors.Is(err, errExitAll) {
-				return nil // exit_what=all: the later groups never start
+			if !errors.Is(err, errExitAll) {
+				return err
 			}
-			return err
+			// exit_what=all: the later groups' jobs never start, and
+			// are reported with nothing done, as fio's (jobflow.go).
+			for _, later := range groups[i+1:] {
+				for _, w := range later {
+					w.neverStarts = true
+				}
+			}
 		}
 	}
 	return nil
