@@ -104,6 +104,11 @@ func workerLane(w *worker, set int) lanes.Lane {
 		Work: func(lctx context.Context, start time.Time) error {
 			defer lockThread()()
 			defer w.endWork()
+			unpin, err := w.pin() // affinity.go
+			if err != nil {
+				return err
+			}
+			defer unpin()
 			w.ctx, w.base = lctx, start
 			// fio's startdelay (minrate.go) and wait_for (jobflow.go)
 			if !w.waitStart(lctx, start) || !w.waitFor(start) {

@@ -210,6 +210,9 @@ type Workload struct {
 	Flow    Flow
 	WaitFor string
 	Exit    ExitWhat
+	// Affinity pins each worker's thread to CPUs (fio's cpus_allowed,
+	// cpumask, cpus_allowed_policy; affinity.go).
+	Affinity CPUAffinity
 	// Options are fio options the result should echo beside the resolved
 	// ones (the engine's, such as auto's reap policy); the resolved ones
 	// win. A job written in fio's language has JobOptions instead.
@@ -450,7 +453,7 @@ func (w *Workload) validate() error {
 		w.validateTarget, w.validateFiles /* files.go */, w.validateRegion, w.validateTiming, w.validatePercentiles, w.validateLog,
 		w.validateDistribution, w.validateSequencer, w.validateSizes /* blocksize.go */, w.validateFadvise, w.validateAccess,
 		w.validateVerify, w.validateStart, // minrate.go
-		w.validateFlow, // jobflow.go
+		w.validateFlow, w.validateAffinity, // jobflow.go, affinity.go
 		func() error { return w.Region.validate(w) }, // region.go
 		w.validateBatch, // loop.go
 		func() error { return w.Buffer.validate() },

@@ -127,6 +127,9 @@ func (j *job) clones(w blockbench.Workload, thread int) []blockbench.Workload {
 	for i := range out {
 		c := w
 		c.NumJobs, c.CloneIndex, c.Region.Increments = 1, i, subjob(i, n)
+		// fio's clones clear new_group (init.c add_job): they report in
+		// the group of the job they copy.
+		c.NewGroup = w.NewGroup && i == 0
 		j.cloneFiles(&c, i, n, thread) // filesopts.go
 		out[i] = c
 	}

@@ -1469,6 +1469,20 @@ size=64k
 			t.Fatalf("%d entries (%s): want 3, long stopped and never with nothing done", len(run.jobs), names(run))
 		}
 	}},
+	// cpus_allowed, cpumask and cpus_allowed_policy pin each job's
+	// thread; what the jobs do is the same (blockbench's
+	// TestPinWorker checks the pinning).
+	{name: "cpus_allowed split, cpumask", text: `[global]
+ioengine=null
+size=256k
+[a]
+cpus_allowed=0
+cpus_allowed_policy=split
+numjobs=2
+[b]
+cpumask=1
+rw=randread
+`},
 	// Minimums far below the rates: met, however loaded the machine.
 	{name: "rate_iops_min and ratemin met", timed: true, text: `[global]
 size=1m
