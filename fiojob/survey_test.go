@@ -833,7 +833,7 @@ var surveyExpect = map[string]expect{
 	"examples/aio-read.fio":                   agrees(),
 	"examples/backwards-read.fio":             agrees(),
 	"examples/basic-verify.fio":               agrees(),
-	"examples/butterfly.fio":                  refusedFor("option flow "),
+	"examples/butterfly.fio":                  agrees(),
 	"examples/cmdprio-bssplit.fio":            refusedFor("option log_prio "),
 	"examples/cmdprio-percentage.fio":         refusedFor("option log_prio "),
 	"examples/cpp_null.fio":                   refusedByName(`unknown engine "cpp_null"`), // needs an engine built outside fio
@@ -847,7 +847,7 @@ var surveyExpect = map[string]expect{
 	"examples/e4defrag2.fio":                  refusedFor(`unknown engine "e4defrag"`),
 	"examples/enospc-pressure.fio":            refusedFor("option continue_on_error "),
 	"examples/exec.fio":                       refusedFor(`unknown engine "exec"`),
-	"examples/exitwhat.fio":                   refusedFor("option exitall "),
+	"examples/exitwhat.fio":                   refusedFor("option number_ios "),
 	"examples/falloc.fio":                     refusedFor(`unknown engine "falloc"`),
 	"examples/filecreate-ioengine.fio":        refusedFor(`unknown engine "filecreate"`),
 	"examples/filedelete-ioengine.fio":        refusedFor(`unknown engine "filedelete"`),
@@ -859,7 +859,7 @@ var surveyExpect = map[string]expect{
 	"examples/fio-seq-read.fio":               agrees(),
 	"examples/fio-seq-write.fio":              agrees(),
 	"examples/fixed-rate-submission.fio":      fioHangsOn(offloadHang),
-	"examples/flow.fio":                       refusedFor("option flow_sleep "),
+	"examples/flow.fio":                       agrees(),
 	"examples/fsx.fio":                        agrees(),
 	"examples/ftruncate.fio":                  refusedFor(`unknown engine "ftruncate"`),
 	"examples/gfapi.fio":                      refusedByName(`unknown engine "gfapi"`),     // needs a GlusterFS volume
@@ -909,7 +909,7 @@ var surveyExpect = map[string]expect{
 	"examples/tiobench-example.fio":           agrees(),
 	"examples/uring-cmd-ng.fio":               refusedByName(`unknown engine "io_uring_cmd"`), // needs an NVMe character device
 	"examples/uring-cmd-zoned.fio":            refusedByName(`unknown engine "io_uring_cmd"`), // needs an NVMe character device
-	"examples/waitfor.fio":                    refusedFor("option wait_for "),
+	"examples/waitfor.fio":                    agrees(),
 	"examples/xnvme-compare.fio":              refusedFor("option allow_file_create "), // engine xnvme: an NVMe device and xNVMe
 	"examples/xnvme-zoned.fio":                refusedByName("zonemode=zbd"),           // needs a zoned block device
 	"examples/zbd-rand-write.fio":             refusedByName("zonemode=zbd"),           // needs a zoned block device
@@ -925,12 +925,12 @@ var surveyExpect = map[string]expect{
 	"t/jobs/t0006-82af2a7c.fio":               refusedFor("verify=meta"),
 	"t/jobs/t0007-37cf9e3c.fio":               refusedFor("option write_iolog "),
 	"t/jobs/t0008-ae2fafc8.fio":               refusedFor("checks the blocks a write job wrote"),
-	"t/jobs/t0009-f8b0bd10.fio":               refusedFor("option cpus_allowed "),
+	"t/jobs/t0009-f8b0bd10.fio":               refusedFor("option verify_async "),
 	"t/jobs/t0010-b7aae4ba.fio":               fioHangsOn(offloadHang),
-	"t/jobs/t0011-5d2788d5.fio":               refusedFor("option flow_id "),
-	"t/jobs/t0012.fio":                        refusedFor("option flow_id "),
+	"t/jobs/t0011-5d2788d5.fio":               agrees(),
+	"t/jobs/t0012.fio":                        agrees(),
 	"t/jobs/t0013.fio":                        refusedFor("option serialize_overlap "),
-	"t/jobs/t0014.fio":                        refusedFor("option flow_id "),
+	"t/jobs/t0014.fio":                        agrees(),
 	"t/jobs/t0015-e78980ff.fio":               agrees(),
 	"t/jobs/t0016-d54ae22.fio":                agrees(),
 	"t/jobs/t0017.fio":                        differsIn(posixaioFill, "depth distribution"),
