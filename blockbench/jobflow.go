@@ -55,6 +55,10 @@ func (w *Workload) validateFlow() error {
 		return result.Usagef("--flow_sleep", "workload %s: %v is outside 0..%v", w.Name, w.Flow.Sleep, MaxRuntime)
 	case w.WaitFor != "" && w.WaitFor == w.Name:
 		return result.Usagef("--wait_for", "workload %s cannot wait for itself", w.Name)
+	case w.NumberIOs < 0:
+		return result.Usagef("--number_ios", "workload %s: %d is negative", w.Name, w.NumberIOs)
+	case w.NumberIOs > 0 && w.TimeBased:
+		return result.Usagef("--number_ios", "workload %s: number_ios=%d with time_based: fio 3.33 stops issuing I/O at the limit and spins until the runtime ends; give one of them", w.Name, w.NumberIOs)
 	case w.Exit < ExitNone || w.Exit > ExitAll:
 		return result.Usagef("--exit_what", "workload %s: unknown exit_what %d", w.Name, w.Exit)
 	}

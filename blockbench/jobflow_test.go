@@ -132,3 +132,27 @@ func TestWaitFor(t *testing.T) {
 		t.Errorf("start moved by %d, deadline %d", waiter.shifted, waiter.deadline)
 	}
 }
+
+// TestFlowRefusals: the workload rules of jobflow.go, each naming its
+// option and value.
+func TestFlowRefusals(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(w *Workload)
+		want string
+	}{
+		{"weight", func(w *Workload) { w.Flow.Weight = MaxFlowWeight + 1 }, "--flow: workload j: weight 1001 is outside 0..1000"},
+		{"sleep", func(w *Workload) { w.Flow.Sleep = -time.Second }, "--flow_sleep"},
+		{"itself", func(w *Workload) { w.WaitFor = "j" }, "workload j cannot wait for itself"},
+		{"number_ios time based", func(w *Workload) { w.NumberIOs, w.TimeBased, w.Runtime = 10, true, time.Second }, "--number_ios: workload j: number_ios=10 with time_based"},
+		{"exit_what", func(w *Workload) { w.Exit = ExitAll + 1 }, "--exit_what"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := withDefaults(Workload{Name: "j", Size: 64 << 10, IOEngine: EngineNull, RW: Read})
+			c.edit(&w)
+			if err := w.validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v, want %q", err, c.want)
+			}
+		})
+	}
+}

@@ -210,6 +210,10 @@ type Workload struct {
 	Flow    Flow
 	WaitFor string
 	Exit    ExitWhat
+	// NumberIOs ends each worker after NumberIOs I/Os a pass (times
+	// Loops) if its region has not ended it sooner (fio's number_ios);
+	// 0: no limit. A time-based workload is refused with it.
+	NumberIOs int64
 	// Affinity pins each worker's thread to CPUs (fio's cpus_allowed,
 	// cpumask, cpus_allowed_policy; affinity.go).
 	Affinity CPUAffinity

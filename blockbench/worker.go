@@ -287,6 +287,11 @@ func (w *worker) setupLimits() {
 		// job, and drops a file's cache when it is reopened (files.go).
 		w.pattern, w.ioLimit = newFilesPattern(w), math.MaxInt64
 	}
+	if spec.NumberIOs > 0 && !spec.TimeBased {
+		// fio's number_ios: the I/Os of all passes, cut short of the
+		// region's end (jobflow.go).
+		w.ioLimit = min(w.ioLimit, spec.NumberIOs*int64(max(1, spec.Loops)))
+	}
 	w.remaining = math.MaxInt64
 	if spec.Invalidate && !spec.Direct && spec.fileRegs == nil && (spec.TimeBased || w.ioLimit > int64(w.nBlocks)) && osio.CanAdviseAccess && !spec.Diskless() {
 		w.dropEvery = int64(w.nBlocks) * int64(trimWriteIOs(spec.RW))

@@ -192,8 +192,10 @@ type job struct {
 	verifyDump    bool
 	// sizes are the job's block-size options (sizeopts.go).
 	sizes jobSizes
-	// exitAll is exitall= (flowopts.go).
-	exitAll bool
+	// exitAll is exitall= (flowopts.go); trimRate a rate= or rate_iops=
+	// with a trim value.
+	exitAll  bool
+	trimRate Option
 }
 
 func newJob(sec Section, o Options) *job {
@@ -536,8 +538,16 @@ func (j *job) rate(o Option, dst *[2]int64, bytes bool) error {
 		return err
 	}
 	parts := strings.Split(o.Value, ",")
-	if len(parts) > 2 {
-		return result.Usagef(o.Pos, "%s=%s: give one rate, or READ,WRITE (clyde caps no trims)", o.Name, o.Value)
+	if len(parts) > 3 {
+		return result.Usagef(o.Pos, "%s=%s: give one rate, or READ,WRITE,TRIM", o.Name, o.Value)
+	}
+	if len(parts) == 3 {
+		// fio's trim rate: nothing to cap in a job that trims nothing;
+		// a job that trims is refused in finish (trimRateRefused).
+		if strings.TrimSpace(parts[2]) != "" {
+			j.trimRate = o
+		}
+		parts = parts[:2]
 	}
 	var out [2]int64
 	for d, p := range parts {
@@ -792,6 +802,9 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 	// (Target.sizeNew).
 	if w.Size == 0 && w.Region.SizePercent == 0 && w.Files == nil && !w.Diskless() && !j.exists(w.Filename) {
 		return w, nil, result.Usagef(j.sec.Pos, "job %s: %s does not exist and the job gives no size=; give the size of the file to create", j.sec.Name, w.Filename)
+	}
+	if j.trimRate.Name != "" && w.RW.Discards() {
+		return w, nil, result.Usagef(j.trimRate.Pos, "%s=%s: clyde caps reads and writes, not trims; leave out the trim rate (the third value)", j.trimRate.Name, j.trimRate.Value)
 	}
 	j.notes = append(j.notes, j.verifyNotes(w)...) // dataopts.go
 	j.notes = append(j.notes, j.dumpNote(w)...)

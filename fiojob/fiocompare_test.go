@@ -1469,6 +1469,20 @@ size=64k
 			t.Fatalf("%d entries (%s): want 3, long stopped and never with nothing done", len(run.jobs), names(run))
 		}
 	}},
+	// number_ios: a pass ends at that many I/Os (times loops), or at
+	// the region's end if sooner.
+	{name: "number_ios", text: `[global]
+ioengine=null
+number_ios=100
+[twice]
+size=1m
+loops=2
+[short]
+size=64k
+[random]
+size=1m
+rw=randread
+`},
 	// cpus_allowed, cpumask and cpus_allowed_policy pin each job's
 	// thread; what the jobs do is the same (blockbench's
 	// TestPinWorker checks the pinning).

@@ -45,6 +45,16 @@ func addFlowOptions() {
 		// that ends stops what its exit_what names (finishExit).
 		"exitall":   func(j *job, o Option) error { return boolean(o, &j.exitAll) },
 		"exit_what": (*job).exitWhat,
+		// number_ios ends a job after that many I/Os a pass (backend.c
+		// exceeds_number_ios), or at the end of its region if sooner.
+		"number_ios": func(j *job, o Option) error {
+			var n int64
+			if err := j.size(o, &n); err != nil {
+				return err
+			}
+			j.w.NumberIOs = n
+			return nil
+		},
 	} {
 		handlers[k] = h
 	}

@@ -44,6 +44,12 @@ func TestFlowOptions(t *testing.T) {
 					}
 				}
 			}},
+		{"number_ios; a trim rate in a job that trims nothing", "[a]\n" + job + "number_ios=1k\nrate=300,300,300\n",
+			func(t *testing.T, g []blockbench.Workload) {
+				if g[0].NumberIOs != 1024 || g[0].Rate != [2]int64{300, 300} {
+					t.Errorf("number_ios %d, rate %v", g[0].NumberIOs, g[0].Rate)
+				}
+			}},
 		{"exit_what without exitall stops nothing", "[a]\n" + job + "exit_what=all\n",
 			func(t *testing.T, g []blockbench.Workload) {
 				if g[0].Exit != blockbench.ExitNone {
@@ -76,6 +82,9 @@ func TestFlowOptionRefusals(t *testing.T) {
 		{"flow_sleep not a number", "[a]\nfilename=f\nsize=1m\nflow_sleep=1s\n", `flow_sleep="1s"`},
 		{"exit_what", "[a]\nfilename=f\nsize=1m\nexit_what=some\n", `exit_what="some": give group, stonewall or all`},
 		{"exitall bad bool", "[a]\nfilename=f\nsize=1m\nexitall=yes\n", "give 0 or 1"},
+		{"number_ios not a number", "[a]\nfilename=f\nsize=1m\nnumber_ios=many\n", `number_ios="many" is not a size`},
+		{"a trim rate in a job that trims", "[a]\nfilename=f\nsize=1m\nrw=randtrim\nrate=1m,1m,1m\n", "rate=1m,1m,1m: clyde caps reads and writes, not trims"},
+		{"four rates", "[a]\nfilename=f\nsize=1m\nrate_iops=1,2,3,4\n", "rate_iops=1,2,3,4: give one rate, or READ,WRITE,TRIM"},
 		{"wait_for without a name", "[a]\nfilename=f\nsize=1m\nwait_for\n", "wait_for needs a value"},
 		{"wait_for itself", "[a]\nfilename=f\nsize=1m\nwait_for=a\n", "wait_for=a: job a cannot wait for itself"},
 		{"wait_for a later job", "[a]\nfilename=f\nsize=1m\nwait_for=b\n[b]\nfilename=f\nsize=1m\n", "wait_for=b: no job of that name before job a"},

@@ -360,7 +360,7 @@ func lastLine(s string) string {
 // surveyPlan points the plan at dir, as clyde block FILE run from dir
 // would (relative names there), and refuses a name outside it, before
 // either tool runs. timed says a job's bytes depend on speed
-// (time-based, or paced by a rate or a think time).
+// (time-based, paced by a rate or a think time, or stopped by exitall).
 func surveyPlan(p blockbench.Plan, dir string) (timed bool, err error) {
 	for _, g := range p.Groups {
 		for i := range g {
@@ -383,7 +383,7 @@ func surveyPlan(p blockbench.Plan, dir string) (timed bool, err error) {
 					}
 				}
 			}
-			if w.TimeBased || w.ThinkTime > 0 || w.Rate != [2]int64{} || w.RateIOPS != [2]int64{} {
+			if w.TimeBased || w.ThinkTime > 0 || w.Rate != [2]int64{} || w.RateIOPS != [2]int64{} || w.Exit != blockbench.ExitNone {
 				timed = true
 			}
 		}
@@ -847,7 +847,7 @@ var surveyExpect = map[string]expect{
 	"examples/e4defrag2.fio":                  refusedFor(`unknown engine "e4defrag"`),
 	"examples/enospc-pressure.fio":            refusedFor("option continue_on_error "),
 	"examples/exec.fio":                       refusedFor(`unknown engine "exec"`),
-	"examples/exitwhat.fio":                   refusedFor("option number_ios "),
+	"examples/exitwhat.fio":                   agrees(),
 	"examples/falloc.fio":                     refusedFor(`unknown engine "falloc"`),
 	"examples/filecreate-ioengine.fio":        refusedFor(`unknown engine "filecreate"`),
 	"examples/filedelete-ioengine.fio":        refusedFor(`unknown engine "filedelete"`),
