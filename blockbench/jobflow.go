@@ -149,10 +149,10 @@ func (l *ioLoop) flowWait(w *worker, now int64) (int64, bool) {
 	}
 	time.Sleep(time.Duration(min(wait, checkInterval)))
 	now = w.now()
-	if now >= w.nextEvent {
+	if now >= w.nextEvent || w.stopped() {
 		return now, w.tick(now)
 	}
-	return now, w.ctx.Err() != nil
+	return now, false
 }
 
 // jobGate is one group's wait_for and exitall state: which workloads'

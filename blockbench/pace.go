@@ -33,4 +33,7 @@ func (w *worker) pace(dir int, now int64) {
 		time.Sleep(time.Duration(step))
 		wait -= step
 	}
+	if w.stopped() {
+		w.nextEvent = 0 // the loop's next look is a tick, which stops it
+	}
 }
