@@ -27,14 +27,17 @@ import (
 // ready, when set, is called once every worker is prepared, before the
 // start (a many-rank job's common start), with a reader of the group's
 // I/Os so far; its error starts no worker.
-func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool, lv *live, ready func(done func() int64) error) ([]result.BlockJob, error) {
+//
+// end says what exitall left of the group (jobflow.go).
+func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool, lv *live, ready func(done func() int64) error) (_ []result.BlockJob, end groupEnd, _ error) {
 	entry, entries := reportEntries(ws)
 	rec, err := startRecord(ws)
 	if err != nil {
-		return nil, err
+		return nil, end, err
 	}
 	defer rec.close()
 	workers, ls, ramp := groupLanes(ws, entry, stop, rec, lv, ready != nil)
+	gate := newJobGate(ws, workers) // jobflow.go
 	defer func() {
 		for _, wk := range workers {
 			for _, w := range wk {
@@ -48,8 +51,9 @@ func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool, lv *live, 
 	}
 	out, err := lanes.Run(ctx, ls, o)
 	if err != nil {
-		return nil, err
+		return nil, end, err
 	}
+	end = gate.end(entry, entries)
 	var errs []error
 	notes, lerr := rec.write(ws)
 	if lerr != nil {
@@ -66,7 +70,7 @@ func runGroup(ctx context.Context, ws []*workload, stop *atomic.Bool, lv *live, 
 			}
 		}
 	}
-	return jobs, errors.Join(errs...)
+	return jobs, end, errors.Join(errs...)
 }
 
 // groupLanes makes every worker of every workload (workers[set] are ws[set]'s)
@@ -101,10 +105,18 @@ func workerLane(w *worker, set int) lanes.Lane {
 		Prepare: func() error { return w.prepare() },
 		Work: func(lctx context.Context, start time.Time) error {
 			defer lockThread()()
+			defer w.endWork()
+			unpin, err := w.pin() // affinity.go
+			if err != nil {
+				return err
+			}
+			defer unpin()
 			w.ctx, w.base = lctx, start
-			if !w.waitStart(lctx, start) { // fio's startdelay (minrate.go)
+			// fio's startdelay (minrate.go) and wait_for (jobflow.go)
+			if !w.waitStart(lctx, start) || !w.waitFor(start) {
 				return w.err
 			}
+			w.started.Store(true)
 			if w.measuring {
 				w.startThreadCPU() // no ramp
 			}

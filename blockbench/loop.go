@@ -186,6 +186,10 @@ func (l *ioLoop) run(w *worker) {
 	now := w.now()
 	stopping := now >= w.nextEvent && w.tick(now)
 	for !stopping && w.remaining > 0 {
+		if w.spec.flow != nil && w.flowHeld() { // jobflow.go
+			now, stopping = l.flowWait(w, now)
+			continue
+		}
 		now, stopping = l.issue(w, now)
 		if full := l.taken() >= l.depth; !stopping && (full || l.polling) {
 			now, stopping = l.waitForCompletions(w, now, full)

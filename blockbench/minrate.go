@@ -135,7 +135,7 @@ func (w *worker) waitStart(ctx context.Context, start time.Time) bool {
 			w.delayStart(int64(d))
 			return true
 		case <-check.C:
-			if w.stop != nil && w.stop.Load() {
+			if w.stopped() {
 				w.stoppedEarly = true
 				return false
 			}
@@ -143,11 +143,14 @@ func (w *worker) waitStart(ctx context.Context, start time.Time) bool {
 	}
 }
 
-// delayStart moves the worker's start to at ns after its group's start.
+// delayStart moves the worker's start to at ns after its group's start
+// (again, after a startdelay, for wait_for).
 func (w *worker) delayStart(at int64) {
-	w.rampEnd += at
+	by := at - w.shifted
+	w.shifted = at
+	w.rampEnd += by
 	if w.deadline > 0 {
-		w.deadline += at
+		w.deadline += by
 	}
 	if w.measuring {
 		w.startMeasuring(at)

@@ -6,8 +6,9 @@ import "time"
 // thinktime and rate do: thinktime after every thinktime_blocks I/Os, and
 // until the direction's bytes and I/Os so far are due at its rate, counted
 // from the start of the measurement. The wait ends at the deadline and
-// looks at the context every checkInterval, so ^C still stops a run
-// within a tenth of a second.
+// looks at the context, the group's stop and exitall (w.stopped) every
+// checkInterval, so ^C still stops a run within a tenth of a second, and
+// a stopped worker drains its queue without a wait per I/O.
 func (w *worker) pace(dir int, now int64) {
 	var wait int64
 	if w.spec.ThinkTime > 0 {
@@ -27,9 +28,12 @@ func (w *worker) pace(dir int, now int64) {
 	if w.deadline > 0 {
 		wait = min(wait, w.deadline-now)
 	}
-	for wait > 0 && w.ctx.Err() == nil {
+	for wait > 0 && !w.stopped() {
 		step := min(wait, checkInterval)
 		time.Sleep(time.Duration(step))
 		wait -= step
+	}
+	if w.stopped() {
+		w.nextEvent = 0 // the loop's next look is a tick, which stops it
 	}
 }

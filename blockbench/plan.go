@@ -202,6 +202,21 @@ type Workload struct {
 	// writes give it, rather than laid out and filled before the run
 	// (fio's create_on_open): its workloads may only write.
 	CreateOnOpen bool
+	// Flow holds the workload's I/O count to a share of the workloads
+	// with its flow id (fio's flow, flow_id, flow_sleep); WaitFor starts
+	// it once every workload of its group named so has finished (fio's
+	// wait_for); Exit is what one of its workers stops when it ends
+	// (fio's exitall and exit_what). See jobflow.go.
+	Flow    Flow
+	WaitFor string
+	Exit    ExitWhat
+	// NumberIOs ends each worker after NumberIOs I/Os a pass (times
+	// Loops) if its region has not ended it sooner (fio's number_ios);
+	// 0: no limit. A time-based workload is refused with it.
+	NumberIOs int64
+	// Affinity pins each worker's thread to CPUs (fio's cpus_allowed,
+	// cpumask, cpus_allowed_policy; affinity.go).
+	Affinity CPUAffinity
 	// Options are fio options the result should echo beside the resolved
 	// ones (the engine's, such as auto's reap policy); the resolved ones
 	// win. A job written in fio's language has JobOptions instead.
@@ -395,6 +410,14 @@ type workload struct {
 	// shareBase is the size of a file the run creates as the workloads
 	// before this one lay it out: what its shares are of (sizeNew).
 	shareBase int64
+	// flow is the workload's flow's counters (nil: no flow); waitees are
+	// closed when the workloads its WaitFor names have finished
+	// (jobflow.go).
+	flow    *flowShare
+	waitees []chan struct{}
+	// neverStarts says exit_what=all ended the plan before the
+	// workload's group: its workers stop before they begin.
+	neverStarts bool
 }
 
 func (w *workload) String() string {
@@ -434,6 +457,7 @@ func (w *Workload) validate() error {
 		w.validateTarget, w.validateFiles /* files.go */, w.validateRegion, w.validateTiming, w.validatePercentiles, w.validateLog,
 		w.validateDistribution, w.validateSequencer, w.validateSizes /* blocksize.go */, w.validateFadvise, w.validateAccess,
 		w.validateVerify, w.validateStart, // minrate.go
+		w.validateFlow, w.validateAffinity, // jobflow.go, affinity.go
 		func() error { return w.Region.validate(w) }, // region.go
 		w.validateBatch, // loop.go
 		func() error { return w.Buffer.validate() },

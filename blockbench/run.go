@@ -195,7 +195,16 @@ func runPlanGroups(ctx context.Context, p *Plan, groups [][]*workload, res *resu
 			return fmt.Errorf("before group %d of %d: %w", i+1, len(groups), context.Cause(ctx))
 		}
 		if err := runPlanGroup(ctx, p, i, ws, res, stopped, lv); err != nil {
-			return err
+			if !errors.Is(err, errExitAll) {
+				return err
+			}
+			// exit_what=all: the later groups' jobs never start, and
+			// are reported with nothing done, as fio's (jobflow.go).
+			for _, later := range groups[i+1:] {
+				for _, w := range later {
+					w.neverStarts = true
+				}
+			}
 		}
 	}
 	return nil
@@ -227,7 +236,7 @@ func runPlanGroup(ctx context.Context, p *Plan, i int, ws []*workload, res *resu
 	if p.Ranks != nil && p.Ranks.Phases != nil {
 		ready = func(done func() int64) error { return p.Ranks.Phases.Before(ctx, i, done) }
 	}
-	jobs, runErr := runGroup(ctx, ws, stop, lv, ready)
+	jobs, end, runErr := runGroup(ctx, ws, stop, lv, ready)
 	lv.end()
 	if watch.finish() {
 		stopped[i] = true
@@ -235,8 +244,11 @@ func runPlanGroup(ctx context.Context, p *Plan, i int, ws []*workload, res *resu
 	if p.AfterGroup != nil {
 		p.AfterGroup(i, jobs)
 	}
-	if err := addGroupJobs(ctx, res, jobs, runErr, p.Shape); err != nil {
+	if err := addGroupJobs(ctx, res, jobs, end.quiet, runErr, p.Shape); err != nil {
 		return err
+	}
+	if end.all {
+		return errExitAll
 	}
 	if ready != nil {
 		if err := p.Ranks.Phases.After(ctx, i, jobs); err != nil {
@@ -250,10 +262,12 @@ func runPlanGroup(ctx context.Context, p *Plan, i int, ws []*workload, res *resu
 // addGroupJobs adds a group's jobs, its reporting groups and its jobs'
 // notes to res, and says what ends the plan there: runErr (runGroup's), a
 // job that did no I/O (then nothing is added) or was interrupted.
-func addGroupJobs(ctx context.Context, res *result.Block, jobs []result.BlockJob, runErr error, shape Shaper) error {
+//
+// quiet[k] says exitall stopped job k before it did any I/O (jobflow.go).
+func addGroupJobs(ctx context.Context, res *result.Block, jobs []result.BlockJob, quiet []bool, runErr error, shape Shaper) error {
 	first := len(res.Jobs)
 	for k := range jobs {
-		if runErr == nil && !jobs[k].Interrupted && jobs[k].Read.TotalIOs+jobs[k].Write.TotalIOs+jobs[k].Trim.TotalIOs == 0 {
+		if runErr == nil && !jobs[k].Interrupted && !quiet[k] && jobs[k].Read.TotalIOs+jobs[k].Write.TotalIOs+jobs[k].Trim.TotalIOs == 0 {
 			// Zeros would read as a measurement; there was none.
 			err := fmt.Errorf("job %s: completed no I/O in its runtime of %s; give a longer --runtime", jobs[k].JobName, time.Duration(jobs[k].Config.RuntimeNs))
 			res.Error = err.Error()
@@ -298,6 +312,9 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 	}
 	notes, err := resolveGroups(p, groups)
 	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := planFlows(groups); err != nil { // jobflow.go
 		return nil, nil, nil, err
 	}
 	return groups, pr.targets, notes, nil

@@ -173,6 +173,17 @@ type worker struct {
 	// minRate, when the workload has a minimum rate, is its checks'
 	// state (minrate.go); nil otherwise.
 	minRate *minRate
+	// flowCount is the worker's I/Os counted in its flow; gate is its
+	// group's wait_for and exitall state and set its workload's index
+	// there; started says it began its work (past startdelay and
+	// wait_for), halted that exitall stopped it; shifted is how far its
+	// start was moved (jobflow.go, minrate.go).
+	flowCount int64
+	gate      *jobGate
+	set       int
+	started   atomic.Bool
+	halted    atomic.Bool
+	shifted   int64
 }
 
 // newWorker makes worker index of a workload (its clone index counted
@@ -276,6 +287,11 @@ func (w *worker) setupLimits() {
 		// The pattern picks each I/O's file, ends each pass and the
 		// job, and drops a file's cache when it is reopened (files.go).
 		w.pattern, w.ioLimit = newFilesPattern(w), math.MaxInt64
+	}
+	if spec.NumberIOs > 0 && !spec.TimeBased {
+		// fio's number_ios: the I/Os of all passes, cut short of the
+		// region's end (jobflow.go).
+		w.ioLimit = min(w.ioLimit, spec.NumberIOs*int64(max(1, spec.Loops)))
 	}
 	w.remaining = math.MaxInt64
 	if spec.Invalidate && !spec.Direct && spec.fileRegs == nil && (spec.TimeBased || w.ioLimit > int64(w.nBlocks)) && osio.CanAdviseAccess && !spec.Diskless() {
@@ -388,11 +404,17 @@ func (w *worker) tick(now int64) (stop bool) {
 	if w.minRate != nil && w.measuring && !w.checkMinRate(now) {
 		return true
 	}
-	if w.ctx.Err() != nil || (w.stop != nil && w.stop.Load()) {
+	if w.stopped() {
 		w.stoppedEarly = true
 		return true
 	}
 	return false
+}
+
+// stopped says whether the run, the group's stop or exitall ended the
+// worker.
+func (w *worker) stopped() bool {
+	return w.ctx.Err() != nil || (w.stop != nil && w.stop.Load()) || w.halted.Load()
 }
 
 // finish closes the series and the record with the last completion.

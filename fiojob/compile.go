@@ -54,6 +54,8 @@ func Compile(f *File, o Options) (blockbench.Plan, error) {
 	p.GlobalOptions = appendEcho(p.GlobalOptions, o.Overrides)
 	var globals [][]Option
 	thread := 1 // fio's thread_number of the next job
+	seen := map[string]int{}
+	exitAll := false
 	for _, sec := range f.Sections {
 		if isGlobal(sec.Name) {
 			globals = append(globals, sec.parseOrder())
@@ -77,6 +79,11 @@ func Compile(f *File, o Options) (blockbench.Plan, error) {
 		if err != nil {
 			return blockbench.Plan{}, err
 		}
+		if err := j.checkWaitFor(w, seen); err != nil { // flowopts.go
+			return blockbench.Plan{}, err
+		}
+		seen[w.Name]++
+		exitAll = exitAll || j.exitAll
 		p.Notes = append(p.Notes, notes...)
 		if len(p.Groups) == 0 || j.stonewall {
 			p.Groups = append(p.Groups, blockbench.Group{})
@@ -87,6 +94,7 @@ func Compile(f *File, o Options) (blockbench.Plan, error) {
 		thread += len(ws)
 		*g = append(*g, ws...)
 	}
+	finishExit(&p, exitAll)
 	if err := checkSharedLogs(p, f.Path); err != nil {
 		return blockbench.Plan{}, err
 	}
@@ -119,6 +127,9 @@ func (j *job) clones(w blockbench.Workload, thread int) []blockbench.Workload {
 	for i := range out {
 		c := w
 		c.NumJobs, c.CloneIndex, c.Region.Increments = 1, i, subjob(i, n)
+		// fio's clones clear new_group (init.c add_job): they report in
+		// the group of the job they copy.
+		c.NewGroup = w.NewGroup && i == 0
 		j.cloneFiles(&c, i, n, thread) // filesopts.go
 		out[i] = c
 	}
@@ -181,6 +192,10 @@ type job struct {
 	verifyDump    bool
 	// sizes are the job's block-size options (sizeopts.go).
 	sizes jobSizes
+	// exitAll is exitall= (flowopts.go); trimRate a rate= or rate_iops=
+	// with a trim value.
+	exitAll  bool
+	trimRate Option
 }
 
 func newJob(sec Section, o Options) *job {
@@ -387,6 +402,7 @@ func init() {
 	addRunOptions()    // runopts.go
 	addSizeOptions()   // sizeopts.go
 	addFileOptions()   // filesopts.go
+	addFlowOptions()   // flowopts.go
 }
 
 // Supported lists the option names (and aliases) clyde reads, sorted.
@@ -522,8 +538,16 @@ func (j *job) rate(o Option, dst *[2]int64, bytes bool) error {
 		return err
 	}
 	parts := strings.Split(o.Value, ",")
-	if len(parts) > 2 {
-		return result.Usagef(o.Pos, "%s=%s: give one rate, or READ,WRITE (clyde caps no trims)", o.Name, o.Value)
+	if len(parts) > 3 {
+		return result.Usagef(o.Pos, "%s=%s: give one rate, or READ,WRITE,TRIM", o.Name, o.Value)
+	}
+	if len(parts) == 3 {
+		// fio's trim rate: nothing to cap in a job that trims nothing;
+		// a job that trims is refused in finish (trimRateRefused).
+		if strings.TrimSpace(parts[2]) != "" {
+			j.trimRate = o
+		}
+		parts = parts[:2]
 	}
 	var out [2]int64
 	for d, p := range parts {
@@ -778,6 +802,9 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 	// (Target.sizeNew).
 	if w.Size == 0 && w.Region.SizePercent == 0 && w.Files == nil && !w.Diskless() && !j.exists(w.Filename) {
 		return w, nil, result.Usagef(j.sec.Pos, "job %s: %s does not exist and the job gives no size=; give the size of the file to create", j.sec.Name, w.Filename)
+	}
+	if j.trimRate.Name != "" && w.RW.Discards() {
+		return w, nil, result.Usagef(j.trimRate.Pos, "%s=%s: clyde caps reads and writes, not trims; leave out the trim rate (the third value)", j.trimRate.Name, j.trimRate.Value)
 	}
 	j.notes = append(j.notes, j.verifyNotes(w)...) // dataopts.go
 	j.notes = append(j.notes, j.dumpNote(w)...)

@@ -648,6 +648,31 @@ func optionsText(present bool, o result.Options) string {
 	return string(b)
 }
 
+// compareShares compares each entry's share of the run's I/Os, within
+// tol percentage points.
+func compareShares(fio, clyde view, tol float64) []string {
+	total := func(v view) (n int64) {
+		for _, j := range v.jobs {
+			n += j.Read.TotalIOs + j.Write.TotalIOs
+		}
+		return n
+	}
+	tf, tc := total(fio), total(clyde)
+	if tf == 0 || tc == 0 || len(fio.jobs) != len(clyde.jobs) {
+		return []string{fmt.Sprintf("shares: fio %d I/Os in %d entries, clyde %d in %d", tf, len(fio.jobs), tc, len(clyde.jobs))}
+	}
+	var out []string
+	for i, f := range fio.jobs {
+		c := clyde.jobs[i]
+		sf := float64(f.Read.TotalIOs+f.Write.TotalIOs) * 100 / float64(tf)
+		sc := float64(c.Read.TotalIOs+c.Write.TotalIOs) * 100 / float64(tc)
+		if math.Abs(sf-sc) > tol {
+			out = append(out, fmt.Sprintf("share: entry %d (%s): fio %.1f%% of the I/Os, clyde %.1f%%", i, f.Name, sf, sc))
+		}
+	}
+	return out
+}
+
 func share(r, w int64) float64 { return float64(r) * 100 / float64(r+w) }
 
 func abs64(v int64) int64 { return max(v, -v) }
@@ -693,6 +718,12 @@ var fioCases = []struct {
 	// perFile compares what each file took, I/Os and bytes per direction
 	// (fio's from its iolog, withIOLogs).
 	perFile bool
+	// shares, when set, compares each entry's share of all the entries'
+	// I/Os, within this many percentage points of fio's (flow's ratios
+	// in a timed run).
+	shares float64
+	// check, when set, asserts what the case is about on both runs.
+	check func(t *testing.T, run view)
 }{
 	// fio's files of one job (filesetup.c setup_files, io_u.c
 	// __get_next_file): size= split over nrfiles, each file done once
@@ -1340,6 +1371,141 @@ filename=c.dat
 rw=randwrite
 create_on_open=1
 `},
+	// flow (flow.c): jobs sharing a flow id hold their I/O counts in the
+	// ratio of their weights, each clone with its own weight.
+	{name: "flow: counts in the weights' ratio", timed: true, shares: 3, text: `[global]
+thread
+ioengine=null
+size=100g
+runtime=1
+time_based
+flow_id=1
+[a]
+flow=1
+[b]
+flow=3
+numjobs=2
+`},
+	// With flow_sleep a held job sleeps, and how far the shares come
+	// from the weights' depends on how long (fio 3.33 gave the lighter
+	// job 7.6% and 16% in two runs for its 16.7%): the heavier job does
+	// more.
+	{name: "flow_sleep: the ratio with a sleep when held", timed: true, text: `[global]
+ioengine=null
+size=100g
+runtime=1
+time_based
+flow_id=3
+flow_sleep=100
+[a]
+flow=1
+[b]
+flow=5
+`, check: func(t *testing.T, run view) {
+		if a, b := run.jobs[0].Read.TotalIOs, run.jobs[1].Read.TotalIOs; a == 0 || b <= a {
+			t.Errorf("reads %d (weight 1) and %d (weight 5): want both, the heavier more", a, b)
+		}
+	}},
+	// Every job's weight counts from the start, a later group's too: the
+	// first job is held after two I/Os until its runtime (fio 3.33).
+	{name: "flow: a later group's weight holds the first", text: `[global]
+ioengine=null
+size=1m
+runtime=1
+[a]
+flow=1
+[b]
+stonewall
+flow=1
+`, check: func(t *testing.T, run view) {
+		if run.jobs[0].Read.TotalIOs != 2 || run.jobs[1].Read.TotalIOs != 256 {
+			t.Errorf("reads %d and %d, want 2 (held) and 256", run.jobs[0].Read.TotalIOs, run.jobs[1].Read.TotalIOs)
+		}
+	}},
+	// wait_for: the readers start once both writers' clones are done.
+	{name: "wait_for", text: `[global]
+ioengine=null
+size=256k
+[w]
+rw=write
+numjobs=2
+[r]
+wait_for=w
+rw=randread
+bs=8k
+`},
+	// exitall: the job that ends stops its reporting group; the next
+	// group runs whole. long is paced so that it is still running.
+	{name: "exitall stops the group", timed: true, text: `[global]
+ioengine=null
+bs=4k
+[short]
+size=8k
+thinktime=200000
+exitall
+[long]
+size=1m
+rate_iops=50
+[later]
+stonewall
+size=64k
+`, check: func(t *testing.T, run view) {
+		if n := run.jobs[1].Read.TotalIOs; n >= 256 {
+			t.Errorf("long did all its %d reads: exitall did not stop it", n)
+		}
+		if n := run.jobs[2].Read.TotalIOs; n != 16 {
+			t.Errorf("the later group did %d reads, want its 16", n)
+		}
+	}},
+	// exit_what=all: the later group's job never starts; fio reports it
+	// with nothing done.
+	{name: "exit_what=all: no later group runs", timed: true, text: `[global]
+ioengine=null
+bs=4k
+exitall
+[short]
+size=8k
+thinktime=200000
+exit_what=all
+[long]
+size=1m
+rate_iops=50
+[never]
+stonewall
+size=64k
+`, check: func(t *testing.T, run view) {
+		if len(run.jobs) != 3 || run.jobs[1].Read.TotalIOs >= 256 || run.jobs[2].Read.TotalIOs != 0 {
+			t.Fatalf("%d entries (%s): want 3, long stopped and never with nothing done", len(run.jobs), names(run))
+		}
+	}},
+	// number_ios: a pass ends at that many I/Os (times loops), or at
+	// the region's end if sooner.
+	{name: "number_ios", text: `[global]
+ioengine=null
+number_ios=100
+[twice]
+size=1m
+loops=2
+[short]
+size=64k
+[random]
+size=1m
+rw=randread
+`},
+	// cpus_allowed, cpumask and cpus_allowed_policy pin each job's
+	// thread; what the jobs do is the same (blockbench's
+	// TestPinWorker checks the pinning).
+	{name: "cpus_allowed split, cpumask", text: `[global]
+ioengine=null
+size=256k
+[a]
+cpus_allowed=0
+cpus_allowed_policy=split
+numjobs=2
+[b]
+cpumask=1
+rw=randread
+`},
 	// Minimums far below the rates: met, however loaded the machine.
 	{name: "rate_iops_min and ratemin met", timed: true, text: `[global]
 size=1m
@@ -1657,6 +1823,15 @@ func TestAgainstFio(t *testing.T) {
 				for _, d := range compareBatchDist(want, got, c.batchDist) {
 					t.Error(d)
 				}
+			}
+			if c.shares > 0 {
+				for _, d := range compareShares(want, got, c.shares) {
+					t.Error(d)
+				}
+			}
+			if c.check != nil {
+				t.Run("fio", func(t *testing.T) { c.check(t, want) })
+				t.Run("clyde", func(t *testing.T) { c.check(t, got) })
 			}
 		})
 	}

@@ -255,7 +255,7 @@ func TestRefusals(t *testing.T) {
 	cases := []struct {
 		name, text, pos, msg string
 	}{
-		{"unknown option", "[a]\nfilename=f\nsize=1m\ncpus_allowed=0-1\n", "job.fio:4", "cpus_allowed"},
+		{"unknown option", "[a]\nfilename=f\nsize=1m\nnuma_cpu_nodes=0\n", "job.fio:4", "numa_cpu_nodes"},
 		{"known unsupported option", "[a]\nfilename=f\nsize=1m\nverify_async=2\n", "job.fio:4", "worker's own thread"},
 		{"create_only", "[a]\nfilename=f\nsize=1m\ncreate_only=1\n", "job.fio:4", "create_only"},
 		{"option before a section", "bs=4k\n[a]\n", "job.fio:1", "before any section"},

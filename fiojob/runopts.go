@@ -14,7 +14,8 @@ import (
 // range drawn as fio draws it), the minimum rates, io_submit_mode,
 // create_on_open, and those that change nothing clyde runs but are
 // accepted, echoed and noted: thread's profile twin threads,
-// cpus_allowed_policy, experimental_verify.
+// experimental_verify; cpus_allowed, cpumask and cpus_allowed_policy pin
+// the workers' threads (blockbench's affinity.go).
 
 // addRunOptions registers the options beside the others.
 func addRunOptions() {
@@ -24,6 +25,8 @@ func addRunOptions() {
 		// nothing a job does (fio 3.33 echoes it and runs the job).
 		"threads":              func(j *job, o Option) error { return needValue(o) },
 		"cpus_allowed_policy":  (*job).cpusAllowedPolicy,
+		"cpus_allowed":         (*job).cpusAllowed,
+		"cpumask":              (*job).cpumask,
 		"io_submit_mode":       (*job).ioSubmitMode,
 		"experimental_verify":  func(j *job, o Option) error { return boolean(o, &j.experimentalVerify) },
 		"create_on_open":       func(j *job, o Option) error { return boolean(o, &j.w.CreateOnOpen) },
@@ -67,15 +70,76 @@ func (j *job) unifiedRWReporting(o Option) error {
 }
 
 // cpusAllowedPolicy is fio's cpus_allowed_policy: how fio splits
-// cpus_allowed among a job's threads. clyde pins no worker to a CPU (and
-// reads no cpus_allowed), so it is noted and changes nothing.
+// cpus_allowed among a job's threads, shared (each on all of them) or
+// split (each on one; blockbench.CPUAffinity). Without cpus_allowed or
+// cpumask it changes nothing, as in fio, and a note says so.
 func (j *job) cpusAllowedPolicy(o Option) error {
 	switch o.Value {
 	case "shared", "split":
+		j.w.Affinity.Split = o.Value == "split"
 	default:
 		return result.Usagef(o.Pos, "cpus_allowed_policy=%q: give shared or split", o.Value)
 	}
-	j.notes = append(j.notes, "job "+j.sec.Name+": cpus_allowed_policy="+o.Value+": clyde pins no worker to a CPU, so the policy changed nothing")
+	return nil
+}
+
+// cpusAllowed is fio's cpus_allowed (options.c set_cpus_allowed): CPUs
+// and ranges LOW-HIGH separated by ',', an empty part ending the list,
+// a range that runs backwards naming none. Each CPU must be a number
+// (fio's atoi would take a word as CPU 0); whether the machine has it
+// is blockbench's to check when the job runs.
+func (j *job) cpusAllowed(o Option) error {
+	if err := needValue(o); err != nil {
+		return err
+	}
+	var cpus []int
+	for _, part := range strings.Split(strings.TrimSpace(o.Value), ",") {
+		if part == "" {
+			break
+		}
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(strings.TrimSpace(lo))
+		b := a
+		if err == nil && isRange && hi != "" {
+			b, err = strconv.Atoi(strings.TrimSpace(hi))
+		}
+		if err != nil || a < 0 || b >= maxCPUs {
+			return result.Usagef(o.Pos, "cpus_allowed=%s: %q is not a CPU or a range of them; give CPU numbers and ranges such as 0-3,6", o.Value, part)
+		}
+		for c := a; c <= b; c++ {
+			cpus = append(cpus, c)
+		}
+	}
+	if len(cpus) == 0 {
+		return result.Usagef(o.Pos, "cpus_allowed=%s names no CPU; give CPU numbers and ranges such as 0-3,6", o.Value)
+	}
+	j.w.Affinity.CPUs = cpus
+	return nil
+}
+
+// maxCPUs is fio's FIO_MAX_CPUS on Linux (os-linux.h: CPU_SETSIZE).
+const maxCPUs = 1024
+
+// cpumask is fio's cpumask (options.c str_cpumask_cb): a number whose
+// bits 0 to 31 are the CPUs.
+func (j *job) cpumask(o Option) error {
+	if err := needValue(o); err != nil {
+		return err
+	}
+	v, err := ParseSize(o.Value, j.kb)
+	if err != nil {
+		return result.Usagef(o.Pos, "cpumask=%q is not a mask; give a number whose bits are the CPUs (0x3: CPUs 0 and 1)", o.Value)
+	}
+	var cpus []int
+	for c := range 32 {
+		if v&(1<<c) != 0 {
+			cpus = append(cpus, c)
+		}
+	}
+	if len(cpus) == 0 {
+		return result.Usagef(o.Pos, "cpumask=%s names no CPU; give a number whose bits are the CPUs (0x3: CPUs 0 and 1)", o.Value)
+	}
+	j.w.Affinity.CPUs = cpus
 	return nil
 }
 
@@ -100,6 +164,9 @@ func (j *job) ioSubmitMode(o Option) error {
 // runNotes say what of the run options clyde ran other than fio would.
 func (j *job) runNotes(w blockbench.Workload) []string {
 	var notes []string
+	if o, ok := j.set["cpus_allowed_policy"]; ok && len(w.Affinity.CPUs) == 0 {
+		notes = append(notes, "job "+j.sec.Name+": cpus_allowed_policy="+o.Value+" without cpus_allowed or cpumask: no CPUs to share or split, so it changed nothing, as in fio")
+	}
 	if j.offload {
 		notes = append(notes, "job "+j.sec.Name+": io_submit_mode=offload: fio hands each I/O to a submit thread of its own; clyde's worker submitted and reaped its I/O itself, as inline (the same counts and depths at iodepth 1; fio 3.33 itself hangs at the end of an offloaded job deeper than 1 here)")
 	}

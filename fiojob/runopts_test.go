@@ -1,6 +1,7 @@
 package fiojob
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -144,6 +145,17 @@ func TestRunOptions(t *testing.T) {
 					t.Errorf("modes %v %v %v", g[0].Report.Unified, g[1].Report.Unified, g[2].Report.Unified)
 				}
 			}},
+		{"cpus_allowed, cpumask, the last one given wins; the policy", "[a]\nfilename=f\nsize=1m\ncpus_allowed= 0-2,5 \ncpus_allowed_policy=split\n[b]\nfilename=f\nsize=1m\ncpus_allowed=1\ncpumask=0x5\n[c]\nfilename=f\nsize=1m\ncpus_allowed=3,,7\n[d]\nfilename=f\nsize=1m\ncpus_allowed=4-2,1\n",
+			func(t *testing.T, g []blockbench.Workload, notes []string) {
+				for i, want := range []blockbench.CPUAffinity{{CPUs: []int{0, 1, 2, 5}, Split: true}, {CPUs: []int{0, 2}}, {CPUs: []int{3}}, {CPUs: []int{1}}} {
+					if fmt.Sprint(g[i].Affinity) != fmt.Sprint(want) {
+						t.Errorf("job %d: %+v, want %+v", i, g[i].Affinity, want)
+					}
+				}
+				if len(notes) != 0 {
+					t.Errorf("notes %q", notes)
+				}
+			}},
 		{"io_submit_mode=inline says nothing", "[a]\nfilename=f\nsize=1m\nio_submit_mode=offload\nio_submit_mode=inline\n",
 			func(t *testing.T, _ []blockbench.Workload, notes []string) {
 				if len(notes) != 0 {
@@ -176,6 +188,12 @@ func TestRunOptionRefusals(t *testing.T) {
 		{"rate cycle 0", "rate_cycle=0", "from 1"},
 		{"create_on_open bad bool", "create_on_open=yes", "give 0 or 1"},
 		{"unified mode", "unified_rw_reporting=3", "none (0), mixed (1) or both (2)"},
+		{"a CPU that is a word", "cpus_allowed=all", `cpus_allowed=all: "all" is not a CPU`},
+		{"a CPU past fio's most", "cpus_allowed=0-1024", `cpus_allowed=0-1024: "0-1024" is not a CPU`},
+		{"no CPU", "cpus_allowed=,1", "cpus_allowed=,1 names no CPU"},
+		{"a range that names none", "cpus_allowed=3-1", "cpus_allowed=3-1 names no CPU"},
+		{"cpumask not a number", "cpumask=ff", `cpumask="ff" is not a mask`},
+		{"cpumask of no CPU", "cpumask=0x100000000", "cpumask=0x100000000 names no CPU"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := compile(t, "[a]\nfilename=f\nsize=1m\n"+c.opt+"\n", nil, nil, Options{})
