@@ -28,6 +28,14 @@ func EngineAvailable(name Engine) error {
 	return e.available()
 }
 
+// EngineRegistered says whether an engine of that name is built in (an
+// engine of internal/ioengine, whether or not it can run here), so a job
+// file's reader takes every registered engine by its name.
+func EngineRegistered(name Engine) bool {
+	_, ok := engineByName(name)
+	return ok
+}
+
 // QueueingEngines names the engines that keep several I/Os in flight and
 // can run here: what a preset whose rows need a queue tells the user to
 // pick.

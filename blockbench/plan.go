@@ -465,6 +465,9 @@ func (w *Workload) validateTarget() error {
 	if _, err := ParseRW(string(w.RW)); err != nil {
 		return err
 	}
+	if EngineRegistered(w.IOEngine) {
+		return nil // fio's engines a job file names (falloc, ftruncate) too
+	}
 	_, err := ParseEngine(string(w.IOEngine))
 	return err
 }

@@ -289,6 +289,9 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if err := checkTrimEntries(groups); err != nil { // trim.go
+		return nil, nil, nil, err
+	}
 	if err := layFileSets(groups); err != nil { // files.go
 		return nil, nil, nil, err
 	}

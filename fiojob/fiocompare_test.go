@@ -958,6 +958,41 @@ rw=write
 iodepth=4
 fsync=16
 `},
+	// falloc and ftruncate (fio's engines/falloc.c, ftruncate.c): one
+	// fallocate or ftruncate per block, counted as the block's bytes;
+	// falloc's trims punch holes in a regular file, its reads allocate
+	// beside writes; the groups run one after another on the same files.
+	{name: "falloc and ftruncate", files: true, text: `[global]
+size=2m
+bs=16k
+[fill]
+ioengine=falloc
+filename=fa.dat
+rw=randwrite
+bs=64k
+[punch]
+stonewall
+ioengine=falloc
+filename=fa.dat
+rw=randtrim
+[keep]
+stonewall
+ioengine=falloc
+filename=fa.dat
+rw=randrw
+rwmixread=30
+[grow]
+stonewall
+ioengine=ftruncate
+filename=tr.dat
+rw=write
+[shrink]
+stonewall
+ioengine=ftruncate
+filename=tr.dat
+rw=randwrite
+norandommap
+`},
 	{name: "io_uring direct", depthDist: 0.2, batchDist: 0.2, text: `[uring-direct]
 filename=urd.dat
 size=1m

@@ -134,6 +134,16 @@ const (
 	FlagReapsAllUnderAuto
 	// FlagOverlapped: the files must be opened for overlapped I/O.
 	FlagOverlapped
+	// FlagNoData: the engine's I/O moves no bytes (fio's falloc and
+	// ftruncate: a call on the block's range stands for it); a read
+	// leaves its buffer as it was, and N is the block's length, as fio
+	// counts it. The conformance test holds such an engine to its own
+	// contract rather than to bytes at offsets.
+	FlagNoData
+	// FlagTrims: the engine runs a trim its own way, on any file (falloc
+	// punches a hole), rather than the core running it as psync's
+	// BLKDISCARD on a block device.
+	FlagTrims
 )
 
 // Config is what an engine is opened for: one worker's files and queue.
@@ -167,6 +177,8 @@ type Job struct {
 	Direct          bool
 	// Syncs is fsync= or fdatasync= set; Volume a job over several files.
 	Syncs, Volume bool
+	// Reads, Writes and Trims are the directions the job issues.
+	Reads, Writes, Trims bool
 }
 
 // Driver is one engine as the registry holds it: fio's ioengine_ops
