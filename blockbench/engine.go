@@ -107,7 +107,7 @@ func queueingEngines() []string {
 // engineJob is what the engine's own checks and note look at.
 func engineJob(w *Workload) ioengine.Job {
 	return ioengine.Job{Name: w.Name, SizesMultipleOf: w.sizesMultipleOf, Direct: w.Direct, Syncs: w.Fsync > 0 || w.Fdatasync > 0, Volume: w.Volume != nil,
-		Reads: w.RW.Reads() || w.Verify != VerifyNone, Writes: w.RW.Writes() && !w.RW.Trims(), Trims: w.RW.Discards()}
+		Reads: w.RW.Reads() || w.Verify != VerifyNone, Writes: w.RW.Writes() && !w.RW.Trims(), Trims: w.RW.Discards(), Options: w.EngineOptions}
 }
 
 // checkEngine holds the workload to the engine's own rules (mmap's block
@@ -174,7 +174,7 @@ func (w *worker) engineConfig(files []osio.File) ioengine.Config {
 	s := w.spec
 	return ioengine.Config{Files: files, Depth: s.depth, Offset: s.Offset, Size: s.Size,
 		Reads: s.RW.Reads() || s.Verify != VerifyNone, Writes: s.RW.Writes(), Random: s.RW.Random(), Hint: s.FadviseHint,
-		Direct: s.Direct, Auto: s.IOEngine == EngineAuto}
+		Direct: s.Direct, Auto: s.IOEngine == EngineAuto, Options: s.EngineOptions}
 }
 
 // openEngine opens e for the worker on its files: trims run on psync's

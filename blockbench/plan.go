@@ -49,6 +49,10 @@ type Workload struct {
 	// group_reporting for the job's clones).
 	NumJobs  int
 	IOEngine Engine
+	// EngineOptions are the engine's own options (fio's per-engine
+	// options, such as cpuio's cpuload), by name, as the job set them;
+	// the engine reads and checks them.
+	EngineOptions map[string]string
 	// Direct opens with O_DIRECT (F_NOCACHE on macOS) and uses aligned
 	// buffers.
 	Direct bool

@@ -362,6 +362,7 @@ func (pr *planResolver) workload(w Workload, first bool) (*workload, error) {
 	if err := w.validate(); err != nil {
 		return nil, err
 	}
+	w.runsNoIO() // diskless.go
 	if w.Log != nil && w.Log.Writes() && pr.p.WriteLog == nil {
 		return nil, errors.New("job " + w.Name + " asks for logs, and the plan has no WriteLog to write them")
 	}

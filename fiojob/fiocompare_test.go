@@ -993,6 +993,22 @@ filename=tr.dat
 rw=randwrite
 norandommap
 `},
+	// cpuio (fio's engines/cpu.c): no file, no I/O; each unit a burn,
+	// counted as a read of 0 bytes, then the idle share of cpuload; the
+	// job runs for its runtime, its engine options echoed after the rest.
+	{name: "cpuio", timed: true, files: true, text: `[global]
+cpuload=40
+ioengine=cpuio
+cpuchunks=20000
+runtime=1
+[noop]
+numjobs=2
+group_reporting
+[qsort]
+stonewall
+cpumode=qsort
+cpuload=80
+`},
 	{name: "io_uring direct", depthDist: 0.2, batchDist: 0.2, text: `[uring-direct]
 filename=urd.dat
 size=1m

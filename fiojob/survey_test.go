@@ -837,7 +837,7 @@ var surveyExpect = map[string]expect{
 	"examples/cmdprio-bssplit.fio":            refusedFor("option log_prio "),
 	"examples/cmdprio-percentage.fio":         refusedFor("option log_prio "),
 	"examples/cpp_null.fio":                   refusedByName(`unknown engine "cpp_null"`), // needs an engine built outside fio
-	"examples/cpuio.fio":                      refusedFor(`unknown engine "cpuio"`),
+	"examples/cpuio.fio":                      agrees(),
 	"examples/cross-stripe-verify.fio":        refusedFor("clyde verifies a write pass without gaps"),
 	"examples/dedupe-global.fio":              refusedFor("option dedupe_mode "),
 	"examples/dev-dax.fio":                    refusedByName(`unknown engine "dev-dax"`),                      // needs a device-DAX persistent memory device

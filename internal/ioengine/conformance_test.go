@@ -201,7 +201,7 @@ func openEngine(t *testing.T, d *Driver, path string, flag osio.Flag, depth int,
 		t.Cleanup(func() { _ = f.Close() })
 		files = []osio.File{f}
 	}
-	c := Config{Files: files, Depth: depth, Size: size, Reads: true, Writes: flag&osio.ReadWrite != 0}
+	c := Config{Files: files, Depth: depth, Size: size, Reads: true, Writes: flag&osio.ReadWrite != 0, Options: testOptions[d.Name]}
 	// The test's goroutine opens and drives the engine, as a worker's
 	// does: io_uring locks it to its thread, which ends with the test.
 	e, err := d.Open(c)
@@ -219,16 +219,30 @@ func forEachDriver(t *testing.T, test func(t *testing.T, d *Driver)) {
 	}
 }
 
-// diskless says why a driver is held to null's contract instead.
-func diskless(d *Driver) bool { return d.Name == "null" }
+// diskless says why a driver is held to null's contract instead: it
+// opens no file (null; cpuio, which does no I/O either).
+func diskless(d *Driver) bool { return d.Has(FlagDiskless) }
+
+// testOptions are the engine options a test opens an engine with: cpuio
+// needs its load, and burns 10 µs per unit here.
+var testOptions = map[string]map[string]string{"cpuio": {"cpuload": "100", "cpuchunks": "10"}}
+
+// unitBytes is what a test's unit carries and must come back with: none
+// on an engine that does no I/O (FlagNoIO: the core hands it empty units).
+func unitBytes(d *Driver) int {
+	if d.Has(FlagNoIO) {
+		return 0
+	}
+	return testBS
+}
 
 // skipNoData skips a test of bytes at offsets for an engine that moves
 // none (FlagNoData: falloc, ftruncate); its own test holds it to the
 // calls it makes instead.
 func skipNoData(t *testing.T, d *Driver) {
 	t.Helper()
-	if d.Has(FlagNoData) {
-		clydetest.Skipf(t, "%s moves no bytes (fio's engine makes one call per block); its own test checks what the calls did", d.Name)
+	if d.Has(FlagNoData) || d.Has(FlagNoIO) {
+		clydetest.Skipf(t, "%s moves no bytes (fio's engine makes one call per block, or does no I/O); its own test checks what it does", d.Name)
 	}
 }
 
@@ -399,12 +413,12 @@ func TestEnginesGiveBackEveryUnitInFlight(t *testing.T) {
 		e := openEngine(t, d, path, mode, depth, blocks*testBS)
 		var reqs []ioReq
 		for i := range int64(depth) {
-			reqs = append(reqs, ioReq{op, (i * 37 % blocks) * testBS, make([]byte, testBS)})
+			reqs = append(reqs, ioReq{op, (i * 37 % blocks) * testBS, make([]byte, unitBytes(d))})
 		}
 		res := drive(t, d, e, depth, reqs)
 		left, err := e.GetEvents(0, depth)
 		for k, r := range res {
-			if r.back != 1 || r.err != nil || r.n != testBS {
+			if r.back != 1 || r.err != nil || r.n != unitBytes(d) {
 				t.Errorf("unit %d: back %d times, %d bytes, %v", k, r.back, r.n, r.err)
 			}
 		}
@@ -428,10 +442,10 @@ func TestEnginesCompleteWhenPolled(t *testing.T) {
 		e := openEngine(t, d, path, mode, depth, blocks*testBS)
 		var reqs []ioReq
 		for i := range int64(blocks) {
-			reqs = append(reqs, ioReq{op, i * testBS, make([]byte, testBS)})
+			reqs = append(reqs, ioReq{op, i * testBS, make([]byte, unitBytes(d))})
 		}
 		for k, r := range driveReaping(t, d, e, depth, 0, reqs) {
-			if r.back != 1 || r.err != nil || r.n != testBS {
+			if r.back != 1 || r.err != nil || r.n != unitBytes(d) {
 				t.Errorf("read %d: back %d times, %d bytes, %v", k, r.back, r.n, r.err)
 			}
 		}
@@ -440,7 +454,7 @@ func TestEnginesCompleteWhenPolled(t *testing.T) {
 
 // TestRegistry holds each driver to what the core reads of it.
 func TestRegistry(t *testing.T) {
-	want := []string{"falloc", "ftruncate", "io_uring", "libaio", "mmap", "null", "posixaio", "psync", "windowsaio"}
+	want := []string{"cpuio", "falloc", "ftruncate", "io_uring", "libaio", "mmap", "null", "posixaio", "psync", "windowsaio"}
 	var got []string
 	for _, d := range Drivers() {
 		got = append(got, d.Name)
