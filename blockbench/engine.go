@@ -174,7 +174,7 @@ func (w *worker) engineConfig(files []osio.File) ioengine.Config {
 	s := w.spec
 	return ioengine.Config{Files: files, Depth: s.depth, Offset: s.Offset, Size: s.Size,
 		Reads: s.RW.Reads() || s.Verify != VerifyNone, Writes: s.RW.Writes(), Random: s.RW.Random(), Hint: s.FadviseHint,
-		Direct: s.Direct, Auto: s.IOEngine == EngineAuto, Options: s.EngineOptions}
+		Direct: s.Direct, Auto: s.IOEngine == EngineAuto, Options: s.EngineOptions, Name: s.Name, Runtime: s.Runtime}
 }
 
 // openEngine opens e for the worker on its files: trims run on psync's

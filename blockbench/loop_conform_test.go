@@ -59,8 +59,11 @@ func (c *countingEngine) Event(i int) *ioengine.Unit {
 func loopOnEngine(t *testing.T, e engine, wl *workload, path string, stop func(cancel func())) (*worker, *ioLoop, *countingEngine) {
 	t.Helper()
 	wl.engine, wl.IOEngine = e, e.name()
-	if e.name() == "cpuio" {
+	switch e.name() {
+	case "cpuio":
 		wl.EngineOptions = map[string]string{"cpuload": "100", "cpuchunks": "10"} // 10 µs per unit, no pause
+	case "exec":
+		wl.EngineOptions = map[string]string{"program": "true", "std_redirect": "0"}
 	}
 	wl.depth = 1
 	if e.queues() {
@@ -152,6 +155,9 @@ func patternFileTail(t *testing.T, dir string, n int64, tail int) string {
 func TestLoopCountsEveryEngineAlike(t *testing.T) {
 	const blocks, ios = 256, 512
 	forEachEngine(t, func(t *testing.T, e engine, path func(int64, int) string) {
+		if e.name() == "exec" {
+			clydetest.Skip(t, "exec waits 50 ms in each unit, as fio's: 512 of them are 25 s; TestLoopStopsWithNothingInFlight runs it")
+		}
 		rw := RandRW
 		if movesNoData(e) {
 			rw = RandWrite

@@ -1009,6 +1009,23 @@ stonewall
 cpumode=qsort
 cpuload=80
 `},
+	// exec (fio's engines/exec.c): the program each job names, started by
+	// its first unit, %r and %n expanded, stopped past the runtime; no
+	// file, every unit a read of 0 bytes.
+	{name: "exec", timed: true, files: true, text: `[global]
+time_based
+runtime=1
+ioengine=exec
+std_redirect=0
+[sleep]
+program=sleep
+arguments=%r
+grace_time=0
+[true]
+stonewall
+program=true
+arguments=%n
+`},
 	{name: "io_uring direct", depthDist: 0.2, batchDist: 0.2, text: `[uring-direct]
 filename=urd.dat
 size=1m

@@ -846,7 +846,7 @@ var surveyExpect = map[string]expect{
 	"examples/e4defrag.fio":                   refusedFor(`unknown engine "e4defrag"`),
 	"examples/e4defrag2.fio":                  refusedFor(`unknown engine "e4defrag"`),
 	"examples/enospc-pressure.fio":            refusedFor("option continue_on_error "),
-	"examples/exec.fio":                       refusedFor(`unknown engine "exec"`),
+	"examples/exec.fio":                       refusedFor("std_redirect=1 (fio's default 1) writes"), // turbostat's output to files in the working directory
 	"examples/exitwhat.fio":                   refusedFor("option exitall "),
 	"examples/falloc.fio":                     refusedFor("clyde does not sum trims with other I/O in one entry"), // group_reporting over a falloc randwrite job and its punch-hole trims
 	"examples/filecreate-ioengine.fio":        refusedFor(`unknown engine "filecreate"`),

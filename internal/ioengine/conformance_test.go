@@ -225,7 +225,8 @@ func diskless(d *Driver) bool { return d.Has(FlagDiskless) }
 
 // testOptions are the engine options a test opens an engine with: cpuio
 // needs its load, and burns 10 µs per unit here.
-var testOptions = map[string]map[string]string{"cpuio": {"cpuload": "100", "cpuchunks": "10"}}
+var testOptions = map[string]map[string]string{"cpuio": {"cpuload": "100", "cpuchunks": "10"},
+	"exec": {"program": "true", "std_redirect": "0"}}
 
 // unitBytes is what a test's unit carries and must come back with: none
 // on an engine that does no I/O (FlagNoIO: the core hands it empty units).
@@ -454,7 +455,7 @@ func TestEnginesCompleteWhenPolled(t *testing.T) {
 
 // TestRegistry holds each driver to what the core reads of it.
 func TestRegistry(t *testing.T) {
-	want := []string{"cpuio", "falloc", "ftruncate", "io_uring", "libaio", "mmap", "null", "posixaio", "psync", "windowsaio"}
+	want := []string{"cpuio", "exec", "falloc", "ftruncate", "io_uring", "libaio", "mmap", "null", "posixaio", "psync", "windowsaio"}
 	var got []string
 	for _, d := range Drivers() {
 		got = append(got, d.Name)

@@ -186,6 +186,11 @@ type Config struct {
 	// Options are the engine's own options the job set (fio's per-engine
 	// options: cpuio's cpuload), by name; Driver.Options lists them.
 	Options map[string]string
+	// Name and Runtime are the job's name and runtime (exec expands them
+	// in its arguments as fio's %n and %r, and stops its program at the
+	// runtime).
+	Name    string
+	Runtime time.Duration
 }
 
 // Job is what a driver's Check and Note look at.
