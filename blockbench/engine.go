@@ -19,6 +19,10 @@ func (e engine) name() Engine { return Engine(e.d.Name) }
 // worker; one that does not runs every workload at depth 1.
 func (e engine) queues() bool { return e.d.Has(ioengine.FlagQueues) }
 
+// trimsItself says whether the engine runs a trim its own way on any file
+// (falloc punches a hole) rather than as psync's BLKDISCARD on a device.
+func (e engine) trimsItself() bool { return e.d.Has(ioengine.FlagTrims) }
+
 // available says why the engine cannot run here; nil when it can.
 func (e engine) available() error { return e.d.Available() }
 
@@ -102,7 +106,8 @@ func queueingEngines() []string {
 
 // engineJob is what the engine's own checks and note look at.
 func engineJob(w *Workload) ioengine.Job {
-	return ioengine.Job{Name: w.Name, SizesMultipleOf: w.sizesMultipleOf, Direct: w.Direct, Syncs: w.Fsync > 0 || w.Fdatasync > 0, Volume: w.Volume != nil}
+	return ioengine.Job{Name: w.Name, SizesMultipleOf: w.sizesMultipleOf, Direct: w.Direct, Syncs: w.Fsync > 0 || w.Fdatasync > 0, Volume: w.Volume != nil,
+		Reads: w.RW.Reads() || w.Verify != VerifyNone, Writes: w.RW.Writes() && !w.RW.Trims(), Trims: w.RW.Discards(), Options: w.EngineOptions}
 }
 
 // checkEngine holds the workload to the engine's own rules (mmap's block
@@ -169,14 +174,15 @@ func (w *worker) engineConfig(files []osio.File) ioengine.Config {
 	s := w.spec
 	return ioengine.Config{Files: files, Depth: s.depth, Offset: s.Offset, Size: s.Size,
 		Reads: s.RW.Reads() || s.Verify != VerifyNone, Writes: s.RW.Writes(), Random: s.RW.Random(), Hint: s.FadviseHint,
-		Direct: s.Direct, Auto: s.IOEngine == EngineAuto}
+		Direct: s.Direct, Auto: s.IOEngine == EngineAuto, Options: s.EngineOptions, Name: s.Name, Runtime: s.Runtime}
 }
 
 // openEngine opens e for the worker on its files: trims run on psync's
-// BLKDISCARD whatever synchronous engine the workload names.
+// BLKDISCARD whatever synchronous engine the workload names, unless the
+// engine trims its own way (falloc's punched hole).
 func (w *worker) openEngine(e engine) (ioengine.Engine, error) {
 	d := e.d
-	if w.spec.RW.Discards() {
+	if w.spec.RW.Discards() && !e.trimsItself() {
 		d, _ = ioengine.Lookup(string(EnginePsync))
 	}
 	files := w.hs

@@ -1,6 +1,11 @@
 package blockbench
 
-import "github.com/clydebench/clyde/result"
+import (
+	"slices"
+
+	"github.com/clydebench/clyde/internal/ioengine"
+	"github.com/clydebench/clyde/result"
+)
 
 // ResolveEngine says which engine a workload asking for name at depth I/Os
 // in flight per worker runs on here, and whether that engine keeps them in
@@ -26,6 +31,24 @@ func EngineAvailable(name Engine) error {
 		return result.Usagef("--ioengine", "unknown engine %q", name)
 	}
 	return e.available()
+}
+
+// EngineRegistered says whether an engine of that name is built in (an
+// engine of internal/ioengine, whether or not it can run here), so a job
+// file's reader takes every registered engine by its name.
+func EngineRegistered(name Engine) bool {
+	_, ok := engineByName(name)
+	return ok
+}
+
+// EngineOption says whether name is an option of some built-in engine
+// (fio's per-engine options, such as cpuio's cpuload).
+func EngineOption(name string) bool { return ioengine.EngineOption(name) }
+
+// EngineTakes says whether the engine name has the option opt.
+func EngineTakes(name Engine, opt string) bool {
+	e, ok := engineByName(name)
+	return ok && slices.Contains(e.d.Options, opt)
 }
 
 // QueueingEngines names the engines that keep several I/Os in flight and

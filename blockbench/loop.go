@@ -41,15 +41,19 @@ type ioLoop struct {
 	nFree      int
 	// pend are the units queued and not yet committed, in queue order
 	// (pN of them from pHead); inflight those submitted and not reaped.
-	pend       []int32
-	pHead, pN  int
-	inflight   int
-	ops        [2]ioengine.Op // each direction slot's operation
-	syncUnit   ioengine.Unit
-	commits    bool // the engine has a commit stage (ioengine.FlagCommits)
-	sync       bool // every unit completes in Queue (no submission stage)
-	split      bool // a submission stage apart: slat and clat apart
-	failed     bool // the engine failed: nothing more can be reaped
+	pend      []int32
+	pHead, pN int
+	inflight  int
+	ops       [2]ioengine.Op // each direction slot's operation
+	syncUnit  ioengine.Unit
+	commits   bool // the engine has a commit stage (ioengine.FlagCommits)
+	sync      bool // every unit completes in Queue (no submission stage)
+	split     bool // a submission stage apart: slat and clat apart
+	failed    bool // the engine failed: nothing more can be reaped
+	noIO      bool // the engine does no I/O (ioengine.FlagNoIO): units of 0 bytes
+	// think is the engine's pause after each unit (ioengine.Thinker),
+	// nil for one that asks for none.
+	think      ioengine.Thinker
 	eagainNs   int64
 	batchState // fio's batching options after its fixups
 }
@@ -89,6 +93,10 @@ func newLoop(w *worker, e ioengine.Engine) *ioLoop {
 	l := &ioLoop{e: e, commits: w.spec.engine.d.Has(ioengine.FlagCommits), sync: !w.split, split: w.split,
 		ops: [2]ioengine.Op{ioengine.Read, ioengine.Write}}
 	l.batchState = newBatchState(w.spec)
+	l.noIO = w.spec.engine.d.Has(ioengine.FlagNoIO)
+	if t, ok := e.(ioengine.Thinker); ok {
+		l.think, w.paced = t, true // pace.go waits as the engine asks
+	}
 	l.syncUnit.Index = w.spec.depth
 	n := l.depth
 	l.units, l.state, l.free, l.pend = make([]ioengine.Unit, n), make([]unitState, n), make([]int32, n), make([]int32, n)
@@ -235,6 +243,9 @@ func (l *ioLoop) issue(w *worker, now int64) (int64, bool) {
 // unless the pattern waited (an access specification's delay).
 func (l *ioLoop) draw(w *worker, i int32, now int64) int64 {
 	dir, off, size := w.pattern.next(w)
+	if l.noIO {
+		size = 0 // fio's FIO_NOIO: the unit moves and counts no bytes
+	}
 	if l.sync || w.paused {
 		now, w.paused = w.now(), false
 	}

@@ -17,6 +17,9 @@ func (w *worker) pace(dir int, now int64) {
 			wait = int64(w.spec.ThinkTime)
 		}
 	}
+	if w.loop != nil && w.loop.think != nil {
+		wait = max(wait, int64(w.loop.think.Think()))
+	}
 	if r := w.spec.Rate[dir]; r > 0 {
 		due := w.startNs + int64(float64(w.bytes[dir])*1e9/float64(r))
 		wait = max(wait, due-now)

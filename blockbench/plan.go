@@ -49,6 +49,10 @@ type Workload struct {
 	// group_reporting for the job's clones).
 	NumJobs  int
 	IOEngine Engine
+	// EngineOptions are the engine's own options (fio's per-engine
+	// options, such as cpuio's cpuload), by name, as the job set them;
+	// the engine reads and checks them.
+	EngineOptions map[string]string
 	// Direct opens with O_DIRECT (F_NOCACHE on macOS) and uses aligned
 	// buffers.
 	Direct bool
@@ -488,6 +492,9 @@ func (w *Workload) validateTarget() error {
 	}
 	if _, err := ParseRW(string(w.RW)); err != nil {
 		return err
+	}
+	if EngineRegistered(w.IOEngine) {
+		return nil // fio's engines a job file names (falloc, ftruncate) too
 	}
 	_, err := ParseEngine(string(w.IOEngine))
 	return err

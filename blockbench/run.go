@@ -304,6 +304,9 @@ func resolvePlan(p *Plan) ([][]*workload, []*target, []string, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if err := checkTrimEntries(groups); err != nil { // trim.go
+		return nil, nil, nil, err
+	}
 	if err := layFileSets(groups); err != nil { // files.go
 		return nil, nil, nil, err
 	}
@@ -377,6 +380,7 @@ func (pr *planResolver) workload(w Workload, first bool) (*workload, error) {
 	if err := w.validate(); err != nil {
 		return nil, err
 	}
+	w.runsNoIO() // diskless.go
 	if w.Log != nil && w.Log.Writes() && pr.p.WriteLog == nil {
 		return nil, errors.New("job " + w.Name + " asks for logs, and the plan has no WriteLog to write them")
 	}

@@ -431,7 +431,9 @@ func (j *job) apply(o Option) error {
 		}
 	}
 	h, ok := handlers[name]
-	if !ok {
+	if !ok && blockbench.EngineOption(name) {
+		h = (*job).engineOption
+	} else if !ok {
 		if why, known := refusals[name]; known {
 			return result.Usagef(o.Pos, "option %s is not supported: %s", o.Name, why)
 		}
@@ -652,6 +654,28 @@ func (j *job) ioengine(o Option) error {
 	return nil
 }
 
+// engineOption keeps an option of one of the built-in engines (fio's
+// per-engine options: cpuio's cpuload) for the engine, which checks it;
+// resolveEngine holds it to the job's engine.
+func (j *job) engineOption(o Option) error {
+	if j.w.EngineOptions == nil {
+		j.w.EngineOptions = map[string]string{}
+	}
+	j.w.EngineOptions[o.Name] = o.Value
+	return nil
+}
+
+// checkEngineOptions refuses an engine's option on a job whose engine is
+// another (fio: the option is unknown to it).
+func (j *job) checkEngineOptions(w *blockbench.Workload) error {
+	for name := range w.EngineOptions {
+		if !blockbench.EngineTakes(w.IOEngine, name) {
+			return result.Usagef(j.set[name].Pos, "job %s: option %s belongs to another engine than ioengine=%s, which has no such option", j.sec.Name, name, w.IOEngine)
+		}
+	}
+	return nil
+}
+
 // resolveEngine sets the engine the job's last ioengine= names. libaio
 // runs clyde's libaio engine, buffered too, as fio's does. Where libaio is
 // not available, buffered libaio, which is synchronous in the kernel
@@ -661,7 +685,7 @@ func (j *job) ioengine(o Option) error {
 func (j *job) resolveEngine(w *blockbench.Workload) error {
 	o, ok := j.set["ioengine"]
 	if !ok {
-		return nil
+		return j.checkEngineOptions(w)
 	}
 	if o.Value == "libaio" && !w.Direct && blockbench.EngineAvailable(blockbench.EngineLibaio) != nil {
 		w.IOEngine = blockbench.EnginePsync
@@ -676,7 +700,7 @@ func (j *job) resolveEngine(w *blockbench.Workload) error {
 	if note != "" {
 		j.notes = append(j.notes, "job "+j.sec.Name+": "+note)
 	}
-	return nil
+	return j.checkEngineOptions(w)
 }
 
 // name renames the job in the report, as fio's name= in a job section;
@@ -795,7 +819,7 @@ func (j *job) finish() (blockbench.Workload, []string, error) {
 		j.log.AvgMsec = 0 // fio's log_avg_msec without a log does nothing to see
 	}
 	w.Log = j.log
-	if w.Size == 0 && w.Diskless() && w.Files == nil {
+	if w.Size == 0 && w.Diskless() && !w.NoIO() && w.Files == nil {
 		return w, nil, result.Usagef(j.sec.Pos, "job %s: ioengine=null opens no file, so size= is the whole region; give size=", j.sec.Name)
 	}
 	// size=N% of a file a job before lays out is blockbench's to check

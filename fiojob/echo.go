@@ -3,6 +3,7 @@ package fiojob
 import (
 	"slices"
 
+	"github.com/clydebench/clyde/blockbench"
 	"github.com/clydebench/clyde/result"
 )
 
@@ -64,11 +65,15 @@ func echoSection(sec Section) result.Options {
 	return appendEcho(result.Options{}, sec.parseOrder())
 }
 
-// appendEcho appends the options of list that fio echoes, in list's order.
+// appendEcho appends the options of list that fio echoes, in list's
+// order, an engine's own options (cpuio's cpuload) after the others: fio
+// parses those once the engine is loaded, and keeps them in that order.
 func appendEcho(out result.Options, list []Option) result.Options {
-	for _, o := range list {
-		if v := o.written(); o.HasValue && v != "" {
-			out = append(out, result.Option{Name: fioName(o.Name), Value: v})
+	for _, engines := range []bool{false, true} {
+		for _, o := range list {
+			if v := o.written(); o.HasValue && v != "" && blockbench.EngineOption(o.Name) == engines {
+				out = append(out, result.Option{Name: fioName(o.Name), Value: v})
+			}
 		}
 	}
 	return out

@@ -39,5 +39,13 @@ func Engine(flag, name string) (blockbench.Engine, string, error) {
 	case "sync", "vsync", "pvsync", "pvsync2":
 		return blockbench.EnginePsync, fmt.Sprintf("ioengine %s: ran psync, one pread/pwrite per I/O, as %s issues one I/O at a time", name, name), nil
 	}
+	if blockbench.EngineRegistered(blockbench.Engine(name)) {
+		// Every other engine built in (falloc, ftruncate, ...) is fio's
+		// of that name, taken as registered.
+		if err := blockbench.EngineAvailable(blockbench.Engine(name)); err != nil {
+			return "", "", result.Usagef(flag, "%s: %v", name, err)
+		}
+		return blockbench.Engine(name), "", nil
+	}
 	return "", "", result.Usagef(flag, "unknown engine %q; accepted: psync, io_uring, libaio, windowsaio, auto, null, mmap, posixaio, and fio's sync, vsync, pvsync, pvsync2 (run psync)", name)
 }

@@ -989,6 +989,74 @@ rw=write
 iodepth=4
 fsync=16
 `},
+	// falloc and ftruncate (fio's engines/falloc.c, ftruncate.c): one
+	// fallocate or ftruncate per block, counted as the block's bytes;
+	// falloc's trims punch holes in a regular file, its reads allocate
+	// beside writes; the groups run one after another on the same files.
+	{name: "falloc and ftruncate", files: true, text: `[global]
+size=2m
+bs=16k
+[fill]
+ioengine=falloc
+filename=fa.dat
+rw=randwrite
+bs=64k
+[punch]
+stonewall
+ioengine=falloc
+filename=fa.dat
+rw=randtrim
+[keep]
+stonewall
+ioengine=falloc
+filename=fa.dat
+rw=randrw
+rwmixread=30
+[grow]
+stonewall
+ioengine=ftruncate
+filename=tr.dat
+rw=write
+[shrink]
+stonewall
+ioengine=ftruncate
+filename=tr.dat
+rw=randwrite
+norandommap
+`},
+	// cpuio (fio's engines/cpu.c): no file, no I/O; each unit a burn,
+	// counted as a read of 0 bytes, then the idle share of cpuload; the
+	// job runs for its runtime, its engine options echoed after the rest.
+	{name: "cpuio", timed: true, files: true, text: `[global]
+cpuload=40
+ioengine=cpuio
+cpuchunks=20000
+runtime=1
+[noop]
+numjobs=2
+group_reporting
+[qsort]
+stonewall
+cpumode=qsort
+cpuload=80
+`},
+	// exec (fio's engines/exec.c): the program each job names, started by
+	// its first unit, %r and %n expanded, stopped past the runtime; no
+	// file, every unit a read of 0 bytes.
+	{name: "exec", timed: true, files: true, text: `[global]
+time_based
+runtime=1
+ioengine=exec
+std_redirect=0
+[sleep]
+program=sleep
+arguments=%r
+grace_time=0
+[true]
+stonewall
+program=true
+arguments=%n
+`},
 	{name: "io_uring direct", depthDist: 0.2, batchDist: 0.2, text: `[uring-direct]
 filename=urd.dat
 size=1m

@@ -201,7 +201,7 @@ func openEngine(t *testing.T, d *Driver, path string, flag osio.Flag, depth int,
 		t.Cleanup(func() { _ = f.Close() })
 		files = []osio.File{f}
 	}
-	c := Config{Files: files, Depth: depth, Size: size, Reads: true, Writes: flag&osio.ReadWrite != 0}
+	c := Config{Files: files, Depth: depth, Size: size, Reads: true, Writes: flag&osio.ReadWrite != 0, Options: testOptions[d.Name]}
 	// The test's goroutine opens and drives the engine, as a worker's
 	// does: io_uring locks it to its thread, which ends with the test.
 	e, err := d.Open(c)
@@ -219,8 +219,43 @@ func forEachDriver(t *testing.T, test func(t *testing.T, d *Driver)) {
 	}
 }
 
-// diskless says why a driver is held to null's contract instead.
-func diskless(d *Driver) bool { return d.Name == "null" }
+// diskless says why a driver is held to null's contract instead: it
+// opens no file (null; cpuio, which does no I/O either).
+func diskless(d *Driver) bool { return d.Has(FlagDiskless) }
+
+// testOptions are the engine options a test opens an engine with: cpuio
+// needs its load, and burns 10 µs per unit here.
+var testOptions = map[string]map[string]string{"cpuio": {"cpuload": "100", "cpuchunks": "10"},
+	"exec": {"program": "true", "std_redirect": "0"}}
+
+// unitBytes is what a test's unit carries and must come back with: none
+// on an engine that does no I/O (FlagNoIO: the core hands it empty units).
+func unitBytes(d *Driver) int {
+	if d.Has(FlagNoIO) {
+		return 0
+	}
+	return testBS
+}
+
+// skipNoData skips a test of bytes at offsets for an engine that moves
+// none (FlagNoData: falloc, ftruncate); its own test holds it to the
+// calls it makes instead.
+func skipNoData(t *testing.T, d *Driver) {
+	t.Helper()
+	if d.Has(FlagNoData) || d.Has(FlagNoIO) {
+		clydetest.Skipf(t, "%s moves no bytes (fio's engine makes one call per block, or does no I/O); its own test checks what it does", d.Name)
+	}
+}
+
+// takenOp is the op, and the descriptor's mode, a test that only needs
+// units to come back issues: a read, or a write on an engine that moves
+// no bytes (ftruncate takes nothing else).
+func takenOp(d *Driver) (Op, osio.Flag) {
+	if d.Has(FlagNoData) {
+		return Write, osio.ReadWrite
+	}
+	return Read, osio.ReadOnly
+}
 
 // TestEnginesMoveTheRightBytes writes every other block of a pattern file
 // and reads the others back, at iodepth 8, then checks the file: each
@@ -228,6 +263,7 @@ func diskless(d *Driver) bool { return d.Name == "null" }
 func TestEnginesMoveTheRightBytes(t *testing.T) {
 	const blocks, depth = 64, 8
 	forEachDriver(t, func(t *testing.T, d *Driver) {
+		skipNoData(t, d)
 		path := patternFile(t, testDir(t), blocks, 0)
 		if diskless(d) {
 			path = ""
@@ -283,6 +319,7 @@ func checkFile(t *testing.T, path string, reqs []ioReq) {
 // has no end: each read is whole.
 func TestEnginesReportShortReads(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, d *Driver) {
+		skipNoData(t, d)
 		path, wants := patternFile(t, testDir(t), 2, testBS/2), []int{testBS, testBS / 2, 0}
 		if diskless(d) {
 			path, wants = "", []int{testBS, testBS, testBS}
@@ -307,6 +344,7 @@ func TestEnginesReportShortReads(t *testing.T) {
 // opens no file and does no I/O, fails neither: both come back whole.
 func TestEnginesReportErrors(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, d *Driver) {
+		skipNoData(t, d)
 		path := patternFile(t, testDir(t), 8, 0)
 		if diskless(d) {
 			path = ""
@@ -345,6 +383,9 @@ func TestEnginesReportErrors(t *testing.T) {
 // Queue, without error, on a file with writes in flight before them.
 func TestEnginesSyncInQueue(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, d *Driver) {
+		if d.Check != nil && d.Check(Job{Name: "sync", Writes: true, Syncs: true, SizesMultipleOf: func(int64) bool { return true }}) != nil {
+			clydetest.Skipf(t, "%s refuses a job that syncs, as fio's engine fails a sync", d.Name)
+		}
 		path := patternFile(t, testDir(t), 8, 0)
 		if diskless(d) {
 			path = ""
@@ -369,15 +410,16 @@ func TestEnginesGiveBackEveryUnitInFlight(t *testing.T) {
 		if diskless(d) {
 			path = ""
 		}
-		e := openEngine(t, d, path, osio.ReadOnly, depth, blocks*testBS)
+		op, mode := takenOp(d)
+		e := openEngine(t, d, path, mode, depth, blocks*testBS)
 		var reqs []ioReq
 		for i := range int64(depth) {
-			reqs = append(reqs, ioReq{Read, (i * 37 % blocks) * testBS, make([]byte, testBS)})
+			reqs = append(reqs, ioReq{op, (i * 37 % blocks) * testBS, make([]byte, unitBytes(d))})
 		}
 		res := drive(t, d, e, depth, reqs)
 		left, err := e.GetEvents(0, depth)
 		for k, r := range res {
-			if r.back != 1 || r.err != nil || r.n != testBS {
+			if r.back != 1 || r.err != nil || r.n != unitBytes(d) {
 				t.Errorf("unit %d: back %d times, %d bytes, %v", k, r.back, r.n, r.err)
 			}
 		}
@@ -397,13 +439,14 @@ func TestEnginesCompleteWhenPolled(t *testing.T) {
 		if diskless(d) {
 			path = ""
 		}
-		e := openEngine(t, d, path, osio.ReadOnly, depth, blocks*testBS)
+		op, mode := takenOp(d)
+		e := openEngine(t, d, path, mode, depth, blocks*testBS)
 		var reqs []ioReq
 		for i := range int64(blocks) {
-			reqs = append(reqs, ioReq{Read, i * testBS, make([]byte, testBS)})
+			reqs = append(reqs, ioReq{op, i * testBS, make([]byte, unitBytes(d))})
 		}
 		for k, r := range driveReaping(t, d, e, depth, 0, reqs) {
-			if r.back != 1 || r.err != nil || r.n != testBS {
+			if r.back != 1 || r.err != nil || r.n != unitBytes(d) {
 				t.Errorf("read %d: back %d times, %d bytes, %v", k, r.back, r.n, r.err)
 			}
 		}
@@ -412,7 +455,7 @@ func TestEnginesCompleteWhenPolled(t *testing.T) {
 
 // TestRegistry holds each driver to what the core reads of it.
 func TestRegistry(t *testing.T) {
-	want := []string{"io_uring", "libaio", "mmap", "null", "posixaio", "psync", "windowsaio"}
+	want := []string{"cpuio", "exec", "falloc", "ftruncate", "io_uring", "libaio", "mmap", "null", "posixaio", "psync", "windowsaio"}
 	var got []string
 	for _, d := range Drivers() {
 		got = append(got, d.Name)

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/result"
@@ -134,7 +135,33 @@ const (
 	FlagReapsAllUnderAuto
 	// FlagOverlapped: the files must be opened for overlapped I/O.
 	FlagOverlapped
+	// FlagNoData: the engine's I/O moves no bytes (fio's falloc and
+	// ftruncate: a call on the block's range stands for it); a read
+	// leaves its buffer as it was, and N is the block's length, as fio
+	// counts it. The conformance test holds such an engine to its own
+	// contract rather than to bytes at offsets.
+	FlagNoData
+	// FlagTrims: the engine runs a trim its own way, on any file (falloc
+	// punches a hole), rather than the core running it as psync's
+	// BLKDISCARD on a block device.
+	FlagTrims
+	// FlagDiskless: the engine opens no file (fio's FIO_DISKLESSIO: null,
+	// cpuio); a job on it has no target.
+	FlagDiskless
+	// FlagNoIO: the engine's units are no I/O at all (fio's FIO_NOIO:
+	// cpuio burns CPU): the core hands it units of no bytes, counts each
+	// as a read of 0 bytes, as fio does, and runs the job until its
+	// runtime ends, since its bytes never reach a size.
+	FlagNoIO
 )
+
+// Thinker is an engine that asks for a pause after each unit completes
+// (cpuio: the idle share of its cpuload, from how long the unit burnt),
+// as fio's engines set thinktime; the core waits max(Think, the job's own
+// pacing) there.
+type Thinker interface {
+	Think() time.Duration
+}
 
 // Config is what an engine is opened for: one worker's files and queue.
 type Config struct {
@@ -156,6 +183,14 @@ type Config struct {
 	// rather than as fio's engine of its name (io_uring polls before it
 	// sleeps).
 	Auto bool
+	// Options are the engine's own options the job set (fio's per-engine
+	// options: cpuio's cpuload), by name; Driver.Options lists them.
+	Options map[string]string
+	// Name and Runtime are the job's name and runtime (exec expands them
+	// in its arguments as fio's %n and %r, and stops its program at the
+	// runtime).
+	Name    string
+	Runtime time.Duration
 }
 
 // Job is what a driver's Check and Note look at.
@@ -167,6 +202,10 @@ type Job struct {
 	Direct          bool
 	// Syncs is fsync= or fdatasync= set; Volume a job over several files.
 	Syncs, Volume bool
+	// Reads, Writes and Trims are the directions the job issues.
+	Reads, Writes, Trims bool
+	// Options are the engine's own options the job set, as Config's.
+	Options map[string]string
 }
 
 // Driver is one engine as the registry holds it: fio's ioengine_ops
@@ -186,6 +225,22 @@ type Driver struct {
 	// Note, when set, is what the result says of the engine for the job
 	// (what it is, when that is not what its name says).
 	Note func(j Job) string
+	// Options are the names of the engine's own options (fio's
+	// ioengine_ops.options), which a job file may set for a job on this
+	// engine; Check holds their values.
+	Options []string
+}
+
+// EngineOption says whether name is an option of some registered engine.
+func EngineOption(name string) bool {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	for _, d := range registry {
+		if slices.Contains(d.Options, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // Has says whether the driver has flag f.

@@ -13,7 +13,7 @@ package ioengine
 // diskless).
 var null = &Driver{
 	Name:      "null",
-	Flags:     FlagQueues | FlagCommits | FlagSyncAtDepth1 | FlagOneInFlight,
+	Flags:     FlagQueues | FlagCommits | FlagSyncAtDepth1 | FlagOneInFlight | FlagDiskless,
 	Available: func() error { return nil },
 	Open:      openNull,
 }
