@@ -2,6 +2,7 @@ package blockbench
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"io/fs"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clydebench/clyde/internal/blocksize"
 	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/verify"
@@ -286,5 +288,68 @@ func TestVerifyWritesDoNotAllocate(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestVerifyIntervalFixup: fio's verify_interval as init.c fixup_options
+// settles it, from the one given and the write and read sizes.
+func TestVerifyIntervalFixup(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		rw     RW
+		bs, vi int64
+		// read and write, when set, are bs=READ,WRITE.
+		read, write int64
+		want        int64
+	}{
+		{name: "unset is the write size", rw: Write, bs: 4096, want: 4096},
+		{name: "a part of the write", rw: Write, bs: 4096, vi: 512, want: 512},
+		{name: "larger than the write is the write", rw: Write, bs: 512, vi: 1 << 20, want: 512},
+		{name: "not a divisor is the write size", rw: Write, bs: 4096, vi: 1000, want: 4096},
+		{name: "a read job's too", rw: Read, bs: 8192, vi: 1024, want: 1024},
+		{name: "at most a job's smallest read", rw: ReadWrite, bs: 2048, read: 2048, write: 8192, vi: 4096, want: 2048},
+		{name: "not the smallest read of a job that only writes", rw: Write, bs: 2048, read: 2048, write: 8192, vi: 4096, want: 4096},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := Workload{RW: c.rw, BS: c.bs, VerifyInterval: c.vi}
+			if c.write > 0 {
+				w.Sizes = &BlockSizes{}
+				w.Sizes.Dirs[SizeRead] = blocksize.Dir{Min: c.read, Max: c.read}
+				w.Sizes.Dirs[SizeWrite] = blocksize.Dir{Min: c.write, Max: c.write}
+			}
+			if got := w.verifyInterval(); got != c.want {
+				t.Errorf("verify_interval %d with bs=%d: %d, want %d", c.vi, c.bs, got, c.want)
+			}
+		})
+	}
+}
+
+// TestVerifyInterval: with verify_interval=512 every 512 bytes of a 4k
+// write carry a header; a clean run passes, reading back a write a read,
+// and a corrupt byte is named with its interval's offset and length, as
+// fio names it.
+func TestVerifyInterval(t *testing.T) {
+	w := verifyWorkload(t, VerifyMD5)
+	w.VerifyInterval = 512
+	res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}, Shape: fioShape})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := res.Jobs[0]; j.Read.TotalIOs != verifyBlocks || j.Read.IOBytes != w.Size {
+		t.Errorf("%d reads of %d bytes, want %d of %d", j.Read.TotalIOs, j.Read.IOBytes, verifyBlocks, w.Size)
+	}
+	withBeforeVerify(t, func(t *testing.T, h osio.File) {
+		b := pread(t, h, 3*verifyBS)
+		if got := binary.LittleEndian.Uint16(b[512:]); got != 0xacca {
+			t.Errorf("no header at byte 512 of a block: %x", got)
+		}
+		b[1000] ^= 1
+		pwrite(t, h, b, 3*verifyBS)
+	})
+	w.Filename = filepath.Join(testDir(t), "g")
+	_, err = RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+	var ve *VerifyError
+	if !errors.As(err, &ve) || ve.Bad != 1 || !strings.Contains(ve.Lines[0], "md5: verify failed at offset 12800, length 512") {
+		t.Errorf("err %v, want one bad interval at 12800 of 512 bytes", err)
 	}
 }

@@ -1163,6 +1163,23 @@ rw=randwrite
 verify=md5
 verify_fatal=1
 `},
+	// fio's verify_interval: a header every 512 bytes of a 4k write, one
+	// larger than the write cut to it (init.c fixup_options); the verify
+	// pass reads a write a read.
+	{name: "verify_interval", text: `[global]
+bs=4k
+size=256k
+verify=md5
+[part]
+filename=part.dat
+rw=randwrite
+verify_interval=512
+[larger]
+filename=larger.dat
+rw=write
+bs=1k
+verify_interval=1m
+`},
 	{name: "fdatasync=4 with end_fsync=1", text: `[global]
 bs=4k
 size=256k

@@ -920,7 +920,7 @@ var surveyExpect = map[string]expect{
 	"t/jobs/t0002-13af05ae-pre.fio":           agrees(),
 	"t/jobs/t0003-0ae2c6e1-post.fio":          refusedFor("checks the blocks a write job wrote"),
 	"t/jobs/t0003-0ae2c6e1-pre.fio":           agrees(),
-	"t/jobs/t0004-8a99fdf6.fio":               refusedFor("option verify_interval "),
+	"t/jobs/t0004-8a99fdf6.fio":               agrees(),
 	"t/jobs/t0005-f7078f7b.fio":               agrees(),
 	"t/jobs/t0006-82af2a7c.fio":               refusedFor("verify=meta"),
 	"t/jobs/t0007-37cf9e3c.fio":               refusedFor("option write_iolog "),
