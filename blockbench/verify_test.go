@@ -183,7 +183,8 @@ func TestVerifyRefusals(t *testing.T) {
 		edit func(w *Workload)
 		want string
 	}{
-		{"read job", func(w *Workload) { w.RW = Read }, "give rw=write or randwrite"},
+		{"mixed job", func(w *Workload) { w.RW = ReadWrite }, "not a mix's"},
+		{"read job with a backlog", func(w *Workload) { w.RW, w.VerifyBacklog = Read, 4 }, "this job only reads"},
 		{"unknown kind", func(w *Workload) { w.Verify = "sha256" }, "accepted: crc32c"},
 		{"block smaller than the header", func(w *Workload) { w.Verify, w.BS, w.Size = VerifyMD5, 32, 32*8 }, "56-byte header"},
 		{"time based", func(w *Workload) { w.TimeBased = true }, "without time_based"},
@@ -352,4 +353,56 @@ func TestVerifyInterval(t *testing.T) {
 	if !errors.As(err, &ve) || ve.Bad != 1 || !strings.Contains(ve.Lines[0], "md5: verify failed at offset 12800, length 512") {
 		t.Errorf("err %v, want one bad interval at 12800 of 512 bytes", err)
 	}
+}
+
+// TestVerifyReadJob: a job that only reads, with verify=, checks every
+// block it reads against the header the writer left in it (fio's verify
+// on a read-only workload): the blocks a do_verify=0 write job wrote
+// pass, in order and at random, at any depth; a damaged one ends the
+// job, named with its offset.
+func TestVerifyReadJob(t *testing.T) {
+	write := verifyWorkload(t, VerifyMD5)
+	write.RW, write.NoVerifyPass, write.VerifyInterval = RandWrite, true, 1024
+	for _, c := range []struct {
+		rw     RW
+		engine Engine
+		depth  int
+	}{{Read, EnginePsync, 1}, {RandRead, EnginePsync, 1}, {RandRead, EngineIOUring, 8}} {
+		t.Run(string(c.rw)+"/"+string(c.engine), func(t *testing.T) {
+			if e, _ := engineByName(c.engine); e.available() != nil {
+				clydetest.Skipf(t, "%s not available here", c.engine)
+			}
+			read := write
+			read.RW, read.IOEngine, read.IODepth, read.NoVerifyPass = c.rw, c.engine, c.depth, false
+			res, err := RunPlan(context.Background(), Plan{Groups: []Group{{write}, {read}}, Shape: fioShape})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if j := res.Jobs[1]; j.Read.TotalIOs != verifyBlocks || j.Write.TotalIOs != 0 {
+				t.Errorf("the read job: %d reads, %d writes; want %d, 0", j.Read.TotalIOs, j.Write.TotalIOs, verifyBlocks)
+			}
+		})
+	}
+	t.Run("damaged", func(t *testing.T) {
+		// Written here, the run leaves an existing file in place.
+		blocks := verify.New(verify.Spec{Kind: VerifyMD5, Size: verifyBlocks * verifyBS, Interval: 1024, MaxIO: verifyBS, Seeds: newRand(3, 1)})
+		data := make([]byte, verifyBlocks*verifyBS)
+		for i := range int64(verifyBlocks) {
+			blocks.Fill(data[i*verifyBS:(i+1)*verifyBS], i*verifyBS, 0)
+		}
+		data[5*verifyBS+2048+100] ^= 4
+		if err := os.WriteFile(write.Filename, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		read := write
+		read.RW, read.NoVerifyPass = Read, true // do_verify=0: every read is checked all the same
+		res, err := RunPlan(context.Background(), Plan{Groups: []Group{{read}}, Shape: fioShape})
+		var ve *VerifyError
+		if !errors.As(err, &ve) || !ve.Read || !strings.Contains(ve.Lines[0], "md5: verify failed at offset 22528, length 1024") {
+			t.Errorf("err %v, want the bad 1k at 22528 named", err)
+		}
+		if res != nil && len(res.Jobs) > 0 && res.Jobs[0].Read.TotalIOs != 6 {
+			t.Errorf("%d reads, want 6: the job ends at the bad one", res.Jobs[0].Read.TotalIOs)
+		}
+	})
 }

@@ -59,6 +59,13 @@ const MaxBlocks = 1 << 27
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
+// fioCRC32C is fio's fio_crc32c (crc/crc32c.c): CRC-32C started at ~0 and
+// returned without the final inversion, the complement of the standard
+// checksum (hash/crc32's). fio's header crc and verify=crc32c's checksum
+// are both this; with the standard one neither tool reads the other's
+// blocks.
+func fioCRC32C(data []byte) uint32 { return ^crc32.Checksum(data, castagnoli) }
+
 // fioType is fio's enum value for the kind (VERIFY_MD5 = 2, VERIFY_CRC32C =
 // 5, VERIFY_CRC32C_INTEL = 6).
 func (k Kind) fioType() uint16 {
@@ -103,5 +110,5 @@ func (k Kind) putSum(dst, data []byte) {
 		copy(dst, sum[:])
 		return
 	}
-	binary.LittleEndian.PutUint32(dst, crc32.Checksum(data, castagnoli))
+	binary.LittleEndian.PutUint32(dst, fioCRC32C(data))
 }
