@@ -61,10 +61,11 @@ func (w *Workload) validateVerify() error {
 		// fio checks every read of a job that only reads against the
 		// headers in the blocks, whatever do_verify says.
 		return w.validateVerifyReads(hdr)
-	case w.RW != Write && w.RW != RandWrite && !(w.RW.Mixed() && w.NoVerifyPass):
-		// A mixed mode with do_verify=0 writes its blocks with headers
-		// and reads without checking them, as fio's.
-		return result.Usagef("--verify", "verify=%s with rw=%s: clyde checks the blocks a write job wrote (rw=write or randwrite) or every block a read job reads (rw=read or randread), not a mix's", w.Verify, w.RW)
+	case w.RW != Write && w.RW != RandWrite && !w.RW.Mixed():
+		// A mixed mode writes its blocks with headers and reads without
+		// checking them; the verify pass (and verify_backlog) reads back
+		// the blocks it wrote, as fio's.
+		return result.Usagef("--verify", "verify=%s with rw=%s: clyde checks the blocks a job wrote (rw=write, randwrite, readwrite, randrw) or every block a read job reads (rw=read or randread)", w.Verify, w.RW)
 	case w.TimeBased && !w.NoVerifyPass:
 		return result.Usagef("--verify", "verify=%s checks one pass over the region; give size= without time_based", w.Verify)
 	case w.Loops > 1 && !w.NoVerifyPass:
@@ -186,6 +187,11 @@ func (p verifyPattern) next(w *worker) (int, int64, int) {
 	w.backlogDue()
 	dir, off, size := p.ioPattern.next(w)
 	w.verify.off = off
+	if dir == dirRead {
+		// A mixed job's read: fio's check_get_verify starts no batch
+		// after a read (last_ddir).
+		w.verify.blocks.Read()
+	}
 	return dir, off, size
 }
 
@@ -352,13 +358,21 @@ func (w *worker) verifyWrite(v *verifyState, e *VerifyError, buf []byte, r verif
 
 // setVerifyRuntime gives a job whose workers ran a verify pass fio's
 // per-direction runtimes: the write pass's for writes, the verify pass's
-// for the reads it counted.
+// for the reads it counted (and a mixed job's reads of the write pass).
 func setVerifyRuntime(job *result.BlockJob, workers []*worker) {
 	var writeNs, readNs int64
 	for _, w := range workers {
-		if w.verify != nil {
-			writeNs, readNs = max(writeNs, w.verify.writeNs), max(readNs, w.verify.passNs)
+		if w.verify == nil {
+			continue
 		}
+		writeNs = max(writeNs, w.verify.writeNs)
+		pass := w.verify.passNs
+		if pass > 0 && w.spec.RW.Mixed() {
+			// fio adds the verify pass to the reads' runtime of the
+			// write pass (backend.c update_runtime, cumulative).
+			pass += w.verify.writeNs
+		}
+		readNs = max(readNs, pass)
 	}
 	if readNs == 0 {
 		return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -183,7 +184,7 @@ func TestVerifyRefusals(t *testing.T) {
 		edit func(w *Workload)
 		want string
 	}{
-		{"mixed job", func(w *Workload) { w.RW = ReadWrite }, "not a mix's"},
+		{"trim job", func(w *Workload) { w.RW = Trim }, "or every block a read job reads"},
 		{"read job with a backlog", func(w *Workload) { w.RW, w.VerifyBacklog = Read, 4 }, "this job only reads"},
 		{"unknown kind", func(w *Workload) { w.Verify = "sha256" }, "accepted: crc32c"},
 		{"block smaller than the header", func(w *Workload) { w.Verify, w.BS, w.Size = VerifyMD5, 32, 32*8 }, "56-byte header"},
@@ -403,6 +404,52 @@ func TestVerifyReadJob(t *testing.T) {
 		}
 		if res != nil && len(res.Jobs) > 0 && res.Jobs[0].Read.TotalIOs != 6 {
 			t.Errorf("%d reads, want 6: the job ends at the bad one", res.Jobs[0].Read.TotalIOs)
+		}
+	})
+}
+
+// TestVerifyMixed: a mixed job with verify= reads back every block it
+// wrote, after the pass or (verify_backlog=1) right after each write, so
+// its reads are the region whatever the mix drew; its own reads are not
+// checked, and a block damaged before the verify pass is caught.
+func TestVerifyMixed(t *testing.T) {
+	for _, c := range []struct {
+		rw      RW
+		backlog int64
+	}{{ReadWrite, 0}, {ReadWrite, 1}, {RandRW, 0}, {RandRW, 3}} {
+		t.Run(fmt.Sprintf("%s/backlog=%d", c.rw, c.backlog), func(t *testing.T) {
+			w := verifyWorkload(t, VerifyCRC32C)
+			w.RW, w.RWMixRead, w.VerifyBacklog = c.rw, 50, c.backlog
+			res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}, Shape: fioShape})
+			if err != nil {
+				t.Fatal(err)
+			}
+			j := res.Jobs[0]
+			if j.Read.IOBytes != w.Size || j.Write.TotalIOs == 0 || j.Write.TotalIOs == verifyBlocks {
+				t.Errorf("read %d bytes, wrote %d blocks; want %d read, some written", j.Read.IOBytes, j.Write.TotalIOs, w.Size)
+			}
+		})
+	}
+	t.Run("damaged", func(t *testing.T) {
+		var written []int64
+		withBeforeVerify(t, func(t *testing.T, h osio.File) {
+			for off := int64(0); off < verifyBlocks*verifyBS; off += verifyBS {
+				if binary.LittleEndian.Uint16(pread(t, h, off)) == 0xacca {
+					written = append(written, off)
+				}
+			}
+			if len(written) > 0 {
+				b := pread(t, h, written[0])
+				b[3000] ^= 1
+				pwrite(t, h, b, written[0])
+			}
+		})
+		w := verifyWorkload(t, VerifyMD5)
+		w.RW, w.RWMixRead = ReadWrite, 50
+		_, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+		var ve *VerifyError
+		if !errors.As(err, &ve) || ve.Bad != 1 || ve.Checked != int64(len(written)) {
+			t.Errorf("err %v, want 1 bad of the %d written", err, len(written))
 		}
 	})
 }
