@@ -52,7 +52,7 @@ func (w *Workload) validateVerify() error {
 	hdr := w.Verify.HeaderSize()
 	switch {
 	case !slices.Contains(VerifyKinds, w.Verify):
-		return result.Usagef("--verify", "%q is not a checksum clyde writes; accepted: crc32c, crc32c-intel, md5, pattern", w.Verify)
+		return result.Usagef("--verify", "%q is not a checksum clyde writes; accepted: crc32c, crc32c-intel, md5, meta, pattern", w.Verify)
 	case w.Verify == VerifyPatternOnly && len(w.VerifyPattern) == 0:
 		return result.Usagef("--verify", "verify=pattern checks the blocks against verify_pattern; give one")
 	case w.Volume != nil || w.Access != nil:

@@ -110,9 +110,9 @@ func ParseVerifyFlag(pos, value string) (blockbench.VerifyKind, error) {
 	case slices.Contains(blockbench.VerifyKinds, v):
 		return v, nil
 	case slices.Contains(fioVerifyKinds, value):
-		return "", result.Usagef(pos, "verify=%s is not supported: clyde builds verify=crc32c, crc32c-intel and md5", value)
+		return "", result.Usagef(pos, "verify=%s is not supported: clyde builds verify=crc32c, crc32c-intel, md5, meta and pattern", value)
 	default:
-		return "", result.Usagef(pos, "verify=%q is not one of fio's checksums; clyde builds crc32c, crc32c-intel and md5", value)
+		return "", result.Usagef(pos, "verify=%q is not one of fio's checksums; clyde builds crc32c, crc32c-intel, md5, meta and pattern", value)
 	}
 }
 

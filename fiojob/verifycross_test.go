@@ -14,7 +14,8 @@ import (
 // TestVerifyAcrossTools: the blocks verify= writes are fio 3.33's on disk
 // (internal/verify's header, checksums, verify_interval and verify_pattern
 // with %o), so each tool's written blocks pass the other's read job with
-// verify= (fio checks every read of a job that only reads): clyde writes
+// verify= (fio checks every read of a job that only reads; verify=meta is
+// the header alone, and the pattern after it when one is given): clyde writes
 // and fio reads, fio writes and clyde reads, each reading all 64 blocks.
 // A byte flipped in clyde's file fails fio's read job: fio does check.
 func TestVerifyAcrossTools(t *testing.T) {
@@ -27,6 +28,8 @@ func TestVerifyAcrossTools(t *testing.T) {
 		{"md5 with verify_interval=512", "verify=md5\nverify_interval=512\n"},
 		{"crc32c with verify_pattern and %o", "verify=crc32c\nverify_pattern=0x5aa5%o\n"},
 		{"pattern with %o", "verify=pattern\nverify_pattern=\"clyde\"%o\n"},
+		{"meta", "verify=meta\n"},
+		{"meta with verify_pattern and verify_interval=512", "verify=meta\nverify_pattern=0xaa555aa5\nverify_interval=512\n"},
 	} {
 		write := "[w]\n" + region + "rw=randwrite\ndo_verify=0\n" + c.opts
 		read := "[r]\n" + region + "rw=randread\n" + c.opts

@@ -75,6 +75,14 @@ func (b *Blocks) Check(buf []byte, off int64, seed uint64) string {
 	case le.Uint32(buf[vhOffCRC:]) != fioCRC32C(buf[:vhOffCRC]):
 		return at("verify: bad header crc %x, calculated %x", le.Uint32(buf[vhOffCRC:]), fioCRC32C(buf[:vhOffCRC]))
 	}
+	if b.kind == Meta {
+		if b.pattern != nil {
+			// fio's VERIFY_HDR_ONLY checks what is left for the
+			// pattern (verify_io_u_pattern after the header).
+			return b.checkPatternFrom(buf, off, headerSize)
+		}
+		return ""
+	}
 	var got [md5.Size]byte
 	n := b.kind.sumSize()
 	b.kind.putSum(got[:n], buf[hdr:])
@@ -89,9 +97,15 @@ func (b *Blocks) Check(buf []byte, off int64, seed uint64) string {
 // must be the pattern with its offset pasted in, repeated; the first byte
 // that is not is named as fio names it.
 func (b *Blocks) checkPattern(buf []byte, off int64) string {
+	return b.checkPatternFrom(buf, off, 0)
+}
+
+// checkPatternFrom is checkPattern from byte from of the block on (the
+// bytes after verify=meta's header).
+func (b *Blocks) checkPatternFrom(buf []byte, off int64, from int) string {
 	var le [8]byte
 	binary.LittleEndian.PutUint64(le[:], uint64(off))
-	for i := range buf {
+	for i := from; i < len(buf); i++ {
 		k := i % len(b.pattern)
 		want := b.pattern[k]
 		for _, o := range b.offsets {
