@@ -1230,6 +1230,28 @@ rw=randrw
 verify_backlog=4
 verify_backlog_batch=2
 `, approx: 0.15, readsAll: 256 << 10},
+	// examples/surface-scan's shape without fill_device: verify=meta with
+	// a pattern, headers every 512 bytes, written by one job and read by
+	// the next, which checks every block; a write job with its verify pass.
+	{name: "verify=meta", text: `[global]
+bs=64k
+verify=meta
+verify_pattern=0xaa555aa5
+verify_interval=512
+size=1m
+[write-phase]
+filename=datafile.tmp
+rw=write
+do_verify=0
+[verify-phase]
+stonewall
+filename=datafile.tmp
+rw=read
+do_verify=1
+[write-verify]
+filename=wv.tmp
+rw=randwrite
+`},
 	{name: "fdatasync=4 with end_fsync=1", text: `[global]
 bs=4k
 size=256k
