@@ -905,7 +905,7 @@ var surveyExpect = map[string]expect{
 	"examples/ssd-steadystate.fio":            agrees(),
 	"examples/ssd-test.fio":                   agrees(),
 	"examples/steadystate.fio":                refusedFor("option ss "),
-	"examples/surface-scan.fio":               refusedFor("verify=meta"),
+	"examples/surface-scan.fio":               refusedFor("option fill_device "),
 	"examples/tiobench-example.fio":           agrees(),
 	"examples/uring-cmd-ng.fio":               refusedByName(`unknown engine "io_uring_cmd"`), // needs an NVMe character device
 	"examples/uring-cmd-zoned.fio":            refusedByName(`unknown engine "io_uring_cmd"`), // needs an NVMe character device
@@ -922,7 +922,7 @@ var surveyExpect = map[string]expect{
 	"t/jobs/t0003-0ae2c6e1-pre.fio":           agrees(),
 	"t/jobs/t0004-8a99fdf6.fio":               differsIn("16 writes of 1M at iodepth=128, each filled with 2048 verify_interval=512 headers before it is queued: the depth the queue reaches is how far the fill outruns the device, and fio 3.33 fills more slowly (its queue reached 8, clyde's 16)", "depth", "depth distribution"),
 	"t/jobs/t0005-f7078f7b.fio":               agrees(),
-	"t/jobs/t0006-82af2a7c.fio":               refusedFor("verify=meta"),
+	"t/jobs/t0006-82af2a7c.fio":               refusedFor("clyde runs it with one I/O in flight"),
 	"t/jobs/t0007-37cf9e3c.fio":               refusedFor("option write_iolog "),
 	"t/jobs/t0008-ae2fafc8.fio":               differsIn("rw=readwrite reads back every block it writes (verify_backlog=1): which of the 4096 I/Os are writes is each tool's rwmix draw (fio wrote 2104, clyde 2049 in one run), so the bytes and I/Os read back differ by the draw; the reads are 16 MiB in both, the relation TestAgainstFio's \"verify= on mixed jobs\" checks", "bytes", "ios"),
 	"t/jobs/t0009-f8b0bd10.fio":               refusedFor("option cpus_allowed "),
