@@ -170,13 +170,29 @@ func (w *Workload) drawGrid(dir int, span int64) (bs, blocks int64) {
 	return w.Sizes.Dirs[dir].Grid(span)
 }
 
-// verifyInterval is fio's verify_interval with verify= and no
-// verify_interval=: the write size, or with write sizes that vary
-// blocksize's VerifyInterval. Every write is a whole number of intervals,
-// each with a header of its own.
+// verifyInterval is fio's verify_interval as init.c fixup_options
+// settles it: the one given (VerifyInterval), at most the smallest write
+// (and, for a job that reads, the smallest read), and the greatest common
+// divisor of the smallest and largest writes when it is unset (0) or does
+// not divide both; unset with writes of one size, the write size. Every
+// write is a whole number of intervals, each with a header of its own.
 func (w *Workload) verifyInterval() int64 {
-	if w.Sizes == nil {
-		return w.BS
+	minW, maxW, minR, whole := w.BS, w.BS, w.BS, w.BS
+	if w.Sizes != nil {
+		d := w.Sizes.Dirs[SizeWrite]
+		minW, maxW, minR, whole = d.Min, d.Max, w.Sizes.Dirs[SizeRead].Min, d.VerifyInterval()
 	}
-	return w.Sizes.Dirs[SizeWrite].VerifyInterval()
+	vi := w.VerifyInterval
+	if vi == 0 && maxW != minW {
+		vi = minW
+	}
+	if vi > minW {
+		vi = minW
+	} else if w.RW.Reads() && vi > minR {
+		vi = minR
+	}
+	if vi <= 0 || minW%vi != 0 || maxW%vi != 0 {
+		vi = whole
+	}
+	return vi
 }

@@ -301,7 +301,10 @@ func (l *ioLoop) finish(w *worker, u *ioengine.Unit, done int64) bool {
 		return unitFailed(w, u)
 	}
 	s := &l.state[u.Index]
-	return w.complete(s.dir, u.N, len(u.Buf), u.Off, s.prepNs, s.submitNs, done)
+	if !w.complete(s.dir, u.N, len(u.Buf), u.Off, s.prepNs, s.submitNs, done) {
+		return false
+	}
+	return s.dir != dirRead || w.verify == nil || !w.verify.reads || w.checkRead(u.Buf[:u.N], u.Off)
 }
 
 // unitFailed makes a failed unit the worker's error, naming the I/O; it

@@ -90,11 +90,15 @@ type Workload struct {
 	// verify=pattern). VerifyBacklog reads back and checks the blocks
 	// written so far after every VerifyBacklog of them, VerifyBacklogBatch
 	// (0: VerifyBacklog) at a time, during the write pass (fio's
-	// verify_backlog, verify_backlog_batch; verify.go).
+	// verify_backlog, verify_backlog_batch; verify.go). VerifyInterval
+	// is fio's verify_interval: a header every that many bytes of a
+	// write (0: fio's default, the write size; verifyInterval says what
+	// fio makes of it).
 	VerifyPattern        []byte
 	VerifyPatternOffsets []int
 	VerifyBacklog        int64
 	VerifyBacklogBatch   int
+	VerifyInterval       int64
 	// Volume, when set, replaces Filename with several existing targets
 	// laid out as one (volume.go).
 	Volume *Volume

@@ -52,15 +52,20 @@ func (w *Workload) validateVerify() error {
 	hdr := w.Verify.HeaderSize()
 	switch {
 	case !slices.Contains(VerifyKinds, w.Verify):
-		return result.Usagef("--verify", "%q is not a checksum clyde writes; accepted: crc32c, crc32c-intel, md5, pattern", w.Verify)
+		return result.Usagef("--verify", "%q is not a checksum clyde writes; accepted: crc32c, crc32c-intel, md5, meta, pattern", w.Verify)
 	case w.Verify == VerifyPatternOnly && len(w.VerifyPattern) == 0:
 		return result.Usagef("--verify", "verify=pattern checks the blocks against verify_pattern; give one")
-	case w.RW != Write && w.RW != RandWrite && !(w.RW.Mixed() && w.NoVerifyPass):
-		// A mixed mode with do_verify=0 writes its blocks with headers
-		// and reads without checking them, as fio's.
-		return result.Usagef("--verify", "verify=%s checks the blocks a write job wrote; give rw=write or randwrite", w.Verify)
 	case w.Volume != nil || w.Access != nil:
 		return result.Usagef("--verify", "verify=%s runs on one target with fio's rw modes", w.Verify)
+	case w.RW == Read || w.RW == RandRead:
+		// fio checks every read of a job that only reads against the
+		// headers in the blocks, whatever do_verify says.
+		return w.validateVerifyReads(hdr)
+	case w.RW != Write && w.RW != RandWrite && !w.RW.Mixed():
+		// A mixed mode writes its blocks with headers and reads without
+		// checking them; the verify pass (and verify_backlog) reads back
+		// the blocks it wrote, as fio's.
+		return result.Usagef("--verify", "verify=%s with rw=%s: clyde checks the blocks a job wrote (rw=write, randwrite, readwrite, randrw) or every block a read job reads (rw=read or randread)", w.Verify, w.RW)
 	case w.TimeBased && !w.NoVerifyPass:
 		return result.Usagef("--verify", "verify=%s checks one pass over the region; give size= without time_based", w.Verify)
 	case w.Loops > 1 && !w.NoVerifyPass:
@@ -73,6 +78,19 @@ func (w *Workload) validateVerify() error {
 		// fio fills a verified block with random data from its seed, or
 		// verify_pattern; buffer_pattern alone it leaves to the layout.
 		return result.Usagef("--verify", "verify=%s fills every block with random data from its own seed; drop zero_buffers and buffer_compress_percentage", w.Verify)
+	}
+	return w.validateVerifyExtras()
+}
+
+// validateVerifyReads holds the rules of verify= on a job that only
+// reads: every read is checked against the header each verify_interval
+// of it carries (hdr bytes).
+func (w *Workload) validateVerifyReads(hdr int) error {
+	switch {
+	case w.verifyInterval() < int64(hdr):
+		return result.Usagef("--bs", "%d is smaller than the %d-byte header verify=%s finds in each block", w.verifyInterval(), hdr, w.Verify)
+	case w.VerifyBacklog > 0:
+		return result.Usagef("--verify_backlog", "workload %s: verify_backlog reads back blocks a job writes; this job only reads", w.Name)
 	}
 	return w.validateVerifyExtras()
 }
@@ -108,7 +126,7 @@ func (w *workload) checkDataOptions() error {
 	case w.Verify == VerifyNone:
 	case !slices.Contains(verifyEngines, w.engine.name()):
 		return result.Usagef("--ioengine", "verify=%s: ioengine=%s does not fill each block for its offset; give ioengine=psync, io_uring or libaio", w.Verify, w.engine.name())
-	case w.Size/w.verifyInterval() > maxVerifyBlocks:
+	case w.Size/w.verifyInterval() > maxVerifyBlocks && w.RW.Writes():
 		// Size is the resolved region here (0 was the rest of the target).
 		return result.Usagef("--verify", "verify=%s keeps one seed per block; %d blocks are more than %d: give a larger bs or a smaller size", w.Verify, w.Size/w.verifyInterval(), maxVerifyBlocks)
 	case w.VerifyBacklog > 0 && w.IODepth > 1 && w.engine.queues():
@@ -130,12 +148,20 @@ type verifyState struct {
 	writeNs, passNs int64
 	// backlogBuf is what verify_backlog reads a block into.
 	backlogBuf []byte
+	// reads says the job only reads: every read is checked
+	// (checkRead), nothing is written or read back.
+	reads bool
 }
 
 // startVerify readies the worker's write pass to write checkable blocks:
 // the pattern records each offset, and the engines' refill hook (called
 // after the draw, before the I/O's clock starts) fills the block for it.
 func (w *worker) startVerify() {
+	if !w.spec.RW.Writes() {
+		w.verify = &verifyState{reads: true, blocks: verify.New(verify.Spec{Kind: w.spec.Verify, Interval: w.spec.verifyInterval(),
+			Pattern: w.spec.VerifyPattern, PatternOffsets: w.spec.VerifyPatternOffsets})}
+		return
+	}
 	s := verify.Spec{Kind: w.spec.Verify, Base: w.spec.Offset, Size: w.spec.Size, Interval: w.spec.verifyInterval(), MaxIO: int(w.spec.BS),
 		Seeds: newRand(w.spec.Seed^0x5eed5eed, w.index+1), Thread: uint16(w.index + 1),
 		Pattern: w.spec.VerifyPattern, PatternOffsets: w.spec.VerifyPatternOffsets}
@@ -161,6 +187,11 @@ func (p verifyPattern) next(w *worker) (int, int64, int) {
 	w.backlogDue()
 	dir, off, size := p.ioPattern.next(w)
 	w.verify.off = off
+	if dir == dirRead {
+		// A mixed job's read: fio's check_get_verify starts no batch
+		// after a read (last_ddir).
+		w.verify.blocks.Read()
+	}
 	return dir, off, size
 }
 
@@ -214,6 +245,19 @@ func (w *worker) verifyBlock(i int64) bool {
 	return true
 }
 
+// checkRead checks got, what a read of a job that only reads returned at
+// off, against the blocks' own headers, as fio's verify_io_u does on a
+// read-only workload; a bad block fails the worker (false), which stops,
+// as fio ends the job at the read's error. The read is counted first, as
+// fio accounts it before its end_io.
+func (w *worker) checkRead(got []byte, off int64) bool {
+	if bad := w.verify.blocks.CheckRead(got, off); bad != "" {
+		w.fail(&VerifyError{File: w.spec.target.Resolved, Bad: 1, Checked: 1, Read: true, Lines: []string{bad}})
+		return false
+	}
+	return true
+}
+
 // beforeVerifyPass, when set (by a test), runs between a worker's write
 // pass and its verify pass.
 var beforeVerifyPass func(w *worker)
@@ -229,7 +273,7 @@ var beforeVerifyPass func(w *worker)
 // headers are checked when verify_interval is below bs).
 func (w *worker) verifyPass() {
 	v := w.verify
-	if v == nil || w.spec.NoVerifyPass || !w.measuring || w.err != nil || w.ctx.Err() != nil {
+	if v == nil || v.reads || w.spec.NoVerifyPass || !w.measuring || w.err != nil || w.ctx.Err() != nil {
 		return
 	}
 	v.writeNs = w.endNs - w.startNs
@@ -314,13 +358,21 @@ func (w *worker) verifyWrite(v *verifyState, e *VerifyError, buf []byte, r verif
 
 // setVerifyRuntime gives a job whose workers ran a verify pass fio's
 // per-direction runtimes: the write pass's for writes, the verify pass's
-// for the reads it counted.
+// for the reads it counted (and a mixed job's reads of the write pass).
 func setVerifyRuntime(job *result.BlockJob, workers []*worker) {
 	var writeNs, readNs int64
 	for _, w := range workers {
-		if w.verify != nil {
-			writeNs, readNs = max(writeNs, w.verify.writeNs), max(readNs, w.verify.passNs)
+		if w.verify == nil {
+			continue
 		}
+		writeNs = max(writeNs, w.verify.writeNs)
+		pass := w.verify.passNs
+		if pass > 0 && w.spec.RW.Mixed() {
+			// fio adds the verify pass to the reads' runtime of the
+			// write pass (backend.c update_runtime, cumulative).
+			pass += w.verify.writeNs
+		}
+		readNs = max(readNs, pass)
 	}
 	if readNs == 0 {
 		return

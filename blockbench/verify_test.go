@@ -2,13 +2,16 @@ package blockbench
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/clydebench/clyde/internal/blocksize"
 	"github.com/clydebench/clyde/internal/clydetest"
 	"github.com/clydebench/clyde/internal/osio"
 	"github.com/clydebench/clyde/internal/verify"
@@ -181,7 +184,8 @@ func TestVerifyRefusals(t *testing.T) {
 		edit func(w *Workload)
 		want string
 	}{
-		{"read job", func(w *Workload) { w.RW = Read }, "give rw=write or randwrite"},
+		{"trim job", func(w *Workload) { w.RW = Trim }, "or every block a read job reads"},
+		{"read job with a backlog", func(w *Workload) { w.RW, w.VerifyBacklog = Read, 4 }, "this job only reads"},
 		{"unknown kind", func(w *Workload) { w.Verify = "sha256" }, "accepted: crc32c"},
 		{"block smaller than the header", func(w *Workload) { w.Verify, w.BS, w.Size = VerifyMD5, 32, 32*8 }, "56-byte header"},
 		{"time based", func(w *Workload) { w.TimeBased = true }, "without time_based"},
@@ -287,4 +291,165 @@ func TestVerifyWritesDoNotAllocate(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestVerifyIntervalFixup: fio's verify_interval as init.c fixup_options
+// settles it, from the one given and the write and read sizes.
+func TestVerifyIntervalFixup(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		rw     RW
+		bs, vi int64
+		// read and write, when set, are bs=READ,WRITE.
+		read, write int64
+		want        int64
+	}{
+		{name: "unset is the write size", rw: Write, bs: 4096, want: 4096},
+		{name: "a part of the write", rw: Write, bs: 4096, vi: 512, want: 512},
+		{name: "larger than the write is the write", rw: Write, bs: 512, vi: 1 << 20, want: 512},
+		{name: "not a divisor is the write size", rw: Write, bs: 4096, vi: 1000, want: 4096},
+		{name: "a read job's too", rw: Read, bs: 8192, vi: 1024, want: 1024},
+		{name: "at most a job's smallest read", rw: ReadWrite, bs: 2048, read: 2048, write: 8192, vi: 4096, want: 2048},
+		{name: "not the smallest read of a job that only writes", rw: Write, bs: 2048, read: 2048, write: 8192, vi: 4096, want: 4096},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := Workload{RW: c.rw, BS: c.bs, VerifyInterval: c.vi}
+			if c.write > 0 {
+				w.Sizes = &BlockSizes{}
+				w.Sizes.Dirs[SizeRead] = blocksize.Dir{Min: c.read, Max: c.read}
+				w.Sizes.Dirs[SizeWrite] = blocksize.Dir{Min: c.write, Max: c.write}
+			}
+			if got := w.verifyInterval(); got != c.want {
+				t.Errorf("verify_interval %d with bs=%d: %d, want %d", c.vi, c.bs, got, c.want)
+			}
+		})
+	}
+}
+
+// TestVerifyInterval: with verify_interval=512 every 512 bytes of a 4k
+// write carry a header; a clean run passes, reading back a write a read,
+// and a corrupt byte is named with its interval's offset and length, as
+// fio names it.
+func TestVerifyInterval(t *testing.T) {
+	w := verifyWorkload(t, VerifyMD5)
+	w.VerifyInterval = 512
+	res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}, Shape: fioShape})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := res.Jobs[0]; j.Read.TotalIOs != verifyBlocks || j.Read.IOBytes != w.Size {
+		t.Errorf("%d reads of %d bytes, want %d of %d", j.Read.TotalIOs, j.Read.IOBytes, verifyBlocks, w.Size)
+	}
+	withBeforeVerify(t, func(t *testing.T, h osio.File) {
+		b := pread(t, h, 3*verifyBS)
+		if got := binary.LittleEndian.Uint16(b[512:]); got != 0xacca {
+			t.Errorf("no header at byte 512 of a block: %x", got)
+		}
+		b[1000] ^= 1
+		pwrite(t, h, b, 3*verifyBS)
+	})
+	w.Filename = filepath.Join(testDir(t), "g")
+	_, err = RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+	var ve *VerifyError
+	if !errors.As(err, &ve) || ve.Bad != 1 || !strings.Contains(ve.Lines[0], "md5: verify failed at offset 12800, length 512") {
+		t.Errorf("err %v, want one bad interval at 12800 of 512 bytes", err)
+	}
+}
+
+// TestVerifyReadJob: a job that only reads, with verify=, checks every
+// block it reads against the header the writer left in it (fio's verify
+// on a read-only workload): the blocks a do_verify=0 write job wrote
+// pass, in order and at random, at any depth; a damaged one ends the
+// job, named with its offset.
+func TestVerifyReadJob(t *testing.T) {
+	write := verifyWorkload(t, VerifyMD5)
+	write.RW, write.NoVerifyPass, write.VerifyInterval = RandWrite, true, 1024
+	for _, c := range []struct {
+		rw     RW
+		engine Engine
+		depth  int
+	}{{Read, EnginePsync, 1}, {RandRead, EnginePsync, 1}, {RandRead, EngineIOUring, 8}} {
+		t.Run(string(c.rw)+"/"+string(c.engine), func(t *testing.T) {
+			if e, _ := engineByName(c.engine); e.available() != nil {
+				clydetest.Skipf(t, "%s not available here", c.engine)
+			}
+			read := write
+			read.RW, read.IOEngine, read.IODepth, read.NoVerifyPass = c.rw, c.engine, c.depth, false
+			res, err := RunPlan(context.Background(), Plan{Groups: []Group{{write}, {read}}, Shape: fioShape})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if j := res.Jobs[1]; j.Read.TotalIOs != verifyBlocks || j.Write.TotalIOs != 0 {
+				t.Errorf("the read job: %d reads, %d writes; want %d, 0", j.Read.TotalIOs, j.Write.TotalIOs, verifyBlocks)
+			}
+		})
+	}
+	t.Run("damaged", func(t *testing.T) {
+		// Written here, the run leaves an existing file in place.
+		blocks := verify.New(verify.Spec{Kind: VerifyMD5, Size: verifyBlocks * verifyBS, Interval: 1024, MaxIO: verifyBS, Seeds: newRand(3, 1)})
+		data := make([]byte, verifyBlocks*verifyBS)
+		for i := range int64(verifyBlocks) {
+			blocks.Fill(data[i*verifyBS:(i+1)*verifyBS], i*verifyBS, 0)
+		}
+		data[5*verifyBS+2048+100] ^= 4
+		if err := os.WriteFile(write.Filename, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		read := write
+		read.RW, read.NoVerifyPass = Read, true // do_verify=0: every read is checked all the same
+		res, err := RunPlan(context.Background(), Plan{Groups: []Group{{read}}, Shape: fioShape})
+		var ve *VerifyError
+		if !errors.As(err, &ve) || !ve.Read || !strings.Contains(ve.Lines[0], "md5: verify failed at offset 22528, length 1024") {
+			t.Errorf("err %v, want the bad 1k at 22528 named", err)
+		}
+		if res != nil && len(res.Jobs) > 0 && res.Jobs[0].Read.TotalIOs != 6 {
+			t.Errorf("%d reads, want 6: the job ends at the bad one", res.Jobs[0].Read.TotalIOs)
+		}
+	})
+}
+
+// TestVerifyMixed: a mixed job with verify= reads back every block it
+// wrote, after the pass or (verify_backlog=1) right after each write, so
+// its reads are the region whatever the mix drew; its own reads are not
+// checked, and a block damaged before the verify pass is caught.
+func TestVerifyMixed(t *testing.T) {
+	for _, c := range []struct {
+		rw      RW
+		backlog int64
+	}{{ReadWrite, 0}, {ReadWrite, 1}, {RandRW, 0}, {RandRW, 3}} {
+		t.Run(fmt.Sprintf("%s/backlog=%d", c.rw, c.backlog), func(t *testing.T) {
+			w := verifyWorkload(t, VerifyCRC32C)
+			w.RW, w.RWMixRead, w.VerifyBacklog = c.rw, 50, c.backlog
+			res, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}, Shape: fioShape})
+			if err != nil {
+				t.Fatal(err)
+			}
+			j := res.Jobs[0]
+			if j.Read.IOBytes != w.Size || j.Write.TotalIOs == 0 || j.Write.TotalIOs == verifyBlocks {
+				t.Errorf("read %d bytes, wrote %d blocks; want %d read, some written", j.Read.IOBytes, j.Write.TotalIOs, w.Size)
+			}
+		})
+	}
+	t.Run("damaged", func(t *testing.T) {
+		var written []int64
+		withBeforeVerify(t, func(t *testing.T, h osio.File) {
+			for off := int64(0); off < verifyBlocks*verifyBS; off += verifyBS {
+				if binary.LittleEndian.Uint16(pread(t, h, off)) == 0xacca {
+					written = append(written, off)
+				}
+			}
+			if len(written) > 0 {
+				b := pread(t, h, written[0])
+				b[3000] ^= 1
+				pwrite(t, h, b, written[0])
+			}
+		})
+		w := verifyWorkload(t, VerifyMD5)
+		w.RW, w.RWMixRead = ReadWrite, 50
+		_, err := RunPlan(context.Background(), Plan{Groups: []Group{{w}}})
+		var ve *VerifyError
+		if !errors.As(err, &ve) || ve.Bad != 1 || ve.Checked != int64(len(written)) {
+			t.Errorf("err %v, want 1 bad of the %d written", err, len(written))
+		}
+	})
 }

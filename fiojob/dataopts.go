@@ -22,7 +22,6 @@ var fioVerifyKinds = []string{"md5", "crc64", "crc32", "crc32c", "crc32c-intel",
 var dataRefusals = map[string]string{
 	"verify_async":       "clyde verifies on the worker's own thread, fio's default",
 	"verify_async_cpus":  "clyde verifies on the worker's own thread, fio's default",
-	"verify_interval":    "clyde writes one header per block (fio's default verify_interval=bs)",
 	"verify_offset":      "clyde writes the header at the start of each block (fio's default verify_offset=0)",
 	"verify_only":        "clyde verifies the blocks it wrote in the same run",
 	"verify_state_save":  "clyde keeps no verify state between runs",
@@ -57,7 +56,16 @@ func dataHandlers() map[string]handler {
 			return nil
 		},
 		"verify_backlog_batch": func(j *job, o Option) error { return j.intIn(o, 0, math.MaxInt32, &j.w.VerifyBacklogBatch) },
-		"verify_dump":          func(j *job, o Option) error { return boolean(o, &j.verifyDump) },
+		// fio's minimum is two headers' worth (options.c minval).
+		"verify_interval": func(j *job, o Option) error {
+			var n int
+			if err := j.intIn(o, 80, math.MaxInt32, &n); err != nil {
+				return err
+			}
+			j.w.VerifyInterval = int64(n)
+			return nil
+		},
+		"verify_dump": func(j *job, o Option) error { return boolean(o, &j.verifyDump) },
 		"do_verify": func(j *job, o Option) error {
 			var b bool
 			if err := boolean(o, &b); err != nil {
@@ -102,9 +110,9 @@ func ParseVerifyFlag(pos, value string) (blockbench.VerifyKind, error) {
 	case slices.Contains(blockbench.VerifyKinds, v):
 		return v, nil
 	case slices.Contains(fioVerifyKinds, value):
-		return "", result.Usagef(pos, "verify=%s is not supported: clyde builds verify=crc32c, crc32c-intel and md5", value)
+		return "", result.Usagef(pos, "verify=%s is not supported: clyde builds verify=crc32c, crc32c-intel, md5, meta and pattern", value)
 	default:
-		return "", result.Usagef(pos, "verify=%q is not one of fio's checksums; clyde builds crc32c, crc32c-intel and md5", value)
+		return "", result.Usagef(pos, "verify=%q is not one of fio's checksums; clyde builds crc32c, crc32c-intel, md5, meta and pattern", value)
 	}
 }
 

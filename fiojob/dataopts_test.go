@@ -71,7 +71,10 @@ func TestDataOptions(t *testing.T) {
 		{name: "experimental_verify", opts: "verify=md5\nexperimental_verify=1", check: func(w blockbench.Workload) bool {
 			return w.Verify == blockbench.VerifyMD5 && w.JobOptions.Get("experimental_verify") == "1"
 		}},
-		{name: "verify_interval", opts: "verify_interval=512", refused: "option verify_interval is not supported"},
+		{name: "verify_interval", opts: "verify=md5\nverify_interval=1k", check: func(w blockbench.Workload) bool {
+			return w.VerifyInterval == 1024 && w.JobOptions.Get("verify_interval") == "1k"
+		}},
+		{name: "verify_interval below two headers", opts: "verify_interval=79", refused: "give a whole number from 80"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -724,6 +724,10 @@ var fioCases = []struct {
 	shares float64
 	// check, when set, asserts what the case is about on both runs.
 	check func(t *testing.T, run view)
+	// readsAll, when set, is the bytes every entry reads, fio's and
+	// clyde's alike, whatever each drew: a mixed job with verify= reads
+	// the blocks it did not write and reads back those it wrote.
+	readsAll int64
 }{
 	// fio's files of one job (filesetup.c setup_files, io_u.c
 	// __get_next_file): size= split over nrfiles, each file done once
@@ -1261,6 +1265,91 @@ filename=rand.dat
 rw=randwrite
 verify=md5
 verify_fatal=1
+`},
+	// fio's verify_interval: a header every 512 bytes of a 4k write, one
+	// larger than the write cut to it (init.c fixup_options); the verify
+	// pass reads a write a read.
+	{name: "verify_interval", text: `[global]
+bs=4k
+size=256k
+verify=md5
+[part]
+filename=part.dat
+rw=randwrite
+verify_interval=512
+[larger]
+filename=larger.dat
+rw=write
+bs=1k
+verify_interval=1m
+`},
+	// A job that only reads, with verify=, checks every block it reads
+	// against the header a do_verify=0 writer left (fio's verify on a
+	// read-only workload): every read, no verify pass.
+	{name: "verify= on a read job", text: `[global]
+bs=4k
+size=256k
+verify=md5
+verify_interval=1k
+filename=r.dat
+[write]
+rw=randwrite
+do_verify=0
+[seq]
+stonewall
+rw=read
+[rand]
+stonewall
+rw=randread
+ioengine=libaio
+iodepth=8
+`},
+	// A mixed job with verify=: its reads are not checked, the blocks it
+	// wrote are read back after the pass (verify_backlog=1: each right
+	// after its write, t0008's "writes 16MB, reads 16+16MB").
+	{name: "verify= on mixed jobs", text: `[global]
+bs=4k
+size=256k
+verify=crc32c
+[mixed]
+filename=m.dat
+rw=readwrite
+[backlog]
+filename=b.dat
+rw=readwrite
+verify_backlog=1
+[random]
+filename=r.dat
+rw=randrw
+rwmixread=30
+verify=md5
+[batch]
+filename=c.dat
+rw=randrw
+verify_backlog=4
+verify_backlog_batch=2
+`, approx: 0.15, readsAll: 256 << 10},
+	// examples/surface-scan's shape without fill_device: verify=meta with
+	// a pattern, headers every 512 bytes, written by one job and read by
+	// the next, which checks every block; a write job with its verify pass.
+	{name: "verify=meta", text: `[global]
+bs=64k
+verify=meta
+verify_pattern=0xaa555aa5
+verify_interval=512
+size=1m
+[write-phase]
+filename=datafile.tmp
+rw=write
+do_verify=0
+[verify-phase]
+stonewall
+filename=datafile.tmp
+rw=read
+do_verify=1
+[write-verify]
+filename=wv.tmp
+rw=randwrite
 `},
 	{name: "fdatasync=4 with end_fsync=1", text: `[global]
 bs=4k
@@ -1872,6 +1961,14 @@ func TestAgainstFio(t *testing.T) {
 			}
 			for _, d := range compareRuns(want, got, c.explained, c.timed, c.approx) {
 				t.Errorf("%s (clyde's notes: %q)", d, got.notes)
+			}
+			for i := range want.jobs {
+				if c.readsAll == 0 || i >= len(got.jobs) {
+					break
+				}
+				if f, g := want.jobs[i].Read, got.jobs[i].Read; f.IOBytes != c.readsAll || g.IOBytes != c.readsAll || f.TotalIOs != g.TotalIOs {
+					t.Errorf("entry %s reads: fio %+v, clyde %+v; want %d bytes each", want.jobs[i].Name, f, g, c.readsAll)
+				}
 			}
 			if c.perFile && len(want.perFile) == 0 {
 				t.Error("fio's iologs name no file: nothing compared per file")

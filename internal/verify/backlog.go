@@ -70,3 +70,12 @@ func (b *Blocks) NextBacklog() (int64, bool) {
 	}
 	return b.backlog.next()
 }
+
+// Read records a read of a mixed job's own (not one read back): fio's
+// check_get_verify starts no batch after a read, whichever it was
+// (last_ddir).
+func (b *Blocks) Read() {
+	if b.backlog != nil {
+		b.backlog.lastWasRead = true
+	}
+}

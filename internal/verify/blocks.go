@@ -2,7 +2,6 @@ package verify
 
 import (
 	"encoding/binary"
-	"hash/crc32"
 	"math/rand/v2"
 
 	"github.com/clydebench/clyde/internal/datagen"
@@ -106,7 +105,7 @@ func (b *Blocks) putHeader(blk []byte, off int64, seed uint64, nowNs int64) {
 	le.PutUint32(blk[vhOffTimeNsec:], uint32(nowNs%1e9))
 	le.PutUint16(blk[vhOffThread:], b.thread)
 	le.PutUint16(blk[vhOffNumberio:], b.issued)
-	le.PutUint32(blk[vhOffCRC:], crc32.Checksum(blk[:vhOffCRC], castagnoli))
+	le.PutUint32(blk[vhOffCRC:], fioCRC32C(blk[:vhOffCRC]))
 	b.kind.putSum(blk[headerSize:hdr], blk[hdr:])
 }
 

@@ -4,7 +4,6 @@ import (
 	"crypto/md5"
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"math/bits"
 	"strings"
 )
@@ -16,6 +15,31 @@ import (
 func (b *Blocks) CheckRun(got []byte, r Run) string {
 	for at := 0; at < r.Len; at += int(b.bs) {
 		if bad := b.Check(got[at:min(len(got), at+int(b.bs))], r.Off+int64(at), r.Seed); bad != "" {
+			return bad
+		}
+	}
+	return ""
+}
+
+// CheckRead says what is wrong with got, what a read of a job that only
+// reads returned at off, as fio's verify_io_u checks a read-only
+// workload's reads: each verify_interval of it (the whole read when it is
+// shorter) against the seed in its own header (verify.c takes
+// hdr->rand_seed when !td_rw), so the magic, length, offset, header crc and
+// checksum (or verify=pattern's bytes) are what is checked, not which write
+// was the last; "" when all are right. The first bad block is named.
+func (b *Blocks) CheckRead(got []byte, off int64) string {
+	inc := int(b.bs)
+	if inc > len(got) {
+		inc = len(got)
+	}
+	for at := 0; at < len(got); at += inc {
+		blk := got[at:min(len(got), at+inc)]
+		var seed uint64
+		if len(blk) >= vhOffOffset {
+			seed = binary.LittleEndian.Uint64(blk[vhOffSeed:])
+		}
+		if bad := b.Check(blk, off+int64(at), seed); bad != "" {
 			return bad
 		}
 	}
@@ -48,8 +72,16 @@ func (b *Blocks) Check(buf []byte, off int64, seed uint64) string {
 		return at("verify: bad header offset %d, wanted %d (a block written at another offset)", le.Uint64(buf[vhOffOffset:]), off)
 	case le.Uint64(buf[vhOffSeed:]) != seed:
 		return at("verify: bad header rand_seed %d, wanted %d (a stale block, not the last one written here)", le.Uint64(buf[vhOffSeed:]), seed)
-	case le.Uint32(buf[vhOffCRC:]) != crc32.Checksum(buf[:vhOffCRC], castagnoli):
-		return at("verify: bad header crc %x, calculated %x", le.Uint32(buf[vhOffCRC:]), crc32.Checksum(buf[:vhOffCRC], castagnoli))
+	case le.Uint32(buf[vhOffCRC:]) != fioCRC32C(buf[:vhOffCRC]):
+		return at("verify: bad header crc %x, calculated %x", le.Uint32(buf[vhOffCRC:]), fioCRC32C(buf[:vhOffCRC]))
+	}
+	if b.kind == Meta {
+		if b.pattern != nil {
+			// fio's VERIFY_HDR_ONLY checks what is left for the
+			// pattern (verify_io_u_pattern after the header).
+			return b.checkPatternFrom(buf, off, headerSize)
+		}
+		return ""
 	}
 	var got [md5.Size]byte
 	n := b.kind.sumSize()
@@ -65,9 +97,15 @@ func (b *Blocks) Check(buf []byte, off int64, seed uint64) string {
 // must be the pattern with its offset pasted in, repeated; the first byte
 // that is not is named as fio names it.
 func (b *Blocks) checkPattern(buf []byte, off int64) string {
+	return b.checkPatternFrom(buf, off, 0)
+}
+
+// checkPatternFrom is checkPattern from byte from of the block on (the
+// bytes after verify=meta's header).
+func (b *Blocks) checkPatternFrom(buf []byte, off int64, from int) string {
 	var le [8]byte
 	binary.LittleEndian.PutUint64(le[:], uint64(off))
-	for i := range buf {
+	for i := from; i < len(buf); i++ {
 		k := i % len(b.pattern)
 		want := b.pattern[k]
 		for _, o := range b.offsets {
@@ -94,9 +132,11 @@ type Error struct {
 	Checked int64
 	// Fatal says verify_fatal stopped the pass at the first bad block;
 	// Backlog that the block was read back during the write pass
-	// (verify_backlog), which ends there.
+	// (verify_backlog), which ends there; Read that a read of a job that
+	// only reads found it, which ends the job there.
 	Fatal   bool
 	Backlog bool
+	Read    bool
 	Lines   []string
 }
 
@@ -111,6 +151,9 @@ func (e *Error) Add(line string) {
 func (e *Error) Error() string {
 	if e.Backlog {
 		return fmt.Sprintf("verify %s: a block read back during the write pass (verify_backlog) is bad: %s", e.File, e.Lines[0])
+	}
+	if e.Read {
+		return fmt.Sprintf("verify %s: a block read is bad (a job that only reads checks every block it reads): %s", e.File, e.Lines[0])
 	}
 	if e.Fatal {
 		return fmt.Sprintf("verify %s: stopped at the first bad block (verify_fatal=1): %s", e.File, e.Lines[0])

@@ -27,17 +27,21 @@ const (
 	// PatternOnly is fio's verify=pattern (VERIFY_PATTERN_NO_HDR): no
 	// header, every block is the verify pattern, checked byte for byte.
 	PatternOnly Kind = "pattern"
+	// Meta is fio's verify=meta (VERIFY_HDR_ONLY): the header alone,
+	// checked on read (offset, length, seed, numberio's write, its crc),
+	// and verify_pattern after it when one is given.
+	Meta Kind = "meta"
 )
 
 // Kinds are the verify= values clyde builds.
-var Kinds = []Kind{CRC32C, CRC32CIntel, MD5, PatternOnly}
+var Kinds = []Kind{CRC32C, CRC32CIntel, MD5, Meta, PatternOnly}
 
 // The block header, laid out as fio 3.33's struct verify_header (verify.h)
 // on a little-endian machine: magic, verify_type, len, rand_seed, offset,
 // time_sec, time_nsec, thread, numberio, then crc32c of those 36 bytes; the
 // checksum of the rest of the block follows it (fio's vhdr_crc32 or
-// vhdr_md5). fio 3.33 writes the same bytes, so either tool's blocks have
-// the same shape; clyde checks only its own.
+// vhdr_md5; nothing for meta). fio 3.33 writes the same bytes, so either
+// tool's blocks pass the other's verify (fiojob's TestVerifyAcrossTools).
 const (
 	magic         = 0xacca
 	headerSize    = 40 // sizeof(struct verify_header)
@@ -59,10 +63,19 @@ const MaxBlocks = 1 << 27
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// fioType is fio's enum value for the kind (VERIFY_MD5 = 2, VERIFY_CRC32C =
-// 5, VERIFY_CRC32C_INTEL = 6).
+// fioCRC32C is fio's fio_crc32c (crc/crc32c.c): CRC-32C started at ~0 and
+// returned without the final inversion, the complement of the standard
+// checksum (hash/crc32's). fio's header crc and verify=crc32c's checksum
+// are both this; with the standard one neither tool reads the other's
+// blocks.
+func fioCRC32C(data []byte) uint32 { return ^crc32.Checksum(data, castagnoli) }
+
+// fioType is fio's enum value for the kind (VERIFY_HDR_ONLY = 1,
+// VERIFY_MD5 = 2, VERIFY_CRC32C = 5, VERIFY_CRC32C_INTEL = 6).
 func (k Kind) fioType() uint16 {
 	switch k {
+	case Meta:
+		return 1
 	case MD5:
 		return 2
 	case CRC32CIntel:
@@ -73,8 +86,11 @@ func (k Kind) fioType() uint16 {
 
 // sumSize is the checksum's bytes after the header.
 func (k Kind) sumSize() int {
-	if k == MD5 {
+	switch k {
+	case MD5:
 		return md5.Size
+	case Meta:
+		return 0
 	}
 	return 4
 }
@@ -90,18 +106,21 @@ func (k Kind) HeaderSize() int {
 
 // name is how fio's messages name the checksum.
 func (k Kind) name() string {
-	if k == MD5 {
-		return "md5"
+	if k == MD5 || k == Meta {
+		return string(k)
 	}
 	return "crc32c"
 }
 
 // putSum writes the checksum of data into dst.
 func (k Kind) putSum(dst, data []byte) {
-	if k == MD5 {
+	switch k {
+	case Meta:
+		return
+	case MD5:
 		sum := md5.Sum(data)
 		copy(dst, sum[:])
 		return
 	}
-	binary.LittleEndian.PutUint32(dst, crc32.Checksum(data, castagnoli))
+	binary.LittleEndian.PutUint32(dst, fioCRC32C(data))
 }

@@ -180,3 +180,34 @@ func FuzzVerifyCheck(f *testing.F) {
 		}
 	})
 }
+
+// TestMeta: verify=meta writes fio's header alone (type 1, no checksum
+// after it): a data byte is not checked without a pattern, the header is;
+// with verify_pattern the bytes after the header are checked against it.
+// CheckRead, as a job that only reads checks, finds the same.
+func TestMeta(t *testing.T) {
+	b, disk := region(t, Meta)
+	if typ := binary.LittleEndian.Uint16(disk[testBS+2:]); typ != 1 {
+		t.Errorf("verify_type %d, want fio's VERIFY_HDR_ONLY, 1", typ)
+	}
+	disk[3*testBS+100] ^= 1
+	if lines, _ := readBack(b, disk); len(lines) != 0 {
+		t.Errorf("a data byte without a pattern: %q, want nothing to check", lines)
+	}
+	disk[3*testBS+20] ^= 1 // the header's offset
+	if lines, _ := readBack(b, disk); len(lines) != 1 || !strings.Contains(lines[0], "bad header offset") {
+		t.Errorf("a header byte: %q, want the offset named", lines)
+	}
+	b, disk = written(t, Spec{Kind: Meta, Size: 8 * testBS, Interval: testBS, MaxIO: 2 * testBS, Pattern: []byte{0xaa, 0x55, 0x5a, 0xa5}})
+	disk[5*testBS+headerSize+7] ^= 2
+	lines, _ := readBack(b, disk)
+	if len(lines) != 1 || !strings.Contains(lines[0], "pattern: verify failed at offset 2560") {
+		t.Errorf("a data byte with a pattern: %q, want the block at 2560 named", lines)
+	}
+	if bad := b.CheckRead(disk[4*testBS:6*testBS], 4*testBS); !strings.Contains(bad, "at offset 2560") {
+		t.Errorf("CheckRead: %q, want the block at 2560 named", bad)
+	}
+	if bad := b.CheckRead(disk[:2*testBS], 0); bad != "" {
+		t.Errorf("CheckRead of good blocks: %q", bad)
+	}
+}
