@@ -84,8 +84,8 @@ func TestBlockJobFileRefusals(t *testing.T) {
 			return []string{"block", "--name=a", "--direct", "--rw=read"}
 		}, "--direct: needs a value"},
 		{"an option clyde does not run, on fio's command line", func(t *testing.T) []string {
-			return []string{"block", "--name=a", "--filename=x", "--size=1m", "--cpus_allowed=0"}
-		}, "--cpus_allowed: option cpus_allowed is not one clyde block supports"},
+			return []string{"block", "--name=a", "--filename=x", "--size=1m", "--numa_cpu_nodes=0"}
+		}, "--numa_cpu_nodes: option numa_cpu_nodes is not one clyde block supports"},
 		{"--section without jobs to pick", func(t *testing.T) []string {
 			return []string{"block", "--filename=x", "--section=a"}
 		}, "--section: goes with a job file"},
