@@ -17,11 +17,15 @@ import (
 func addFlowOptions() {
 	for k, h := range map[string]handler{
 		"flow_id": func(j *job, o Option) error {
-			var id int
-			if err := j.intIn(o, 0, math.MaxUint32, &id); err != nil {
+			// Read as int64: math.MaxUint32 is no int on 32-bit platforms.
+			if err := needValue(o); err != nil {
 				return err
 			}
-			j.w.Flow.ID = uint32(id)
+			v, err := ParseSize(o.Value, j.kb)
+			if err != nil || v < 0 || v > math.MaxUint32 {
+				return result.Usagef(o.Pos, "%s=%q: give a whole number from 0 to %d", o.Name, o.Value, uint32(math.MaxUint32))
+			}
+			j.w.Flow.ID = uint32(v)
 			return nil
 		},
 		"flow": func(j *job, o Option) error { return j.intIn(o, 0, blockbench.MaxFlowWeight, &j.w.Flow.Weight) },
