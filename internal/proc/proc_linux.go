@@ -24,11 +24,7 @@ func BootID() string {
 // boot id it names one process exactly, so a pid handed to a new process
 // is not taken for the run that wrote a marker. 0 when unknown.
 func StartTicks(pid int) uint64 {
-	b, err := os.ReadFile(filepath.Join(Root, strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return 0
-	}
-	n, _ := parseStartTicks(b)
+	n, _ := parseStartTicks(readStat(pid))
 	return n
 }
 
@@ -52,12 +48,16 @@ func Running(pid int) bool {
 
 // statFields reads /proc/PID/stat from field 3 (state) on; nil when pid
 // is gone.
-func statFields(pid int) []string {
+func statFields(pid int) []string { return fieldsAfterName(readStat(pid)) }
+
+// readStat is /proc/PID/stat under Root, a file of the kernel's own (no
+// link or FIFO a user could plant there); nil when pid is gone.
+func readStat(pid int) []byte {
 	b, err := os.ReadFile(filepath.Join(Root, strconv.Itoa(pid), "stat"))
 	if err != nil {
 		return nil
 	}
-	return fieldsAfterName(b)
+	return b
 }
 
 // fieldsAfterName splits a /proc/PID/stat line after its command name,
